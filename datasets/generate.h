@@ -1,0 +1,89 @@
+/**
+ * @file generate.h
+ * @brief Seeded generators of dynamic graphs at any size: evolving power-law snapshot
+ *        sequences and skewed event streams.
+ *
+ * The real datasets are small (chickenpox has 20 vertices); the papers' claims are about
+ * millions of edges. These generators make graphs of a chosen size, churn and skew, the
+ * same ones for the same seed on any run, so techniques can be measured where they matter
+ * and tests can sweep the parameters the papers vary.
+ *
+ * Degrees follow a power law through the Chung-Lu construction (Chung and Lu, 2002): the
+ * vertex ranked k (in a seeded random order) has weight (k + 1)^(-1/(gamma - 1)), and each
+ * edge endpoint is drawn with probability proportional to weight, which gives expected
+ * degrees with a power-law tail of exponent gamma.
+ */
+#ifndef TWOFOLD_GENERATE_H
+#define TWOFOLD_GENERATE_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "events.h"
+#include "snapshot.h"
+
+/** Called now and then by long generators: @p done of @p total units finished. */
+typedef void (*progress_fn)(void *context, const char *stage, int64_t done, int64_t total);
+
+/** Parameters of generate_powerlaw(). Fill with powerlaw_params_default() first. */
+typedef struct powerlaw_params {
+    int64_t num_nodes;       /**< vertex id space N (default 1000) */
+    int64_t num_edges;       /**< edges in every snapshot (default 10 N) */
+    int64_t num_snapshots;   /**< T (default 10) */
+    double churn;            /**< fraction of edges replaced between snapshots, and of present
+                                  vertices whose features change (default 0.01) */
+    double vertex_churn;     /**< fraction of N that departs, and as many that arrive, per step
+                                  (default 0: every vertex always present) */
+    double exponent;         /**< power-law exponent gamma of the degrees, > 2 (default 2.5) */
+    int64_t feature_width;   /**< F >= 1 feature columns (default 4) */
+    uint64_t seed;           /**< same seed, same graph (default 1) */
+    progress_fn progress;    /**< optional progress callback (NULL = silent) */
+    void *progress_context;  /**< passed to @ref progress */
+} powerlaw_params;
+
+/** Set @p p to the defaults listed in #powerlaw_params. */
+void powerlaw_params_default(powerlaw_params *p);
+
+/**
+ * Generate an evolving power-law graph.
+ *
+ * Snapshot 0 has `num_edges` distinct edges (no self loops) drawn by weight among present
+ * vertices. Each next snapshot removes a random `churn` fraction of the edges, then
+ * `vertex_churn * N` present vertices depart (with their edges) and as many absent ones
+ * arrive, then new edges are drawn until there are `num_edges` again. Weights are uniform
+ * in [0.5, 1.5). Vertices start with a random `vertex_churn` fraction absent.
+ *
+ * Features of a present vertex v at t: column 0 = log(1 + weighted in-degree), column 1 =
+ * log(1 + out-degree) (if F >= 2), further columns a random vector that drifts for a `churn`
+ * fraction of vertices per step. Target: log(1 + weighted in-degree of v at t + 1) (the last
+ * snapshot predicts itself), DynaHB's regression label (notes/dynahb.md section 1).
+ *
+ * @return 0, or TF_ERR_INPUT for invalid parameters, a graph too dense for its vertex
+ *         count, or a size that does not fit in memory (checked before generating).
+ */
+int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err);
+
+/** Parameters of generate_events(). Fill with event_params_default() first. */
+typedef struct event_params {
+    int64_t num_nodes;       /**< vertices (default 1000) */
+    int64_t num_events;      /**< events (default 10000) */
+    double repeat;           /**< probability that an event repeats the pair of a uniformly
+                                  chosen earlier event, in [0, 1) (default 0.5) */
+    double exponent;         /**< power-law exponent of endpoint popularity, > 2 (default 2.5) */
+    int64_t feature_width;   /**< edge feature columns, standard normal (default 0) */
+    uint64_t seed;           /**< default 1 */
+} event_params;
+
+/** Set @p p to the defaults listed in #event_params. */
+void event_params_default(event_params *p);
+
+/**
+ * Generate a time-ordered event stream. Timestamps are integers with exponential gaps of
+ * mean 5 (so some events share a timestamp, as in real data). A repeated event copies the
+ * pair of a uniformly chosen earlier event: pairs that occurred often are repeated more,
+ * the skew of real interaction streams. Other events draw source and destination by
+ * power-law weight, never equal.
+ */
+int generate_events(const event_params *p, event_stream *out, tf_error *err);
+
+#endif

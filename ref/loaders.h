@@ -1,0 +1,74 @@
+/**
+ * @file loaders.h
+ * @brief Parsers for every dataset format twofold reads, from bytes already in memory.
+ *
+ * Each parser takes the file content (a #text, see io.h, which also undoes gzip) and a
+ * `source` name used in error messages, so the same function serves files, tests and
+ * fuzzers. On error nothing is left allocated and the message names the source, the line
+ * (or, for JSON, the path such as `$.FX[12][3]`) and what was expected.
+ *
+ * Snapshot formats reproduce PyTorch Geometric Temporal's loaders number for number: same
+ * lags, same standardization (computed in double, stored as float32, as that library does
+ * with numpy then torch.FloatTensor), same targets, same edge order.
+ */
+#ifndef TWOFOLD_LOADERS_H
+#define TWOFOLD_LOADERS_H
+
+#include "error.h"
+#include "events.h"
+#include "io.h"
+#include "snapshot.h"
+
+/** The PyTorch Geometric Temporal JSON layouts, told apart by their keys. */
+typedef enum pygt_layout {
+    PYGT_CHICKENPOX,       /**< `edges`, `FX` [T][N]: static graph, unit weights, lags 4 */
+    PYGT_PEDALME,          /**< `edges`, `weights`, `X` [T][N]: static weighted graph, lags 4 */
+    PYGT_ENGLAND_COVID,    /**< `edge_mapping`, `time_periods`, `y` [T][N]: graph per day, standardized, lags 8 */
+    PYGT_TWITTER_TENNIS,   /**< `time_periods`, "0".."T-1" {edges, weights, X, y}: one-hot features, log targets */
+    PYGT_MONTEVIDEO_BUS,   /**< networkx node-link `nodes`, `links`: static graph, standardized, lags 4 */
+} pygt_layout;
+
+/** Name of a layout as PyTorch Geometric Temporal calls the dataset, e.g. "chickenpox". */
+const char *pygt_layout_name(pygt_layout layout);
+
+/** The library's default number of lags for @p layout (0 for twitter_tennis, which has none). */
+int pygt_default_lags(pygt_layout layout);
+
+/**
+ * Parse a PyTorch Geometric Temporal JSON dataset into snapshots.
+ * @param lags    number of lagged features, or 0 for the layout's default (ignored by
+ *                twitter_tennis, whose features are not lagged)
+ * @param layout  out: which layout was recognized (may be NULL)
+ */
+int load_pygt_json(const text *content, const char *source, int lags, snapshot_seq *out,
+                   pygt_layout *layout, tf_error *err);
+
+/** Default lags for the T-GCN CSV pair (T-GCN-PyTorch's seq_len). */
+#define TGCN_DEFAULT_LAGS 12
+
+/**
+ * Parse the T-GCN CSV pair (martinwhl/T-GCN-PyTorch's data/ layout): @p speed has a header
+ * of N sensor ids then one row of N readings per time step; @p adjacency is an N x N matrix
+ * of edge weights (row i, column j nonzero = edge i -> j). Readings are divided by their
+ * maximum, as T-GCN-PyTorch does; features are the previous @p lags steps (0 = 12), the
+ * target the next step.
+ */
+int load_tgcn_csv(const text *speed, const char *speed_source, const text *adjacency,
+                  const char *adjacency_source, int lags, snapshot_seq *out, tf_error *err);
+
+/**
+ * Parse a whitespace-separated event file: one event per line, `src dst time` and
+ * optionally an integer `label` as fourth column (all lines alike). Blank lines are skipped.
+ * Timestamps must not decrease.
+ */
+int load_events_text(const text *content, const char *source, event_stream *out, tf_error *err);
+
+/**
+ * Parse a comma-separated event file with a header naming the columns: a source column
+ * (from, src, source, u), a destination column (to, dst, target, i), a time column (time,
+ * ts, timestamp, t), optionally `label`; every other column is a numeric edge feature
+ * (bitcoin-otc's `feature`, the rating). Timestamps must not decrease.
+ */
+int load_events_csv(const text *content, const char *source, event_stream *out, tf_error *err);
+
+#endif
