@@ -23,6 +23,7 @@ static int weighted_vertices_init(weighted_vertices *w, int64_t count, double ex
     w->order = w->cumulative ? tf_alloc((size_t)count, sizeof *w->order, "vertex order", err) : NULL;
     if (!w->order) {
         free(w->cumulative);
+        w->cumulative = NULL;
         return TF_ERR_INPUT;
     }
     for (int64_t k = 0; k < count; k++)
@@ -244,7 +245,8 @@ static void churn_vertices(uint8_t *present, int64_t num_nodes, int64_t count, r
             done++;
         }
     }
-    for (int64_t done = 0; done < count;) {
+    int64_t departures = count < num_nodes - absent ? count : num_nodes - absent;
+    for (int64_t done = 0; done < departures;) {
         int64_t v = (int64_t)rng_below(r, (uint64_t)num_nodes);
         if (present[v] && !departed[v]) {
             departed[v] = 1;
@@ -396,7 +398,7 @@ int generate_events(const event_params *p, event_stream *out, tf_error *err)
     if (p->feature_width < 0 || p->feature_width > 4096)
         return tf_error_set(err, TF_ERR_INPUT, "events: features=%lld, expected 0..4096", (long long)p->feature_width);
     double bytes = (double)p->num_events * (4 + 4 + 8 + 4.0 * (double)p->feature_width) + (double)p->num_nodes * 12;
-    if (tf_check_memory(bytes, "the generated events", err) != TF_OK)
+    if (tf_check_memory(bytes, "the generated event stream", err) != TF_OK)
         return TF_ERR_INPUT;
     rng r;
     rng_seed(&r, p->seed);

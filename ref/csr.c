@@ -28,6 +28,8 @@ int csr_from_edges(csr *g, int64_t num_nodes, int64_t num_edges, const int32_t *
     if (num_nodes < 0 || num_nodes > INT32_MAX)
         return tf_error_set(err, TF_ERR_INPUT, "graph: %lld vertices, expected 0..%d",
                             (long long)num_nodes, INT32_MAX);
+    if (num_edges < 0)
+        return tf_error_set(err, TF_ERR_INPUT, "graph: %lld edges, expected at least 0", (long long)num_edges);
     for (int64_t e = 0; e < num_edges; e++)
         if (src[e] < 0 || src[e] >= num_nodes || dst[e] < 0 || dst[e] >= num_nodes)
             return tf_error_set(err, TF_ERR_INPUT,

@@ -17,6 +17,10 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** A directed weighted graph, in-edges grouped by destination. Owns its arrays. */
 typedef struct csr {
     int64_t num_nodes;   /**< vertices 0 .. num_nodes-1 (at most INT32_MAX) */
@@ -27,11 +31,17 @@ typedef struct csr {
 } csr;
 
 /**
- * Build a CSR from an edge list (COO) of @p num_edges edges src[e] -> dst[e].
- * @param weight  [num_edges] weights, or NULL for all ones
+ * Build a CSR from an edge list (COO): edge e goes src[e] -> dst[e].
+ * @param g          out: the graph; free it with csr_free()
+ * @param num_nodes  vertices 0..num_nodes-1
+ * @param num_edges  length of the edge arrays
+ * @param src        [num_edges] source of each edge
+ * @param dst        [num_edges] destination of each edge
+ * @param weight     [num_edges] weights, or NULL for all ones
+ * @param err        out: what went wrong
  * @return 0, or TF_ERR_INPUT when an endpoint is outside 0..num_nodes-1 (message names
  *         the edge index), when num_nodes exceeds INT32_MAX, or when it does not fit.
- * The caller keeps ownership of the input arrays and frees @p g with csr_free().
+ * The caller keeps ownership of the input arrays.
  */
 int csr_from_edges(csr *g, int64_t num_nodes, int64_t num_edges, const int32_t *src,
                    const int32_t *dst, const float *weight, tf_error *err);
@@ -44,5 +54,9 @@ void csr_free(csr *g);
 
 /** 1 if @p a and @p b hold the same vertices, edges and weights bit for bit, else 0. */
 int csr_equal(const csr *a, const csr *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

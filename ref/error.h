@@ -14,6 +14,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Error codes; they double as the process exit status. */
 enum tf_error_code {
     TF_OK = 0,           /**< success */
@@ -45,5 +49,9 @@ void tf_error_prefix(tf_error *err, const char *format, ...) __attribute__((form
 
 /** Clear @p err to TF_OK and an empty message. */
 void tf_error_clear(tf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

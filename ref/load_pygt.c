@@ -594,6 +594,30 @@ static int load_montevideo_bus(const json_context *c, const cJSON *root, int lag
 
 /* ---- entry point ---------------------------------------------------------------------- */
 
+/* 1 if the text opens more arrays/objects than it closes (outside strings): a file cut short.
+ * Used to tell "truncated" from "malformed", which cJSON does not distinguish. */
+static int json_is_truncated(const text *content)
+{
+    long depth = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < content->size; i++) {
+        char ch = content->data[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_string = 0;
+        } else if (ch == '"') {
+            in_string = 1;
+        } else if (ch == '[' || ch == '{') {
+            depth++;
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    return depth > 0 || in_string;
+}
+
 /* Parses the JSON text; on failure words the error with the line and the offending text. */
 static cJSON *parse_json(const text *content, const char *source, tf_error *err)
 {
@@ -615,6 +639,8 @@ static cJSON *parse_json(const text *content, const char *source, tf_error *err)
     const char *stop = content->data + content->size;
     char near[24];
     quote_field(end, end + 20 < stop ? end + 20 : stop, near, sizeof near);
+    if (!root && json_is_truncated(content))
+        end = stop;
     const char *why = root ? "unexpected content after the JSON value"
                       : end >= stop ? "unexpected end of file (truncated JSON?)"
                       : (strncmp(end, "NaN", 3) == 0 || strncmp(end, "Infinity", 8) == 0 ||

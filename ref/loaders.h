@@ -36,9 +36,13 @@ int pygt_default_lags(pygt_layout layout);
 
 /**
  * Parse a PyTorch Geometric Temporal JSON dataset into snapshots.
- * @param lags    number of lagged features, or 0 for the layout's default (ignored by
- *                twitter_tennis, whose features are not lagged)
- * @param layout  out: which layout was recognized (may be NULL)
+ * @param content  the file's bytes
+ * @param source   name for error messages (the path)
+ * @param lags     number of lagged features, or 0 for the layout's default (ignored by
+ *                 twitter_tennis, whose features are not lagged)
+ * @param out      out: the snapshots; free with snapshot_seq_free()
+ * @param layout   out: which layout was recognized (may be NULL)
+ * @param err      out: what went wrong, with the JSON path
  */
 int load_pygt_json(const text *content, const char *source, int lags, snapshot_seq *out,
                    pygt_layout *layout, tf_error *err);

@@ -19,6 +19,10 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /**
  * Allocate `count * size` zeroed bytes for @p what (a phrase such as "event timestamps").
  * @return the memory (caller frees with free()), or NULL with TF_ERR_INPUT in @p err when
@@ -50,5 +54,9 @@ uint64_t tf_available_memory(void);
 
 /** Format @p bytes as "12.3 MiB" into @p out (at least 32 chars). Returns @p out. */
 const char *tf_format_bytes(double bytes, char *out, size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -64,6 +64,27 @@ static int parse_shape(const char *at, int64_t *shape)
     }
 }
 
+/* numpy saves a transposed view (x.T) in Fortran (column-major) order; twofold's arrays are
+ * row-major, so such data is reordered on reading: C-order element (i0, ..., iK) comes from
+ * Fortran offset i0 + shape0 * (i1 + shape1 * (...)). */
+static void fortran_to_c_order(const unsigned char *from, unsigned char *to, int ndim, const int64_t *shape,
+                               size_t item_size)
+{
+    int64_t index[NPY_MAX_DIMS] = {0}, count = 1;
+    for (int d = 0; d < ndim; d++)
+        count *= shape[d];
+    for (int64_t c = 0; c < count; c++) {
+        int64_t offset = 0, stride = 1;
+        for (int d = 0; d < ndim; d++) {
+            offset += index[d] * stride;
+            stride *= shape[d];
+        }
+        memcpy(to + (size_t)c * item_size, from + (size_t)offset * item_size, item_size);
+        for (int d = ndim - 1; d >= 0 && ++index[d] == shape[d]; d--) /* next C-order index */
+            index[d] = 0;
+    }
+}
+
 int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out, tf_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -114,8 +135,9 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy dtype %s, expected '<f4' (float32) or '<i8' (int64)",
                               source, found);
     }
-    if (status == TF_OK && strncmp(order, "False", 5) != 0)
-        status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy array is in Fortran order, expected C order", source);
+    int fortran_order = status == TF_OK && strncmp(order, "True", 4) == 0;
+    if (status == TF_OK && !fortran_order && strncmp(order, "False", 5) != 0)
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy 'fortran_order' is neither True nor False", source);
     if (status == TF_OK && (out->ndim = parse_shape(shape_text, out->shape)) < 0)
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy shape is not a tuple of at most %d integers", source,
                               NPY_MAX_DIMS);
@@ -144,7 +166,10 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
         return tf_error_set(err, TF_ERR_INPUT, "%s: .npy data is %zu bytes, the shape needs %zu (%s)", source,
                             present, data_bytes, present < data_bytes ? "truncated" : "trailing bytes");
     }
-    memcpy(data, raw + header_start + header_length, data_bytes);
+    if (fortran_order)
+        fortran_to_c_order(raw + header_start + header_length, data, out->ndim, out->shape, item_size);
+    else
+        memcpy(data, raw + header_start + header_length, data_bytes);
     out->data = data;
     return TF_OK;
 }

@@ -11,7 +11,8 @@
  * `numpy.load` and `torch.from_numpy` on the other side. Writes are atomic: the array goes
  * to a temporary file in the same directory, which is then renamed over the target, so a
  * crash never leaves a half-written file under the real name. Reads accept gzip-compressed
- * files too.
+ * files, and Fortran-order files (numpy's way of saving a transposed array), which are
+ * reordered to row-major on reading.
  */
 #ifndef TWOFOLD_NPY_H
 #define TWOFOLD_NPY_H

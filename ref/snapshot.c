@@ -35,6 +35,9 @@ int snapshot_seq_alloc(snapshot_seq *seq, int64_t num_snapshots, int64_t num_nod
 int snapshot_seq_set_edges(snapshot_seq *seq, int64_t t, int64_t num_edges, const int32_t *src,
                            const int32_t *dst, const float *weight, tf_error *err)
 {
+    if (t < 0 || t >= seq->num_snapshots)
+        return tf_error_set(err, TF_ERR_INPUT, "snapshot %lld does not exist (0..%lld)", (long long)t,
+                            (long long)seq->num_snapshots - 1);
     csr built;
     if (csr_from_edges(&built, seq->num_nodes, num_edges, src, dst, weight, err) != TF_OK)
         return TF_ERR_INPUT;

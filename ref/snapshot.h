@@ -18,6 +18,10 @@
 #include "error.h"
 #include "tensor.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** One point in time. Owns its graph, tensors and mask. */
 typedef struct snapshot {
     csr graph;          /**< the edges at this time, in-edges by destination */
@@ -65,5 +69,9 @@ snapshot_edge_stats snapshot_seq_edge_stats(const snapshot_seq *seq);
 
 /** 1 if the two sequences are identical bit for bit (graphs, features, targets, masks). */
 int snapshot_seq_equal(const snapshot_seq *a, const snapshot_seq *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,12 +13,16 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Largest supported number of dimensions. */
 #define TENSOR_MAX_DIMS 4
 
 /** A contiguous row-major float32 array with its shape. Owns `data`. */
 typedef struct tensor {
-    float *data;                       /**< `size` floats, or NULL for an empty tensor */
+    float *data;                       /**< `size` floats (a valid allocation even when size is 0) */
     int ndim;                          /**< number of dimensions, 0..TENSOR_MAX_DIMS */
     int64_t shape[TENSOR_MAX_DIMS];    /**< extent of each dimension; unused ones are 1 */
     int64_t size;                      /**< product of the shape */
@@ -50,5 +54,9 @@ double tensor_max_abs_diff(const tensor *a, const tensor *b);
  * |a - b| / max(1, |b|) over all elements, @p b being the reference.
  */
 double tensor_max_rel_diff(const tensor *a, const tensor *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,56 @@
+# The command line end to end (cmake -P; variables TWOFOLD and SOURCE_DIR come from ctest).
+#  1. `twofold info --markdown NAME` for every bundled dataset prints exactly the row in
+#     datasets/README.md's statistics table, so the table cannot drift from the data.
+#  2. Bad input exits with status 2 and one line on stderr; --help exits 0.
+
+file(READ "${SOURCE_DIR}/datasets/README.md" readme)
+set(names chickenpox pedalme england_covid twitter_tennis montevideo_bus los
+          wikipedia collegemsg enron bitcoin_otc bitcoin_alpha)
+foreach(name IN LISTS names)
+  execute_process(COMMAND ${TWOFOLD} info --markdown ${name}
+                  RESULT_VARIABLE status OUTPUT_VARIABLE row ERROR_VARIABLE error)
+  string(STRIP "${row}" row)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "twofold info ${name} failed (${status}): ${error}")
+  endif()
+  string(FIND "${readme}" "${row}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "datasets/README.md lacks the row twofold info prints:\n${row}")
+  endif()
+  message(STATUS "table row matches: ${row}")
+endforeach()
+
+# expect_failure(EXPECTED_TEXT ARG...): exit status 2, one stderr line containing the text.
+function(expect_failure expected)
+  execute_process(COMMAND ${TWOFOLD} ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE error)
+  string(STRIP "${error}" error)
+  if(NOT status EQUAL 2)
+    message(FATAL_ERROR "twofold ${ARGN}: exit status ${status}, expected 2 (stderr: ${error})")
+  endif()
+  string(FIND "${error}" "\n" newline)
+  string(FIND "${error}" "${expected}" found)
+  if(NOT newline EQUAL -1 OR found EQUAL -1)
+    message(FATAL_ERROR "twofold ${ARGN}: expected one stderr line containing '${expected}', got:\n${error}")
+  endif()
+  message(STATUS "exit 2 as expected: ${error}")
+endfunction()
+
+expect_failure("No such file" info /nonexistent/graph.json)
+expect_failure("which dataset" info)
+expect_failure("unknown command" frobnicate)
+expect_failure("needs a value" info --lags)
+expect_failure("expected a whole number" info --lags zero chickenpox)
+expect_failure("unknown option" info --colour chickenpox)
+expect_failure("too large for memory" --memory-limit 1M info twitter_tennis)
+expect_failure("expected a size" --memory-limit lots info chickenpox)
+expect_failure("unknown parameter" info powerlaw:nodes=10,colour=red)
+
+execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
+if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")
+  message(FATAL_ERROR "twofold info --help: status ${status}, output:\n${out}")
+endif()
+execute_process(COMMAND ${TWOFOLD} info chickenpox RESULT_VARIABLE status OUTPUT_VARIABLE out)
+if(NOT status EQUAL 0 OR NOT out MATCHES "vertices +20\n" OR NOT out MATCHES "snapshots +517\n")
+  message(FATAL_ERROR "twofold info chickenpox: status ${status}, output:\n${out}")
+endif()
+message(STATUS "twofold info chickenpox:\n${out}")
