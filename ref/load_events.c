@@ -1,4 +1,6 @@
 /* Event files (space-separated and CSV with a header) -> event_stream. */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +52,12 @@ static int parse_event(const column_map *m, const char *begin, const char *end, 
         } else {
             double value;
             int parsed = parse_double(field_begin, field_end, &value);
+            if (parsed == 0 && k != m->time && fabs(value) > FLT_MAX)
+                parsed = -2; /* a feature is stored as float32: it would become infinity */
             if (parsed != 0)
-                return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: field %ld is \"%s\", expected a %s%s", source, line,
-                                    k + 1, field, parsed == -2 ? "finite " : "",
-                                    k == m->time ? "timestamp" : "number");
+                return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: field %ld is \"%s\", expected a %s%s%s", source, line,
+                                    k + 1, field, parsed == -2 ? "finite " : "", k == m->time ? "timestamp" : "number",
+                                    parsed == -2 && k != m->time ? " (float32 range)" : "");
             if (k == m->time) {
                 es->time[i] = value;
                 if (i > 0 && value < es->time[i - 1])

@@ -4,6 +4,7 @@
  * pedalme.py, encovid.py, twitter_tennis.py, montevideo_bus.py): the arithmetic is done in
  * double like numpy's and rounded to float32 at the end like torch.FloatTensor. */
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,9 +76,11 @@ static int json_number(const json_context *c, const cJSON *item, const char *pat
 {
     if (!cJSON_IsNumber(item))
         return json_fail(c, path, "a number", item);
-    if (!isfinite(item->valuedouble))
-        return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: expected a finite number, found %g", c->source,
-                            path, item->valuedouble);
+    /* Every number here ends up as float32 (or a small integer): beyond FLT_MAX it would
+     * silently become infinity. */
+    if (!isfinite(item->valuedouble) || fabs(item->valuedouble) > FLT_MAX)
+        return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: expected a finite number within float32 range, found %g",
+                            c->source, path, item->valuedouble);
     *value = item->valuedouble;
     return TF_OK;
 }
@@ -388,6 +391,56 @@ static int tennis_encode(const json_context *c, const char *path, const double *
     return TF_OK;
 }
 
+/* Finds the step objects "0" .. "steps-1" in one pass over the root's members and checks
+ * that each has an `X` with as many rows as step 0's, before anything is allocated: a file
+ * announcing more steps or vertices than it holds then fails fast, not after allocating
+ * what it announced. *items is allocated (caller frees). */
+static int tennis_index_steps(const json_context *c, const cJSON *root, int64_t steps, const cJSON ***items,
+                              int64_t *num_nodes)
+{
+    *items = NULL;
+    int64_t members = cJSON_GetArraySize(root);
+    if (steps > members)
+        return tf_error_set(c->err, TF_ERR_INPUT, "%s: $.time_periods: is %lld, but the file has only %lld members",
+                            c->source, (long long)steps, (long long)members);
+    const cJSON **found = tf_alloc((size_t)steps, sizeof *found, "snapshot index", c->err);
+    if (!found)
+        return TF_ERR_INPUT;
+    const cJSON *member;
+    cJSON_ArrayForEach(member, root) {
+        int64_t t;
+        const char *key = member->string;
+        if (parse_int64(key, key + strlen(key), &t) == 0 && t >= 0 && t < steps)
+            found[t] = member;
+    }
+    int status = TF_OK;
+    for (int64_t t = 0; status == TF_OK && t < steps; t++) {
+        char key[32], path[48], x_path[64];
+        snprintf(key, sizeof key, "%lld", (long long)t);
+        snprintf(path, sizeof path, "$.%s", key);
+        snprintf(x_path, sizeof x_path, "$.%s.X", key);
+        if (!found[t]) {
+            status = tf_error_set(c->err, TF_ERR_INPUT, "%s: $: missing key \"%s\"", c->source, key);
+            break;
+        }
+        const cJSON *x = json_member(c, found[t], path, "X");
+        int64_t rows = 0;
+        if (!x || json_array(c, x, x_path, &rows) != TF_OK)
+            status = TF_ERR_INPUT;
+        else if (t == 0)
+            *num_nodes = rows;
+        else if (rows != *num_nodes)
+            status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld rows, expected %lld like $.0.X", c->source,
+                                  x_path, (long long)rows, (long long)*num_nodes);
+    }
+    if (status != TF_OK) {
+        free(found);
+        return status;
+    }
+    *items = found;
+    return TF_OK;
+}
+
 /* twitter_tennis: per-snapshot graphs and raw [degree, transitivity] features, encoded;
  * target log(1 + y) of the next snapshot (the last one predicts itself). */
 static int load_twitter_tennis(const json_context *c, const cJSON *root, snapshot_seq *out)
@@ -400,13 +453,17 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         return tf_error_set(c->err, TF_ERR_INPUT, "%s: $.time_periods: is %g, expected a positive integer",
                             c->source, period_count);
     int64_t steps = (int64_t)period_count, num_nodes = 0;
-    int status = TF_OK;
+    const cJSON **step_items = NULL;
+    int status = tennis_index_steps(c, root, steps, &step_items, &num_nodes);
+    if (status == TF_OK)
+        status = snapshot_seq_alloc(out, steps, num_nodes, TENNIS_DEGREE_CLASSES + TENNIS_TRANSITIVITY_CLASSES, 1,
+                                    c->err);
     for (int64_t t = 0; status == TF_OK && t < steps; t++) {
         char key[32], step_path[48], path[64];
         snprintf(key, sizeof key, "%lld", (long long)t);
         snprintf(step_path, sizeof step_path, "$.%s", key);
-        const cJSON *step = json_member(c, root, "$", key);
-        const cJSON *x = step ? json_member(c, step, step_path, "X") : NULL;
+        const cJSON *step = step_items[t];
+        const cJSON *x = json_member(c, step, step_path, "X");
         if (!x)
             status = TF_ERR_INPUT;
         int64_t rows, cols;
@@ -414,15 +471,9 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         snprintf(path, sizeof path, "$.%s.X", key);
         if (status == TF_OK)
             status = json_matrix(c, x, path, &rows, &cols, &raw);
-        if (status == TF_OK && (cols != 2 || (t > 0 && rows != num_nodes)))
+        if (status == TF_OK && cols != 2)
             status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld x %lld, expected %lld x 2 (degree, transitivity)",
-                                  c->source, path, (long long)rows, (long long)cols,
-                                  (long long)(t > 0 ? num_nodes : rows));
-        if (status == TF_OK && t == 0) {
-            num_nodes = rows;
-            status = snapshot_seq_alloc(out, steps, num_nodes, TENNIS_DEGREE_CLASSES + TENNIS_TRANSITIVITY_CLASSES,
-                                        1, c->err);
-        }
+                                  c->source, path, (long long)rows, (long long)cols, (long long)num_nodes);
         if (status == TF_OK)
             status = tennis_encode(c, path, raw, num_nodes, out->snapshots[t].features.data);
         free(raw);
@@ -451,7 +502,7 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         snprintf(key, sizeof key, "%lld", (long long)next);
         snprintf(step_path, sizeof step_path, "$.%s", key);
         snprintf(path, sizeof path, "$.%s.y", key);
-        const cJSON *y = json_member(c, cJSON_GetObjectItemCaseSensitive(root, key), step_path, "y");
+        const cJSON *y = json_member(c, step_items[next], step_path, "y");
         int64_t length;
         double *counts = NULL;
         status = y ? json_vector(c, y, path, &length, &counts) : TF_ERR_INPUT;
@@ -467,6 +518,7 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         }
         free(counts);
     }
+    free(step_items);
     if (status != TF_OK)
         snapshot_seq_free(out);
     return status;

@@ -1,4 +1,6 @@
 /* The T-GCN CSV pair (speed readings + dense adjacency) -> snapshot_seq. */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +43,15 @@ static int read_numeric_rows(const text *content, const char *source, long skip,
         const char *position = begin, *field_begin, *field_end;
         for (int64_t k = 0; next_field(&position, end, ',', &field_begin, &field_end); k++) {
             int parsed = parse_double(field_begin, field_end, &out[count * width + k]);
+            if (parsed == 0 && fabs(out[count * width + k]) > FLT_MAX)
+                parsed = -2; /* stored as float32 later: it would become infinity */
             if (parsed != 0) {
                 char field[32];
                 quote_field(field_begin, field_end, field, sizeof field);
                 free(out);
-                return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: field %lld is \"%s\", expected a %snumber", source,
-                                    cursor.number, (long long)k + 1, field, parsed == -2 ? "finite " : "");
+                return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: field %lld is \"%s\", expected a %snumber%s", source,
+                                    cursor.number, (long long)k + 1, field, parsed == -2 ? "finite " : "",
+                                    parsed == -2 ? " (float32 range)" : "");
             }
         }
         count++;

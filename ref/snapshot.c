@@ -1,5 +1,6 @@
 #include "snapshot.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,11 @@ int snapshot_seq_alloc(snapshot_seq *seq, int64_t num_snapshots, int64_t num_nod
     memset(seq, 0, sizeof *seq);
     if (num_snapshots < 0 || num_nodes < 0 || feature_width < 0 || target_width < 0)
         return tf_error_set(err, TF_ERR_INPUT, "snapshot sequence: negative size");
+    /* Each snapshot is allocated on its own; check the whole before starting. */
+    double bytes = (double)num_snapshots * ((double)num_nodes * (double)(feature_width + target_width) * 4.0 +
+                                            (double)num_nodes * 9.0 + sizeof(snapshot));
+    if (tf_check_memory(bytes, "the snapshots", err) != TF_OK)
+        return TF_ERR_INPUT;
     seq->snapshots = tf_alloc((size_t)num_snapshots, sizeof *seq->snapshots, "snapshots", err);
     if (!seq->snapshots)
         return TF_ERR_INPUT;
@@ -57,6 +63,48 @@ void snapshot_seq_free(snapshot_seq *seq)
         }
     free(seq->snapshots);
     memset(seq, 0, sizeof *seq);
+}
+
+/* The first non-finite value among n floats, or -1. */
+static int64_t first_non_finite(const float *values, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(values[i]))
+            return i;
+    return -1;
+}
+
+int snapshot_seq_validate(const snapshot_seq *seq, const char *source, tf_error *err)
+{
+    for (int64_t t = 0; t < seq->num_snapshots; t++) {
+        const snapshot *s = &seq->snapshots[t];
+        const csr *g = &s->graph;
+        if (g->num_nodes != seq->num_nodes || g->row_ptr[0] != 0 || g->row_ptr[g->num_nodes] != g->num_edges)
+            return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: malformed graph offsets", source, (long long)t);
+        for (int64_t v = 0; v < g->num_nodes; v++) {
+            if (g->row_ptr[v + 1] < g->row_ptr[v])
+                return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: offsets decrease at vertex %lld", source,
+                                    (long long)t, (long long)v);
+            if (!s->present[v] && g->row_ptr[v + 1] > g->row_ptr[v])
+                return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: absent vertex %lld has in-edges", source,
+                                    (long long)t, (long long)v);
+        }
+        for (int64_t e = 0; e < g->num_edges; e++)
+            if (g->col[e] < 0 || g->col[e] >= g->num_nodes || !s->present[g->col[e]])
+                return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: edge %lld comes from vertex %d, absent or out of range",
+                                    source, (long long)t, (long long)e, g->col[e]);
+        int64_t bad;
+        if ((bad = first_non_finite(g->weight, g->num_edges)) >= 0)
+            return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: weight of edge %lld is not finite", source,
+                                (long long)t, (long long)bad);
+        if ((bad = first_non_finite(s->features.data, s->features.size)) >= 0)
+            return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: feature %lld is not finite", source,
+                                (long long)t, (long long)bad);
+        if ((bad = first_non_finite(s->targets.data, s->targets.size)) >= 0)
+            return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: target %lld is not finite", source,
+                                (long long)t, (long long)bad);
+    }
+    return TF_OK;
 }
 
 snapshot_edge_stats snapshot_seq_edge_stats(const snapshot_seq *seq)

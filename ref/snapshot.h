@@ -56,6 +56,13 @@ int snapshot_seq_set_edges(snapshot_seq *seq, int64_t t, int64_t num_edges, cons
 /** Release everything @p seq owns and zero it. Safe on a zeroed or partly built sequence. */
 void snapshot_seq_free(snapshot_seq *seq);
 
+/**
+ * Check the invariants every consumer relies on: well-formed graphs (offsets increasing,
+ * sources in range), finite edge weights, features and targets, absent vertices without
+ * edges. @p source names the data in the message.
+ */
+int snapshot_seq_validate(const snapshot_seq *seq, const char *source, tf_error *err);
+
 /** Edge counts over the snapshots: smallest, mean, largest and total. */
 typedef struct snapshot_edge_stats {
     int64_t min_edges;     /**< fewest edges in one snapshot */

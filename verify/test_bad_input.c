@@ -172,6 +172,14 @@ START_TEST(non_finite_values)
     EXPECT_INPUT_ERROR(parse_events_text("1 2 inf\n", &err), &err, "events.txt:1:", "expected a finite timestamp");
     EXPECT_INPUT_ERROR(parse_tgcn("a,b\n1,2\n3,-inf\n5,6\n", "0,1\n1,0\n", &err), &err, "x_speed.csv:3:",
                        "expected a finite number");
+    /* Finite in double but not in float32, where twofold stores it: it would become inf. */
+    EXPECT_INPUT_ERROR(parse_json("{\"edges\": [[0, 1]], \"weights\": [1e300], \"X\": [[1, 2], [3, 4], [5, 6], [7, 8],"
+                                  " [9, 1]]}",
+                                  "big.json", &err),
+                       &err, "big.json", "$.weights[0]", "float32 range");
+    EXPECT_INPUT_ERROR(parse_events_csv("from,to,f,time\n1,2,1e300,0\n", &err), &err, "events.csv:2:", "float32 range");
+    EXPECT_INPUT_ERROR(parse_tgcn("a,b\n1,2\n3,4\n5,6\n", "0,1e39\n1,0\n", &err), &err, "x_adj.csv:1:",
+                       "float32 range");
 }
 END_TEST
 
@@ -257,6 +265,15 @@ START_TEST(semantic_errors)
                    " \"links\": [{\"source\": 7, \"target\": 8, \"weight\": 1.0}]}",
                    "constant.json", &err),
         &err, "constant.json", "$.nodes[*].X.y", "vertex 1 is constant over time");
+    /* A tiny file announcing ten million snapshots fails before allocating them. */
+    EXPECT_INPUT_ERROR(parse_json("{\"time_periods\": 10000000, \"0\": {\"X\": [[0, 0]], \"edges\": [],"
+                                  " \"weights\": []}}",
+                                  "announce.json", &err),
+                       &err, "announce.json", "$.time_periods", "only 2 members");
+    EXPECT_INPUT_ERROR(parse_json("{\"time_periods\": 2, \"0\": {\"X\": [[0, 0]], \"edges\": [], \"weights\": [],"
+                                  " \"y\": [1]}, \"x\": 1}",
+                                  "missing.json", &err),
+                       &err, "missing.json", "missing key \"1\"");
     /* twitter_tennis transitivity must fit its 11 one-hot classes. */
     EXPECT_INPUT_ERROR(parse_json("{\"time_periods\": 1, \"0\": {\"edges\": [], \"weights\": [], \"X\": [[1, 1.5]],"
                                   " \"y\": [0]}}",

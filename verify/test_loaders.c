@@ -20,10 +20,14 @@ static void golden(const char *prefix, const char *name, npy_array *out)
     ck_assert_msg(npy_read(source_path(relative), out, &err) == TF_OK, "%s", err.message);
 }
 
+/* Loads a bundled dataset; whatever a test checks next, the data must pass its validator. */
 static void load_bundled(const char *name, dataset *d)
 {
     tf_error err;
     ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s", err.message);
+    int valid = d->kind == DATASET_SNAPSHOTS ? snapshot_seq_validate(&d->snapshots, name, &err)
+                                             : event_stream_validate(&d->events, name, &err);
+    ck_assert_msg(valid == TF_OK, "%s", err.message);
 }
 
 /* Largest |ours - golden| / max(1, |golden|) over n floats. */
