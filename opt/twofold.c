@@ -15,6 +15,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"info", command_info, "print a dataset's statistics"},
+    {"train", command_train, "train a snapshot model (tgcn, gconvgru, gclstm, evolvegcn)"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
 };
 

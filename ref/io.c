@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -215,4 +217,15 @@ const char *quote_field(const char *begin, const char *end, char *out, size_t ma
         out[i] = (begin[i] >= 32 && begin[i] < 127) ? begin[i] : '?';
     out[length] = '\0';
     return out;
+}
+
+int format_path(char *out, size_t size, tf_error *err, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(out, size, format, args);
+    va_end(args);
+    if (length < 0 || (size_t)length >= size)
+        return tf_error_set(err, TF_ERR_INPUT, "path too long (over %zu bytes): %.80s...", size - 1, out);
+    return TF_OK;
 }

@@ -78,6 +78,12 @@ int parse_int64(const char *begin, const char *end, int64_t *value);
  */
 int parse_double(const char *begin, const char *end, double *value);
 
+/**
+ * Format a file path into @p out (like snprintf). @return 0, or TF_ERR_INPUT "path too long"
+ * when it does not fit, so a long directory name never silently names another file.
+ */
+int format_path(char *out, size_t size, tf_error *err, const char *format, ...) __attribute__((format(printf, 4, 5)));
+
 /** Copy at most @p max bytes of [begin, end) into @p out for quoting in an error message. */
 const char *quote_field(const char *begin, const char *end, char *out, size_t max);
 

@@ -1,0 +1,242 @@
+/* twofold train: train a snapshot model on a dataset, printing loss per epoch. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "dataset.h"
+#include "io.h"
+#include "npy.h"
+#include "train.h"
+
+static const char train_usage[] =
+    "usage: twofold train --model MODEL --data DATASET [options]\n"
+    "\n"
+    "Train a snapshot model with a temporal train/test split; print the train loss and the\n"
+    "test MSE after every epoch. The same options and seed give the same result, bit for bit.\n"
+    "\n"
+    "  --model M          tgcn, gconvgru, gclstm or evolvegcn\n"
+    "  --data D           bundled name, file or generator spec (see twofold info --help)\n"
+    "  --epochs E         epochs to train (default 50; with --load, the total to reach)\n"
+    "  --lr X             Adam learning rate (default 0.01)\n"
+    "  --hidden H         state width (default 32; EvolveGCN-O's is the feature width)\n"
+    "  --k K              Chebyshev order of gconvgru and gclstm (default 2)\n"
+    "  --window W         snapshots per window, state from zero in each (default 0: the whole split)\n"
+    "  --stride S         snapshots between window starts (default: the window, no overlap)\n"
+    "  --batch B          windows per optimizer step, gradients averaged (default 1)\n"
+    "  --train-ratio R    fraction of snapshots for training (default 0.8)\n"
+    "  --seed S           initial parameters (default 1)\n"
+    "  --lags L           lagged features for lagged formats (default: the format's own)\n"
+    "  --save DIR         write a checkpoint at the end: parameters as NAME.npy (PyTorch\n"
+    "                     names), Adam state and epoch; atomic\n"
+    "  --load DIR         start from a checkpoint (resumes epoch and Adam state if present)\n"
+    "  --dump-outputs DIR write predictions.npy and targets.npy [snapshots][vertices][targets]\n";
+
+/* Parsed command line. */
+typedef struct train_command {
+    const char *data, *save, *load, *dump;
+    int lags;
+    model_config config;
+    train_options options;
+} train_command;
+
+static int parse_arguments(int argc, char **argv, train_command *c, int *help, tf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    train_options_default(&c->options);
+    c->config.hidden = 32;
+    c->config.chebyshev_k = 2;
+    int have_model = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *value = NULL;
+        int64_t number;
+        int matched = 0;
+        if (cli_is_help(argv[i])) {
+            *help = 1;
+            return TF_OK;
+        }
+#define OPTION(name) ((matched = cli_option(argc, argv, &i, name, &value, err)) != 0)
+        if (OPTION("--model")) {
+            if (matched < 0 || model_kind_parse(value, &c->config.kind, err) != TF_OK)
+                return TF_ERR_INPUT;
+            have_model = 1;
+        } else if (OPTION("--data")) {
+            c->data = value;
+        } else if (OPTION("--epochs")) {
+            if (matched < 0 || cli_parse_int("--epochs", value, 0, 100000000, &c->options.epochs, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--lr")) {
+            char *end;
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->options.learning_rate = strtod(value, &end);
+            if (end == value || *end || !(c->options.learning_rate > 0 && c->options.learning_rate < 1e3))
+                return tf_error_set(err, TF_ERR_INPUT, "option --lr: \"%s\", expected a positive number", value);
+        } else if (OPTION("--train-ratio")) {
+            char *end;
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->options.train_ratio = strtod(value, &end);
+            if (end == value || *end || !(c->options.train_ratio > 0 && c->options.train_ratio < 1))
+                return tf_error_set(err, TF_ERR_INPUT, "option --train-ratio: \"%s\", expected a fraction in (0, 1)",
+                                    value);
+        } else if (OPTION("--hidden")) {
+            if (matched < 0 || cli_parse_int("--hidden", value, 1, 65536, &c->config.hidden, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--k")) {
+            if (matched < 0 || cli_parse_int("--k", value, 1, 16, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->config.chebyshev_k = (int)number;
+        } else if (OPTION("--window")) {
+            if (matched < 0 || cli_parse_int("--window", value, 0, INT64_MAX, &c->options.window, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--stride")) {
+            if (matched < 0 || cli_parse_int("--stride", value, 1, INT64_MAX, &c->options.stride, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--batch")) {
+            if (matched < 0 || cli_parse_int("--batch", value, 1, INT64_MAX, &c->options.batch, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--seed")) {
+            if (matched < 0 || cli_parse_int("--seed", value, 0, INT64_MAX, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->options.seed = (uint64_t)number;
+        } else if (OPTION("--lags")) {
+            if (matched < 0 || cli_parse_int("--lags", value, 1, 100000, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->lags = (int)number;
+        } else if (OPTION("--save")) {
+            c->save = value;
+        } else if (OPTION("--load")) {
+            c->load = value;
+        } else if (OPTION("--dump-outputs")) {
+            c->dump = value;
+        } else {
+            return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --help)", argv[i]);
+        }
+#undef OPTION
+        if (matched < 0)
+            return TF_ERR_INPUT;
+    }
+    if (!have_model || !c->data)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
+    return TF_OK;
+}
+
+/* predictions.npy and targets.npy for every snapshot, the model run in its windows. */
+static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *directory, tf_error *err)
+{
+    if (mkdir(directory, 0755) != 0 && errno != EEXIST)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", directory, strerror(errno));
+    const int64_t t = seq->num_snapshots, n = seq->num_nodes, out = seq->target_width;
+    tensor predictions, targets;
+    int64_t shape[3] = {t, n, out};
+    if (tensor_alloc(&predictions, 3, shape, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (tensor_alloc(&targets, 3, shape, err) != TF_OK) {
+        tensor_free(&predictions);
+        return TF_ERR_INPUT;
+    }
+    double train_mse, test_mse;
+    char path[4096];
+    int status = trainer_evaluate(tr, seq, 0, tr->train_snapshots, &train_mse, predictions.data, err);
+    if (status == TF_OK)
+        status = trainer_evaluate(tr, seq, tr->train_snapshots, t - tr->train_snapshots, &test_mse,
+                                  predictions.data + tr->train_snapshots * n * out, err);
+    for (int64_t s = 0; s < t; s++)
+        memcpy(targets.data + s * n * out, seq->snapshots[s].targets.data, (size_t)(n * out) * sizeof(float));
+    if (status == TF_OK)
+        status = format_path(path, sizeof path, err, "%s/predictions.npy", directory);
+    if (status == TF_OK)
+        status = npy_write_tensor(path, &predictions, err);
+    if (status == TF_OK)
+        status = format_path(path, sizeof path, err, "%s/targets.npy", directory);
+    if (status == TF_OK)
+        status = npy_write_tensor(path, &targets, err);
+    if (status == TF_OK)
+        printf("wrote %s/predictions.npy and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld train)\n", directory,
+               (long long)t, (long long)n, (long long)out, (long long)tr->train_snapshots - 1);
+    tensor_free(&predictions);
+    tensor_free(&targets);
+    return status;
+}
+
+int command_train(int argc, char **argv, tf_error *err)
+{
+    train_command c;
+    int help = 0;
+    if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (help) {
+        fputs(train_usage, stdout);
+        return TF_OK;
+    }
+    cli_progress_state progress = {0, ""};
+    dataset_options data_options = {c.lags, cli_progress, &progress};
+    dataset d;
+    if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (d.kind != DATASET_SNAPSHOTS) {
+        dataset_free(&d);
+        return tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", c.data,
+                            model_kind_name(c.config.kind));
+    }
+    const snapshot_seq *seq = &d.snapshots;
+    trainer tr;
+    int status = trainer_create(&tr, seq, &c.config, &c.options, err);
+    if (status != TF_OK) {
+        dataset_free(&d);
+        return status;
+    }
+    if (c.load)
+        status = trainer_load(&tr, c.load, err);
+    if (status == TF_OK) {
+        const int64_t train = tr.train_snapshots, window = c.options.window ? c.options.window : train;
+        printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices x %lld "
+               "features\n",
+               model_kind_name(c.config.kind), (long long)model_state_width(&tr.model),
+               (long long)parameters_size(&tr.model.parameters), d.name, (long long)seq->num_snapshots,
+               (long long)seq->num_nodes, (long long)seq->feature_width);
+        printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %lld per step; Adam lr %g; "
+               "seed %llu%s\n",
+               (long long)train - 1, (long long)train, (long long)seq->num_snapshots - 1, (long long)window,
+               (long long)(c.options.stride ? c.options.stride : window), (long long)c.options.batch,
+               c.options.learning_rate, (unsigned long long)c.options.seed, tr.epoch ? " (resumed)" : "");
+        if (tr.epoch)
+            printf("resuming after epoch %lld from %s\n", (long long)tr.epoch, c.load);
+    }
+    double started = cli_seconds();
+    int64_t first_epoch = tr.epoch;
+    while (status == TF_OK && tr.epoch < c.options.epochs) {
+        epoch_report report;
+        double epoch_started = cli_seconds();
+        status = trainer_epoch(&tr, seq, &report, err);
+        if (status != TF_OK)
+            break;
+        printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.2f s)\n", (long long)report.epoch, report.train_loss,
+               report.test_mse, cli_seconds() - epoch_started);
+        fflush(stdout);
+        cli_progress(&progress, "training epochs", tr.epoch - first_epoch, c.options.epochs - first_epoch);
+    }
+    if (status == TF_OK) {
+        double test_mse;
+        status = trainer_evaluate(&tr, seq, tr.train_snapshots, seq->num_snapshots - tr.train_snapshots, &test_mse,
+                                  NULL, err);
+        if (status == TF_OK)
+            printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr.epoch,
+                   cli_seconds() - started);
+    }
+    if (status == TF_OK && c.save) {
+        status = trainer_save(&tr, c.save, err);
+        if (status == TF_OK)
+            printf("saved checkpoint %s\n", c.save);
+    }
+    if (status == TF_OK && c.dump)
+        status = dump_outputs(&tr, seq, c.dump, err);
+    trainer_free(&tr);
+    dataset_free(&d);
+    return status;
+}

@@ -1,0 +1,172 @@
+#include "layers.h"
+
+#include <math.h>
+#include <string.h>
+
+void ref_linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
+                        float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t o = 0; o < out; o++) {
+            float sum = bias ? bias[o] : 0.0f;
+            for (int64_t k = 0; k < in; k++)
+                sum += x[i * in + k] * weight[o * in + k];
+            y[i * out + o] = sum;
+        }
+}
+
+void ref_linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t o = 0; o < out; o++) {
+            float sum = 0.0f;
+            for (int64_t k = 0; k < in; k++)
+                sum += x[i * in + k] * weight[o * in + k];
+            y[i * out + o] += sum;
+        }
+}
+
+void ref_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                         float *dx, float *dweight, float *dbias)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t o = 0; o < out; o++) {
+            float g = dy[i * out + o];
+            if (dbias)
+                dbias[o] += g;
+            for (int64_t k = 0; k < in; k++) {
+                if (dx)
+                    dx[i * in + k] += g * weight[o * in + k];
+                if (dweight)
+                    dweight[o * in + k] += g * x[i * in + k];
+            }
+        }
+}
+
+void ref_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t o = 0; o < out; o++) {
+            float sum = 0.0f;
+            for (int64_t k = 0; k < in; k++)
+                sum += x[i * in + k] * weight[k * out + o];
+            y[i * out + o] += sum;
+        }
+}
+
+void ref_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                         float *dx, float *dweight)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t o = 0; o < out; o++) {
+            float g = dy[i * out + o];
+            for (int64_t k = 0; k < in; k++) {
+                if (dx)
+                    dx[i * in + k] += g * weight[k * out + o];
+                if (dweight)
+                    dweight[k * out + o] += g * x[i * in + k];
+            }
+        }
+}
+
+void ref_add_bias(float *y, const float *bias, int64_t n, int64_t width)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < width; j++)
+            y[i * width + j] += bias[j];
+}
+
+void ref_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < width; j++)
+            dbias[j] += dy[i * width + j];
+}
+
+void ref_sigmoid_forward(const float *x, int64_t count, float *y)
+{
+    for (int64_t i = 0; i < count; i++)
+        y[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+
+void ref_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+    for (int64_t i = 0; i < count; i++)
+        dx[i] += dy[i] * y[i] * (1.0f - y[i]);
+}
+
+void ref_tanh_forward(const float *x, int64_t count, float *y)
+{
+    for (int64_t i = 0; i < count; i++)
+        y[i] = tanhf(x[i]);
+}
+
+void ref_tanh_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+    for (int64_t i = 0; i < count; i++)
+        dx[i] += dy[i] * (1.0f - y[i] * y[i]);
+}
+
+void ref_relu_forward(const float *x, int64_t count, float *y)
+{
+    for (int64_t i = 0; i < count; i++)
+        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void ref_relu_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+    for (int64_t i = 0; i < count; i++)
+        if (y[i] > 0.0f)
+            dx[i] += dy[i];
+}
+
+double ref_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                    float scale, float *dprediction)
+{
+    int64_t rows = 0;
+    for (int64_t i = 0; i < n; i++)
+        rows += !mask || mask[i];
+    double sum = 0;
+    double count = (double)rows * (double)width;
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < width; j++) {
+            int64_t k = i * width + j;
+            int counted = (!mask || mask[i]) && rows > 0;
+            double difference = (double)prediction[k] - (double)target[k];
+            if (counted)
+                sum += difference * difference;
+            if (dprediction)
+                dprediction[k] = counted ? (float)(scale * 2.0 * difference / count) : 0.0f;
+        }
+    return rows > 0 ? sum / count : 0.0;
+}
+
+double ref_cross_entropy_loss(const float *logits, const int32_t *labels, const uint8_t *mask, int64_t n,
+                              int64_t classes, float scale, float *dlogits)
+{
+    int64_t rows = 0;
+    for (int64_t i = 0; i < n; i++)
+        rows += !mask || mask[i];
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float *row = logits + i * classes;
+        int counted = (!mask || mask[i]) && rows > 0;
+        /* log-sum-exp around the largest logit, so exp() never overflows */
+        double largest = row[0];
+        for (int64_t c = 1; c < classes; c++)
+            largest = row[c] > largest ? row[c] : largest;
+        double total = 0;
+        for (int64_t c = 0; c < classes; c++)
+            total += exp((double)row[c] - largest);
+        double log_normalizer = largest + log(total);
+        if (counted)
+            sum += log_normalizer - row[labels[i]];
+        if (dlogits)
+            for (int64_t c = 0; c < classes; c++) {
+                double probability = exp((double)row[c] - log_normalizer);
+                double g = probability - (c == labels[i] ? 1.0 : 0.0);
+                dlogits[i * classes + c] = counted ? (float)(scale * g / (double)rows) : 0.0f;
+            }
+    }
+    return rows > 0 ? sum / (double)rows : 0.0;
+}

@@ -1,0 +1,105 @@
+/**
+ * @file layers.h
+ * @brief Dense layers, activations and losses, each as a forward and a backward function.
+ *
+ * Conventions for every layer in ref/:
+ *  - Arrays are row-major; a comment `[n][in]` gives an array's shape.
+ *  - Forward functions overwrite their output, except the `_accumulate` ones which add to it.
+ *  - Backward functions **add** into the gradients they produce (dx, dweight, dbias), so a
+ *    value used in several places (a hidden state feeding three gates) collects all its
+ *    gradients without the caller summing. Any gradient pointer may be NULL when not wanted.
+ *  - Weights are laid out as PyTorch stores them, so parameters load and save as the same
+ *    numbers torch has: torch.nn.Linear's weight is [out][in].
+ *
+ * One thread, textbook loops, no BLAS: this is the reference the optimized twins are
+ * checked against (verify/test_gradcheck.c checks every backward by finite differences).
+ */
+#ifndef TWOFOLD_LAYERS_H
+#define TWOFOLD_LAYERS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Linear layer (torch.nn.Linear): y = x W^T + b.
+ * @param x       [n][in] input rows
+ * @param weight  [out][in]
+ * @param bias    [out], or NULL for none
+ * @param n       number of rows
+ * @param in      input width
+ * @param out     output width
+ * @param y       [n][out] output (overwritten)
+ */
+void ref_linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
+                        float *y);
+
+/** Like ref_linear_forward() without bias, adding into @p y: y += x W^T. */
+void ref_linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
+
+/**
+ * Backward of y = x W^T + b, given dy [n][out]:
+ * dx [n][in] += dy W,  dweight [out][in] += dy^T x,  dbias [out] += sum over rows of dy.
+ * Each of @p dx, @p dweight, @p dbias may be NULL.
+ */
+void ref_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                         float *dx, float *dweight, float *dbias);
+
+/**
+ * Matrix product with the weight stored [in][out] (a raw torch Parameter used as x @ W, as
+ * GC-LSTM's W_i): y += x W. x [n][in], weight [in][out], y [n][out].
+ */
+void ref_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
+
+/** Backward of y += x W: dx [n][in] += dy W^T, dweight [in][out] += x^T dy (either may be NULL). */
+void ref_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                         float *dx, float *dweight);
+
+/** y[i] += bias[i % width] for every row of an [n][width] array. */
+void ref_add_bias(float *y, const float *bias, int64_t n, int64_t width);
+
+/** dbias[j] += sum over rows of dy[i][j] (backward of ref_add_bias()). */
+void ref_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias);
+
+/** Sigmoid 1 / (1 + e^-x), elementwise over @p count values (y may alias x). */
+void ref_sigmoid_forward(const float *x, int64_t count, float *y);
+
+/** dx += dy * y * (1 - y), from the sigmoid's output y. */
+void ref_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx);
+
+/** Hyperbolic tangent, elementwise (y may alias x). */
+void ref_tanh_forward(const float *x, int64_t count, float *y);
+
+/** dx += dy * (1 - y^2), from the tanh's output y. */
+void ref_tanh_backward(const float *y, const float *dy, int64_t count, float *dx);
+
+/** ReLU max(x, 0), elementwise (y may alias x). */
+void ref_relu_forward(const float *x, int64_t count, float *y);
+
+/** dx += dy where the ReLU's output y > 0. */
+void ref_relu_backward(const float *y, const float *dy, int64_t count, float *dx);
+
+/**
+ * Mean squared error over the rows whose @p mask is nonzero (all rows if mask is NULL):
+ * L = (1 / (m * width)) * sum (prediction - target)^2 with m the number of counted rows.
+ * Writes dprediction = scale * dL/dprediction (zero on masked-out rows) when it is not NULL.
+ * @return L, accumulated in double; 0 when no row counts.
+ */
+double ref_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                    float scale, float *dprediction);
+
+/**
+ * Softmax cross-entropy over the rows whose @p mask is nonzero: L = mean over counted rows
+ * of -log softmax(logits)[label]. logits [n][classes], labels [n] in 0..classes-1. Writes
+ * dlogits = scale * dL/dlogits when not NULL. @return L in double; 0 when no row counts.
+ */
+double ref_cross_entropy_loss(const float *logits, const int32_t *labels, const uint8_t *mask, int64_t n,
+                              int64_t classes, float scale, float *dlogits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,144 @@
+/**
+ * @file model.h
+ * @brief The snapshot models: T-GCN, GConvGRU, GC-LSTM and EvolveGCN-O with a linear head,
+ *        run forward and backward over a window of consecutive snapshots.
+ *
+ * Every model is PyTorch Geometric Temporal's cell of the same name followed by the head
+ * used in that library's examples, y^ = Linear(ReLU(H)), with the same parameters under the
+ * same names (chapters/01-models.md has the equations). A model runs over a *window*:
+ * snapshots first .. first+count-1, its state (H, and C for GC-LSTM, the evolving weight
+ * for EvolveGCN-O) starting fresh at the window's first snapshot, and its backward is
+ * back-propagation through time truncated at the window's start.
+ *
+ * Usage:
+ *
+ *     model m;  model_create(&m, &config, seed, &err);
+ *     window_tape tape;
+ *     model_forward(&m, seq, first, count, &tape, predictions, &err);   // [count][N][out]
+ *     model_window_loss(seq, first, count, predictions, 1.0f, dpredictions);
+ *     model_backward(&m, seq, &tape, dpredictions, &err);   // adds into m.parameters' gradients
+ *     window_tape_free(&m, &tape);
+ */
+#ifndef TWOFOLD_MODEL_H
+#define TWOFOLD_MODEL_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "parameters.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The four snapshot models. */
+typedef enum model_kind {
+    MODEL_TGCN,        /**< T-GCN: GCN on X_t feeding a GRU (Zhao et al., 2019) */
+    MODEL_GCONVGRU,    /**< GConvGRU: Chebyshev convolutions inside every GRU gate (Seo et al., 2018) */
+    MODEL_GCLSTM,      /**< GC-LSTM: LSTM whose hidden-state term is a Chebyshev convolution (Chen et al., 2022) */
+    MODEL_EVOLVEGCN,   /**< EvolveGCN-O: a GRU evolves the GCN weight (Pareja et al., 2020) */
+} model_kind;
+
+/** Shape of a model. */
+typedef struct model_config {
+    model_kind kind;        /**< which model */
+    int64_t in_features;    /**< F: node feature width of the data */
+    int64_t hidden;         /**< H: state width (EvolveGCN-O ignores it: its weight is F x F) */
+    int64_t out_features;   /**< target width of the data */
+    int chebyshev_k;        /**< K, Chebyshev order of GConvGRU and GC-LSTM (>= 1) */
+} model_config;
+
+struct model_ops;
+
+/** A model: its shape, its parameters (PyTorch names) and its functions. */
+typedef struct model {
+    model_config config;                /**< the shape it was created with */
+    parameter_list parameters;          /**< every trainable tensor and its gradient */
+    const struct model_ops *ops;        /**< forward/backward of this kind */
+} model;
+
+/** What a window's forward keeps for its backward. */
+typedef struct window_tape {
+    int64_t first;      /**< first snapshot of the window */
+    int64_t count;      /**< snapshots in the window */
+    float *states;      /**< [count][N][width] the cell's output H_t at each snapshot */
+    float *activated;   /**< [count][N][width] ReLU(H_t), the head's input */
+    void *steps;        /**< [count] model-specific records of the cell (ref/model_*.c) */
+} window_tape;
+
+/** Name used on the command line ("tgcn", "gconvgru", "gclstm", "evolvegcn"). */
+const char *model_kind_name(model_kind kind);
+
+/** Parse a command-line model name. @return 0, or TF_ERR_INPUT listing the known names. */
+int model_kind_parse(const char *name, model_kind *kind, tf_error *err);
+
+/**
+ * Create a model with freshly initialized parameters, as PyTorch would initialize them
+ * (Glorot for graph-convolution weights, uniform(+-1/sqrt(fan_in)) for Linear and GRU),
+ * drawn from @p seed.
+ */
+int model_create(model *m, const model_config *config, uint64_t seed, tf_error *err);
+
+/** Release the parameters. */
+void model_free(model *m);
+
+/**
+ * Forward over snapshots first .. first+count-1 of @p seq from a fresh state.
+ * @param predictions  [count][num_nodes][out_features] out
+ * @param tape         out: what the backward needs; free with window_tape_free()
+ */
+int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_t count, window_tape *tape,
+                  float *predictions, tf_error *err);
+
+/**
+ * Backward through the window recorded in @p tape, given dpredictions [count][N][out] =
+ * d loss / d predictions. Adds into every parameter's gradient. Fails only when scratch
+ * memory cannot be allocated.
+ */
+int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dpredictions,
+                   tf_error *err);
+
+/** Release a tape. */
+void window_tape_free(const model *m, window_tape *tape);
+
+/**
+ * The training loss of a window: the mean over its snapshots of the mean squared error over
+ * the vertices present in each snapshot. Writes dpredictions = scale * d loss / d predictions
+ * (zero for absent vertices) unless it is NULL. @return the loss.
+ */
+double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
+                         float scale, float *dpredictions);
+
+/** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
+int64_t model_state_width(const model *m);
+
+/**
+ * The functions a model kind provides (ref/model_*.c): its recurrent cell. The linear head
+ * shared by all four lives in model.c.
+ */
+typedef struct model_ops {
+    /** Add and initialize the cell's parameters (in PyTorch's state_dict order). */
+    int (*create)(model *m, rng *r, tf_error *err);
+    /** Allocate @p tape->steps and run the cell over the window, writing @p tape->states. */
+    int (*forward)(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err);
+    /** Backward of the cell, given dstates [count][N][width]; adds into parameter gradients. */
+    int (*backward)(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates, tf_error *err);
+    /** Free @p tape->steps. */
+    void (*free_steps)(const model *m, window_tape *tape);
+} model_ops;
+
+/** T-GCN's functions (ref/model_tgcn.c). */
+extern const model_ops tgcn_ops;
+/** GConvGRU's functions (ref/model_gconvgru.c). */
+extern const model_ops gconvgru_ops;
+/** GC-LSTM's functions (ref/model_gclstm.c). */
+extern const model_ops gclstm_ops;
+/** EvolveGCN-O's functions (ref/model_evolvegcn.c). */
+extern const model_ops evolvegcn_ops;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,170 @@
+/* GC-LSTM (Chen et al., 2022) as PyTorch Geometric Temporal's GCLSTM: an LSTM whose input
+ * term is a plain matrix product and whose hidden-state term is a Chebyshev convolution:
+ *
+ *     I  = sigmoid(X W_i + Cheb_i(H) + b_i)
+ *     F  = sigmoid(X W_f + Cheb_f(H) + b_f)
+ *     T  = tanh   (X W_c + Cheb_c(H) + b_c)
+ *     C' = F * C + I * T
+ *     O  = sigmoid(X W_o + Cheb_o(H) + b_o)
+ *     H' = O * tanh(C')
+ *
+ * (no peephole: that library passes C to the gates but does not use it). The four gates read
+ * the same Chebyshev basis of H, computed once; the pointwise part is the LSTM's
+ * (recurrent.h), with the gates in its i, f, g, o order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chebconv.h"
+#include "layers.h"
+#include "memory.h"
+#include "model.h"
+#include "propagate.h"
+#include "recurrent.h"
+
+enum { GATE_I, GATE_F, GATE_C, GATE_O, GATES };
+
+/* Parameter layout: W_q, b_q for the four gates, then the four convolutions. */
+static parameter *input_weight(const model *m, int q) { return &m->parameters.items[2 * q]; }
+static parameter *gate_bias(const model *m, int q) { return &m->parameters.items[2 * q + 1]; }
+static parameter *conv(const model *m, int q)
+{
+    return &m->parameters.items[2 * GATES + q * (m->config.chebyshev_k + 1)];
+}
+
+typedef struct gclstm_step {
+    propagation graph;     /* L^ of this snapshot */
+    float *basis_h;        /* [K][N][H] T_k(L^) H */
+    float *gates;          /* [N][4H] i, f, g, o after their nonlinearities */
+    float *cell;           /* [N][H] C' */
+} gclstm_step;
+
+static int gclstm_create(model *m, rng *r, tf_error *err)
+{
+    static const char *letters[GATES] = {"i", "f", "c", "o"};
+    const int64_t f = m->config.in_features, h = m->config.hidden;
+    int64_t weight_shape[2] = {f, h}, bias_shape[2] = {1, h};
+    for (int q = 0; q < GATES; q++) {
+        char name[96];
+        snprintf(name, sizeof name, "recurrent.W_%s", letters[q]);
+        int64_t index = parameters_add(&m->parameters, name, 2, weight_shape, err);
+        snprintf(name, sizeof name, "recurrent.b_%s", letters[q]);
+        if (index < 0 || parameters_add(&m->parameters, name, 2, bias_shape, err) < 0)
+            return TF_ERR_INPUT;
+        parameter_init_glorot(&m->parameters.items[index], r); /* biases stay zero, as in the library */
+    }
+    for (int q = 0; q < GATES; q++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "recurrent.conv_%s", letters[q]);
+        if (ref_chebconv_add(&m->parameters, prefix, m->config.chebyshev_k, h, h, r, err) < 0)
+            return TF_ERR_INPUT;
+    }
+    return TF_OK;
+}
+
+static void gclstm_free_steps(const model *m, window_tape *tape)
+{
+    (void)m;
+    gclstm_step *steps = tape->steps;
+    for (int64_t t = 0; t < tape->count; t++) {
+        ref_propagation_free(&steps[t].graph);
+        free(steps[t].basis_h);
+        free(steps[t].gates);
+        free(steps[t].cell);
+    }
+    free(steps);
+    tape->steps = NULL;
+}
+
+static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
+{
+    const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
+    const int k = m->config.chebyshev_k;
+    gclstm_step *steps = tf_alloc((size_t)tape->count, sizeof *steps, "GC-LSTM tape", err);
+    tape->steps = steps;
+    float *zeros = steps ? tf_alloc((size_t)nh, sizeof(float), "GC-LSTM state", err) : NULL;
+    float *preactivation = zeros ? tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM scratch", err) : NULL;
+    float *gate = preactivation ? tf_alloc((size_t)nh, sizeof(float), "GC-LSTM scratch", err) : NULL;
+    int status = gate ? TF_OK : TF_ERR_INPUT;
+    for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
+        gclstm_step *s = &steps[t];
+        const snapshot *snap = &seq->snapshots[tape->first + t];
+        const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
+        const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
+        status = ref_propagation_chebyshev(&s->graph, &snap->graph, err);
+        if (status == TF_OK && (!(s->basis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GC-LSTM tape", err)) ||
+                                !(s->gates = tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM tape", err)) ||
+                                !(s->cell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM tape", err))))
+            status = TF_ERR_INPUT;
+        if (status != TF_OK)
+            break;
+
+        ref_chebyshev_basis_forward(&s->graph, previous, h, k, s->basis_h);
+        for (int q = 0; q < GATES; q++) {
+            memset(gate, 0, (size_t)nh * sizeof(float));
+            ref_matmul_accumulate(snap->features.data, input_weight(m, q)->value.data, n, f, h, gate);
+            ref_chebconv_accumulate(conv(m, q), k, s->basis_h, n, h, h, gate);
+            ref_add_bias(gate, gate_bias(m, q)->value.data, n, h);
+            for (int64_t i = 0; i < n; i++) /* into block q of the [N][4H] pre-activations */
+                memcpy(preactivation + i * 4 * h + q * h, gate + i * h, (size_t)h * sizeof(float));
+        }
+        ref_lstm_pointwise_forward(preactivation, previous_cell, n, h, s->cell, tape->states + t * nh, s->gates);
+    }
+    free(zeros);
+    free(preactivation);
+    free(gate);
+    return status;
+}
+
+static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
+                           tf_error *err)
+{
+    const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
+    const int k = m->config.chebyshev_k;
+    const gclstm_step *steps = tape->steps;
+    float *zeros = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dstate = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dprevious = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dcell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);          /* dL/dC_t from later */
+    float *dprevious_cell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dpreactivation = tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM gradients", err);
+    float *dgate = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dbasis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GC-LSTM gradients", err);
+    int status = zeros && dstate && dprevious && dcell && dprevious_cell && dpreactivation && dgate && dbasis_h
+                     ? TF_OK : TF_ERR_INPUT;
+    for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
+        const gclstm_step *s = &steps[t];
+        const snapshot *snap = &seq->snapshots[tape->first + t];
+        const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
+        int last = t + 1 == tape->count;
+        for (int64_t i = 0; i < nh; i++) {
+            dstate[i] = dstates[t * nh + i] + (last ? 0.0f : dprevious[i]);
+            dcell[i] = last ? 0.0f : dprevious_cell[i];
+        }
+        memset(dprevious, 0, (size_t)nh * sizeof(float));
+        memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
+        ref_lstm_pointwise_backward(s->gates, previous_cell, s->cell, dstate, dcell, n, h, dpreactivation,
+                                    dprevious_cell);
+        memset(dbasis_h, 0, (size_t)(k * nh) * sizeof(float));
+        for (int q = 0; q < GATES; q++) {
+            for (int64_t i = 0; i < n; i++) /* block q of the [N][4H] gradients */
+                memcpy(dgate + i * h, dpreactivation + i * 4 * h + q * h, (size_t)h * sizeof(float));
+            ref_matmul_backward(snap->features.data, input_weight(m, q)->value.data, dgate, n, f, h, NULL,
+                                input_weight(m, q)->grad.data);
+            ref_add_bias_backward(dgate, n, h, gate_bias(m, q)->grad.data);
+            ref_chebconv_backward(conv(m, q), k, s->basis_h, dgate, n, h, h, dbasis_h);
+        }
+        ref_chebyshev_basis_backward(&s->graph, dbasis_h, h, k, dprevious);
+    }
+    free(zeros);
+    free(dstate);
+    free(dprevious);
+    free(dcell);
+    free(dprevious_cell);
+    free(dpreactivation);
+    free(dgate);
+    free(dbasis_h);
+    return status;
+}
+
+const model_ops gclstm_ops = {gclstm_create, gclstm_forward, gclstm_backward, gclstm_free_steps};

@@ -1,0 +1,180 @@
+/* GConvGRU (Seo et al., 2018, "GCRN" model 2) as PyTorch Geometric Temporal's GConvGRU:
+ * a GRU whose every linear map is a Chebyshev graph convolution (chebconv.h), on X and on H:
+ *
+ *     Z  = sigmoid(Cheb_xz(X) + Cheb_hz(H))
+ *     R  = sigmoid(Cheb_xr(X) + Cheb_hr(H))
+ *     H~ = tanh(Cheb_xh(X) + Cheb_hh(H * R))
+ *     H' = Z * H + (1 - Z) * H~
+ *
+ * Reuse across gates: the Chebyshev basis of X is computed once for the three x-gates, the
+ * basis of H once for z and r; the candidate needs the basis of H * R, which differs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "chebconv.h"
+#include "layers.h"
+#include "memory.h"
+#include "model.h"
+#include "propagate.h"
+
+/* The six convolutions, in PyTorch's state_dict order. */
+enum { CONV_X_Z, CONV_H_Z, CONV_X_R, CONV_H_R, CONV_X_H, CONV_H_H, CONVS };
+
+/* Parameters of convolution c: its bias, then its K weights. */
+static parameter *conv(const model *m, int c) { return &m->parameters.items[c * (m->config.chebyshev_k + 1)]; }
+
+typedef struct gconvgru_step {
+    propagation graph;     /* L^ of this snapshot */
+    float *basis_x;        /* [K][N][F] T_k(L^) X */
+    float *basis_h;        /* [K][N][H] T_k(L^) H */
+    float *basis_masked;   /* [K][N][H] T_k(L^) (H * R) */
+    float *z, *r, *candidate;   /* [N][H] */
+} gconvgru_step;
+
+static int gconvgru_create(model *m, rng *r, tf_error *err)
+{
+    static const char *names[CONVS] = {"recurrent.conv_x_z", "recurrent.conv_h_z", "recurrent.conv_x_r",
+                                       "recurrent.conv_h_r", "recurrent.conv_x_h", "recurrent.conv_h_h"};
+    const int64_t f = m->config.in_features, h = m->config.hidden;
+    for (int c = 0; c < CONVS; c++)
+        if (ref_chebconv_add(&m->parameters, names[c], m->config.chebyshev_k, c % 2 == 0 ? f : h, h, r, err) < 0)
+            return TF_ERR_INPUT;
+    return TF_OK;
+}
+
+static void gconvgru_free_steps(const model *m, window_tape *tape)
+{
+    (void)m;
+    gconvgru_step *steps = tape->steps;
+    for (int64_t t = 0; t < tape->count; t++) {
+        ref_propagation_free(&steps[t].graph);
+        free(steps[t].basis_x);
+        free(steps[t].basis_h);
+        free(steps[t].basis_masked);
+        free(steps[t].z);
+        free(steps[t].r);
+        free(steps[t].candidate);
+    }
+    free(steps);
+    tape->steps = NULL;
+}
+
+static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
+{
+    const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden;
+    const int k = m->config.chebyshev_k;
+    gconvgru_step *steps = tf_alloc((size_t)tape->count, sizeof *steps, "GConvGRU tape", err);
+    tape->steps = steps;
+    float *zeros = steps ? tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
+    float *masked = zeros ? tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
+    int status = masked ? TF_OK : TF_ERR_INPUT;
+    for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
+        gconvgru_step *s = &steps[t];
+        const snapshot *snap = &seq->snapshots[tape->first + t];
+        const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
+        float *state = tape->states + t * n * h;
+        status = ref_propagation_chebyshev(&s->graph, &snap->graph, err);
+        if (status == TF_OK &&
+            (!(s->basis_x = tf_alloc((size_t)(k * n * f), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->basis_h = tf_alloc((size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->basis_masked = tf_alloc((size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->z = tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->r = tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->candidate = tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU tape", err))))
+            status = TF_ERR_INPUT;
+        if (status != TF_OK)
+            break;
+
+        ref_chebyshev_basis_forward(&s->graph, snap->features.data, f, k, s->basis_x);
+        ref_chebyshev_basis_forward(&s->graph, previous, h, k, s->basis_h);
+        /* Gates z and r: pre-activations start from zero (the convs add their biases). */
+        ref_chebconv_accumulate(conv(m, CONV_X_Z), k, s->basis_x, n, f, h, s->z);
+        ref_chebconv_accumulate(conv(m, CONV_H_Z), k, s->basis_h, n, h, h, s->z);
+        ref_sigmoid_forward(s->z, n * h, s->z);
+        ref_chebconv_accumulate(conv(m, CONV_X_R), k, s->basis_x, n, f, h, s->r);
+        ref_chebconv_accumulate(conv(m, CONV_H_R), k, s->basis_h, n, h, h, s->r);
+        ref_sigmoid_forward(s->r, n * h, s->r);
+        for (int64_t i = 0; i < n * h; i++)
+            masked[i] = previous[i] * s->r[i];
+        ref_chebyshev_basis_forward(&s->graph, masked, h, k, s->basis_masked);
+        ref_chebconv_accumulate(conv(m, CONV_X_H), k, s->basis_x, n, f, h, s->candidate);
+        ref_chebconv_accumulate(conv(m, CONV_H_H), k, s->basis_masked, n, h, h, s->candidate);
+        ref_tanh_forward(s->candidate, n * h, s->candidate);
+        for (int64_t i = 0; i < n * h; i++)
+            state[i] = s->z[i] * previous[i] + (1.0f - s->z[i]) * s->candidate[i];
+    }
+    free(zeros);
+    free(masked);
+    return status;
+}
+
+static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
+                             tf_error *err)
+{
+    const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
+    const int k = m->config.chebyshev_k;
+    const gconvgru_step *steps = tape->steps;
+    float *zeros = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dstate = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dprevious = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dgate = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);        /* dZ, dH~ or dR */
+    float *dpreactivation = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dbasis = tf_alloc((size_t)(k * nh), sizeof(float), "GConvGRU gradients", err);
+    float *dbasis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GConvGRU gradients", err);
+    float *dmasked = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    int status = zeros && dstate && dprevious && dgate && dpreactivation && dbasis && dbasis_h && dmasked
+                     ? TF_OK : TF_ERR_INPUT;
+    for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
+        const gconvgru_step *s = &steps[t];
+        const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
+        for (int64_t i = 0; i < nh; i++)
+            dstate[i] = dstates[t * nh + i] + (t + 1 < tape->count ? dprevious[i] : 0.0f);
+        /* H' = Z H + (1 - Z) H~ */
+        for (int64_t i = 0; i < nh; i++)
+            dprevious[i] = dstate[i] * s->z[i];
+        memset(dbasis_h, 0, (size_t)(k * nh) * sizeof(float));
+
+        /* Candidate: H~ = tanh(Cheb_xh(X) + Cheb_hh(H * R)) */
+        for (int64_t i = 0; i < nh; i++)
+            dgate[i] = dstate[i] * (1.0f - s->z[i]);
+        memset(dpreactivation, 0, (size_t)nh * sizeof(float));
+        ref_tanh_backward(s->candidate, dgate, nh, dpreactivation);
+        ref_chebconv_backward(conv(m, CONV_X_H), k, s->basis_x, dpreactivation, n, f, h, NULL);
+        memset(dbasis, 0, (size_t)(k * nh) * sizeof(float));
+        ref_chebconv_backward(conv(m, CONV_H_H), k, s->basis_masked, dpreactivation, n, h, h, dbasis);
+        memset(dmasked, 0, (size_t)nh * sizeof(float));
+        ref_chebyshev_basis_backward(&s->graph, dbasis, h, k, dmasked);
+        for (int64_t i = 0; i < nh; i++) {
+            dprevious[i] += dmasked[i] * s->r[i];
+            dgate[i] = dmasked[i] * previous[i]; /* dR */
+        }
+
+        /* Gate r: R = sigmoid(Cheb_xr(X) + Cheb_hr(H)) */
+        memset(dpreactivation, 0, (size_t)nh * sizeof(float));
+        ref_sigmoid_backward(s->r, dgate, nh, dpreactivation);
+        ref_chebconv_backward(conv(m, CONV_X_R), k, s->basis_x, dpreactivation, n, f, h, NULL);
+        ref_chebconv_backward(conv(m, CONV_H_R), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
+
+        /* Gate z: Z = sigmoid(Cheb_xz(X) + Cheb_hz(H)), dZ = dH' (H - H~) */
+        for (int64_t i = 0; i < nh; i++)
+            dgate[i] = dstate[i] * (previous[i] - s->candidate[i]);
+        memset(dpreactivation, 0, (size_t)nh * sizeof(float));
+        ref_sigmoid_backward(s->z, dgate, nh, dpreactivation);
+        ref_chebconv_backward(conv(m, CONV_X_Z), k, s->basis_x, dpreactivation, n, f, h, NULL);
+        ref_chebconv_backward(conv(m, CONV_H_Z), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
+
+        /* The basis of H, shared by the gates z and r, sends its gradient to H once. */
+        ref_chebyshev_basis_backward(&s->graph, dbasis_h, h, k, dprevious);
+    }
+    free(zeros);
+    free(dstate);
+    free(dprevious);
+    free(dgate);
+    free(dpreactivation);
+    free(dbasis);
+    free(dbasis_h);
+    free(dmasked);
+    return status;
+}
+
+const model_ops gconvgru_ops = {gconvgru_create, gconvgru_forward, gconvgru_backward, gconvgru_free_steps};

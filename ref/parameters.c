@@ -1,0 +1,129 @@
+#include "parameters.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+#include "memory.h"
+#include "npy.h"
+
+int64_t parameters_add(parameter_list *list, const char *name, int ndim, const int64_t *shape, tf_error *err)
+{
+    if (strlen(name) >= sizeof list->items[0].name) {
+        tf_error_set(err, TF_ERR_INPUT, "parameter name too long: %s", name);
+        return -1;
+    }
+    if (parameters_find(list, name)) {
+        tf_error_set(err, TF_ERR_INPUT, "parameter %s defined twice", name);
+        return -1;
+    }
+    if (list->count == list->capacity) {
+        int64_t capacity = list->capacity ? 2 * list->capacity : 16;
+        parameter *grown = tf_realloc(list->items, (size_t)capacity, sizeof *grown, "parameters", err);
+        if (!grown)
+            return -1;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    parameter *p = &list->items[list->count];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    if (tensor_alloc(&p->value, ndim, shape, err) != TF_OK)
+        return -1;
+    if (tensor_alloc(&p->grad, ndim, shape, err) != TF_OK) {
+        tensor_free(&p->value);
+        return -1;
+    }
+    return list->count++;
+}
+
+parameter *parameters_find(const parameter_list *list, const char *name)
+{
+    for (int64_t i = 0; i < list->count; i++)
+        if (strcmp(list->items[i].name, name) == 0)
+            return &list->items[i];
+    return NULL;
+}
+
+void parameters_free(parameter_list *list)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        tensor_free(&list->items[i].value);
+        tensor_free(&list->items[i].grad);
+    }
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+void parameters_zero_grad(parameter_list *list)
+{
+    for (int64_t i = 0; i < list->count; i++)
+        memset(list->items[i].grad.data, 0, (size_t)list->items[i].grad.size * sizeof(float));
+}
+
+int64_t parameters_size(const parameter_list *list)
+{
+    int64_t size = 0;
+    for (int64_t i = 0; i < list->count; i++)
+        size += list->items[i].value.size;
+    return size;
+}
+
+void parameter_init_uniform(parameter *p, double bound, rng *r)
+{
+    for (int64_t i = 0; i < p->value.size; i++)
+        p->value.data[i] = (float)((2.0 * rng_uniform(r) - 1.0) * bound);
+}
+
+void parameter_init_glorot(parameter *p, rng *r)
+{
+    int nd = p->value.ndim;
+    double rows = nd >= 2 ? (double)p->value.shape[nd - 2] : 1.0, cols = (double)p->value.shape[nd - 1];
+    parameter_init_uniform(p, sqrt(6.0 / (rows + cols)), r);
+}
+
+int parameters_save(const parameter_list *list, const char *directory, tf_error *err)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        char path[4096];
+        if (format_path(path, sizeof path, err, "%s/%s.npy", directory, list->items[i].name) != TF_OK ||
+            npy_write_tensor(path, &list->items[i].value, err) != TF_OK)
+            return err->code;
+    }
+    return TF_OK;
+}
+
+int parameters_load(parameter_list *list, const char *directory, tf_error *err)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        parameter *p = &list->items[i];
+        char path[4096];
+        if (format_path(path, sizeof path, err, "%s/%s.npy", directory, p->name) != TF_OK)
+            return TF_ERR_INPUT;
+        tensor loaded;
+        if (npy_read_tensor(path, &loaded, err) != TF_OK)
+            return TF_ERR_INPUT;
+        if (!tensor_same_shape(&loaded, &p->value)) {
+            char expected[128] = "", found[128] = "";
+            for (int d = 0; d < p->value.ndim; d++)
+                snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%lld", d ? " x " : "",
+                         (long long)p->value.shape[d]);
+            for (int d = 0; d < loaded.ndim; d++)
+                snprintf(found + strlen(found), sizeof found - strlen(found), "%s%lld", d ? " x " : "",
+                         (long long)loaded.shape[d]);
+            tensor_free(&loaded);
+            return tf_error_set(err, TF_ERR_INPUT, "%s: shape %s, expected %s for this model", path, found, expected);
+        }
+        memcpy(p->value.data, loaded.data, (size_t)loaded.size * sizeof(float));
+        tensor_free(&loaded);
+    }
+    return TF_OK;
+}
+
+void parameters_copy_values(parameter_list *to, const parameter_list *from)
+{
+    for (int64_t i = 0; i < from->count; i++)
+        memcpy(to->items[i].value.data, from->items[i].value.data, (size_t)from->items[i].value.size * sizeof(float));
+}

@@ -1,0 +1,80 @@
+/**
+ * @file parameters.h
+ * @brief A model's named parameters with their gradients, initialization, .npy save and load.
+ *
+ * Each parameter carries the name PyTorch gives it in the equivalent model's state_dict
+ * (`recurrent.conv_z.lin.weight`), so a directory of `NAME.npy` files written here loads into
+ * the PyTorch Geometric Temporal model with `torch.from_numpy`, and the other way round
+ * (bench/peer/ does exactly that).
+ */
+#ifndef TWOFOLD_PARAMETERS_H
+#define TWOFOLD_PARAMETERS_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "rng.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One trainable tensor and its gradient (same shape). */
+typedef struct parameter {
+    char name[96];   /**< PyTorch state_dict key */
+    tensor value;    /**< the values */
+    tensor grad;     /**< d loss / d value, accumulated by backward functions */
+} parameter;
+
+/** The parameters of one model, in a fixed order. Owns everything; free with parameters_free(). */
+typedef struct parameter_list {
+    int64_t count;       /**< number of parameters */
+    int64_t capacity;    /**< allocated entries */
+    parameter *items;    /**< [count] */
+} parameter_list;
+
+/**
+ * Append a zero-filled parameter named @p name of the given shape.
+ * @return its index, or -1 with @p err set (duplicate name, bad shape, no memory).
+ */
+int64_t parameters_add(parameter_list *list, const char *name, int ndim, const int64_t *shape, tf_error *err);
+
+/** The parameter named @p name, or NULL. */
+parameter *parameters_find(const parameter_list *list, const char *name);
+
+/** Release all parameters and zero @p list. */
+void parameters_free(parameter_list *list);
+
+/** Set every gradient to zero. */
+void parameters_zero_grad(parameter_list *list);
+
+/** Total number of scalar values over all parameters. */
+int64_t parameters_size(const parameter_list *list);
+
+/** Fill with uniform values in [-bound, bound). */
+void parameter_init_uniform(parameter *p, double bound, rng *r);
+
+/**
+ * Glorot (Xavier) uniform initialization, as PyTorch Geometric's glorot(): bound
+ * sqrt(6 / (rows + cols)) from the last two dimensions.
+ */
+void parameter_init_glorot(parameter *p, rng *r);
+
+/** Write every parameter as DIRECTORY/NAME.npy (each file atomically). */
+int parameters_save(const parameter_list *list, const char *directory, tf_error *err);
+
+/**
+ * Read every parameter from DIRECTORY/NAME.npy. A missing file or a shape different from
+ * the parameter's is an error naming the file and the expected shape.
+ */
+int parameters_load(parameter_list *list, const char *directory, tf_error *err);
+
+/** Copy the values (not the gradients) of @p from into @p to, which must have the same layout. */
+void parameters_copy_values(parameter_list *to, const parameter_list *from);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,181 @@
+#include "propagate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+
+static int propagation_alloc(propagation *p, const csr *g, tf_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->graph = g;
+    p->edge_coefficient = tf_alloc((size_t)g->num_edges, sizeof *p->edge_coefficient, "edge coefficients", err);
+    p->self_coefficient = p->edge_coefficient
+                              ? tf_alloc((size_t)g->num_nodes, sizeof *p->self_coefficient, "self coefficients", err)
+                              : NULL;
+    if (!p->self_coefficient) {
+        ref_propagation_free(p);
+        return TF_ERR_INPUT;
+    }
+    return TF_OK;
+}
+
+void ref_propagation_free(propagation *p)
+{
+    free(p->edge_coefficient);
+    free(p->self_coefficient);
+    memset(p, 0, sizeof *p);
+}
+
+/* 1 / sqrt(d), or 0 where d = 0 (PyTorch Geometric masks the infinity to 0). */
+static double inverse_sqrt(double degree) { return degree > 0 ? 1.0 / sqrt(degree) : 0.0; }
+
+int ref_propagation_gcn(propagation *p, const csr *g, aggregation kind, int self_loops, tf_error *err)
+{
+    if (propagation_alloc(p, g, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t n = g->num_nodes;
+    double *degree = calloc((size_t)n + 1, sizeof *degree);  /* weighted in-degree */
+    double *loop_weight = calloc((size_t)n + 1, sizeof *loop_weight);
+    int64_t *in_edges = calloc((size_t)n + 1, sizeof *in_edges);
+    if (!degree || !loop_weight || !in_edges) {
+        free(degree);
+        free(loop_weight);
+        free(in_edges);
+        ref_propagation_free(p);
+        return tf_error_set(err, TF_ERR_SYSTEM, "propagation: out of memory");
+    }
+    for (int64_t v = 0; v < n; v++) {
+        loop_weight[v] = 1.0; /* the fill value for vertices without a loop */
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            if (self_loops && g->col[e] == v) {
+                loop_weight[v] = g->weight[e]; /* the last existing loop wins, as in PyG */
+                continue;
+            }
+            degree[v] += g->weight[e];
+            in_edges[v]++;
+        }
+        if (self_loops) {
+            degree[v] += loop_weight[v];
+            in_edges[v]++;
+        }
+    }
+    for (int64_t v = 0; v < n; v++) {
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            int32_t u = g->col[e];
+            double w = g->weight[e];
+            double coefficient = kind == AGGREGATION_SUM    ? w
+                                 : kind == AGGREGATION_MEAN ? w / (double)in_edges[v]
+                                                            : w * inverse_sqrt(degree[u]) * inverse_sqrt(degree[v]);
+            p->edge_coefficient[e] = (self_loops && u == v) ? 0.0f : (float)coefficient;
+        }
+        double w = self_loops ? loop_weight[v] : 0.0;
+        p->self_coefficient[v] = (float)(kind == AGGREGATION_SUM    ? w
+                                         : kind == AGGREGATION_MEAN ? (in_edges[v] ? w / (double)in_edges[v] : 0.0)
+                                                                    : w * inverse_sqrt(degree[v]) * inverse_sqrt(degree[v]));
+    }
+    free(degree);
+    free(loop_weight);
+    free(in_edges);
+    return TF_OK;
+}
+
+int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err)
+{
+    if (propagation_alloc(p, g, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t n = g->num_nodes;
+    double *out_degree = calloc((size_t)n + 1, sizeof *out_degree);
+    if (!out_degree) {
+        ref_propagation_free(p);
+        return tf_error_set(err, TF_ERR_SYSTEM, "propagation: out of memory");
+    }
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+            if (g->col[e] != v)
+                out_degree[g->col[e]] += g->weight[e];
+    /* L = I - D^-1/2 A D^-1/2 off the diagonal is -w / sqrt(d_u d_v); its diagonal is 1. */
+    double largest = n > 0 ? 1.0 : 0.0;
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+            if (g->col[e] != v) {
+                double entry = -g->weight[e] * inverse_sqrt(out_degree[g->col[e]]) * inverse_sqrt(out_degree[v]);
+                largest = entry > largest ? entry : largest;
+            }
+    double lambda_max = 2.0 * largest;
+    for (int64_t v = 0; v < n; v++) {
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            int32_t u = g->col[e];
+            double entry = u == v ? 0.0 : -g->weight[e] * inverse_sqrt(out_degree[u]) * inverse_sqrt(out_degree[v]);
+            p->edge_coefficient[e] = (float)(2.0 * entry / lambda_max);
+        }
+        p->self_coefficient[v] = (float)(2.0 / lambda_max - 1.0);
+    }
+    free(out_degree);
+    return TF_OK;
+}
+
+void ref_propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
+{
+    const csr *g = p->graph;
+    for (int64_t v = 0; v < g->num_nodes; v++) {
+        float *out = y + v * width;
+        for (int64_t j = 0; j < width; j++)
+            out[j] = p->self_coefficient[v] * x[v * width + j];
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            const float *in = x + (int64_t)g->col[e] * width;
+            for (int64_t j = 0; j < width; j++)
+                out[j] += p->edge_coefficient[e] * in[j];
+        }
+    }
+}
+
+void ref_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx)
+{
+    const csr *g = p->graph;
+    for (int64_t v = 0; v < g->num_nodes; v++) {
+        const float *gradient = dy + v * width;
+        for (int64_t j = 0; j < width; j++)
+            dx[v * width + j] += p->self_coefficient[v] * gradient[j];
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            float *target = dx + (int64_t)g->col[e] * width;
+            for (int64_t j = 0; j < width; j++)
+                target[j] += p->edge_coefficient[e] * gradient[j];
+        }
+    }
+}
+
+void ref_chebyshev_basis_forward(const propagation *p, const float *x, int64_t width, int k, float *basis)
+{
+    const int64_t size = p->graph->num_nodes * width;
+    memcpy(basis, x, (size_t)size * sizeof *basis);
+    if (k > 1)
+        ref_propagate_forward(p, x, width, basis + size);
+    for (int j = 2; j < k; j++) {
+        float *current = basis + j * size;
+        ref_propagate_forward(p, basis + (j - 1) * size, width, current);
+        const float *before = basis + (j - 2) * size;
+        for (int64_t i = 0; i < size; i++)
+            current[i] = 2.0f * current[i] - before[i];
+    }
+}
+
+void ref_chebyshev_basis_backward(const propagation *p, float *d_basis, int64_t width, int k, float *dx)
+{
+    const int64_t size = p->graph->num_nodes * width;
+    /* Walk the recurrence backwards: T_j = 2 L^ T_{j-1} - T_{j-2} sends 2 L^T dT_j to
+     * T_{j-1} and -dT_j to T_{j-2}; T_1 = L^ T_0 sends L^T dT_1 to T_0 = x. */
+    for (int j = k - 1; j >= 2; j--) {
+        float *gradient = d_basis + j * size;
+        for (int64_t i = 0; i < size; i++) {
+            d_basis[(j - 2) * size + i] -= gradient[i];
+            gradient[i] *= 2.0f;
+        }
+        ref_propagate_backward(p, gradient, width, d_basis + (j - 1) * size);
+    }
+    if (k > 1)
+        ref_propagate_backward(p, d_basis + size, width, d_basis);
+    for (int64_t i = 0; i < size; i++)
+        dx[i] += d_basis[i];
+}

@@ -1,0 +1,91 @@
+/**
+ * @file propagate.h
+ * @brief Graph propagation: y = P x for a sparse operator P built from one snapshot's graph,
+ *        with P's coefficients fixed by that whole snapshot (GCN normalization, Chebyshev).
+ *
+ * A #propagation holds, for a CSR graph (rows = destinations), one coefficient per edge and
+ * one per vertex for the diagonal, so
+ *
+ *     y[v] = self_coefficient[v] * x[v] + sum over in-edges e = (u -> v) of edge_coefficient[e] * x[u]
+ *
+ * and its backward is the transpose, dx[u] += edge_coefficient[e] * dy[v]. The coefficients
+ * come from the **full snapshot's** degrees, never from a batch's: that is what makes a
+ * partitioned or incremental twin give the same numbers (notes/dynahb.md section 1).
+ *
+ * GCN (Kipf and Welling, 2017; PyTorch Geometric's gcn_norm), for an edge u -> v of weight w:
+ *  - sum:        w
+ *  - mean:       w / (number of in-edges of v)
+ *  - symmetric:  w / sqrt(d_u d_v), d = weighted in-degree (a vertex with d = 0 gets 0)
+ * With self loops, PyTorch Geometric's add_remaining_self_loops rule: each vertex gets exactly
+ * one loop, of the weight of its (last) existing loop, else 1; existing loop edges are not
+ * counted twice. Without, loop edges in the graph stay ordinary edges.
+ *
+ * Chebyshev (Defferrard et al., 2016; PyTorch Geometric's ChebConv with "sym"): the scaled
+ * Laplacian L^ = 2 L / lambda_max - I with L = I - D^-1/2 A D^-1/2, where A is the graph
+ * without its loops, D its weighted **out**-degrees (get_laplacian sums over edge sources),
+ * and lambda_max = 2 * (largest entry of L), the library's default (2 for non-negative
+ * weights, making the diagonal of L^ zero).
+ */
+#ifndef TWOFOLD_PROPAGATE_H
+#define TWOFOLD_PROPAGATE_H
+
+#include <stdint.h>
+
+#include "csr.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How neighbours' features are combined. */
+typedef enum aggregation {
+    AGGREGATION_SUM,         /**< sum of w x_u */
+    AGGREGATION_MEAN,        /**< sum of w x_u over the number of in-edges */
+    AGGREGATION_SYMMETRIC,   /**< GCN: sum of w x_u / sqrt(d_u d_v) */
+} aggregation;
+
+/** A sparse operator on one graph. Owns its coefficient arrays; the graph is borrowed. */
+typedef struct propagation {
+    const csr *graph;           /**< the snapshot's graph (not owned; must outlive this) */
+    float *edge_coefficient;    /**< [num_edges] coefficient of each in-edge, CSR order */
+    float *self_coefficient;    /**< [num_nodes] diagonal coefficient */
+} propagation;
+
+/** Build the GCN operator of @p g for @p kind, with or without self loops. */
+int ref_propagation_gcn(propagation *p, const csr *g, aggregation kind, int self_loops, tf_error *err);
+
+/** Build the scaled Laplacian L^ of @p g, as PyTorch Geometric's ChebConv uses it. */
+int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err);
+
+/** Release the coefficients and zero @p p. */
+void ref_propagation_free(propagation *p);
+
+/** y = P x for @p width feature columns: x, y [num_nodes][width] (y overwritten, not aliasing x). */
+void ref_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);
+
+/** dx += P^T dy: the backward of ref_propagate_forward(). dy, dx [num_nodes][width]. */
+void ref_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx);
+
+/**
+ * Chebyshev basis of x for order @p k: T_0 = x, T_1 = L^ x, T_j = 2 L^ T_{j-1} - T_{j-2}.
+ * @param p      a Chebyshev operator (ref_propagation_chebyshev)
+ * @param x      [n][width]
+ * @param width  feature columns
+ * @param k      number of terms, >= 1 (PyTorch Geometric's K)
+ * @param basis  [k][n][width] out: T_0 x .. T_{k-1} x
+ */
+void ref_chebyshev_basis_forward(const propagation *p, const float *x, int64_t width, int k, float *basis);
+
+/**
+ * Backward of ref_chebyshev_basis_forward(): given d_basis [k][n][width], the gradient of
+ * the loss for each T_j x, add the gradient for x into dx [n][width]. Uses d_basis as
+ * scratch (its content is destroyed).
+ */
+void ref_chebyshev_basis_backward(const propagation *p, float *d_basis, int64_t width, int k, float *dx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

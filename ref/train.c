@@ -1,0 +1,275 @@
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memory.h"
+#include "io.h"
+#include "npy.h"
+
+void train_options_default(train_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->epochs = 50;
+    options->learning_rate = 0.01;
+    options->window = 0;
+    options->stride = 0;
+    options->batch = 1;
+    options->train_ratio = 0.8;
+    options->seed = 1;
+}
+
+/* Length of windows and distance between their starts over a split of `length` snapshots. */
+static int64_t window_length(const trainer *tr, int64_t length)
+{
+    return tr->options.window == 0 || tr->options.window > length ? length : tr->options.window;
+}
+
+static int64_t window_stride(const trainer *tr, int64_t length)
+{
+    return tr->options.stride > 0 ? tr->options.stride : window_length(tr, length);
+}
+
+int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *config, const train_options *options,
+                   tf_error *err)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->options = *options;
+    if (!(options->train_ratio > 0 && options->train_ratio < 1))
+        return tf_error_set(err, TF_ERR_INPUT, "train ratio %g, expected a fraction in (0, 1)", options->train_ratio);
+    if (options->epochs < 0 || options->window < 0 || options->stride < 0 || options->batch < 1)
+        return tf_error_set(err, TF_ERR_INPUT, "epochs, window and stride must be >= 0 and batch >= 1");
+    if (!(options->learning_rate > 0))
+        return tf_error_set(err, TF_ERR_INPUT, "learning rate %g, expected > 0", options->learning_rate);
+    /* temporal_signal_split: int(train_ratio * T) snapshots train. */
+    tr->train_snapshots = (int64_t)(options->train_ratio * (double)seq->num_snapshots);
+    if (tr->train_snapshots < 1 || tr->train_snapshots >= seq->num_snapshots)
+        return tf_error_set(err, TF_ERR_INPUT, "%lld snapshots split at %g leave an empty train or test part",
+                            (long long)seq->num_snapshots, options->train_ratio);
+    model_config shaped = *config;
+    shaped.in_features = seq->feature_width;
+    shaped.out_features = seq->target_width;
+    if (model_create(&tr->model, &shaped, options->seed, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (adam_create(&tr->optimizer, &tr->model.parameters, options->learning_rate, err) != TF_OK) {
+        model_free(&tr->model);
+        return TF_ERR_INPUT;
+    }
+    return TF_OK;
+}
+
+void trainer_free(trainer *tr)
+{
+    model_free(&tr->model);
+    adam_free(&tr->optimizer);
+}
+
+/* Forward one window; optionally backward with the loss scaled by `scale`. */
+static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float scale, int backward,
+                      double *loss, float *predictions_out, tf_error *err)
+{
+    const int64_t size = count * seq->num_nodes * seq->target_width;
+    float *predictions = tf_alloc((size_t)size, sizeof(float), "predictions", err);
+    float *dpredictions = predictions && backward ? tf_alloc((size_t)size, sizeof(float), "predictions", err) : NULL;
+    int status = predictions && (dpredictions || !backward) ? TF_OK : TF_ERR_INPUT;
+    window_tape tape;
+    memset(&tape, 0, sizeof tape);
+    if (status == TF_OK)
+        status = model_forward(m, seq, first, count, &tape, predictions, err);
+    if (status == TF_OK) {
+        *loss = model_window_loss(seq, first, count, predictions, scale, dpredictions);
+        if (backward)
+            status = model_backward(m, seq, &tape, dpredictions, err);
+        if (predictions_out)
+            memcpy(predictions_out, predictions, (size_t)size * sizeof(float));
+    }
+    window_tape_free(m, &tape);
+    free(predictions);
+    free(dpredictions);
+    return status;
+}
+
+int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
+{
+    memset(report, 0, sizeof *report);
+    const int64_t length = window_length(tr, tr->train_snapshots), stride = window_stride(tr, tr->train_snapshots);
+    const int64_t windows = (tr->train_snapshots + stride - 1) / stride;
+    double loss_sum = 0;
+    int status = TF_OK;
+    for (int64_t start = 0; status == TF_OK && start < windows; start += tr->options.batch) {
+        int64_t in_step = windows - start < tr->options.batch ? windows - start : tr->options.batch;
+        parameters_zero_grad(&tr->model.parameters);
+        for (int64_t w = start; status == TF_OK && w < start + in_step; w++) {
+            int64_t first = w * stride;
+            int64_t count = first + length > tr->train_snapshots ? tr->train_snapshots - first : length;
+            double loss;
+            /* Each window's gradient is scaled by 1 / windows-in-step: the step sees their mean. */
+            status = run_window(&tr->model, seq, first, count, 1.0f / (float)in_step, 1, &loss, NULL, err);
+            loss_sum += loss;
+        }
+        if (status == TF_OK) {
+            ref_adam_step(&tr->optimizer, &tr->model.parameters);
+            report->steps++;
+        }
+    }
+    if (status != TF_OK)
+        return status;
+    tr->epoch++;
+    report->epoch = tr->epoch;
+    report->windows = windows;
+    report->train_loss = loss_sum / (double)windows;
+    return trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots, &report->test_mse,
+                            NULL, err);
+}
+
+int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, int64_t count, double *mse,
+                     float *predictions, tf_error *err)
+{
+    /* Window 0 evaluates the whole range from one zero state, as the library's examples do. */
+    const int64_t length = tr->options.window == 0 || tr->options.window > count ? count : tr->options.window;
+    const int64_t per_snapshot = seq->num_nodes * seq->target_width;
+    double total = 0;
+    for (int64_t start = first; start < first + count; start += length) {
+        int64_t in_window = start + length > first + count ? first + count - start : length;
+        double loss;
+        /* Evaluation never touches gradients: the model is only read (backward = 0). */
+        int status = run_window((model *)&tr->model, seq, start, in_window, 1.0f, 0, &loss,
+                                predictions ? predictions + (start - first) * per_snapshot : NULL, err);
+        if (status != TF_OK)
+            return status;
+        total += loss * (double)in_window;
+    }
+    *mse = total / (double)count;
+    return TF_OK;
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------- */
+
+/* trainer.npy: what must match to resume, and where training stands. */
+enum { STATE_VERSION, STATE_EPOCH, STATE_STEP, STATE_KIND, STATE_HIDDEN, STATE_K, STATE_IN, STATE_OUT, STATE_SIZE };
+#define CHECKPOINT_VERSION 1
+
+/* Writes the moments of every parameter as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy. */
+static int save_moments(const adam *optimizer, const char *directory, tf_error *err)
+{
+    for (int64_t i = 0; i < optimizer->moments.count; i++) {
+        const parameter *p = &optimizer->moments.items[i];
+        char path[4096];
+        if (format_path(path, sizeof path, err, "%s/adam.exp_avg.%s.npy", directory, p->name) != TF_OK ||
+            npy_write_tensor(path, &p->value, err) != TF_OK ||
+            format_path(path, sizeof path, err, "%s/adam.exp_avg_sq.%s.npy", directory, p->name) != TF_OK ||
+            npy_write_tensor(path, &p->grad, err) != TF_OK)
+            return err->code;
+    }
+    return TF_OK;
+}
+
+static int load_moment(tensor *target, const char *directory, const char *kind, const char *name, tf_error *err)
+{
+    char path[4096];
+    if (format_path(path, sizeof path, err, "%s/adam.%s.%s.npy", directory, kind, name) != TF_OK)
+        return TF_ERR_INPUT;
+    tensor loaded;
+    if (npy_read_tensor(path, &loaded, err) != TF_OK)
+        return TF_ERR_INPUT;
+    int status = TF_OK;
+    if (!tensor_same_shape(&loaded, target))
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: shape differs from the parameter %s", path, name);
+    else
+        memcpy(target->data, loaded.data, (size_t)loaded.size * sizeof(float));
+    tensor_free(&loaded);
+    return status;
+}
+
+/* Removes the files a checkpoint consists of, then the directory (missing ones are fine). */
+static void remove_checkpoint(const trainer *tr, const char *directory)
+{
+    static const char *const patterns[] = {"%s/%s.npy", "%s/adam.exp_avg.%s.npy", "%s/adam.exp_avg_sq.%s.npy"};
+    char path[4096];
+    for (int64_t i = 0; i < tr->model.parameters.count; i++)
+        for (int k = 0; k < 3; k++)
+            if (format_path(path, sizeof path, NULL, patterns[k], directory, tr->model.parameters.items[i].name) == TF_OK)
+                unlink(path);
+    if (format_path(path, sizeof path, NULL, "%s/trainer.npy", directory) == TF_OK)
+        unlink(path);
+    rmdir(directory);
+}
+
+int trainer_save(const trainer *tr, const char *directory, tf_error *err)
+{
+    char partial[4096], previous[4096], path[4096];
+    if (format_path(partial, sizeof partial, err, "%s.partial", directory) != TF_OK ||
+        format_path(previous, sizeof previous, err, "%s.previous", directory) != TF_OK ||
+        format_path(path, sizeof path, err, "%s.partial/trainer.npy", directory) != TF_OK)
+        return TF_ERR_INPUT;
+    remove_checkpoint(tr, partial); /* leftovers of an interrupted save */
+    if (mkdir(partial, 0755) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", partial, strerror(errno));
+    const model_config *c = &tr->model.config;
+    int64_t state[STATE_SIZE] = {CHECKPOINT_VERSION, tr->epoch, tr->optimizer.step, c->kind, c->hidden,
+                                 c->chebyshev_k, c->in_features, c->out_features};
+    int64_t state_shape[1] = {STATE_SIZE};
+    if (parameters_save(&tr->model.parameters, partial, err) != TF_OK || save_moments(&tr->optimizer, partial, err) ||
+        npy_write(path, NPY_INT64, 1, state_shape, state, err) != TF_OK) {
+        remove_checkpoint(tr, partial);
+        return TF_ERR_SYSTEM;
+    }
+    /* Swap in the complete new checkpoint; the old one is removed only afterwards. */
+    struct stat info;
+    int had_previous = stat(directory, &info) == 0;
+    if (had_previous && rename(directory, previous) != 0)
+        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot move aside: %s", directory, strerror(errno));
+    if (rename(partial, directory) != 0)
+        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot rename to %s: %s", partial, directory, strerror(errno));
+    if (had_previous)
+        remove_checkpoint(tr, previous);
+    return TF_OK;
+}
+
+int trainer_load(trainer *tr, const char *directory, tf_error *err)
+{
+    struct stat info;
+    if (stat(directory, &info) != 0 || !S_ISDIR(info.st_mode))
+        return tf_error_set(err, TF_ERR_INPUT, "%s: no such checkpoint directory", directory);
+    if (parameters_load(&tr->model.parameters, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
+    char path[4096];
+    if (format_path(path, sizeof path, err, "%s/trainer.npy", directory) != TF_OK)
+        return TF_ERR_INPUT;
+    if (stat(path, &info) != 0)
+        return TF_OK; /* parameters only: start from epoch 0 with a fresh optimizer */
+    npy_array state;
+    if (npy_read(path, &state, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t *s = state.data;
+    const model_config *c = &tr->model.config;
+    int status = TF_OK;
+    if (state.dtype != NPY_INT64 || state.size != STATE_SIZE || s[STATE_VERSION] != CHECKPOINT_VERSION)
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold checkpoint of version %d", path, CHECKPOINT_VERSION);
+    else if (s[STATE_KIND] != c->kind || s[STATE_HIDDEN] != c->hidden || s[STATE_K] != c->chebyshev_k ||
+             s[STATE_IN] != c->in_features || s[STATE_OUT] != c->out_features)
+        status = tf_error_set(err, TF_ERR_INPUT,
+                              "%s: saved for model %s with hidden %lld, K %lld, %lld features, %lld targets; "
+                              "this run has %s with hidden %lld, K %d, %lld features, %lld targets",
+                              path, model_kind_name((model_kind)s[STATE_KIND]), (long long)s[STATE_HIDDEN],
+                              (long long)s[STATE_K], (long long)s[STATE_IN], (long long)s[STATE_OUT],
+                              model_kind_name(c->kind), (long long)c->hidden, c->chebyshev_k,
+                              (long long)c->in_features, (long long)c->out_features);
+    for (int64_t i = 0; status == TF_OK && i < tr->optimizer.moments.count; i++) {
+        parameter *p = &tr->optimizer.moments.items[i];
+        status = load_moment(&p->value, directory, "exp_avg", p->name, err);
+        if (status == TF_OK)
+            status = load_moment(&p->grad, directory, "exp_avg_sq", p->name, err);
+    }
+    if (status == TF_OK) {
+        tr->epoch = s[STATE_EPOCH];
+        tr->optimizer.step = s[STATE_STEP];
+    }
+    npy_free(&state);
+    return status;
+}

@@ -1,0 +1,106 @@
+/**
+ * @file train.h
+ * @brief Training a snapshot model: temporal split, windows, truncated BPTT, Adam,
+ *        evaluation, and checkpoints that resume exactly.
+ *
+ * The snapshots are split in time: the first `train_ratio` of them train, the rest test
+ * (PyTorch Geometric Temporal's temporal_signal_split). The training snapshots are cut into
+ * windows of `window` consecutive snapshots starting every `stride` snapshots (a window is
+ * shorter when it reaches the end of the split; window 0 means the whole split). The model's
+ * state starts at zero at each window's first snapshot and gradients stop at its start
+ * (truncated back-propagation through time). A window's loss is the mean over its snapshots
+ * of the mean squared error over present vertices.
+ *
+ * An optimizer step takes `batch` consecutive windows and applies Adam to the *mean* of
+ * their gradients: the sum divided by the number of windows in that step (the last step of
+ * an epoch may hold fewer), never by anything else; the data-parallel twin divides the same
+ * way. Windows are visited in time order, so a seed fixes the whole run bit for bit.
+ *
+ * Evaluation runs the test split in windows of the same length (stride = window, state from
+ * zero in each; window 0: the whole test split from one zero state) and reports the mean over
+ * test snapshots of their mean squared error.
+ */
+#ifndef TWOFOLD_TRAIN_H
+#define TWOFOLD_TRAIN_H
+
+#include <stdint.h>
+
+#include "adam.h"
+#include "error.h"
+#include "model.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How to train. */
+typedef struct train_options {
+    int64_t epochs;          /**< epochs to reach (a resumed run continues up to this) */
+    double learning_rate;    /**< Adam's lr */
+    int64_t window;          /**< snapshots per window; 0 = the whole split */
+    int64_t stride;          /**< snapshots between window starts; 0 = window (no overlap) */
+    int64_t batch;           /**< windows per optimizer step (>= 1) */
+    double train_ratio;      /**< fraction of snapshots used for training, in (0, 1) */
+    uint64_t seed;           /**< initial parameters */
+} train_options;
+
+/** Set @p options to the defaults: 50 epochs, lr 0.01, window 0, batch 1, ratio 0.8, seed 1. */
+void train_options_default(train_options *options);
+
+/** A model being trained: the model, its optimizer and where training stands. */
+typedef struct trainer {
+    model model;               /**< the model (parameters and gradients) */
+    adam optimizer;            /**< Adam state */
+    train_options options;     /**< the settings */
+    int64_t epoch;             /**< epochs completed */
+    int64_t train_snapshots;   /**< snapshots 0 .. train_snapshots-1 train, the rest test */
+} trainer;
+
+/** Results of one epoch. */
+typedef struct epoch_report {
+    int64_t epoch;         /**< 1-based number of the epoch just finished */
+    double train_loss;     /**< mean window loss over the epoch (each computed before its step) */
+    double test_mse;       /**< test MSE after the epoch */
+    int64_t windows;       /**< windows trained on */
+    int64_t steps;         /**< optimizer steps taken */
+} epoch_report;
+
+/** Create a model for @p seq's shapes and its optimizer; check the options against the data. */
+int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *config, const train_options *options,
+                   tf_error *err);
+
+/** Release the model and the optimizer. */
+void trainer_free(trainer *tr);
+
+/** Train one epoch and evaluate. */
+int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
+
+/**
+ * Mean squared error over snapshots first .. first+count-1, run in windows of the
+ * training window length from a zero state; writes every prediction into @p predictions
+ * [count][N][out] unless it is NULL.
+ */
+int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, int64_t count, double *mse,
+                     float *predictions, tf_error *err);
+
+/**
+ * Save a checkpoint in @p directory: parameters as NAME.npy (PyTorch state_dict names), Adam
+ * moments as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy, and trainer.npy (epoch, step
+ * and the model's shape). Atomic: written into DIRECTORY.partial, which then replaces
+ * DIRECTORY, so a crash leaves either the old checkpoint or the new one.
+ */
+int trainer_save(const trainer *tr, const char *directory, tf_error *err);
+
+/**
+ * Load parameters from @p directory; if it holds trainer.npy, also the Adam state and the
+ * epoch, so training resumes where it stopped. A directory of parameters only (for example
+ * exported from PyTorch) starts at epoch 0 with a fresh optimizer.
+ */
+int trainer_load(trainer *tr, const char *directory, tf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,450 @@
+/* Every backward in ref/ against central finite differences.
+ *
+ * For a function y = f(x, params) the check builds the scalar L = sum(r * y) with a fixed
+ * random r, gets the analytic gradients by running the backward with dy = r, and compares
+ * each of them with (L(v + h) - L(v - h)) / 2h for every element v (loss accumulated in
+ * double, parameters and activations float32).
+ *
+ * Error measure: |analytic - numeric| / max(1, |numeric|), the project's "fp" measure.
+ * Tolerance, from float32 arithmetic: with h = 1e-3 the truncation error of a central
+ * difference is h^2 |f'''| / 6 ~ 1e-7 for these smooth functions, and rounding in L is about
+ * 6e-8 |L| per evaluation, divided by 2h: ~3e-5 |L|, so ~3e-4 at worst for |L| up to 10. A
+ * correct backward stays below 1e-3; a wrong one (a missing term, a transposed weight) is off
+ * by O(1). Each check prints the worst error it measured.
+ *
+ * ReLU has a kink at 0 where no difference quotient converges: the layer check keeps its
+ * inputs away from it; in the whole-model checks (ReLU in the head) a step of 1e-3 crosses it
+ * only if a state lies within 1e-3 of zero. With h = 1e-2 that happens here and T-GCN and
+ * EvolveGCN-O then show errors of ~3e-3 and ~8e-3 while h = 1e-3 and 3e-3 agree to 1e-5: the
+ * kink, not the backward, which is why the step is 1e-3. */
+#include <math.h>
+
+#include "chebconv.h"
+#include "generate.h"
+#include "layers.h"
+#include "model.h"
+#include "propagate.h"
+#include "recurrent.h"
+#include "rng.h"
+#include "testing.h"
+
+#define STEP 1e-3f
+#define TOLERANCE 1e-3
+
+/* ---- the machinery ------------------------------------------------------------------- */
+
+typedef double (*scalar_fn)(void *context);
+
+/* Worst error of `analytic` against central differences of `loss` over `values`. */
+static double finite_difference_error(scalar_fn loss, void *context, float *values, const float *analytic,
+                                      int64_t count)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < count; i++) {
+        float saved = values[i];
+        values[i] = saved + STEP;
+        double plus = loss(context);
+        values[i] = saved - STEP;
+        double minus = loss(context);
+        values[i] = saved;
+        double numeric = (plus - minus) / (2.0 * (double)STEP);
+        double error = fabs(analytic[i] - numeric) / fmax(1.0, fabs(numeric));
+        worst = fmax(worst, error);
+    }
+    return worst;
+}
+
+static void fill_random(float *values, int64_t count, double scale, rng *r)
+{
+    for (int64_t i = 0; i < count; i++)
+        values[i] = (float)(scale * (2.0 * rng_uniform(r) - 1.0));
+}
+
+static float *random_array(int64_t count, double scale, rng *r)
+{
+    float *values = calloc((size_t)count, sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    fill_random(values, count, scale, r);
+    return values;
+}
+
+static float *zero_array(int64_t count)
+{
+    float *values = calloc((size_t)(count ? count : 1), sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    return values;
+}
+
+/* sum(r * y) in double. */
+static double projected(const float *r, const float *y, int64_t count)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < count; i++)
+        sum += (double)r[i] * (double)y[i];
+    return sum;
+}
+
+static void report(const char *what, double error)
+{
+    printf("gradcheck %-46s max error %.2e\n", what, error);
+    ck_assert_msg(error <= TOLERANCE, "%s: finite differences disagree by %g", what, error);
+}
+
+/* ---- dense layers ------------------------------------------------------------------------ */
+
+enum { ROWS = 5, IN = 3, OUT = 4 };
+
+typedef struct linear_case {
+    float *x, *weight, *bias, *r, *y;
+    int matmul;
+} linear_case;
+
+static double linear_loss(void *context)
+{
+    linear_case *c = context;
+    if (c->matmul) {
+        memset(c->y, 0, sizeof(float) * ROWS * OUT);
+        ref_matmul_accumulate(c->x, c->weight, ROWS, IN, OUT, c->y);
+    } else {
+        ref_linear_forward(c->x, c->weight, c->bias, ROWS, IN, OUT, c->y);
+    }
+    return projected(c->r, c->y, ROWS * OUT);
+}
+
+START_TEST(linear_and_matmul)
+{
+    rng r;
+    rng_seed(&r, 1);
+    for (int matmul = 0; matmul < 2; matmul++) {
+        linear_case c = {random_array(ROWS * IN, 1, &r), random_array(IN * OUT, 1, &r), random_array(OUT, 1, &r),
+                         random_array(ROWS * OUT, 1, &r), zero_array(ROWS * OUT), matmul};
+        float *dx = zero_array(ROWS * IN), *dweight = zero_array(IN * OUT), *dbias = zero_array(OUT);
+        if (matmul)
+            ref_matmul_backward(c.x, c.weight, c.r, ROWS, IN, OUT, dx, dweight);
+        else
+            ref_linear_backward(c.x, c.weight, c.r, ROWS, IN, OUT, dx, dweight, dbias);
+        report(matmul ? "matmul dx" : "linear dx", finite_difference_error(linear_loss, &c, c.x, dx, ROWS * IN));
+        report(matmul ? "matmul dweight" : "linear dweight",
+               finite_difference_error(linear_loss, &c, c.weight, dweight, IN * OUT));
+        if (!matmul)
+            report("linear dbias", finite_difference_error(linear_loss, &c, c.bias, dbias, OUT));
+        free(c.x), free(c.weight), free(c.bias), free(c.r), free(c.y), free(dx), free(dweight), free(dbias);
+    }
+}
+END_TEST
+
+typedef struct activation_case {
+    float *x, *y, *r;
+    int64_t count;
+    int which; /* 0 sigmoid, 1 tanh, 2 relu */
+} activation_case;
+
+static double activation_loss(void *context)
+{
+    activation_case *c = context;
+    if (c->which == 0)
+        ref_sigmoid_forward(c->x, c->count, c->y);
+    else if (c->which == 1)
+        ref_tanh_forward(c->x, c->count, c->y);
+    else
+        ref_relu_forward(c->x, c->count, c->y);
+    return projected(c->r, c->y, c->count);
+}
+
+START_TEST(activations)
+{
+    static const char *names[3] = {"sigmoid", "tanh", "relu"};
+    rng r;
+    rng_seed(&r, 2);
+    for (int which = 0; which < 3; which++) {
+        activation_case c = {random_array(40, 2, &r), zero_array(40), random_array(40, 1, &r), 40, which};
+        for (int64_t i = 0; i < c.count; i++) /* keep ReLU's inputs a step away from its kink at 0 */
+            if (fabsf(c.x[i]) < 0.1f)
+                c.x[i] = c.x[i] < 0 ? -0.5f : 0.5f;
+        float *dx = zero_array(c.count);
+        activation_loss(&c);
+        if (which == 0)
+            ref_sigmoid_backward(c.y, c.r, c.count, dx);
+        else if (which == 1)
+            ref_tanh_backward(c.y, c.r, c.count, dx);
+        else
+            ref_relu_backward(c.y, c.r, c.count, dx);
+        char what[64];
+        snprintf(what, sizeof what, "%s dx", names[which]);
+        report(what, finite_difference_error(activation_loss, &c, c.x, dx, c.count));
+        free(c.x), free(c.y), free(c.r), free(dx);
+    }
+}
+END_TEST
+
+typedef struct loss_case {
+    float *prediction, *target;
+    int32_t *labels;
+    uint8_t *mask;
+} loss_case;
+
+static double mse_value(void *context)
+{
+    loss_case *c = context;
+    return ref_mse_loss(c->prediction, c->target, c->mask, ROWS, OUT, 1.0f, NULL);
+}
+
+static double cross_entropy_value(void *context)
+{
+    loss_case *c = context;
+    return ref_cross_entropy_loss(c->prediction, c->labels, c->mask, ROWS, OUT, 1.0f, NULL);
+}
+
+START_TEST(losses)
+{
+    rng r;
+    rng_seed(&r, 3);
+    int32_t labels[ROWS] = {0, 3, 1, 2, 3};
+    uint8_t mask[ROWS] = {1, 1, 0, 1, 1}; /* row 2 must get no gradient */
+    loss_case c = {random_array(ROWS * OUT, 2, &r), random_array(ROWS * OUT, 2, &r), labels, mask};
+    float *d = zero_array(ROWS * OUT);
+    ref_mse_loss(c.prediction, c.target, c.mask, ROWS, OUT, 1.0f, d);
+    report("mse dprediction (masked row)", finite_difference_error(mse_value, &c, c.prediction, d, ROWS * OUT));
+    ref_cross_entropy_loss(c.prediction, c.labels, c.mask, ROWS, OUT, 1.0f, d);
+    report("cross-entropy dlogits (masked row)",
+           finite_difference_error(cross_entropy_value, &c, c.prediction, d, ROWS * OUT));
+    free(c.prediction), free(c.target), free(d);
+}
+END_TEST
+
+/* ---- graph propagation --------------------------------------------------------------------- */
+
+/* A small directed weighted graph with a self loop, a duplicate edge and an isolated vertex. */
+static void small_graph(csr *g)
+{
+    int32_t src[] = {0, 1, 2, 3, 3, 1, 4, 2, 2, 0};
+    int32_t dst[] = {1, 2, 0, 3, 1, 0, 1, 4, 4, 4};
+    float weight[] = {1.0f, 0.5f, 2.0f, 0.7f, 1.5f, 1.0f, 0.3f, 0.8f, 0.8f, 1.2f};
+    tf_error err;
+    ck_assert(csr_from_edges(g, 6, 10, src, dst, weight, &err) == TF_OK);
+}
+
+typedef struct propagate_case {
+    propagation *p;
+    float *x, *y, *r;
+    int64_t width;
+    int chebyshev_terms; /* 0: plain propagation; K: Chebyshev basis of K terms */
+} propagate_case;
+
+static double propagate_loss(void *context)
+{
+    propagate_case *c = context;
+    int64_t n = c->p->graph->num_nodes;
+    if (c->chebyshev_terms == 0) {
+        ref_propagate_forward(c->p, c->x, c->width, c->y);
+        return projected(c->r, c->y, n * c->width);
+    }
+    ref_chebyshev_basis_forward(c->p, c->x, c->width, c->chebyshev_terms, c->y);
+    return projected(c->r, c->y, c->chebyshev_terms * n * c->width);
+}
+
+START_TEST(propagation_operators)
+{
+    csr g;
+    small_graph(&g);
+    rng r;
+    rng_seed(&r, 4);
+    const int64_t n = g.num_nodes, width = 3;
+    static const char *kinds[3] = {"sum", "mean", "symmetric"};
+    tf_error err;
+    for (int kind = 0; kind < 3; kind++)
+        for (int loops = 0; loops < 2; loops++) {
+            propagation p;
+            ck_assert(ref_propagation_gcn(&p, &g, (aggregation)kind, loops, &err) == TF_OK);
+            propagate_case c = {&p, random_array(n * width, 1, &r), zero_array(n * width),
+                                random_array(n * width, 1, &r), width, 0};
+            float *dx = zero_array(n * width);
+            ref_propagate_backward(&p, c.r, width, dx);
+            char what[64];
+            snprintf(what, sizeof what, "propagate %s%s dx", kinds[kind], loops ? " + self loops" : "");
+            report(what, finite_difference_error(propagate_loss, &c, c.x, dx, n * width));
+            free(c.x), free(c.y), free(c.r), free(dx);
+            ref_propagation_free(&p);
+        }
+    for (int k = 1; k <= 4; k++) {
+        propagation p;
+        ck_assert(ref_propagation_chebyshev(&p, &g, &err) == TF_OK);
+        propagate_case c = {&p, random_array(n * width, 1, &r), zero_array(k * n * width),
+                            random_array(k * n * width, 1, &r), width, k};
+        float *dx = zero_array(n * width), *scratch = zero_array(k * n * width);
+        memcpy(scratch, c.r, sizeof(float) * (size_t)(k * n * width));
+        ref_chebyshev_basis_backward(&p, scratch, width, k, dx);
+        char what[64];
+        snprintf(what, sizeof what, "chebyshev basis K=%d dx", k);
+        report(what, finite_difference_error(propagate_loss, &c, c.x, dx, n * width));
+        free(c.x), free(c.y), free(c.r), free(dx), free(scratch);
+        ref_propagation_free(&p);
+    }
+    csr_free(&g);
+}
+END_TEST
+
+/* ---- recurrent cells ----------------------------------------------------------------------- */
+
+enum { HIDDEN = 4 };
+
+typedef struct cell_case {
+    float *x, *h, *c, *w_ih, *w_hh, *b_ih, *b_hh;
+    float *h_out, *c_out, *cache, *preactivation, *gates, *r_h, *r_c;
+    int lstm;
+} cell_case;
+
+static double cell_loss(void *context)
+{
+    cell_case *c = context;
+    if (!c->lstm) {
+        ref_gru_cell_forward(c->x, c->h, c->w_ih, c->w_hh, c->b_ih, c->b_hh, ROWS, IN, HIDDEN, c->h_out, c->cache);
+        return projected(c->r_h, c->h_out, ROWS * HIDDEN);
+    }
+    ref_lstm_cell_forward(c->x, c->h, c->c, c->w_ih, c->w_hh, c->b_ih, c->b_hh, ROWS, IN, HIDDEN, c->h_out, c->c_out,
+                          c->preactivation, c->gates);
+    return projected(c->r_h, c->h_out, ROWS * HIDDEN) + projected(c->r_c, c->c_out, ROWS * HIDDEN);
+}
+
+START_TEST(gru_and_lstm_cells)
+{
+    rng r;
+    rng_seed(&r, 5);
+    for (int lstm = 0; lstm < 2; lstm++) {
+        int64_t gates = lstm ? 4 : 3;
+        cell_case c = {random_array(ROWS * IN, 1, &r), random_array(ROWS * HIDDEN, 1, &r),
+                       random_array(ROWS * HIDDEN, 1, &r), random_array(gates * HIDDEN * IN, 1, &r),
+                       random_array(gates * HIDDEN * HIDDEN, 1, &r), random_array(gates * HIDDEN, 1, &r),
+                       random_array(gates * HIDDEN, 1, &r), zero_array(ROWS * HIDDEN), zero_array(ROWS * HIDDEN),
+                       zero_array(ROWS * 4 * HIDDEN), zero_array(ROWS * 4 * HIDDEN), zero_array(ROWS * 4 * HIDDEN),
+                       random_array(ROWS * HIDDEN, 1, &r), random_array(ROWS * HIDDEN, 1, &r), lstm};
+        float *dx = zero_array(ROWS * IN), *dh = zero_array(ROWS * HIDDEN), *dc = zero_array(ROWS * HIDDEN);
+        float *dw_ih = zero_array(gates * HIDDEN * IN), *dw_hh = zero_array(gates * HIDDEN * HIDDEN);
+        float *db_ih = zero_array(gates * HIDDEN), *db_hh = zero_array(gates * HIDDEN);
+        float *dpreactivation = zero_array(ROWS * 4 * HIDDEN);
+        cell_loss(&c);
+        if (!lstm)
+            ref_gru_cell_backward(c.x, c.h, c.w_ih, c.w_hh, c.cache, c.r_h, ROWS, IN, HIDDEN, dx, dh, dw_ih, dw_hh,
+                                  db_ih, db_hh);
+        else
+            ref_lstm_cell_backward(c.x, c.h, c.c, c.w_ih, c.w_hh, c.c_out, c.gates, c.r_h, c.r_c, ROWS, IN, HIDDEN,
+                                   dpreactivation, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh);
+        const char *name = lstm ? "lstm cell" : "gru cell";
+        char what[64];
+        snprintf(what, sizeof what, "%s dx", name);
+        report(what, finite_difference_error(cell_loss, &c, c.x, dx, ROWS * IN));
+        snprintf(what, sizeof what, "%s dh", name);
+        report(what, finite_difference_error(cell_loss, &c, c.h, dh, ROWS * HIDDEN));
+        if (lstm) {
+            snprintf(what, sizeof what, "%s dc", name);
+            report(what, finite_difference_error(cell_loss, &c, c.c, dc, ROWS * HIDDEN));
+        }
+        snprintf(what, sizeof what, "%s dweight_ih", name);
+        report(what, finite_difference_error(cell_loss, &c, c.w_ih, dw_ih, gates * HIDDEN * IN));
+        snprintf(what, sizeof what, "%s dweight_hh", name);
+        report(what, finite_difference_error(cell_loss, &c, c.w_hh, dw_hh, gates * HIDDEN * HIDDEN));
+        snprintf(what, sizeof what, "%s dbias_ih", name);
+        report(what, finite_difference_error(cell_loss, &c, c.b_ih, db_ih, gates * HIDDEN));
+        snprintf(what, sizeof what, "%s dbias_hh", name);
+        report(what, finite_difference_error(cell_loss, &c, c.b_hh, db_hh, gates * HIDDEN));
+        float *all[] = {c.x, c.h, c.c, c.w_ih, c.w_hh, c.b_ih, c.b_hh, c.h_out, c.c_out, c.cache, c.preactivation,
+                        c.gates, c.r_h, c.r_c, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh, dpreactivation};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+            free(all[i]);
+    }
+}
+END_TEST
+
+/* ---- whole models ---------------------------------------------------------------------------- */
+
+typedef struct model_case {
+    model *m;
+    const snapshot_seq *seq;
+    int64_t first, count;
+    float *predictions;
+} model_case;
+
+static double model_loss(void *context)
+{
+    model_case *c = context;
+    window_tape tape;
+    tf_error err;
+    ck_assert(model_forward(c->m, c->seq, c->first, c->count, &tape, c->predictions, &err) == TF_OK);
+    window_tape_free(c->m, &tape);
+    return model_window_loss(c->seq, c->first, c->count, c->predictions, 1.0f, NULL);
+}
+
+/* The whole model, window loss included, on a small generated graph where vertices come and go. */
+static void check_model(model_kind kind)
+{
+    powerlaw_params p;
+    powerlaw_params_default(&p);
+    p.num_nodes = 16;
+    p.num_edges = 30;
+    p.num_snapshots = 4;
+    p.churn = 0.3;
+    p.vertex_churn = 0.1;
+    p.feature_width = 3;
+    p.seed = 11;
+    snapshot_seq seq;
+    tf_error err;
+    ck_assert_msg(generate_powerlaw(&p, &seq, &err) == TF_OK, "%s", err.message);
+    model_config config = {kind, seq.feature_width, 4, seq.target_width, 2};
+    model m;
+    ck_assert(model_create(&m, &config, 7, &err) == TF_OK);
+    model_case c = {&m, &seq, 1, 3, zero_array(3 * seq.num_nodes * seq.target_width)};
+    float *dpredictions = zero_array(3 * seq.num_nodes * seq.target_width);
+    window_tape tape;
+    ck_assert(model_forward(&m, &seq, c.first, c.count, &tape, c.predictions, &err) == TF_OK);
+    model_window_loss(&seq, c.first, c.count, c.predictions, 1.0f, dpredictions);
+    parameters_zero_grad(&m.parameters);
+    ck_assert(model_backward(&m, &seq, &tape, dpredictions, &err) == TF_OK);
+    window_tape_free(&m, &tape);
+    double worst = 0;
+    const char *worst_name = "";
+    for (int64_t i = 0; i < m.parameters.count; i++) {
+        parameter *q = &m.parameters.items[i];
+        double e = finite_difference_error(model_loss, &c, q->value.data, q->grad.data, q->value.size);
+        if (e >= worst) {
+            worst = e;
+            worst_name = q->name;
+        }
+    }
+    char what[128];
+    snprintf(what, sizeof what, "model %s, %lld parameters (worst: %s)", model_kind_name(kind),
+             (long long)parameters_size(&m.parameters), worst_name);
+    report(what, worst);
+    free(c.predictions);
+    free(dpredictions);
+    model_free(&m);
+    snapshot_seq_free(&seq);
+}
+
+START_TEST(model_tgcn) { check_model(MODEL_TGCN); }
+END_TEST
+START_TEST(model_gconvgru) { check_model(MODEL_GCONVGRU); }
+END_TEST
+START_TEST(model_gclstm) { check_model(MODEL_GCLSTM); }
+END_TEST
+START_TEST(model_evolvegcn) { check_model(MODEL_EVOLVEGCN); }
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("gradcheck");
+    TCase *layers = tcase_create("layers");
+    tcase_add_test(layers, linear_and_matmul);
+    tcase_add_test(layers, activations);
+    tcase_add_test(layers, losses);
+    tcase_add_test(layers, propagation_operators);
+    tcase_add_test(layers, gru_and_lstm_cells);
+    suite_add_tcase(suite, layers);
+    TCase *models = tcase_create("models");
+    tcase_set_timeout(models, 300);
+    tcase_add_test(models, model_tgcn);
+    tcase_add_test(models, model_gconvgru);
+    tcase_add_test(models, model_gclstm);
+    tcase_add_test(models, model_evolvegcn);
+    suite_add_tcase(suite, models);
+    return run_suite(suite);
+}
