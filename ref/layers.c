@@ -29,18 +29,32 @@ void ref_linear_accumulate(const float *x, const float *weight, int64_t n, int64
 void ref_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight, float *dbias)
 {
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t o = 0; o < out; o++) {
-            float g = dy[i * out + o];
-            if (dbias)
-                dbias[o] += g;
+    if (dx)
+        for (int64_t i = 0; i < n; i++)
             for (int64_t k = 0; k < in; k++) {
-                if (dx)
-                    dx[i * in + k] += g * weight[o * in + k];
-                if (dweight)
-                    dweight[o * in + k] += g * x[i * in + k];
+                float sum = 0.0f;
+                for (int64_t o = 0; o < out; o++)
+                    sum += dy[i * out + o] * weight[o * in + k];
+                dx[i * in + k] += sum;
             }
+    /* Parameter gradients sum over all n rows (every vertex of every snapshot of a window:
+     * thousands of terms), so they are accumulated in double; a float running sum would drift
+     * by more than the 1e-5 the twins are held to. */
+    for (int64_t o = 0; o < out; o++) {
+        if (dweight)
+            for (int64_t k = 0; k < in; k++) {
+                double sum = 0;
+                for (int64_t i = 0; i < n; i++)
+                    sum += (double)dy[i * out + o] * (double)x[i * in + k];
+                dweight[o * in + k] += (float)sum;
+            }
+        if (dbias) {
+            double sum = 0;
+            for (int64_t i = 0; i < n; i++)
+                sum += dy[i * out + o];
+            dbias[o] += (float)sum;
         }
+    }
 }
 
 void ref_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
@@ -57,16 +71,22 @@ void ref_matmul_accumulate(const float *x, const float *weight, int64_t n, int64
 void ref_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight)
 {
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t o = 0; o < out; o++) {
-            float g = dy[i * out + o];
+    if (dx)
+        for (int64_t i = 0; i < n; i++)
             for (int64_t k = 0; k < in; k++) {
-                if (dx)
-                    dx[i * in + k] += g * weight[k * out + o];
-                if (dweight)
-                    dweight[k * out + o] += g * x[i * in + k];
+                float sum = 0.0f;
+                for (int64_t o = 0; o < out; o++)
+                    sum += dy[i * out + o] * weight[k * out + o];
+                dx[i * in + k] += sum;
             }
-        }
+    if (dweight) /* a sum over all rows: accumulated in double, as in ref_linear_backward() */
+        for (int64_t k = 0; k < in; k++)
+            for (int64_t o = 0; o < out; o++) {
+                double sum = 0;
+                for (int64_t i = 0; i < n; i++)
+                    sum += (double)x[i * in + k] * (double)dy[i * out + o];
+                dweight[k * out + o] += (float)sum;
+            }
 }
 
 void ref_add_bias(float *y, const float *bias, int64_t n, int64_t width)
@@ -78,9 +98,12 @@ void ref_add_bias(float *y, const float *bias, int64_t n, int64_t width)
 
 void ref_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias)
 {
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < width; j++)
-            dbias[j] += dy[i * width + j];
+    for (int64_t j = 0; j < width; j++) {
+        double sum = 0; /* over all rows, in double as in ref_linear_backward() */
+        for (int64_t i = 0; i < n; i++)
+            sum += dy[i * width + j];
+        dbias[j] += (float)sum;
+    }
 }
 
 void ref_sigmoid_forward(const float *x, int64_t count, float *y)

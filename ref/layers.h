@@ -8,6 +8,8 @@
  *  - Backward functions **add** into the gradients they produce (dx, dweight, dbias), so a
  *    value used in several places (a hidden state feeding three gates) collects all its
  *    gradients without the caller summing. Any gradient pointer may be NULL when not wanted.
+ *  - Parameter gradients, which sum over every row (thousands of vertices x snapshots), are
+ *    accumulated in double and added once; other sums are short and stay in float.
  *  - Weights are laid out as PyTorch stores them, so parameters load and save as the same
  *    numbers torch has: torch.nn.Linear's weight is [out][in].
  *

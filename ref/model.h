@@ -85,8 +85,13 @@ void model_free(model *m);
 
 /**
  * Forward over snapshots first .. first+count-1 of @p seq from a fresh state.
- * @param predictions  [count][num_nodes][out_features] out
+ * @param m            the model
+ * @param seq          the snapshots (features width = in_features, targets = out_features)
+ * @param first        first snapshot of the window
+ * @param count        snapshots in the window (>= 1)
  * @param tape         out: what the backward needs; free with window_tape_free()
+ * @param predictions  [count][num_nodes][out_features] out
+ * @param err          out: a window outside the sequence, shapes that do not match, no memory
  */
 int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_t count, window_tape *tape,
                   float *predictions, tf_error *err);

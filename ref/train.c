@@ -1,5 +1,6 @@
 #include "train.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -186,18 +187,38 @@ static int load_moment(tensor *target, const char *directory, const char *kind, 
     return status;
 }
 
-/* Removes the files a checkpoint consists of, then the directory (missing ones are fine). */
-static void remove_checkpoint(const trainer *tr, const char *directory)
+/* Removes a checkpoint directory: its .npy files (all a checkpoint holds), then the directory
+ * itself, which fails harmlessly if anything else was put there. */
+static void remove_checkpoint(const char *directory)
 {
-    static const char *const patterns[] = {"%s/%s.npy", "%s/adam.exp_avg.%s.npy", "%s/adam.exp_avg_sq.%s.npy"};
+    DIR *listing = opendir(directory);
+    if (!listing)
+        return;
     char path[4096];
-    for (int64_t i = 0; i < tr->model.parameters.count; i++)
-        for (int k = 0; k < 3; k++)
-            if (format_path(path, sizeof path, NULL, patterns[k], directory, tr->model.parameters.items[i].name) == TF_OK)
-                unlink(path);
-    if (format_path(path, sizeof path, NULL, "%s/trainer.npy", directory) == TF_OK)
-        unlink(path);
+    for (struct dirent *entry; (entry = readdir(listing));) {
+        size_t length = strlen(entry->d_name);
+        if (length > 4 && strcmp(entry->d_name + length - 4, ".npy") == 0 &&
+            format_path(path, sizeof path, NULL, "%s/%s", directory, entry->d_name) == TF_OK)
+            unlink(path);
+    }
+    closedir(listing);
     rmdir(directory);
+}
+
+/* 1 if `directory` does not exist, is empty, or holds a twofold checkpoint (trainer.npy):
+ * the only directories a save may replace. */
+static int replaceable(const char *directory)
+{
+    DIR *listing = opendir(directory);
+    if (!listing)
+        return 1;
+    int entries = 0, checkpoint = 0;
+    for (struct dirent *entry; (entry = readdir(listing));) {
+        entries += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0;
+        checkpoint |= strcmp(entry->d_name, "trainer.npy") == 0;
+    }
+    closedir(listing);
+    return entries == 0 || checkpoint;
 }
 
 int trainer_save(const trainer *tr, const char *directory, tf_error *err)
@@ -207,7 +228,12 @@ int trainer_save(const trainer *tr, const char *directory, tf_error *err)
         format_path(previous, sizeof previous, err, "%s.previous", directory) != TF_OK ||
         format_path(path, sizeof path, err, "%s.partial/trainer.npy", directory) != TF_OK)
         return TF_ERR_INPUT;
-    remove_checkpoint(tr, partial); /* leftovers of an interrupted save */
+    struct stat info;
+    if (stat(directory, &info) == 0 && (!S_ISDIR(info.st_mode) || !replaceable(directory)))
+        return tf_error_set(err, TF_ERR_INPUT, "%s: exists and is not a twofold checkpoint; choose another directory",
+                            directory);
+    remove_checkpoint(partial);  /* leftovers of an interrupted save */
+    remove_checkpoint(previous);
     if (mkdir(partial, 0755) != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", partial, strerror(errno));
     const model_config *c = &tr->model.config;
@@ -216,18 +242,17 @@ int trainer_save(const trainer *tr, const char *directory, tf_error *err)
     int64_t state_shape[1] = {STATE_SIZE};
     if (parameters_save(&tr->model.parameters, partial, err) != TF_OK || save_moments(&tr->optimizer, partial, err) ||
         npy_write(path, NPY_INT64, 1, state_shape, state, err) != TF_OK) {
-        remove_checkpoint(tr, partial);
+        remove_checkpoint(partial);
         return TF_ERR_SYSTEM;
     }
     /* Swap in the complete new checkpoint; the old one is removed only afterwards. */
-    struct stat info;
     int had_previous = stat(directory, &info) == 0;
     if (had_previous && rename(directory, previous) != 0)
         return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot move aside: %s", directory, strerror(errno));
     if (rename(partial, directory) != 0)
         return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot rename to %s: %s", partial, directory, strerror(errno));
     if (had_previous)
-        remove_checkpoint(tr, previous);
+        remove_checkpoint(previous);
     return TF_OK;
 }
 

@@ -88,7 +88,8 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
  * Save a checkpoint in @p directory: parameters as NAME.npy (PyTorch state_dict names), Adam
  * moments as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy, and trainer.npy (epoch, step
  * and the model's shape). Atomic: written into DIRECTORY.partial, which then replaces
- * DIRECTORY, so a crash leaves either the old checkpoint or the new one.
+ * DIRECTORY, so a crash leaves either the old checkpoint or the new one. An existing
+ * DIRECTORY is replaced only if it is empty or a twofold checkpoint; anything else is an error.
  */
 int trainer_save(const trainer *tr, const char *directory, tf_error *err);
 

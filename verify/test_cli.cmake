@@ -1,4 +1,4 @@
-# The command line end to end (cmake -P; variables TWOFOLD and SOURCE_DIR come from ctest).
+# The command line end to end (cmake -P; TWOFOLD, SOURCE_DIR and WORK come from ctest).
 #  1. `twofold info --markdown NAME` for every bundled dataset prints exactly the row in
 #     datasets/README.md's statistics table, so the table cannot drift from the data.
 #  2. Bad input exits with status 2 and one line on stderr; --help exits 0.
@@ -44,6 +44,12 @@ expect_failure("unknown option" info --colour chickenpox)
 expect_failure("too large for memory" --memory-limit 1M info twitter_tennis)
 expect_failure("expected a size" --memory-limit lots info chickenpox)
 expect_failure("unknown parameter" info powerlaw:nodes=10,colour=red)
+expect_failure("not one of tgcn, gconvgru, gclstm, evolvegcn" train --model gcn --data chickenpox)
+expect_failure("--model and --data are required" train --model tgcn)
+expect_failure("is an event stream" train --model tgcn --data wikipedia)
+expect_failure("expected a positive number" train --model tgcn --data chickenpox --lr fast)
+expect_failure("no such checkpoint" train --model tgcn --data chickenpox --load /nonexistent/checkpoint)
+expect_failure("expected a whole number in 1..16" train --model gconvgru --data chickenpox --k 0)
 
 execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
 if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")
@@ -54,3 +60,23 @@ if(NOT status EQUAL 0 OR NOT out MATCHES "vertices +20\n" OR NOT out MATCHES "sn
   message(FATAL_ERROR "twofold info chickenpox: status ${status}, output:\n${out}")
 endif()
 message(STATUS "twofold info chickenpox:\n${out}")
+
+# Train, save, resume, dump: a resumed run continues from the saved epoch and ends where an
+# uninterrupted one does (the checkpoint test in test_train.c checks the bits; here the CLI).
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(train_args train --model gconvgru --data pedalme --hidden 4 --window 4 --train-ratio 0.5)
+execute_process(COMMAND ${TWOFOLD} ${train_args} --epochs 4 RESULT_VARIABLE status OUTPUT_VARIABLE straight)
+execute_process(COMMAND ${TWOFOLD} ${train_args} --epochs 2 --save ${WORK}/checkpoint RESULT_VARIABLE status1)
+execute_process(COMMAND ${TWOFOLD} ${train_args} --epochs 4 --load ${WORK}/checkpoint --dump-outputs ${WORK}/outputs
+                RESULT_VARIABLE status2 OUTPUT_VARIABLE resumed)
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0)
+  message(FATAL_ERROR "train/save/load failed: ${status} ${status1} ${status2}\n${straight}\n${resumed}")
+endif()
+string(REGEX MATCH "final test MSE [0-9.]+" straight_final "${straight}")
+string(REGEX MATCH "final test MSE [0-9.]+" resumed_final "${resumed}")
+if(NOT resumed MATCHES "resuming after epoch 2" OR NOT straight_final STREQUAL resumed_final
+   OR NOT EXISTS ${WORK}/outputs/predictions.npy OR NOT EXISTS ${WORK}/checkpoint/recurrent.conv_x_z.lins.0.weight.npy)
+  message(FATAL_ERROR "resume differs or files missing:\n${straight}\n---\n${resumed}")
+endif()
+message(STATUS "uninterrupted: ${straight_final}; resumed after epoch 2: ${resumed_final}")

@@ -1,0 +1,268 @@
+/* Training: determinism, exact resume from a checkpoint, the gradient of a step being the mean
+ * over its windows, learning at all, and the checkpoint errors a user can run into. */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "dataset.h"
+#include "npy.h"
+#include "testing.h"
+#include "train.h"
+
+static void load(const char *name, dataset *d)
+{
+    tf_error err;
+    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s", err.message);
+}
+
+static void make_trainer(trainer *tr, const snapshot_seq *seq, model_kind kind, const train_options *options)
+{
+    model_config config = {kind, 0, 6, 0, 2};
+    tf_error err;
+    ck_assert_msg(trainer_create(tr, seq, &config, options, &err) == TF_OK, "%s", err.message);
+}
+
+static void run_epochs(trainer *tr, const snapshot_seq *seq, int64_t until, double *last_loss)
+{
+    tf_error err;
+    while (tr->epoch < until) {
+        epoch_report report;
+        ck_assert_msg(trainer_epoch(tr, seq, &report, &err) == TF_OK, "%s", err.message);
+        *last_loss = report.train_loss;
+    }
+}
+
+/* Number of parameter values that differ bit for bit between two trainers' models and moments. */
+static int64_t differing_values(const trainer *a, const trainer *b)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < a->model.parameters.count; i++) {
+        const tensor *x = &a->model.parameters.items[i].value, *y = &b->model.parameters.items[i].value;
+        const tensor *m1 = &a->optimizer.moments.items[i].value, *m2 = &b->optimizer.moments.items[i].value;
+        const tensor *v1 = &a->optimizer.moments.items[i].grad, *v2 = &b->optimizer.moments.items[i].grad;
+        for (int64_t k = 0; k < x->size; k++)
+            differing += memcmp(&x->data[k], &y->data[k], 4) != 0 || memcmp(&m1->data[k], &m2->data[k], 4) != 0 ||
+                         memcmp(&v1->data[k], &v2->data[k], 4) != 0;
+    }
+    return differing;
+}
+
+static void small_options(train_options *o)
+{
+    train_options_default(o);
+    o->window = 6;
+    o->batch = 2;
+    o->train_ratio = 0.5;
+    o->learning_rate = 0.01;
+}
+
+START_TEST(same_seed_same_bits)
+{
+    dataset d;
+    load("england_covid", &d);
+    train_options o;
+    small_options(&o);
+    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
+        trainer a, b;
+        double loss_a = 0, loss_b = 0;
+        make_trainer(&a, &d.snapshots, (model_kind)kind, &o);
+        make_trainer(&b, &d.snapshots, (model_kind)kind, &o);
+        run_epochs(&a, &d.snapshots, 3, &loss_a);
+        run_epochs(&b, &d.snapshots, 3, &loss_b);
+        int64_t differing = differing_values(&a, &b);
+        printf("%s: two runs with seed 1, 3 epochs: %lld of %lld values differ, losses %.9g and %.9g\n",
+               model_kind_name((model_kind)kind), (long long)differing,
+               (long long)parameters_size(&a.model.parameters), loss_a, loss_b);
+        ck_assert_int_eq(differing, 0);
+        ck_assert(memcmp(&loss_a, &loss_b, sizeof loss_a) == 0);
+        trainer_free(&a);
+        trainer_free(&b);
+    }
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(resume_ends_where_uninterrupted_run_ends)
+{
+    dataset d;
+    load("england_covid", &d);
+    train_options o;
+    small_options(&o);
+    char directory[256];
+    snprintf(directory, sizeof directory, "%s/checkpoint", temporary_directory());
+    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
+        trainer straight, first, resumed;
+        double loss_straight = 0, loss_resumed = 0, unused = 0;
+        tf_error err;
+        make_trainer(&straight, &d.snapshots, (model_kind)kind, &o);
+        run_epochs(&straight, &d.snapshots, 4, &loss_straight);
+        make_trainer(&first, &d.snapshots, (model_kind)kind, &o);
+        run_epochs(&first, &d.snapshots, 2, &unused);
+        ck_assert_msg(trainer_save(&first, directory, &err) == TF_OK, "%s", err.message);
+        trainer_free(&first);
+        /* A new process would start with other initial values: a different seed shows that
+         * everything comes from the checkpoint. */
+        train_options other = o;
+        other.seed = 12345;
+        make_trainer(&resumed, &d.snapshots, (model_kind)kind, &other);
+        ck_assert_msg(trainer_load(&resumed, directory, &err) == TF_OK, "%s", err.message);
+        ck_assert_int_eq(resumed.epoch, 2);
+        run_epochs(&resumed, &d.snapshots, 4, &loss_resumed);
+        int64_t differing = differing_values(&straight, &resumed);
+        printf("%s: 4 epochs straight vs 2 + save + load + 2: %lld values differ (parameters and Adam moments), "
+               "losses %.9g and %.9g, Adam steps %lld and %lld\n",
+               model_kind_name((model_kind)kind), (long long)differing, loss_straight, loss_resumed,
+               (long long)straight.optimizer.step, (long long)resumed.optimizer.step);
+        ck_assert_int_eq(differing, 0);
+        ck_assert(memcmp(&loss_straight, &loss_resumed, sizeof loss_straight) == 0);
+        ck_assert_int_eq(straight.optimizer.step, resumed.optimizer.step);
+        trainer_free(&straight);
+        trainer_free(&resumed);
+    }
+    /* A save never replaces a directory that is not a checkpoint. */
+    trainer any;
+    tf_error err;
+    make_trainer(&any, &d.snapshots, MODEL_TGCN, &o);
+    EXPECT_INPUT_ERROR(trainer_save(&any, source_path("verify"), &err), &err, "verify", "not a twofold checkpoint");
+    trainer_free(&any);
+    /* Saving over an existing checkpoint replaces it and leaves no .partial or .previous. */
+    struct stat info;
+    char side[300];
+    snprintf(side, sizeof side, "%s.partial", directory);
+    ck_assert_int_ne(stat(side, &info), 0);
+    snprintf(side, sizeof side, "%s.previous", directory);
+    ck_assert_int_ne(stat(side, &info), 0);
+    dataset_free(&d);
+}
+END_TEST
+
+/* One step over two windows applies the mean of the two windows' gradients. */
+START_TEST(step_gradient_is_mean_over_windows)
+{
+    dataset d;
+    load("chickenpox", &d);
+    train_options o;
+    train_options_default(&o);
+    o.window = 5;
+    o.batch = 2;
+    o.train_ratio = 10.5 / 517.0; /* 10 training snapshots: two windows, one step */
+    trainer tr;
+    make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
+    model fresh; /* same seed, so the same parameters the step started from */
+    model_config config = tr.model.config;
+    tf_error err;
+    ck_assert(model_create(&fresh, &config, o.seed, &err) == TF_OK);
+    epoch_report report;
+    ck_assert(trainer_epoch(&tr, &d.snapshots, &report, &err) == TF_OK);
+    ck_assert_int_eq(report.windows, 2);
+    ck_assert_int_eq(report.steps, 1);
+    /* Each window's gradient separately, then their mean. */
+    const int64_t size = 5 * d.snapshots.num_nodes;
+    float *predictions = calloc((size_t)size, sizeof(float)), *dpredictions = calloc((size_t)size, sizeof(float));
+    parameters_zero_grad(&fresh.parameters);
+    for (int w = 0; w < 2; w++) {
+        window_tape tape;
+        ck_assert(model_forward(&fresh, &d.snapshots, 5 * w, 5, &tape, predictions, &err) == TF_OK);
+        model_window_loss(&d.snapshots, 5 * w, 5, predictions, 1.0f, dpredictions);
+        ck_assert(model_backward(&fresh, &d.snapshots, &tape, dpredictions, &err) == TF_OK);
+        window_tape_free(&fresh, &tape);
+    }
+    double worst = 0;
+    for (int64_t i = 0; i < fresh.parameters.count; i++) {
+        const tensor *mean = &tr.model.parameters.items[i].grad, *sum = &fresh.parameters.items[i].grad;
+        for (int64_t k = 0; k < sum->size; k++)
+            worst = fmax(worst, fabs(mean->data[k] - sum->data[k] / 2.0) / fmax(1.0, fabs(sum->data[k] / 2.0)));
+    }
+    printf("step over 2 windows: gradient vs (g1 + g2) / 2: max relative difference %.2e\n", worst);
+    ck_assert(worst <= 1e-6);
+    free(predictions);
+    free(dpredictions);
+    model_free(&fresh);
+    trainer_free(&tr);
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(training_reduces_the_loss)
+{
+    dataset d;
+    load("chickenpox", &d);
+    train_options o;
+    train_options_default(&o);
+    o.train_ratio = 0.2;
+    trainer tr;
+    make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
+    tf_error err;
+    epoch_report first, report;
+    ck_assert(trainer_epoch(&tr, &d.snapshots, &first, &err) == TF_OK);
+    report = first;
+    while (tr.epoch < 20)
+        ck_assert(trainer_epoch(&tr, &d.snapshots, &report, &err) == TF_OK);
+    printf("T-GCN on chickenpox: train loss %.4f after epoch 1, %.4f after epoch 20; test MSE %.4f -> %.4f\n",
+           first.train_loss, report.train_loss, first.test_mse, report.test_mse);
+    ck_assert(report.train_loss < 0.95 * first.train_loss);
+    ck_assert(report.test_mse < first.test_mse);
+    trainer_free(&tr);
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(checkpoint_errors)
+{
+    dataset d;
+    load("chickenpox", &d);
+    train_options o;
+    small_options(&o);
+    trainer tgcn, other;
+    tf_error err;
+    make_trainer(&tgcn, &d.snapshots, MODEL_TGCN, &o);
+    char directory[256];
+    snprintf(directory, sizeof directory, "%s/tgcn_checkpoint", temporary_directory());
+    ck_assert(trainer_save(&tgcn, directory, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(trainer_load(&tgcn, "/nonexistent/checkpoint", &err), &err, "/nonexistent/checkpoint",
+                       "no such checkpoint");
+    /* A checkpoint of another model: its parameter files are not there. */
+    make_trainer(&other, &d.snapshots, MODEL_GCLSTM, &o);
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "recurrent.W_i.npy", "No such file");
+    trainer_free(&other);
+    /* The same model with another width: shapes differ. */
+    model_config wider = {MODEL_TGCN, 0, 7, 0, 2};
+    ck_assert(trainer_create(&other, &d.snapshots, &wider, &o, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "recurrent.conv_z.bias.npy", "shape 6",
+                       "expected 7");
+    trainer_free(&other);
+    /* A damaged trainer.npy. */
+    char path[320];
+    snprintf(path, sizeof path, "%s/trainer.npy", directory);
+    float wrong[3] = {1, 2, 3};
+    int64_t shape[1] = {3};
+    ck_assert(npy_write(path, NPY_FLOAT32, 1, shape, wrong, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(trainer_load(&tgcn, directory, &err), &err, "trainer.npy", "not a twofold checkpoint");
+    /* Options that cannot work. */
+    train_options bad = o;
+    bad.train_ratio = 1.5;
+    model_config config = {MODEL_TGCN, 0, 6, 0, 2};
+    EXPECT_INPUT_ERROR(trainer_create(&other, &d.snapshots, &config, &bad, &err), &err, "train ratio 1.5");
+    bad = o;
+    bad.train_ratio = 0.001;
+    EXPECT_INPUT_ERROR(trainer_create(&other, &d.snapshots, &config, &bad, &err), &err, "empty train or test part");
+    config.chebyshev_k = 0;
+    config.kind = MODEL_GCONVGRU;
+    EXPECT_INPUT_ERROR(trainer_create(&other, &d.snapshots, &config, &o, &err), &err, "Chebyshev order K = 0");
+    trainer_free(&tgcn);
+    dataset_free(&d);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("train");
+    TCase *cases = tcase_create("train");
+    tcase_set_timeout(cases, 600);
+    tcase_add_test(cases, same_seed_same_bits);
+    tcase_add_test(cases, resume_ends_where_uninterrupted_run_ends);
+    tcase_add_test(cases, step_gradient_is_mean_over_windows);
+    tcase_add_test(cases, training_reduces_the_loss);
+    tcase_add_test(cases, checkpoint_errors);
+    suite_add_tcase(suite, cases);
+    return run_suite(suite);
+}
