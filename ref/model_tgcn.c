@@ -138,92 +138,77 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
     return status;
 }
 
+/* Backward of one gate g = act([C_g | second] L_g^T + c_g), C_g = A^ X Theta_g^T + b_g, given
+ * the gradient of its activated output `dgate`. Adds into the gate's four parameter gradients
+ * and returns, in `dsecond` [N][H] (overwritten), the gradient of the second half of its input
+ * (H, or H * R for the candidate). `scratch` holds n * 3h floats. */
+static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgate, int64_t n, int64_t f, int64_t h,
+                          float *dsecond, float *scratch)
+{
+    float *dpreactivation = scratch, *dgate_input = scratch + n * h, *dconvolved = dpreactivation; /* reused */
+    memset(scratch, 0, (size_t)(3 * n * h) * sizeof(float));
+    if (g == GATE_H)
+        ref_tanh_backward(s->gate[g], dgate, n * h, dpreactivation);
+    else
+        ref_sigmoid_backward(s->gate[g], dgate, n * h, dpreactivation);
+    ref_linear_backward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data, dpreactivation, n, 2 * h, h,
+                        dgate_input, param(m, g, LINEAR_WEIGHT)->grad.data, param(m, g, LINEAR_BIAS)->grad.data);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < h; j++) {
+            dconvolved[i * h + j] = dgate_input[i * 2 * h + j];
+            dsecond[i * h + j] = dgate_input[i * 2 * h + h + j];
+        }
+    ref_linear_backward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
+                        param(m, g, CONV_WEIGHT)->grad.data, param(m, g, CONV_BIAS)->grad.data);
+}
+
 static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
                          tf_error *err)
 {
-    const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden;
+    const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
     const tgcn_step *steps = tape->steps;
-    float *zeros = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN gradients", err);
-    float *dstate = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN gradients", err);      /* dL/dH_t, all paths */
-    float *dprevious = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN gradients", err);   /* dL/dH_{t-1} */
-    float *dpreactivation = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN gradients", err);
-    float *dgate_input = tf_alloc((size_t)(n * 2 * h), sizeof(float), "T-GCN gradients", err);
-    float *dconvolved = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN gradients", err);
-    int status = zeros && dstate && dprevious && dpreactivation && dgate_input && dconvolved ? TF_OK : TF_ERR_INPUT;
+    float *zeros = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);
+    float *dstate = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);     /* dL/dH_t, all paths */
+    float *dprevious = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);  /* dL/dH_{t-1} */
+    float *dgate = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);      /* dZ, dH~ or dR */
+    float *dsecond = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);
+    float *scratch = tf_alloc((size_t)(3 * nh), sizeof(float), "T-GCN gradients", err);
+    int status = zeros && dstate && dprevious && dgate && dsecond && scratch ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
         const tgcn_step *s = &steps[t];
-        const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
+        const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         const float *z = s->gate[GATE_Z], *r = s->gate[GATE_R], *candidate = s->gate[GATE_H];
         /* This snapshot's state gets the head's gradient plus what the next snapshot sent. */
-        for (int64_t i = 0; i < n * h; i++)
-            dstate[i] = dstates[t * n * h + i] + (t + 1 < tape->count ? dprevious[i] : 0.0f);
-        memset(dprevious, 0, (size_t)(n * h) * sizeof(float));
-
+        for (int64_t i = 0; i < nh; i++)
+            dstate[i] = dstates[t * nh + i] + (t + 1 < tape->count ? dprevious[i] : 0.0f);
         /* H' = Z H + (1 - Z) H~ */
-        float *dz = dconvolved; /* reuse as scratch for dZ until the gate z is processed */
-        for (int64_t i = 0; i < n * h; i++) {
-            dz[i] = dstate[i] * (previous[i] - candidate[i]);
-            dprevious[i] += dstate[i] * z[i];
+        for (int64_t i = 0; i < nh; i++)
+            dprevious[i] = dstate[i] * z[i];
+        /* Gate z, whose input's second half is H. */
+        for (int64_t i = 0; i < nh; i++)
+            dgate[i] = dstate[i] * (previous[i] - candidate[i]);
+        gate_backward(m, s, GATE_Z, dgate, n, f, h, dsecond, scratch);
+        for (int64_t i = 0; i < nh; i++)
+            dprevious[i] += dsecond[i];
+        /* Candidate, whose input's second half is H * R: it sends gradient to H and to R. */
+        for (int64_t i = 0; i < nh; i++)
+            dgate[i] = dstate[i] * (1.0f - z[i]);
+        gate_backward(m, s, GATE_H, dgate, n, f, h, dsecond, scratch);
+        for (int64_t i = 0; i < nh; i++) {
+            dprevious[i] += dsecond[i] * r[i];
+            dgate[i] = dsecond[i] * previous[i]; /* dR */
         }
-        /* Gate z: Z = sigmoid([C_z | H] L_z^T + c_z) */
-        memset(dpreactivation, 0, (size_t)(n * h) * sizeof(float));
-        ref_sigmoid_backward(z, dz, n * h, dpreactivation);
-        memset(dgate_input, 0, (size_t)(n * 2 * h) * sizeof(float));
-        ref_linear_backward(s->gate_input[GATE_Z], param(m, GATE_Z, LINEAR_WEIGHT)->value.data, dpreactivation, n,
-                            2 * h, h, dgate_input, param(m, GATE_Z, LINEAR_WEIGHT)->grad.data,
-                            param(m, GATE_Z, LINEAR_BIAS)->grad.data);
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < h; j++) {
-                dconvolved[i * h + j] = dgate_input[i * 2 * h + j];
-                dprevious[i * h + j] += dgate_input[i * 2 * h + h + j];
-            }
-        ref_linear_backward(s->aggregated, param(m, GATE_Z, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
-                            param(m, GATE_Z, CONV_WEIGHT)->grad.data, param(m, GATE_Z, CONV_BIAS)->grad.data);
-
-        /* Candidate: H~ = tanh([C_h | H * R] L_h^T + c_h), with dH~ = dH' (1 - Z) */
-        float *dcandidate = dconvolved;
-        for (int64_t i = 0; i < n * h; i++)
-            dcandidate[i] = dstate[i] * (1.0f - z[i]);
-        memset(dpreactivation, 0, (size_t)(n * h) * sizeof(float));
-        ref_tanh_backward(candidate, dcandidate, n * h, dpreactivation);
-        memset(dgate_input, 0, (size_t)(n * 2 * h) * sizeof(float));
-        ref_linear_backward(s->gate_input[GATE_H], param(m, GATE_H, LINEAR_WEIGHT)->value.data, dpreactivation, n,
-                            2 * h, h, dgate_input, param(m, GATE_H, LINEAR_WEIGHT)->grad.data,
-                            param(m, GATE_H, LINEAR_BIAS)->grad.data);
-        float *dr = dpreactivation; /* dR = d(H * R) * H, reusing the scratch */
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < h; j++) {
-                int64_t k = i * h + j;
-                float dmasked = dgate_input[i * 2 * h + h + j];
-                dconvolved[k] = dgate_input[i * 2 * h + j];
-                dprevious[k] += dmasked * r[k];
-                dr[k] = dmasked * previous[k];
-            }
-        ref_linear_backward(s->aggregated, param(m, GATE_H, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
-                            param(m, GATE_H, CONV_WEIGHT)->grad.data, param(m, GATE_H, CONV_BIAS)->grad.data);
-
-        /* Gate r: R = sigmoid([C_r | H] L_r^T + c_r) */
-        float *dr_preactivation = dconvolved;
-        memset(dr_preactivation, 0, (size_t)(n * h) * sizeof(float));
-        ref_sigmoid_backward(r, dr, n * h, dr_preactivation);
-        memset(dgate_input, 0, (size_t)(n * 2 * h) * sizeof(float));
-        ref_linear_backward(s->gate_input[GATE_R], param(m, GATE_R, LINEAR_WEIGHT)->value.data, dr_preactivation, n,
-                            2 * h, h, dgate_input, param(m, GATE_R, LINEAR_WEIGHT)->grad.data,
-                            param(m, GATE_R, LINEAR_BIAS)->grad.data);
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < h; j++) {
-                dconvolved[i * h + j] = dgate_input[i * 2 * h + j];
-                dprevious[i * h + j] += dgate_input[i * 2 * h + h + j];
-            }
-        ref_linear_backward(s->aggregated, param(m, GATE_R, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
-                            param(m, GATE_R, CONV_WEIGHT)->grad.data, param(m, GATE_R, CONV_BIAS)->grad.data);
+        /* Gate r, whose input's second half is H. */
+        gate_backward(m, s, GATE_R, dgate, n, f, h, dsecond, scratch);
+        for (int64_t i = 0; i < nh; i++)
+            dprevious[i] += dsecond[i];
     }
     free(zeros);
     free(dstate);
     free(dprevious);
-    free(dpreactivation);
-    free(dgate_input);
-    free(dconvolved);
+    free(dgate);
+    free(dsecond);
+    free(scratch);
     return status;
 }
 
