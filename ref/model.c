@@ -43,6 +43,20 @@ int64_t model_state_width(const model *m)
     return m->config.kind == MODEL_EVOLVEGCN ? m->config.in_features : m->config.hidden;
 }
 
+int model_gcn_operator(const model *m, propagation *p, const csr *g, tf_error *err)
+{
+    if (ref_propagation_gcn(p, g, AGGREGATION_SYMMETRIC, 1, err) != TF_OK)
+        return TF_ERR_INPUT;
+    return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
+}
+
+int model_chebyshev_operator(const model *m, propagation *p, const csr *g, tf_error *err)
+{
+    if (ref_propagation_chebyshev(p, g, err) != TF_OK)
+        return TF_ERR_INPUT;
+    return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
+}
+
 /* The head's parameters are the last two: linear.weight [out][width], linear.bias [out]. */
 static parameter *head_weight(const model *m) { return &m->parameters.items[m->parameters.count - 2]; }
 static parameter *head_bias(const model *m) { return &m->parameters.items[m->parameters.count - 1]; }
@@ -51,6 +65,7 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
 {
     memset(m, 0, sizeof *m);
     m->config = *config;
+    m->kernels = &ref_kernels;
     for (int i = 0; i < KIND_COUNT; i++)
         if (kinds[i].kind == config->kind)
             m->ops = kinds[i].ops;
@@ -111,7 +126,7 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
     }
     /* The head of PyTorch Geometric Temporal's examples: y^ = Linear(ReLU(H)). */
     ref_relu_forward(tape->states, count * n * width, tape->activated);
-    ref_linear_forward(tape->activated, head_weight(m)->value.data, head_bias(m)->value.data, count * n, width, out,
+    m->kernels->linear_forward(tape->activated, head_weight(m)->value.data, head_bias(m)->value.data, count * n, width, out,
                        predictions);
     return TF_OK;
 }
@@ -125,7 +140,7 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
     float *dstates = dactivated ? tf_alloc((size_t)size, sizeof *dstates, "state gradients", err) : NULL;
     int status = dstates ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK) {
-        ref_linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
+        m->kernels->linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
                             dactivated, head_weight(m)->grad.data, head_bias(m)->grad.data);
         ref_relu_backward(tape->activated, dactivated, size, dstates);
         status = m->ops->backward(m, seq, tape, dstates, err);

@@ -25,6 +25,8 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "kernels.h"
+#include "propagate.h"
 #include "parameters.h"
 #include "snapshot.h"
 
@@ -56,6 +58,7 @@ typedef struct model {
     model_config config;                /**< the shape it was created with */
     parameter_list parameters;          /**< every trainable tensor and its gradient */
     const struct model_ops *ops;        /**< forward/backward of this kind */
+    const kernels *kernels;             /**< the compute kernels it runs on (ref_kernels by default) */
 } model;
 
 /** What a window's forward keeps for its backward. */
@@ -114,6 +117,15 @@ void window_tape_free(const model *m, window_tape *tape);
  */
 double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
                          float scale, float *dpredictions);
+
+/**
+ * Build the GCN operator of @p g the models use (symmetric normalization with self loops) and
+ * let the model's kernels prepare it. For ref/model_*.c.
+ */
+int model_gcn_operator(const model *m, propagation *p, const csr *g, tf_error *err);
+
+/** Build and prepare the scaled Laplacian of @p g (Chebyshev models). For ref/model_*.c. */
+int model_chebyshev_operator(const model *m, propagation *p, const csr *g, tf_error *err);
 
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);

@@ -69,7 +69,7 @@ static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tap
         evolvegcn_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? param(m, INITIAL_WEIGHT)->value.data : steps[t - 1].weight;
-        status = ref_propagation_gcn(&s->graph, &snap->graph, AGGREGATION_SYMMETRIC, 1, err);
+        status = model_gcn_operator(m, &s->graph, &snap->graph, err);
         if (status == TF_OK &&
             (!(s->weight = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O tape", err)) ||
              !(s->gru_cache = tf_alloc((size_t)(f * GRU_CACHE_WIDTH(f)), sizeof(float), "EvolveGCN-O tape", err)) ||
@@ -77,11 +77,11 @@ static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tap
             status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
-        ref_gru_cell_forward(previous, previous, param(m, WEIGHT_IH)->value.data, param(m, WEIGHT_HH)->value.data,
+        m->kernels->gru_cell_forward(previous, previous, param(m, WEIGHT_IH)->value.data, param(m, WEIGHT_HH)->value.data,
                              param(m, BIAS_IH)->value.data, param(m, BIAS_HH)->value.data, f, f, f, s->weight,
                              s->gru_cache);
-        ref_matmul_accumulate(snap->features.data, s->weight, n, f, f, s->transformed);
-        ref_propagate_forward(&s->graph, s->transformed, f, tape->states + t * n * f);
+        m->kernels->matmul_accumulate(snap->features.data, s->weight, n, f, f, s->transformed);
+        m->kernels->propagate_forward(&s->graph, s->transformed, f, tape->states + t * n * f);
     }
     return status;
 }
@@ -105,11 +105,11 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
         else
             memset(dweight, 0, (size_t)(f * f) * sizeof(float));
         memset(dtransformed, 0, (size_t)(n * f) * sizeof(float));
-        ref_propagate_backward(&s->graph, dstates + t * n * f, f, dtransformed);
-        ref_matmul_backward(snap->features.data, s->weight, dtransformed, n, f, f, NULL, dweight);
+        m->kernels->propagate_backward(&s->graph, dstates + t * n * f, f, dtransformed);
+        m->kernels->matmul_backward(snap->features.data, s->weight, dtransformed, n, f, f, NULL, dweight);
         /* W_t = GRU(W_{t-1}, W_{t-1}): both arguments send their gradient to W_{t-1}. */
         memset(dprevious, 0, (size_t)(f * f) * sizeof(float));
-        ref_gru_cell_backward(previous, previous, param(m, WEIGHT_IH)->value.data, param(m, WEIGHT_HH)->value.data,
+        m->kernels->gru_cell_backward(previous, previous, param(m, WEIGHT_IH)->value.data, param(m, WEIGHT_HH)->value.data,
                               s->gru_cache, dweight, f, f, f, dprevious, dprevious, param(m, WEIGHT_IH)->grad.data,
                               param(m, WEIGHT_HH)->grad.data, param(m, BIAS_IH)->grad.data,
                               param(m, BIAS_HH)->grad.data);

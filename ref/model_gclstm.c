@@ -56,7 +56,7 @@ static int gclstm_create(model *m, rng *r, tf_error *err)
     for (int q = 0; q < GATES; q++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "recurrent.conv_%s", letters[q]);
-        if (ref_chebconv_add(&m->parameters, prefix, m->config.chebyshev_k, h, h, r, err) < 0)
+        if (chebconv_add(&m->parameters, prefix, m->config.chebyshev_k, h, h, r, err) < 0)
             return TF_ERR_INPUT;
     }
     return TF_OK;
@@ -91,7 +91,7 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
-        status = ref_propagation_chebyshev(&s->graph, &snap->graph, err);
+        status = model_chebyshev_operator(m, &s->graph, &snap->graph, err);
         if (status == TF_OK && (!(s->basis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GC-LSTM tape", err)) ||
                                 !(s->gates = tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM tape", err)) ||
                                 !(s->cell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM tape", err))))
@@ -99,16 +99,16 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
         if (status != TF_OK)
             break;
 
-        ref_chebyshev_basis_forward(&s->graph, previous, h, k, s->basis_h);
+        chebyshev_basis_forward(m->kernels, &s->graph, previous, h, k, s->basis_h);
         for (int q = 0; q < GATES; q++) {
             memset(gate, 0, (size_t)nh * sizeof(float));
-            ref_matmul_accumulate(snap->features.data, input_weight(m, q)->value.data, n, f, h, gate);
-            ref_chebconv_accumulate(conv(m, q), k, s->basis_h, n, h, h, gate);
+            m->kernels->matmul_accumulate(snap->features.data, input_weight(m, q)->value.data, n, f, h, gate);
+            chebconv_accumulate(m->kernels, conv(m, q), k, s->basis_h, n, h, h, gate);
             ref_add_bias(gate, gate_bias(m, q)->value.data, n, h);
             for (int64_t i = 0; i < n; i++) /* into block q of the [N][4H] pre-activations */
                 memcpy(preactivation + i * 4 * h + q * h, gate + i * h, (size_t)h * sizeof(float));
         }
-        ref_lstm_pointwise_forward(preactivation, previous_cell, n, h, s->cell, tape->states + t * nh, s->gates);
+        m->kernels->lstm_pointwise_forward(preactivation, previous_cell, n, h, s->cell, tape->states + t * nh, s->gates);
     }
     free(zeros);
     free(preactivation);
@@ -143,18 +143,18 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
         }
         memset(dprevious, 0, (size_t)nh * sizeof(float));
         memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
-        ref_lstm_pointwise_backward(s->gates, previous_cell, s->cell, dstate, dcell, n, h, dpreactivation,
+        m->kernels->lstm_pointwise_backward(s->gates, previous_cell, s->cell, dstate, dcell, n, h, dpreactivation,
                                     dprevious_cell);
         memset(dbasis_h, 0, (size_t)(k * nh) * sizeof(float));
         for (int q = 0; q < GATES; q++) {
             for (int64_t i = 0; i < n; i++) /* block q of the [N][4H] gradients */
                 memcpy(dgate + i * h, dpreactivation + i * 4 * h + q * h, (size_t)h * sizeof(float));
-            ref_matmul_backward(snap->features.data, input_weight(m, q)->value.data, dgate, n, f, h, NULL,
+            m->kernels->matmul_backward(snap->features.data, input_weight(m, q)->value.data, dgate, n, f, h, NULL,
                                 input_weight(m, q)->grad.data);
             ref_add_bias_backward(dgate, n, h, gate_bias(m, q)->grad.data);
-            ref_chebconv_backward(conv(m, q), k, s->basis_h, dgate, n, h, h, dbasis_h);
+            chebconv_backward(m->kernels, conv(m, q), k, s->basis_h, dgate, n, h, h, dbasis_h);
         }
-        ref_chebyshev_basis_backward(&s->graph, dbasis_h, h, k, dprevious);
+        chebyshev_basis_backward(m->kernels, &s->graph, dbasis_h, h, k, dprevious);
     }
     free(zeros);
     free(dstate);

@@ -37,7 +37,7 @@ static int gconvgru_create(model *m, rng *r, tf_error *err)
                                        "recurrent.conv_h_r", "recurrent.conv_x_h", "recurrent.conv_h_h"};
     const int64_t f = m->config.in_features, h = m->config.hidden;
     for (int c = 0; c < CONVS; c++)
-        if (ref_chebconv_add(&m->parameters, names[c], m->config.chebyshev_k, c % 2 == 0 ? f : h, h, r, err) < 0)
+        if (chebconv_add(&m->parameters, names[c], m->config.chebyshev_k, c % 2 == 0 ? f : h, h, r, err) < 0)
             return TF_ERR_INPUT;
     return TF_OK;
 }
@@ -73,7 +73,7 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
         float *state = tape->states + t * n * h;
-        status = ref_propagation_chebyshev(&s->graph, &snap->graph, err);
+        status = model_chebyshev_operator(m, &s->graph, &snap->graph, err);
         if (status == TF_OK &&
             (!(s->basis_x = tf_alloc((size_t)(k * n * f), sizeof(float), "GConvGRU tape", err)) ||
              !(s->basis_h = tf_alloc((size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
@@ -85,20 +85,20 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         if (status != TF_OK)
             break;
 
-        ref_chebyshev_basis_forward(&s->graph, snap->features.data, f, k, s->basis_x);
-        ref_chebyshev_basis_forward(&s->graph, previous, h, k, s->basis_h);
+        chebyshev_basis_forward(m->kernels, &s->graph, snap->features.data, f, k, s->basis_x);
+        chebyshev_basis_forward(m->kernels, &s->graph, previous, h, k, s->basis_h);
         /* Gates z and r: pre-activations start from zero (the convs add their biases). */
-        ref_chebconv_accumulate(conv(m, CONV_X_Z), k, s->basis_x, n, f, h, s->z);
-        ref_chebconv_accumulate(conv(m, CONV_H_Z), k, s->basis_h, n, h, h, s->z);
+        chebconv_accumulate(m->kernels, conv(m, CONV_X_Z), k, s->basis_x, n, f, h, s->z);
+        chebconv_accumulate(m->kernels, conv(m, CONV_H_Z), k, s->basis_h, n, h, h, s->z);
         ref_sigmoid_forward(s->z, n * h, s->z);
-        ref_chebconv_accumulate(conv(m, CONV_X_R), k, s->basis_x, n, f, h, s->r);
-        ref_chebconv_accumulate(conv(m, CONV_H_R), k, s->basis_h, n, h, h, s->r);
+        chebconv_accumulate(m->kernels, conv(m, CONV_X_R), k, s->basis_x, n, f, h, s->r);
+        chebconv_accumulate(m->kernels, conv(m, CONV_H_R), k, s->basis_h, n, h, h, s->r);
         ref_sigmoid_forward(s->r, n * h, s->r);
         for (int64_t i = 0; i < n * h; i++)
             masked[i] = previous[i] * s->r[i];
-        ref_chebyshev_basis_forward(&s->graph, masked, h, k, s->basis_masked);
-        ref_chebconv_accumulate(conv(m, CONV_X_H), k, s->basis_x, n, f, h, s->candidate);
-        ref_chebconv_accumulate(conv(m, CONV_H_H), k, s->basis_masked, n, h, h, s->candidate);
+        chebyshev_basis_forward(m->kernels, &s->graph, masked, h, k, s->basis_masked);
+        chebconv_accumulate(m->kernels, conv(m, CONV_X_H), k, s->basis_x, n, f, h, s->candidate);
+        chebconv_accumulate(m->kernels, conv(m, CONV_H_H), k, s->basis_masked, n, h, h, s->candidate);
         ref_tanh_forward(s->candidate, n * h, s->candidate);
         for (int64_t i = 0; i < n * h; i++)
             state[i] = s->z[i] * previous[i] + (1.0f - s->z[i]) * s->candidate[i];
@@ -139,11 +139,11 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
             dgate[i] = dstate[i] * (1.0f - s->z[i]);
         memset(dpreactivation, 0, (size_t)nh * sizeof(float));
         ref_tanh_backward(s->candidate, dgate, nh, dpreactivation);
-        ref_chebconv_backward(conv(m, CONV_X_H), k, s->basis_x, dpreactivation, n, f, h, NULL);
+        chebconv_backward(m->kernels, conv(m, CONV_X_H), k, s->basis_x, dpreactivation, n, f, h, NULL);
         memset(dbasis, 0, (size_t)(k * nh) * sizeof(float));
-        ref_chebconv_backward(conv(m, CONV_H_H), k, s->basis_masked, dpreactivation, n, h, h, dbasis);
+        chebconv_backward(m->kernels, conv(m, CONV_H_H), k, s->basis_masked, dpreactivation, n, h, h, dbasis);
         memset(dmasked, 0, (size_t)nh * sizeof(float));
-        ref_chebyshev_basis_backward(&s->graph, dbasis, h, k, dmasked);
+        chebyshev_basis_backward(m->kernels, &s->graph, dbasis, h, k, dmasked);
         for (int64_t i = 0; i < nh; i++) {
             dprevious[i] += dmasked[i] * s->r[i];
             dgate[i] = dmasked[i] * previous[i]; /* dR */
@@ -152,19 +152,19 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
         /* Gate r: R = sigmoid(Cheb_xr(X) + Cheb_hr(H)) */
         memset(dpreactivation, 0, (size_t)nh * sizeof(float));
         ref_sigmoid_backward(s->r, dgate, nh, dpreactivation);
-        ref_chebconv_backward(conv(m, CONV_X_R), k, s->basis_x, dpreactivation, n, f, h, NULL);
-        ref_chebconv_backward(conv(m, CONV_H_R), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
+        chebconv_backward(m->kernels, conv(m, CONV_X_R), k, s->basis_x, dpreactivation, n, f, h, NULL);
+        chebconv_backward(m->kernels, conv(m, CONV_H_R), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
 
         /* Gate z: Z = sigmoid(Cheb_xz(X) + Cheb_hz(H)), dZ = dH' (H - H~) */
         for (int64_t i = 0; i < nh; i++)
             dgate[i] = dstate[i] * (previous[i] - s->candidate[i]);
         memset(dpreactivation, 0, (size_t)nh * sizeof(float));
         ref_sigmoid_backward(s->z, dgate, nh, dpreactivation);
-        ref_chebconv_backward(conv(m, CONV_X_Z), k, s->basis_x, dpreactivation, n, f, h, NULL);
-        ref_chebconv_backward(conv(m, CONV_H_Z), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
+        chebconv_backward(m->kernels, conv(m, CONV_X_Z), k, s->basis_x, dpreactivation, n, f, h, NULL);
+        chebconv_backward(m->kernels, conv(m, CONV_H_Z), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
 
         /* The basis of H, shared by the gates z and r, sends its gradient to H once. */
-        ref_chebyshev_basis_backward(&s->graph, dbasis_h, h, k, dprevious);
+        chebyshev_basis_backward(m->kernels, &s->graph, dbasis_h, h, k, dprevious);
     }
     free(zeros);
     free(dstate);

@@ -99,7 +99,7 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
         float *state = tape->states + t * n * h;
-        status = ref_propagation_gcn(&s->graph, &snap->graph, AGGREGATION_SYMMETRIC, 1, err);
+        status = model_gcn_operator(m, &s->graph, &snap->graph, err);
         if (status == TF_OK && !(s->aggregated = tf_alloc((size_t)(n * f), sizeof(float), "T-GCN tape", err)))
             status = TF_ERR_INPUT;
         for (int g = 0; status == TF_OK && g < GATES; g++)
@@ -109,24 +109,24 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
         if (status != TF_OK)
             break;
 
-        ref_propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
+        m->kernels->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
         float *convolved = masked; /* scratch: C_g, n x h */
         for (int g = 0; g < GATES; g++) {
-            ref_linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data,
+            m->kernels->linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data,
                                n, f, h, convolved);
             copy_columns(s->gate_input[g], 2 * h, 0, convolved, h, n);
         }
         copy_columns(s->gate_input[GATE_Z], 2 * h, h, previous, h, n);
         copy_columns(s->gate_input[GATE_R], 2 * h, h, previous, h, n);
         for (int g = GATE_Z; g <= GATE_R; g++) {
-            ref_linear_forward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data,
+            m->kernels->linear_forward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data,
                                param(m, g, LINEAR_BIAS)->value.data, n, 2 * h, h, s->gate[g]);
             ref_sigmoid_forward(s->gate[g], n * h, s->gate[g]);
         }
         for (int64_t i = 0; i < n * h; i++)
             masked[i] = previous[i] * s->gate[GATE_R][i];
         copy_columns(s->gate_input[GATE_H], 2 * h, h, masked, h, n);
-        ref_linear_forward(s->gate_input[GATE_H], param(m, GATE_H, LINEAR_WEIGHT)->value.data,
+        m->kernels->linear_forward(s->gate_input[GATE_H], param(m, GATE_H, LINEAR_WEIGHT)->value.data,
                            param(m, GATE_H, LINEAR_BIAS)->value.data, n, 2 * h, h, s->gate[GATE_H]);
         ref_tanh_forward(s->gate[GATE_H], n * h, s->gate[GATE_H]);
         const float *z = s->gate[GATE_Z], *candidate = s->gate[GATE_H];
@@ -151,14 +151,14 @@ static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgat
         ref_tanh_backward(s->gate[g], dgate, n * h, dpreactivation);
     else
         ref_sigmoid_backward(s->gate[g], dgate, n * h, dpreactivation);
-    ref_linear_backward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data, dpreactivation, n, 2 * h, h,
+    m->kernels->linear_backward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data, dpreactivation, n, 2 * h, h,
                         dgate_input, param(m, g, LINEAR_WEIGHT)->grad.data, param(m, g, LINEAR_BIAS)->grad.data);
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < h; j++) {
             dconvolved[i * h + j] = dgate_input[i * 2 * h + j];
             dsecond[i * h + j] = dgate_input[i * 2 * h + h + j];
         }
-    ref_linear_backward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
+    m->kernels->linear_backward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
                         param(m, g, CONV_WEIGHT)->grad.data, param(m, g, CONV_BIAS)->grad.data);
 }
 

@@ -25,6 +25,9 @@ void ref_propagation_free(propagation *p)
 {
     free(p->edge_coefficient);
     free(p->self_coefficient);
+    free(p->transpose_offsets);
+    free(p->transpose_edge);
+    free(p->transpose_destination);
     memset(p, 0, sizeof *p);
 }
 
@@ -144,38 +147,4 @@ void ref_propagate_backward(const propagation *p, const float *dy, int64_t width
                 target[j] += p->edge_coefficient[e] * gradient[j];
         }
     }
-}
-
-void ref_chebyshev_basis_forward(const propagation *p, const float *x, int64_t width, int k, float *basis)
-{
-    const int64_t size = p->graph->num_nodes * width;
-    memcpy(basis, x, (size_t)size * sizeof *basis);
-    if (k > 1)
-        ref_propagate_forward(p, x, width, basis + size);
-    for (int j = 2; j < k; j++) {
-        float *current = basis + j * size;
-        ref_propagate_forward(p, basis + (j - 1) * size, width, current);
-        const float *before = basis + (j - 2) * size;
-        for (int64_t i = 0; i < size; i++)
-            current[i] = 2.0f * current[i] - before[i];
-    }
-}
-
-void ref_chebyshev_basis_backward(const propagation *p, float *d_basis, int64_t width, int k, float *dx)
-{
-    const int64_t size = p->graph->num_nodes * width;
-    /* Walk the recurrence backwards: T_j = 2 L^ T_{j-1} - T_{j-2} sends 2 L^T dT_j to
-     * T_{j-1} and -dT_j to T_{j-2}; T_1 = L^ T_0 sends L^T dT_1 to T_0 = x. */
-    for (int j = k - 1; j >= 2; j--) {
-        float *gradient = d_basis + j * size;
-        for (int64_t i = 0; i < size; i++) {
-            d_basis[(j - 2) * size + i] -= gradient[i];
-            gradient[i] *= 2.0f;
-        }
-        ref_propagate_backward(p, gradient, width, d_basis + (j - 1) * size);
-    }
-    if (k > 1)
-        ref_propagate_backward(p, d_basis + size, width, d_basis);
-    for (int64_t i = 0; i < size; i++)
-        dx[i] += d_basis[i];
 }

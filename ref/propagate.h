@@ -50,6 +50,12 @@ typedef struct propagation {
     const csr *graph;           /**< the snapshot's graph (not owned; must outlive this) */
     float *edge_coefficient;    /**< [num_edges] coefficient of each in-edge, CSR order */
     float *self_coefficient;    /**< [num_nodes] diagonal coefficient */
+    /** The transpose, for a backward that gathers instead of scattering (built by the optimized
+     *  twin's prepare_propagation, NULL otherwise): the edges leaving vertex u are
+     *  transpose_edge[transpose_offsets[u] .. transpose_offsets[u+1]), in CSR order. */
+    int64_t *transpose_offsets;
+    int64_t *transpose_edge;    /**< [num_edges] index of the edge in CSR order (see transpose_offsets) */
+    int32_t *transpose_destination; /**< [num_edges] the destination (CSR row) of that edge */
 } propagation;
 
 /** Build the GCN operator of @p g for @p kind, with or without self loops. */
@@ -66,23 +72,6 @@ void ref_propagate_forward(const propagation *p, const float *x, int64_t width, 
 
 /** dx += P^T dy: the backward of ref_propagate_forward(). dy, dx [num_nodes][width]. */
 void ref_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx);
-
-/**
- * Chebyshev basis of x for order @p k: T_0 = x, T_1 = L^ x, T_j = 2 L^ T_{j-1} - T_{j-2}.
- * @param p      a Chebyshev operator (ref_propagation_chebyshev)
- * @param x      [n][width]
- * @param width  feature columns
- * @param k      number of terms, >= 1 (PyTorch Geometric's K)
- * @param basis  [k][n][width] out: T_0 x .. T_{k-1} x
- */
-void ref_chebyshev_basis_forward(const propagation *p, const float *x, int64_t width, int k, float *basis);
-
-/**
- * Backward of ref_chebyshev_basis_forward(): given d_basis [k][n][width], the gradient of
- * the loss for each T_j x, add the gradient for x into dx [n][width]. Uses d_basis as
- * scratch (its content is destroyed).
- */
-void ref_chebyshev_basis_backward(const propagation *p, float *d_basis, int64_t width, int k, float *dx);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,74 @@
+/**
+ * @file kernels.h
+ * @brief The compute kernels a model calls, as a table, so one model code runs on the
+ *        reference kernels or on their optimized twins.
+ *
+ * The four snapshot models (model.h) never call a heavy kernel directly: they go through the
+ * #kernels table of their model. #ref_kernels holds the textbook loops of layers.h,
+ * propagate.h and recurrent.h; opt/kernels_cpu.h provides opt_kernels (BLAS, OpenMP) with the
+ * same signatures and the same results (bitwise where the arithmetic order is kept, within
+ * the fp tolerance where BLAS reorders sums). The model's math, and so the chapter's
+ * equations, exist once.
+ *
+ * Every function has the contract of the ref_ function of the same name.
+ */
+#ifndef TWOFOLD_KERNELS_H
+#define TWOFOLD_KERNELS_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "propagate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The kernels a model uses; see the ref_ function of each name for its contract. */
+typedef struct kernels {
+    const char *name; /**< "ref", "opt", ... for messages */
+    /** Called once on every operator a model builds, before it is used: lets a twin add the
+     *  structure its kernels need (the transpose, a device copy). NULL: nothing to add. */
+    int (*prepare_propagation)(propagation *p, tf_error *err);
+    /** See ref_linear_forward(). */
+    void (*linear_forward)(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
+                           float *y);
+    /** See ref_linear_accumulate(). */
+    void (*linear_accumulate)(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
+    /** See ref_linear_backward(). */
+    void (*linear_backward)(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                            float *dx, float *dweight, float *dbias);
+    /** See ref_matmul_accumulate(). */
+    void (*matmul_accumulate)(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
+    /** See ref_matmul_backward(). */
+    void (*matmul_backward)(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                            float *dx, float *dweight);
+    /** See ref_propagate_forward(). */
+    void (*propagate_forward)(const propagation *p, const float *x, int64_t width, float *y);
+    /** See ref_propagate_backward(). */
+    void (*propagate_backward)(const propagation *p, const float *dy, int64_t width, float *dx);
+    /** See ref_gru_cell_forward(). */
+    void (*gru_cell_forward)(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                             const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
+                             float *h_out, float *cache);
+    /** See ref_gru_cell_backward(). */
+    void (*gru_cell_backward)(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                              const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                              float *dx, float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih,
+                              float *dbias_hh);
+    /** See ref_lstm_pointwise_forward(). */
+    void (*lstm_pointwise_forward)(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
+                                   float *h_out, float *gates);
+    /** See ref_lstm_pointwise_backward(). */
+    void (*lstm_pointwise_backward)(const float *gates, const float *c, const float *c_out, const float *dh_out,
+                                    const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc);
+} kernels;
+
+/** The reference kernels: layers.h, propagate.h and recurrent.h. */
+extern const kernels ref_kernels;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

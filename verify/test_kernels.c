@@ -1,0 +1,275 @@
+/* Each optimized CPU kernel (opt/kernels_cpu.h) against its reference twin, on real graphs
+ * (twitter_tennis: directed, weighted, 1000 vertices; england_covid) and generated ones, with
+ * the equality each promises: bitwise for propagation and the LSTM's pointwise part, the fp
+ * tolerance (max |a - b| / max(1, |ref|) <= 1e-5) where BLAS reorders sums. Each check prints
+ * what it measured. Runs with 2 OpenMP threads so the parallel paths are exercised. */
+#include <math.h>
+
+#include "dataset.h"
+#include "kernels_cpu.h"
+#include "layers.h"
+#include "model.h"
+#include "recurrent.h"
+#include "rng.h"
+#include "testing.h"
+
+#define TOLERANCE 1e-5
+
+static float *random_array(int64_t count, rng *r)
+{
+    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    for (int64_t i = 0; i < count; i++)
+        values[i] = (float)(2.0 * rng_uniform(r) - 1.0);
+    return values;
+}
+
+static float *copy_array(const float *values, int64_t count)
+{
+    float *copy = malloc((size_t)(count ? count : 1) * sizeof *copy);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, values, (size_t)count * sizeof *copy);
+    return copy;
+}
+
+static double relative_error(const float *ours, const float *reference, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst;
+}
+
+static int64_t differing_bits(const float *a, const float *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    return differing;
+}
+
+/* ---- propagation: bitwise -------------------------------------------------------------- */
+
+/* Every operator kind on graph g, widths 1, 7 and 32: forward and backward, both bitwise. */
+static void check_propagation_on(const char *what, const csr *g, rng *r)
+{
+    static const char *names[4] = {"sum", "mean", "symmetric", "chebyshev"};
+    tf_error err;
+    int64_t differing_total = 0, values_total = 0;
+    for (int kind = 0; kind < 4; kind++)
+        for (int loops = 0; loops < (kind == 3 ? 1 : 2); loops++) {
+            propagation p;
+            int status = kind == 3 ? ref_propagation_chebyshev(&p, g, &err)
+                                   : ref_propagation_gcn(&p, g, (aggregation)kind, loops, &err);
+            ck_assert_msg(status == TF_OK, "%s", err.message);
+            ck_assert(opt_prepare_propagation(&p, &err) == TF_OK);
+            static const int64_t widths[3] = {1, 7, 32};
+            for (int w = 0; w < 3; w++) {
+                int64_t size = g->num_nodes * widths[w];
+                float *x = random_array(size, r), *y_ref = random_array(size, r), *y_opt = random_array(size, r);
+                ref_propagate_forward(&p, x, widths[w], y_ref);
+                opt_propagate_forward(&p, x, widths[w], y_opt);
+                int64_t forward = differing_bits(y_ref, y_opt, size);
+                /* The backward adds into dx: start both from the same nonzero values. */
+                float *dx_ref = random_array(size, r), *dx_opt = copy_array(dx_ref, size);
+                ref_propagate_backward(&p, x, widths[w], dx_ref);
+                opt_propagate_backward(&p, x, widths[w], dx_opt);
+                int64_t backward = differing_bits(dx_ref, dx_opt, size);
+                ck_assert_msg(forward == 0 && backward == 0, "%s %s%s width %lld: %lld / %lld values differ", what,
+                              names[kind], loops ? " + loops" : "", (long long)widths[w], (long long)forward,
+                              (long long)backward);
+                differing_total += forward + backward;
+                values_total += 2 * size;
+                free(x), free(y_ref), free(y_opt), free(dx_ref), free(dx_opt);
+            }
+            ref_propagation_free(&p);
+        }
+    printf("propagation on %s (%lld vertices, %lld edges), 7 operators x 3 widths: %lld of %lld values differ in "
+           "bits\n",
+           what, (long long)g->num_nodes, (long long)g->num_edges, (long long)differing_total, (long long)values_total);
+}
+
+START_TEST(propagation_is_bitwise_equal)
+{
+    rng r;
+    rng_seed(&r, 1);
+    tf_error err;
+    dataset tennis, covid, generated;
+    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    ck_assert(dataset_load("england_covid", NULL, &covid, &err) == TF_OK);
+    ck_assert_msg(dataset_load("powerlaw:nodes=3000,edges=30000,snapshots=1,seed=5", NULL, &generated, &err) == TF_OK,
+                  "%s", err.message);
+    /* The busiest twitter_tennis snapshot, a covid day, and a skewed generated graph. */
+    int64_t busiest = 0;
+    for (int64_t t = 0; t < tennis.snapshots.num_snapshots; t++)
+        if (tennis.snapshots.snapshots[t].graph.num_edges > tennis.snapshots.snapshots[busiest].graph.num_edges)
+            busiest = t;
+    check_propagation_on("twitter_tennis (busiest snapshot)", &tennis.snapshots.snapshots[busiest].graph, &r);
+    check_propagation_on("england_covid day 0", &covid.snapshots.snapshots[0].graph, &r);
+    check_propagation_on("generated power law", &generated.snapshots.snapshots[0].graph, &r);
+    dataset_free(&tennis);
+    dataset_free(&covid);
+    dataset_free(&generated);
+}
+END_TEST
+
+/* ---- dense products: fp ------------------------------------------------------------------ */
+
+START_TEST(dense_products_within_tolerance)
+{
+    rng r;
+    rng_seed(&r, 2);
+    /* Shapes the models use: gate inputs, the head over a window, GC-LSTM's x W. */
+    static const int64_t shapes[][3] = {{20, 4, 32}, {1000, 16, 32}, {1000, 64, 32}, {8000, 32, 1}, {129, 8, 3}};
+    double worst_forward = 0, worst_backward = 0, worst_matmul = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int64_t n = shapes[s][0], in = shapes[s][1], out = shapes[s][2];
+        float *x = random_array(n * in, &r), *w = random_array(out * in, &r), *b = random_array(out, &r);
+        float *dy = random_array(n * out, &r);
+        float *y_ref = random_array(n * out, &r), *y_opt = random_array(n * out, &r);
+        ref_linear_forward(x, w, b, n, in, out, y_ref);
+        opt_linear_forward(x, w, b, n, in, out, y_opt);
+        worst_forward = fmax(worst_forward, relative_error(y_opt, y_ref, n * out));
+        ref_linear_accumulate(x, w, n, in, out, y_ref);
+        opt_linear_accumulate(x, w, n, in, out, y_opt);
+        worst_forward = fmax(worst_forward, relative_error(y_opt, y_ref, n * out));
+        float *dx_ref = random_array(n * in, &r), *dw_ref = random_array(out * in, &r), *db_ref = random_array(out, &r);
+        float *dx_opt = copy_array(dx_ref, n * in), *dw_opt = copy_array(dw_ref, out * in), *db_opt = copy_array(db_ref, out);
+        ref_linear_backward(x, w, dy, n, in, out, dx_ref, dw_ref, db_ref);
+        opt_linear_backward(x, w, dy, n, in, out, dx_opt, dw_opt, db_opt);
+        worst_backward = fmax(worst_backward, relative_error(dx_opt, dx_ref, n * in));
+        worst_backward = fmax(worst_backward, relative_error(dw_opt, dw_ref, out * in));
+        worst_backward = fmax(worst_backward, relative_error(db_opt, db_ref, out));
+        /* The matmul form reads the weight as [in][out]. */
+        ref_matmul_accumulate(x, w, n, in, out, y_ref);
+        opt_matmul_accumulate(x, w, n, in, out, y_opt);
+        worst_matmul = fmax(worst_matmul, relative_error(y_opt, y_ref, n * out));
+        ref_matmul_backward(x, w, dy, n, in, out, dx_ref, dw_ref);
+        opt_matmul_backward(x, w, dy, n, in, out, dx_opt, dw_opt);
+        worst_matmul = fmax(worst_matmul, relative_error(dx_opt, dx_ref, n * in));
+        worst_matmul = fmax(worst_matmul, relative_error(dw_opt, dw_ref, out * in));
+        float *all[] = {x, w, b, dy, y_ref, y_opt, dx_ref, dw_ref, db_ref, dx_opt, dw_opt, db_opt};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+            free(all[i]);
+    }
+    printf("linear forward/accumulate: max relative error %.2e; backward (dx, dW over up to 8000 rows, db): %.2e; "
+           "matmul: %.2e\n",
+           worst_forward, worst_backward, worst_matmul);
+    ck_assert(worst_forward <= TOLERANCE && worst_backward <= TOLERANCE && worst_matmul <= TOLERANCE);
+}
+END_TEST
+
+/* ---- recurrent cells ------------------------------------------------------------------------ */
+
+START_TEST(recurrent_cells)
+{
+    rng r;
+    rng_seed(&r, 3);
+    const int64_t n = 700, in = 16, H = 24;
+    float *x = random_array(n * in, &r), *h = random_array(n * H, &r), *c = random_array(n * H, &r);
+    float *w_ih = random_array(3 * H * in, &r), *w_hh = random_array(3 * H * H, &r);
+    float *b_ih = random_array(3 * H, &r), *b_hh = random_array(3 * H, &r), *dh_out = random_array(n * H, &r);
+    float *h_ref = random_array(n * H, &r), *h_opt = random_array(n * H, &r);
+    float *cache_ref = random_array(n * 4 * H, &r), *cache_opt = random_array(n * 4 * H, &r);
+    ref_gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, n, in, H, h_ref, cache_ref);
+    opt_gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, n, in, H, h_opt, cache_opt);
+    double forward = fmax(relative_error(h_opt, h_ref, n * H), relative_error(cache_opt, cache_ref, n * 4 * H));
+    float *grads_ref[6], *grads_opt[6];
+    int64_t sizes[6] = {n * in, n * H, 3 * H * in, 3 * H * H, 3 * H, 3 * H};
+    for (int i = 0; i < 6; i++) {
+        grads_ref[i] = random_array(sizes[i], &r);
+        grads_opt[i] = copy_array(grads_ref[i], sizes[i]);
+    }
+    ref_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, grads_ref[0], grads_ref[1], grads_ref[2],
+                          grads_ref[3], grads_ref[4], grads_ref[5]);
+    opt_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, grads_opt[0], grads_opt[1], grads_opt[2],
+                          grads_opt[3], grads_opt[4], grads_opt[5]);
+    double backward = 0;
+    for (int i = 0; i < 6; i++)
+        backward = fmax(backward, relative_error(grads_opt[i], grads_ref[i], sizes[i]));
+    printf("GRU cell (%lld rows, in %lld, hidden %lld): forward max relative error %.2e, backward %.2e\n",
+           (long long)n, (long long)in, (long long)H, forward, backward);
+    ck_assert(forward <= TOLERANCE && backward <= TOLERANCE);
+
+    /* LSTM pointwise: bitwise. */
+    float *preactivation = random_array(n * 4 * H, &r);
+    float *c_ref = random_array(n * H, &r), *c_opt = random_array(n * H, &r);
+    float *gates_ref = random_array(n * 4 * H, &r), *gates_opt = random_array(n * 4 * H, &r);
+    ref_lstm_pointwise_forward(preactivation, c, n, H, c_ref, h_ref, gates_ref);
+    opt_lstm_pointwise_forward(preactivation, c, n, H, c_opt, h_opt, gates_opt);
+    int64_t differing = differing_bits(c_ref, c_opt, n * H) + differing_bits(h_ref, h_opt, n * H) +
+                        differing_bits(gates_ref, gates_opt, n * 4 * H);
+    float *dpre_ref = random_array(n * 4 * H, &r), *dpre_opt = random_array(n * 4 * H, &r);
+    float *dc_ref = random_array(n * H, &r), *dc_opt = copy_array(dc_ref, n * H);
+    ref_lstm_pointwise_backward(gates_ref, c, c_ref, dh_out, c, n, H, dpre_ref, dc_ref);
+    opt_lstm_pointwise_backward(gates_opt, c, c_opt, dh_out, c, n, H, dpre_opt, dc_opt);
+    differing += differing_bits(dpre_ref, dpre_opt, n * 4 * H) + differing_bits(dc_ref, dc_opt, n * H);
+    printf("LSTM pointwise forward + backward: %lld values differ in bits\n", (long long)differing);
+    ck_assert_int_eq(differing, 0);
+    float *all[] = {x, h, c, w_ih, w_hh, b_ih, b_hh, dh_out, h_ref, h_opt, cache_ref, cache_opt, preactivation,
+                    c_ref, c_opt, gates_ref, gates_opt, dpre_ref, dpre_opt, dc_ref, dc_opt};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        free(all[i]);
+    for (int i = 0; i < 6; i++) {
+        free(grads_ref[i]);
+        free(grads_opt[i]);
+    }
+}
+END_TEST
+
+/* ---- whole models on the opt kernels ----------------------------------------------------- */
+
+START_TEST(models_on_opt_kernels)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
+    const snapshot_seq *seq = &d.snapshots;
+    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
+        model_config config = {(model_kind)kind, seq->feature_width, 16, seq->target_width, 2};
+        model a, b;
+        ck_assert(model_create(&a, &config, 5, &err) == TF_OK);
+        ck_assert(model_create(&b, &config, 5, &err) == TF_OK);
+        b.kernels = &opt_kernels;
+        const int64_t first = 20, count = 6, size = count * seq->num_nodes;
+        float *pa = calloc((size_t)size, sizeof(float)), *pb = calloc((size_t)size, sizeof(float));
+        float *da = calloc((size_t)size, sizeof(float)), *db = calloc((size_t)size, sizeof(float));
+        window_tape ta, tb;
+        ck_assert(model_forward(&a, seq, first, count, &ta, pa, &err) == TF_OK);
+        ck_assert(model_forward(&b, seq, first, count, &tb, pb, &err) == TF_OK);
+        model_window_loss(seq, first, count, pa, 1.0f, da);
+        model_window_loss(seq, first, count, pb, 1.0f, db);
+        ck_assert(model_backward(&a, seq, &ta, da, &err) == TF_OK);
+        ck_assert(model_backward(&b, seq, &tb, db, &err) == TF_OK);
+        double output = relative_error(pb, pa, size), gradient = 0;
+        for (int64_t i = 0; i < a.parameters.count; i++)
+            gradient = fmax(gradient, relative_error(b.parameters.items[i].grad.data, a.parameters.items[i].grad.data,
+                                                     a.parameters.items[i].grad.size));
+        printf("%-10s on twitter_tennis, 6 snapshots, opt vs ref kernels: outputs %.2e, gradients %.2e\n",
+               model_kind_name((model_kind)kind), output, gradient);
+        ck_assert(output <= TOLERANCE && gradient <= TOLERANCE);
+        window_tape_free(&a, &ta);
+        window_tape_free(&b, &tb);
+        free(pa), free(pb), free(da), free(db);
+        model_free(&a);
+        model_free(&b);
+    }
+    dataset_free(&d);
+}
+END_TEST
+
+int main(void)
+{
+    opt_set_threads(2);
+    Suite *suite = suite_create("kernels");
+    TCase *cases = tcase_create("kernels");
+    tcase_set_timeout(cases, 300);
+    tcase_add_test(cases, propagation_is_bitwise_equal);
+    tcase_add_test(cases, dense_products_within_tolerance);
+    tcase_add_test(cases, recurrent_cells);
+    tcase_add_test(cases, models_on_opt_kernels);
+    suite_add_tcase(suite, cases);
+    return run_suite(suite);
+}
