@@ -12,6 +12,13 @@
 #include "io.h"
 #include "npy.h"
 #include "train.h"
+#include "train_parallel.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "kernels_cpu.h"
+#include <mpi.h>
 
 static const char train_usage[] =
     "usage: twofold train --model MODEL --data DATASET [options]\n"
@@ -34,12 +41,18 @@ static const char train_usage[] =
     "  --save DIR         write a checkpoint at the end: parameters as NAME.npy (PyTorch\n"
     "                     names), Adam state and epoch; atomic\n"
     "  --load DIR         start from a checkpoint (resumes epoch and Adam state if present)\n"
-    "  --dump-outputs DIR write predictions.npy and targets.npy [snapshots][vertices][targets]\n";
+    "  --dump-outputs DIR write predictions.npy and targets.npy [snapshots][vertices][targets]\n"
+    "  --impl I           ref (default: the reference, one thread) or opt (the optimized twin:\n"
+    "                     BLAS and OpenMP kernels; under mpiexec -n R, windows shared by R ranks,\n"
+    "                     gradients all-reduced; use --batch >= R so every rank has a window)\n"
+    "\n"
+    "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
 
 /* Parsed command line. */
 typedef struct train_command {
     const char *data, *save, *load, *dump;
     int lags;
+    int optimized; /* --impl opt */
     model_config config;
     train_options options;
 } train_command;
@@ -114,6 +127,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             c->load = value;
         } else if (OPTION("--dump-outputs")) {
             c->dump = value;
+        } else if (OPTION("--impl")) {
+            if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
+            c->optimized = strcmp(value, "opt") == 0;
         } else {
             return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --help)", argv[i]);
         }
@@ -164,6 +181,27 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
     return status;
 }
 
+/* Starts MPI and the optimized twin's threads; prints the set-up on rank 0. */
+static int start_optimized(comm *group, tf_error *err)
+{
+    char reason[256];
+    if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    /* The ranks on a node share its cores, unless OMP_NUM_THREADS says otherwise. */
+    int threads = 1;
+#ifdef _OPENMP
+    threads = getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : omp_get_num_procs() / group->local_size;
+#endif
+    if (threads < 1)
+        threads = 1;
+    opt_set_threads(threads);
+    if (group->rank == 0)
+        printf("impl opt: %d rank(s), %d thread(s) per rank; collectives: %s\n", group->size, threads, reason);
+    return TF_OK;
+}
+
+static int train(const train_command *c, comm *group, tf_error *err);
+
 int command_train(int argc, char **argv, tf_error *err)
 {
     train_command c;
@@ -174,6 +212,26 @@ int command_train(int argc, char **argv, tf_error *err)
         fputs(train_usage, stdout);
         return TF_OK;
     }
+    if (!c.optimized)
+        return train(&c, NULL, err);
+    comm group;
+    if (start_optimized(&group, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    int status = train(&c, &group, err);
+    if (status != TF_OK && group.size > 1) {
+        /* The other ranks may be waiting in a collective: report and take them down. */
+        fprintf(stderr, "twofold: error on rank %d: %s\n", group.rank, err->message);
+        MPI_Abort(group.world, status);
+    }
+    comm_finalize(&group);
+    return status;
+}
+
+/* Training proper; `group` is NULL for the reference, the ranks for the optimized twin. */
+static int train(const train_command *cp, comm *group, tf_error *err)
+{
+    train_command c = *cp;
+    const int speaks = !group || group->rank == 0; /* only rank 0 prints and writes files */
     cli_progress_state progress = {0, ""};
     dataset_options data_options = {c.lags, cli_progress, &progress};
     dataset d;
@@ -193,7 +251,13 @@ int command_train(int argc, char **argv, tf_error *err)
     }
     if (c.load)
         status = trainer_load(&tr, c.load, err);
-    if (status == TF_OK) {
+    if (status == TF_OK && group) {
+        status = opt_trainer_parallel(&tr, group, err);
+        if (status == TF_OK && speaks && group->size > c.options.batch)
+            printf("note: %lld window(s) per step for %d ranks: %d rank(s) idle in every step (use --batch %d)\n",
+                   (long long)c.options.batch, group->size, group->size - (int)c.options.batch, group->size);
+    }
+    if (status == TF_OK && speaks) {
         const int64_t train = tr.train_snapshots, window = c.options.window ? c.options.window : train;
         printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices x %lld "
                "features\n",
@@ -216,6 +280,8 @@ int command_train(int argc, char **argv, tf_error *err)
         status = trainer_epoch(&tr, seq, &report, err);
         if (status != TF_OK)
             break;
+        if (!speaks)
+            continue;
         printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.2f s)\n", (long long)report.epoch, report.train_loss,
                report.test_mse, cli_seconds() - epoch_started);
         fflush(stdout);
@@ -225,16 +291,19 @@ int command_train(int argc, char **argv, tf_error *err)
         double test_mse;
         status = trainer_evaluate(&tr, seq, tr.train_snapshots, seq->num_snapshots - tr.train_snapshots, &test_mse,
                                   NULL, err);
-        if (status == TF_OK)
+        if (status == TF_OK && speaks)
             printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr.epoch,
                    cli_seconds() - started);
     }
-    if (status == TF_OK && c.save) {
+    if (status == TF_OK && group && speaks)
+        printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
+               (unsigned long long)group->calls);
+    if (status == TF_OK && c.save && speaks) {
         status = trainer_save(&tr, c.save, err);
         if (status == TF_OK)
             printf("saved checkpoint %s\n", c.save);
     }
-    if (status == TF_OK && c.dump)
+    if (status == TF_OK && c.dump && speaks)
         status = dump_outputs(&tr, seq, c.dump, err);
     trainer_free(&tr);
     dataset_free(&d);

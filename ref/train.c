@@ -61,6 +61,8 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
         model_free(&tr->model);
         return TF_ERR_INPUT;
     }
+    tr->group.rank = 0;
+    tr->group.size = 1;
     return TF_OK;
 }
 
@@ -68,6 +70,50 @@ void trainer_free(trainer *tr)
 {
     model_free(&tr->model);
     adam_free(&tr->optimizer);
+    free(tr->gradients);
+    tr->gradients = NULL;
+}
+
+int trainer_join_group(trainer *tr, const train_group *group, tf_error *err)
+{
+    if (group->size < 1 || group->rank < 0 || group->rank >= group->size ||
+        (group->size > 1 && (!group->sum_floats || !group->sum_doubles)))
+        return tf_error_set(err, TF_ERR_INPUT, "train group: rank %d of %d, expected 0 <= rank < size with sum functions",
+                            group->rank, group->size);
+    tr->group = *group;
+    free(tr->gradients);
+    tr->gradients = NULL;
+    if (group->size > 1 &&
+        !(tr->gradients = tf_alloc((size_t)parameters_size(&tr->model.parameters), sizeof(float), "gradient buffer", err)))
+        return TF_ERR_INPUT;
+    return TF_OK;
+}
+
+/* Sums every parameter's gradient across the group: packed into one buffer, one collective. */
+static int sum_gradients(trainer *tr, tf_error *err)
+{
+    if (tr->group.size == 1)
+        return TF_OK;
+    parameter_list *list = &tr->model.parameters;
+    int64_t offset = 0;
+    for (int64_t i = 0; i < list->count; i++) {
+        memcpy(tr->gradients + offset, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
+        offset += list->items[i].grad.size;
+    }
+    if (tr->group.sum_floats(tr->group.context, tr->gradients, offset, err) != TF_OK)
+        return err->code;
+    offset = 0;
+    for (int64_t i = 0; i < list->count; i++) {
+        memcpy(list->items[i].grad.data, tr->gradients + offset, (size_t)list->items[i].grad.size * sizeof(float));
+        offset += list->items[i].grad.size;
+    }
+    return TF_OK;
+}
+
+/* Sums `count` doubles across the group (a group of one: nothing to do). */
+static int sum_across_group(const trainer *tr, double *values, int64_t count, tf_error *err)
+{
+    return tr->group.size == 1 ? TF_OK : tr->group.sum_doubles(tr->group.context, values, count, err);
 }
 
 /* Forward one window; optionally backward with the loss scaled by `scale`. */
@@ -105,19 +151,25 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
     for (int64_t start = 0; status == TF_OK && start < windows; start += tr->options.batch) {
         int64_t in_step = windows - start < tr->options.batch ? windows - start : tr->options.batch;
         parameters_zero_grad(&tr->model.parameters);
-        for (int64_t w = start; status == TF_OK && w < start + in_step; w++) {
+        /* This process runs windows start + rank, start + rank + size, ... of the step. */
+        for (int64_t w = start + tr->group.rank; status == TF_OK && w < start + in_step; w += tr->group.size) {
             int64_t first = w * stride;
             int64_t count = first + length > tr->train_snapshots ? tr->train_snapshots - first : length;
             double loss;
-            /* Each window's gradient is scaled by 1 / windows-in-step: the step sees their mean. */
+            /* Each window's gradient is scaled by 1 / windows-in-step: the step sees their mean,
+             * the sum over all windows of the step divided by their number, whoever ran them. */
             status = run_window(&tr->model, seq, first, count, 1.0f / (float)in_step, 1, &loss, NULL, err);
             loss_sum += loss;
         }
+        if (status == TF_OK)
+            status = sum_gradients(tr, err);
         if (status == TF_OK) {
             ref_adam_step(&tr->optimizer, &tr->model.parameters);
             report->steps++;
         }
     }
+    if (status == TF_OK)
+        status = sum_across_group(tr, &loss_sum, 1, err);
     if (status != TF_OK)
         return status;
     tr->epoch++;
@@ -134,8 +186,14 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
     /* Window 0 evaluates the whole range from one zero state, as the library's examples do. */
     const int64_t length = tr->options.window == 0 || tr->options.window > count ? count : tr->options.window;
     const int64_t per_snapshot = seq->num_nodes * seq->target_width;
+    /* Window j goes to rank j % size; with predictions wanted, every rank runs every window,
+     * since each needs all of them. */
+    const int share = predictions == NULL && tr->group.size > 1;
     double total = 0;
-    for (int64_t start = first; start < first + count; start += length) {
+    int64_t j = 0;
+    for (int64_t start = first; start < first + count; start += length, j++) {
+        if (share && j % tr->group.size != tr->group.rank)
+            continue;
         int64_t in_window = start + length > first + count ? first + count - start : length;
         double loss;
         /* Evaluation never touches gradients: the model is only read (backward = 0). */
@@ -145,6 +203,8 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
             return status;
         total += loss * (double)in_window;
     }
+    if (share && sum_across_group(tr, &total, 1, err) != TF_OK)
+        return err->code;
     *mse = total / (double)count;
     return TF_OK;
 }

@@ -48,6 +48,23 @@ typedef struct train_options {
 /** Set @p options to the defaults: 50 epochs, lr 0.01, window 0, batch 1, ratio 0.8, seed 1. */
 void train_options_default(train_options *options);
 
+/**
+ * How the windows of a step are shared among processes and their partial sums combined.
+ * Window j of a step (j = 0, 1, ...) is run by the process with rank j % size; after the
+ * step's windows every gradient is summed across the group, so each process applies the same
+ * Adam update to the same parameters. A group of one (the default) is plain training; the
+ * data-parallel twin (opt/train_parallel.h) makes a group of MPI ranks.
+ */
+typedef struct train_group {
+    int rank;     /**< this process, 0 .. size-1 */
+    int size;     /**< processes sharing the work */
+    /** Sum @p count floats across the group in place (the gradients). */
+    int (*sum_floats)(void *context, float *values, int64_t count, tf_error *err);
+    /** Sum @p count doubles across the group in place (losses). */
+    int (*sum_doubles)(void *context, double *values, int64_t count, tf_error *err);
+    void *context; /**< passed to the two functions */
+} train_group;
+
 /** A model being trained: the model, its optimizer and where training stands. */
 typedef struct trainer {
     model model;               /**< the model (parameters and gradients) */
@@ -55,6 +72,8 @@ typedef struct trainer {
     train_options options;     /**< the settings */
     int64_t epoch;             /**< epochs completed */
     int64_t train_snapshots;   /**< snapshots 0 .. train_snapshots-1 train, the rest test */
+    train_group group;         /**< who shares the work (a group of one by default) */
+    float *gradients;          /**< [parameter count] packing buffer for the group's sum, or NULL */
 } trainer;
 
 /** Results of one epoch. */
@@ -72,6 +91,12 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
 
 /** Release the model and the optimizer. */
 void trainer_free(trainer *tr);
+
+/**
+ * Share the work with a group of processes (see #train_group). Every process must create
+ * its trainer identically (same data, options and seed, or the same checkpoint) and call this.
+ */
+int trainer_join_group(trainer *tr, const train_group *group, tf_error *err);
 
 /** Train one epoch and evaluate. */
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);

@@ -1,0 +1,239 @@
+#include "comm.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+
+#ifdef TWOFOLD_HAVE_NCCL
+#include "nccl_comm.h"
+#endif
+
+/* MPI calls return an error code; turn one into a tf_error naming the call. */
+static int mpi_check(int result, const char *call, tf_error *err)
+{
+    if (result == MPI_SUCCESS)
+        return TF_OK;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(result, text, &length);
+    return tf_error_set(err, TF_ERR_SYSTEM, "MPI: %s failed: %s", call, text);
+}
+#define MPI_CHECK(call, err)                                                                                       \
+    do {                                                                                                           \
+        if (mpi_check((call), #call, (err)) != TF_OK)                                                              \
+            return TF_ERR_SYSTEM;                                                                                  \
+    } while (0)
+
+int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size_t reason_size, tf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->device = -1;
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+        int provided;
+        MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), err);
+    }
+    c->world = MPI_COMM_WORLD;
+    MPI_CHECK(MPI_Comm_rank(c->world, &c->rank), err);
+    MPI_CHECK(MPI_Comm_size(c->world, &c->size), err);
+    MPI_Comm node;
+    MPI_CHECK(MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node), err);
+    MPI_Comm_rank(node, &c->local_rank);
+    MPI_Comm_size(node, &c->local_size);
+    MPI_Comm_free(&node);
+    c->transport = COMM_MPI;
+    snprintf(reason, reason_size, "MPI on host buffers (%s)", want_gpu ? "GPU transport not available" : "CPU run");
+#ifdef TWOFOLD_HAVE_NCCL
+    if (want_gpu) {
+        int devices = nccl_device_count();
+        /* Every rank on a node needs its own GPU, on every node: agree on it collectively. */
+        int enough = devices >= c->local_size, all_enough = 0;
+        MPI_CHECK(MPI_Allreduce(&enough, &all_enough, 1, MPI_INT, MPI_MIN, c->world), err);
+        if (all_enough) {
+            c->device = c->local_rank;
+            if (nccl_comm_create(c->rank, c->size, c->world, c->device, &c->nccl, err) != TF_OK)
+                return TF_ERR_SYSTEM;
+            c->transport = COMM_NCCL;
+            snprintf(reason, reason_size, "NCCL on device buffers, one GPU per rank (%d GPU(s) on this node)", devices);
+        } else {
+            snprintf(reason, reason_size,
+                     "MPI on host buffers: NCCL needs a GPU per rank and this node has %d GPU(s) for %d rank(s)",
+                     devices, c->local_size);
+        }
+    }
+#endif
+    return TF_OK;
+}
+
+void comm_finalize(comm *c)
+{
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->nccl)
+        nccl_comm_destroy(c->nccl);
+#endif
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized)
+        MPI_Finalize();
+    c->nccl = NULL;
+}
+
+/* The ring all-reduce's traffic per rank: 2 (n - 1) / n of the payload. */
+static uint64_t allreduce_bytes(const comm *c, uint64_t bytes)
+{
+    return c->size > 1 ? 2 * (uint64_t)(c->size - 1) * bytes / (uint64_t)c->size : 0;
+}
+
+/* MPI counts are int: large payloads go in pieces. */
+#define MPI_PIECE ((int64_t)1 << 30)
+
+int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
+{
+    c->calls++;
+    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->transport == COMM_NCCL)
+        return nccl_allreduce_sum(c->nccl, values, count, err);
+#endif
+    for (int64_t first = 0; first < count; first += MPI_PIECE) {
+        int piece = (int)(count - first < MPI_PIECE ? count - first : MPI_PIECE);
+        MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values + first, piece, MPI_FLOAT, MPI_SUM, c->world), err);
+    }
+    return TF_OK;
+}
+
+int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err)
+{
+    c->calls++;
+    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(double));
+    for (int64_t first = 0; first < count; first += MPI_PIECE) {
+        int piece = (int)(count - first < MPI_PIECE ? count - first : MPI_PIECE);
+        MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values + first, piece, MPI_DOUBLE, MPI_SUM, c->world), err);
+    }
+    return TF_OK;
+}
+
+/* Converts counts and offsets to the int arrays of MPI's v-collectives, in bytes, or fails
+ * clearly when a rank's data exceeds what an int can address. */
+static int byte_counts(const comm *c, const int64_t *counts, const int64_t *offsets, size_t element_size, int *out_counts,
+                       int *out_offsets, tf_error *err)
+{
+    for (int j = 0; j < c->size; j++) {
+        int64_t bytes = counts[j] * (int64_t)element_size, offset = offsets[j] * (int64_t)element_size;
+        if (counts[j] < 0 || bytes > INT_MAX || offset > INT_MAX)
+            return tf_error_set(err, TF_ERR_INPUT,
+                                "collective: rank %d's block is %lld bytes at offset %lld; MPI-3 counts stop at %d",
+                                j, (long long)bytes, (long long)offset, INT_MAX);
+        out_counts[j] = (int)bytes;
+        out_offsets[j] = (int)offset;
+    }
+    return TF_OK;
+}
+
+int comm_alltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,
+                   const int64_t *receive_counts, const int64_t *receive_offsets, size_t element_size, tf_error *err)
+{
+    c->calls++;
+    for (int j = 0; j < c->size; j++)
+        if (j != c->rank)
+            c->bytes_sent += (uint64_t)send_counts[j] * element_size;
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->transport == COMM_NCCL)
+        return nccl_alltoallv(c->nccl, c->rank, c->size, send, send_counts, send_offsets, receive, receive_counts,
+                              receive_offsets, element_size, err);
+#endif
+    int *counts = malloc(4 * sizeof(int) * (size_t)c->size);
+    if (!counts)
+        return tf_error_set(err, TF_ERR_SYSTEM, "all-to-all: out of memory");
+    int *displs = counts + c->size, *rcounts = displs + c->size, *rdispls = rcounts + c->size;
+    int status = byte_counts(c, send_counts, send_offsets, element_size, counts, displs, err);
+    if (status == TF_OK)
+        status = byte_counts(c, receive_counts, receive_offsets, element_size, rcounts, rdispls, err);
+    if (status == TF_OK)
+        status = mpi_check(MPI_Alltoallv(send, counts, displs, MPI_BYTE, receive, rcounts, rdispls, MPI_BYTE, c->world),
+                           "MPI_Alltoallv", err);
+    free(counts);
+    return status;
+}
+
+int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, const int64_t *counts,
+                    const int64_t *offsets, size_t element_size, tf_error *err)
+{
+    c->calls++;
+    c->bytes_sent += (uint64_t)(c->size - 1) * (uint64_t)count * element_size;
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->transport == COMM_NCCL)
+        return nccl_allgatherv(c->nccl, c->rank, c->size, send, count, receive, counts, offsets, element_size, err);
+#endif
+    int *byte_count = malloc(2 * sizeof(int) * (size_t)c->size);
+    if (!byte_count)
+        return tf_error_set(err, TF_ERR_SYSTEM, "all-gather: out of memory");
+    int *byte_offset = byte_count + c->size;
+    int status = byte_counts(c, counts, offsets, element_size, byte_count, byte_offset, err);
+    if (status == TF_OK && counts[c->rank] != count)
+        status = tf_error_set(err, TF_ERR_INPUT, "all-gather: this rank sends %lld elements but counts[%d] is %lld",
+                              (long long)count, c->rank, (long long)counts[c->rank]);
+    if (status == TF_OK)
+        status = mpi_check(MPI_Allgatherv(send, byte_count[c->rank], MPI_BYTE, receive, byte_count, byte_offset,
+                                          MPI_BYTE, c->world),
+                           "MPI_Allgatherv", err);
+    free(byte_count);
+    return status;
+}
+
+int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err)
+{
+    c->calls++;
+    if (c->rank == root)
+        c->bytes_sent += (uint64_t)(c->size - 1) * (uint64_t)bytes;
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->transport == COMM_NCCL)
+        return nccl_broadcast(c->nccl, buffer, bytes, root, err);
+#endif
+    for (int64_t first = 0; first < bytes; first += MPI_PIECE) {
+        int piece = (int)(bytes - first < MPI_PIECE ? bytes - first : MPI_PIECE);
+        MPI_CHECK(MPI_Bcast((char *)buffer + first, piece, MPI_BYTE, root, c->world), err);
+    }
+    return TF_OK;
+}
+
+int comm_barrier(comm *c, tf_error *err)
+{
+    c->calls++;
+    MPI_CHECK(MPI_Barrier(c->world), err);
+    return TF_OK;
+}
+
+int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err)
+{
+    c->calls++;
+    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
+    request->active = 1;
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->transport == COMM_NCCL) /* NCCL is asynchronous on its stream; comm_wait synchronizes */
+        return nccl_allreduce_sum_start(c->nccl, values, count, err);
+#endif
+    if (count > INT_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "non-blocking all-reduce of %lld floats: MPI-3 counts stop at %d",
+                            (long long)count, INT_MAX);
+    MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values, (int)count, MPI_FLOAT, MPI_SUM, c->world, &request->request), err);
+    return TF_OK;
+}
+
+int comm_wait(comm *c, comm_request *request, tf_error *err)
+{
+    if (!request->active)
+        return TF_OK;
+    request->active = 0;
+#ifdef TWOFOLD_HAVE_NCCL
+    if (c->transport == COMM_NCCL)
+        return nccl_wait(c->nccl, err);
+#endif
+    (void)c;
+    MPI_CHECK(MPI_Wait(&request->request, MPI_STATUS_IGNORE), err);
+    return TF_OK;
+}

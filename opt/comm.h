@@ -1,0 +1,108 @@
+/**
+ * @file comm.h
+ * @brief The few collectives the techniques need, over MPI on host buffers or over NCCL on
+ *        device buffers, each counting the bytes it sends.
+ *
+ * One #comm per process. comm_init() starts MPI and picks the transport: NCCL when twofold
+ * was built with it, a GPU was asked for, and every rank can own a distinct GPU (ranks on a
+ * node <= GPUs on it); MPI otherwise. The choice is printed by rank 0. With NCCL, buffers
+ * passed to the collectives are device pointers; with MPI, host pointers.
+ *
+ * Every call adds to `bytes_sent` the bytes this rank puts on the wire, so benchmarks report
+ * traffic that was counted, not estimated. For a payload of S bytes on n ranks:
+ *
+ *  - all-reduce:     2 (n - 1) / n * S   (a ring all-reduce: reduce-scatter then all-gather;
+ *                                          nccl-tests' "busbw" factor)
+ *  - all-to-all-v:   the bytes this rank sends to the other ranks (exact)
+ *  - all-gather-v:   (n - 1) * this rank's block (each block reaches every other rank)
+ *  - broadcast:      (n - 1) * S on the root, 0 elsewhere
+ *  - barrier:        0
+ *
+ * A self-send (data a rank keeps) is never counted. On one rank every count is 0.
+ */
+#ifndef TWOFOLD_COMM_H
+#define TWOFOLD_COMM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Which library moves the data. */
+typedef enum comm_transport {
+    COMM_MPI,    /**< MPI on host buffers */
+    COMM_NCCL,   /**< NCCL on device buffers, one GPU per rank */
+} comm_transport;
+
+/** A communicator: who we are, how we talk, what we sent. */
+typedef struct comm {
+    MPI_Comm world;            /**< the ranks taking part */
+    int rank;                  /**< this rank, 0 .. size-1 */
+    int size;                  /**< number of ranks */
+    int local_rank;            /**< rank among the ranks on this node */
+    int local_size;            /**< ranks on this node */
+    comm_transport transport;  /**< MPI or NCCL */
+    int device;                /**< GPU ordinal owned by this rank, -1 for none */
+    void *nccl;                /**< the ncclComm_t when transport is NCCL */
+    uint64_t bytes_sent;       /**< bytes this rank has sent so far (see the formulas above) */
+    uint64_t calls;            /**< collectives called so far */
+} comm;
+
+/**
+ * Initialize MPI (if not yet) and the communicator over MPI_COMM_WORLD. @p want_gpu asks for
+ * NCCL and one GPU per rank when possible; otherwise, or when impossible, MPI is used.
+ * @p reason receives one line saying which transport was chosen and why.
+ */
+int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size_t reason_size, tf_error *err);
+
+/** Shut down NCCL (if used) and MPI. */
+void comm_finalize(comm *c);
+
+/** Sum @p count floats across all ranks, in place. */
+int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err);
+
+/** Sum @p count doubles across all ranks, in place (losses, counts; always over MPI, host memory). */
+int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err);
+
+/**
+ * All-to-all with per-rank counts: send_counts[j] elements of @p element_size bytes starting at
+ * send_offsets[j] go to rank j, which receives them at its receive_offsets[this rank].
+ */
+int comm_alltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,
+                   const int64_t *receive_counts, const int64_t *receive_offsets, size_t element_size, tf_error *err);
+
+/**
+ * All-gather with per-rank counts: this rank's @p count elements are placed at offsets[rank]
+ * of @p receive on every rank; counts[j] and offsets[j] describe rank j's block.
+ */
+int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, const int64_t *counts,
+                    const int64_t *offsets, size_t element_size, tf_error *err);
+
+/** Broadcast @p bytes bytes from rank @p root to all ranks, in place. */
+int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err);
+
+/** Wait until every rank has arrived. */
+int comm_barrier(comm *c, tf_error *err);
+
+/** A non-blocking all-reduce in flight. */
+typedef struct comm_request {
+    MPI_Request request;   /**< the MPI request (MPI transport) */
+    int active;            /**< 1 between start and wait */
+} comm_request;
+
+/** Start summing @p count floats across ranks in place; finish with comm_wait(). */
+int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err);
+
+/** Wait for a request started by comm_iallreduce_sum(). */
+int comm_wait(comm *c, comm_request *request, tf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
