@@ -1,5 +1,6 @@
 #include "context.h"
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,15 @@ extern "C" int cuda_context_create(cuda_context *context, int device, tf_error *
     CUDA_CHECK(cudaGetDeviceProperties(&properties, device), err);
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), err);
+    cublasHandle_t blas;
+    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS || cublasSetStream(blas, stream) != CUBLAS_STATUS_SUCCESS) {
+        cudaStreamDestroy(stream);
+        return tf_error_set(err, TF_ERR_SYSTEM, "cuBLAS: cannot create a handle on device %d", device);
+    }
+    /* Full float32 products: no TF32 tensor-core rounding, so results stay within the fp
+     * tolerance of the CPU reference. */
+    cublasSetMathMode(blas, CUBLAS_PEDANTIC_MATH);
+    context->blas = blas;
     context->device = device;
     snprintf(context->name, sizeof context->name, "%s", properties.name);
     context->compute_major = properties.major;
@@ -36,9 +46,78 @@ extern "C" int cuda_context_create(cuda_context *context, int device, tf_error *
 
 extern "C" void cuda_context_destroy(cuda_context *context)
 {
+    for (int i = 0; i < context->allocation_count; i++)
+        cudaFree(context->allocations[i]);
+    free(context->allocations);
+    for (int slot = 0; slot < CUDA_SCRATCH_SLOTS; slot++)
+        cudaFree(context->scratch[slot]);
+    if (context->blas)
+        cublasDestroy((cublasHandle_t)context->blas);
     if (context->stream)
         cudaStreamDestroy((cudaStream_t)context->stream);
     memset(context, 0, sizeof *context);
+}
+
+extern "C" void *cuda_alloc(cuda_context *context, size_t bytes, tf_error *err)
+{
+    if (context->allocation_count == context->allocation_capacity) {
+        int capacity = context->allocation_capacity ? 2 * context->allocation_capacity : 64;
+        void **grown = (void **)realloc(context->allocations, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            tf_error_set(err, TF_ERR_SYSTEM, "cuda_alloc: out of host memory");
+            return NULL;
+        }
+        context->allocations = grown;
+        context->allocation_capacity = capacity;
+    }
+    void *pointer = NULL;
+    if (cuda_check(cudaMalloc(&pointer, bytes ? bytes : 1), __FILE__, __LINE__, err) != TF_OK)
+        return NULL;
+    context->allocations[context->allocation_count++] = pointer;
+    return pointer;
+}
+
+extern "C" void cuda_free(cuda_context *context, void *device_pointer)
+{
+    if (!device_pointer)
+        return;
+    for (int i = 0; i < context->allocation_count; i++)
+        if (context->allocations[i] == device_pointer) {
+            cudaFree(device_pointer);
+            context->allocations[i] = context->allocations[--context->allocation_count];
+            return;
+        }
+}
+
+extern "C" void *cuda_scratch(cuda_context *context, int slot, size_t bytes, tf_error *err)
+{
+    if (bytes > context->scratch_bytes[slot]) {
+        cudaFree(context->scratch[slot]);
+        context->scratch[slot] = NULL;
+        context->scratch_bytes[slot] = 0;
+        if (cuda_check(cudaMalloc(&context->scratch[slot], bytes), __FILE__, __LINE__, err) != TF_OK)
+            return NULL;
+        context->scratch_bytes[slot] = bytes;
+    }
+    return context->scratch[slot];
+}
+
+extern "C" int cuda_upload(cuda_context *context, void *device_pointer, const void *host_pointer, size_t bytes,
+                           tf_error *err)
+{
+    cudaStream_t stream = (cudaStream_t)context->stream;
+    CUDA_CHECK(cudaMemcpyAsync(device_pointer, host_pointer, bytes, cudaMemcpyHostToDevice, stream), err);
+    CUDA_CHECK(cudaStreamSynchronize(stream), err);
+    return TF_OK;
+}
+
+extern "C" int cuda_download(cuda_context *context, void *host_pointer, const void *device_pointer, size_t bytes,
+                             tf_error *err)
+{
+    cudaStream_t stream = (cudaStream_t)context->stream;
+    CUDA_CHECK(cudaMemcpyAsync(host_pointer, device_pointer, bytes, cudaMemcpyDeviceToHost, stream), err);
+    CUDA_CHECK(cudaStreamSynchronize(stream), err);
+    return TF_OK;
 }
 
 /* Element i gets the value i: a result only a kernel that really ran can produce. */

@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+/** Number of reusable scratch buffers a context keeps (cuda_scratch()). */
+#define CUDA_SCRATCH_SLOTS 16
+
 /** The state of one GPU in use. Opaque to C callers except through the functions below. */
 typedef struct cuda_context {
     int device;                 /**< CUDA device ordinal */
@@ -30,6 +33,12 @@ typedef struct cuda_context {
     int compute_minor;          /**< compute capability, minor */
     size_t total_memory;        /**< bytes of device memory */
     void *stream;               /**< the cudaStream_t all of twofold's work goes to */
+    void *blas;                 /**< the cublasHandle_t bound to that stream */
+    void **allocations;         /**< every device buffer from cuda_alloc() not yet freed */
+    int allocation_count;       /**< entries in use in `allocations` */
+    int allocation_capacity;    /**< entries allocated */
+    void *scratch[CUDA_SCRATCH_SLOTS];        /**< reusable device buffers, see cuda_scratch() */
+    size_t scratch_bytes[CUDA_SCRATCH_SLOTS]; /**< their sizes */
 } cuda_context;
 
 /** Number of usable GPUs; 0 when there is no driver, no device or any other error. */
@@ -41,8 +50,30 @@ int cuda_device_count(void);
  */
 int cuda_context_create(cuda_context *context, int device, tf_error *err);
 
-/** Release the stream and zero @p context. */
+/** Free every device buffer still owned, the cuBLAS handle and the stream; zero @p context. */
 void cuda_context_destroy(cuda_context *context);
+
+/**
+ * Allocate @p bytes of device memory owned by @p context (freed by cuda_free() or, at the
+ * latest, by cuda_context_destroy()). @return the device pointer, or NULL with @p err set.
+ */
+void *cuda_alloc(cuda_context *context, size_t bytes, tf_error *err);
+
+/** Free a buffer from cuda_alloc(). NULL is ignored. */
+void cuda_free(cuda_context *context, void *device_pointer);
+
+/**
+ * A device buffer of at least @p bytes in scratch slot @p slot (0 .. CUDA_SCRATCH_SLOTS-1),
+ * kept and grown across calls: for kernels that stage host data on the device. Its content is
+ * undefined; a later call for the same slot may move it.
+ */
+void *cuda_scratch(cuda_context *context, int slot, size_t bytes, tf_error *err);
+
+/** Copy @p bytes from host to device on the context's stream and wait. */
+int cuda_upload(cuda_context *context, void *device_pointer, const void *host_pointer, size_t bytes, tf_error *err);
+
+/** Copy @p bytes from device to host on the context's stream and wait. */
+int cuda_download(cuda_context *context, void *host_pointer, const void *device_pointer, size_t bytes, tf_error *err);
 
 /**
  * Check that kernels compiled into this binary run on the context's device: a kernel

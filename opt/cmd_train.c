@@ -20,6 +20,10 @@
 #include "kernels_cpu.h"
 #include <mpi.h>
 
+#ifdef TWOFOLD_HAVE_CUDA
+#include "kernels_cuda.h"
+#endif
+
 static const char train_usage[] =
     "usage: twofold train --model MODEL --data DATASET [options]\n"
     "\n"
@@ -45,6 +49,9 @@ static const char train_usage[] =
     "  --impl I           ref (default: the reference, one thread) or opt (the optimized twin:\n"
     "                     BLAS and OpenMP kernels; under mpiexec -n R, windows shared by R ranks,\n"
     "                     gradients all-reduced; use --batch >= R so every rank has a window)\n"
+    "  --device D         cpu (default) or cuda: with --impl opt, run the heavy kernels on this\n"
+    "                     rank's GPU (staging host data each call); without a GPU, says so and\n"
+    "                     runs the CPU kernels\n"
     "\n"
     "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
 
@@ -53,6 +60,7 @@ typedef struct train_command {
     const char *data, *save, *load, *dump;
     int lags;
     int optimized; /* --impl opt */
+    int gpu;       /* --device cuda */
     model_config config;
     train_options options;
 } train_command;
@@ -127,6 +135,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             c->load = value;
         } else if (OPTION("--dump-outputs")) {
             c->dump = value;
+        } else if (OPTION("--device")) {
+            if (strcmp(value, "cpu") != 0 && strcmp(value, "cuda") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --device: \"%s\", expected cpu or cuda", value);
+            c->gpu = strcmp(value, "cuda") == 0;
         } else if (OPTION("--impl")) {
             if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
                 return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
@@ -140,6 +152,13 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     }
     if (!have_model || !c->data)
         return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
+    if (c->gpu && !c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
+#ifndef TWOFOLD_HAVE_CUDA
+    if (c->gpu)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda: this twofold was built without CUDA (no nvcc "
+                                               "at configure time, or -DTWOFOLD_CUDA=OFF)");
+#endif
     return TF_OK;
 }
 
@@ -187,13 +206,14 @@ static int start_optimized(comm *group, tf_error *err)
     char reason[256];
     if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
         return TF_ERR_SYSTEM;
-    /* The ranks on a node share its cores, unless OMP_NUM_THREADS says otherwise. */
+    /* One thread per rank unless OMP_NUM_THREADS asks for more: ranks are the unit of
+     * parallelism (threads within a rank helped little and hurt small graphs on the 2-core
+     * development machine; chapter 01's performance section has the numbers). */
     int threads = 1;
 #ifdef _OPENMP
-    threads = getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : omp_get_num_procs() / group->local_size;
+    if (getenv("OMP_NUM_THREADS"))
+        threads = omp_get_max_threads();
 #endif
-    if (threads < 1)
-        threads = 1;
     opt_set_threads(threads);
     if (group->rank == 0)
         printf("impl opt: %d rank(s), %d thread(s) per rank; collectives: %s\n", group->size, threads, reason);
@@ -251,8 +271,26 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     }
     if (c.load)
         status = trainer_load(&tr, c.load, err);
+#ifdef TWOFOLD_HAVE_CUDA
+    cuda_context gpu;
+    memset(&gpu, 0, sizeof gpu);
+#endif
     if (status == TF_OK && group) {
         status = opt_trainer_parallel(&tr, group, err);
+#ifdef TWOFOLD_HAVE_CUDA
+        int devices = c.gpu ? cuda_device_count() : 0;
+        if (status == TF_OK && c.gpu && devices == 0 && speaks)
+            printf("--device cuda: no GPU present (or no driver); running the CPU kernels\n");
+        if (status == TF_OK && devices > 0)
+            status = cuda_context_create(&gpu, group->local_rank % devices, err);
+        if (status == TF_OK && devices > 0) {
+            cuda_kernels_bind(&gpu);
+            tr.model.kernels = &cuda_kernels;
+            if (speaks)
+                printf("--device cuda: kernels on %s (compute capability %d.%d), one GPU per rank among %d\n",
+                       gpu.name, gpu.compute_major, gpu.compute_minor, devices);
+        }
+#endif
         if (status == TF_OK && speaks && group->size > c.options.batch)
             printf("note: %lld window(s) per step for %d ranks: %d rank(s) idle in every step (use --batch %d)\n",
                    (long long)c.options.batch, group->size, group->size - (int)c.options.batch, group->size);
@@ -282,7 +320,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             break;
         if (!speaks)
             continue;
-        printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.2f s)\n", (long long)report.epoch, report.train_loss,
+        printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.3f s)\n", (long long)report.epoch, report.train_loss,
                report.test_mse, cli_seconds() - epoch_started);
         fflush(stdout);
         cli_progress(&progress, "training epochs", tr.epoch - first_epoch, c.options.epochs - first_epoch);
@@ -306,6 +344,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     if (status == TF_OK && c.dump && speaks)
         status = dump_outputs(&tr, seq, c.dump, err);
     trainer_free(&tr);
+#ifdef TWOFOLD_HAVE_CUDA
+    cuda_context_destroy(&gpu);
+#endif
     dataset_free(&d);
     return status;
 }

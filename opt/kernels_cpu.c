@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "memory.h"
+#include "layers.h"
 #include "recurrent.h"
 
 #ifdef _OPENMP
@@ -17,7 +18,10 @@ void opt_set_threads(int threads)
 #ifdef _OPENMP
     omp_set_num_threads(threads);
 #endif
-    openblas_set_num_threads(threads);
+    /* OpenBLAS's own threads would compete with OpenMP's for the same cores (both spin while
+     * waiting); our products are small (vertices x tens of columns), so BLAS runs in the
+     * calling thread. */
+    openblas_set_num_threads(1);
 }
 
 /* ---- dense products -------------------------------------------------------------------- */
@@ -40,16 +44,21 @@ void opt_linear_accumulate(const float *x, const float *weight, int64_t n, int64
                 1.0f, y, (int)out);
 }
 
-/* dbias[j] += sum over rows of dy[i][j], in double as ref does (a sum over every row). */
+/* dbias[j] += sum over rows of dy[i][j], in double as ref does (a sum over every row). Rows
+ * are read in memory order into a row of double accumulators. */
 static void column_sums(const float *dy, int64_t n, int64_t width, float *dbias)
 {
-#pragma omp parallel for
-    for (int64_t j = 0; j < width; j++) {
-        double sum = 0;
-        for (int64_t i = 0; i < n; i++)
-            sum += dy[i * width + j];
-        dbias[j] += (float)sum;
+    double *sums = calloc((size_t)width, sizeof *sums);
+    if (!sums) {
+        ref_add_bias_backward(dy, n, width, dbias);
+        return;
     }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < width; j++)
+            sums[j] += dy[i * width + j];
+    for (int64_t j = 0; j < width; j++)
+        dbias[j] += (float)sums[j];
+    free(sums);
 }
 
 /* weight_gradient [rows_a][cols_b] += a^T b for a [n][rows_a], b [n][cols_b]: a sum over all n
@@ -113,43 +122,6 @@ void opt_matmul_backward(const float *x, const float *weight, const float *dy, i
 }
 
 /* ---- graph propagation ----------------------------------------------------------------- */
-
-int opt_prepare_propagation(propagation *p, tf_error *err)
-{
-    if (p->transpose_offsets)
-        return TF_OK;
-    const csr *g = p->graph;
-    const int64_t n = g->num_nodes, edges = g->num_edges;
-    p->transpose_offsets = tf_alloc((size_t)n + 1, sizeof *p->transpose_offsets, "transpose offsets", err);
-    p->transpose_edge = p->transpose_offsets ? tf_alloc((size_t)edges, sizeof *p->transpose_edge, "transpose", err) : NULL;
-    p->transpose_destination =
-        p->transpose_edge ? tf_alloc((size_t)edges, sizeof *p->transpose_destination, "transpose", err) : NULL;
-    int64_t *cursor = p->transpose_destination ? tf_alloc((size_t)n + 1, sizeof *cursor, "transpose", err) : NULL;
-    if (!cursor) {
-        free(p->transpose_offsets);
-        free(p->transpose_edge);
-        free(p->transpose_destination);
-        p->transpose_offsets = NULL;
-        p->transpose_edge = NULL;
-        p->transpose_destination = NULL;
-        return TF_ERR_INPUT;
-    }
-    for (int64_t e = 0; e < edges; e++)
-        p->transpose_offsets[g->col[e] + 1]++;
-    for (int64_t u = 0; u < n; u++)
-        p->transpose_offsets[u + 1] += p->transpose_offsets[u];
-    memcpy(cursor, p->transpose_offsets, ((size_t)n + 1) * sizeof *cursor);
-    /* Visiting rows in order fills each source's list sorted by (destination, CSR position):
-     * the order in which ref's scatter adds into that source's gradient. */
-    for (int64_t v = 0; v < n; v++)
-        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
-            int64_t slot = cursor[g->col[e]]++;
-            p->transpose_edge[slot] = e;
-            p->transpose_destination[slot] = (int32_t)v;
-        }
-    free(cursor);
-    return TF_OK;
-}
 
 void opt_propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
 {
@@ -302,7 +274,7 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
 
 const kernels opt_kernels = {
     "opt",
-    opt_prepare_propagation,
+    propagation_add_transpose,
     opt_linear_forward,
     opt_linear_accumulate,
     opt_linear_backward,
@@ -314,4 +286,5 @@ const kernels opt_kernels = {
     opt_gru_cell_backward,
     opt_lstm_pointwise_forward,
     opt_lstm_pointwise_backward,
+    NULL, /* allocation failures fall back to the reference; nothing else can fail */
 };

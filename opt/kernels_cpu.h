@@ -14,13 +14,15 @@
  *    double.
  *  - Graph propagation (opt_propagate_*) splits rows across OpenMP threads but adds the same
  *    terms in the same order as ref: **bitwise equal**. The backward gathers over a transpose
- *    (opt_prepare_propagation) instead of scattering, ordered so each sum is formed exactly as
- *    ref's scatter forms it.
+ *    (propagation_add_transpose(), ref/propagate.h) instead of scattering, ordered so each sum is
+ *    formed exactly as ref's scatter forms it.
  *  - The LSTM pointwise part is ref's arithmetic split across threads: bitwise equal. The GRU
  *    cell computes its six products with sgemm, then the gates pointwise: fp.
  *
- * Threads: OpenMP's (OMP_NUM_THREADS) for the loops, OpenBLAS's own for GEMM;
- * opt_set_threads() sets both.
+ * Threads: OpenMP's for the loops (opt_set_threads()); OpenBLAS runs single-threaded in the
+ * calling thread, because its spinning threads and OpenMP's fought over the cores (a T-GCN
+ * epoch on twitter_tennis took 13 s with both at 2 threads on the 2-core development machine,
+ * 0.29 s with one thread).
  */
 #ifndef TWOFOLD_OPT_KERNELS_CPU_H
 #define TWOFOLD_OPT_KERNELS_CPU_H
@@ -36,7 +38,7 @@ extern "C" {
 /** The optimized CPU kernels, a drop-in #kernels table. */
 extern const kernels opt_kernels;
 
-/** Use @p threads threads for OpenMP loops and OpenBLAS (>= 1). */
+/** Use @p threads threads for the OpenMP loops (>= 1); OpenBLAS stays single-threaded. */
 void opt_set_threads(int threads);
 
 /** Twin of ref_linear_forward(): y = x W^T + b with cblas_sgemm. */
@@ -57,18 +59,12 @@ void opt_matmul_accumulate(const float *x, const float *weight, int64_t n, int64
 void opt_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight);
 
-/**
- * Build the transpose of @p p's graph (per source vertex, its out-edges ordered by destination
- * then CSR position), which opt_propagate_backward() needs. Idempotent.
- */
-int opt_prepare_propagation(propagation *p, tf_error *err);
-
 /** Twin of ref_propagate_forward(): rows split across threads, same sums: bitwise equal. */
 void opt_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);
 
 /**
  * Twin of ref_propagate_backward(): each dx row gathered from the transpose by one thread, its
- * terms added in ref's scatter order: bitwise equal. Needs opt_prepare_propagation().
+ * terms added in ref's scatter order: bitwise equal. Needs propagation_add_transpose().
  */
 void opt_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx);
 

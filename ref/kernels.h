@@ -62,6 +62,10 @@ typedef struct kernels {
     /** See ref_lstm_pointwise_backward(). */
     void (*lstm_pointwise_backward)(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                     const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc);
+    /** The first failure since the last call, then cleared (0 if none): a device's kernels can
+     *  fail (out of memory, a lost GPU) though the functions above return nothing; the model
+     *  asks after every forward and backward. NULL: these kernels cannot fail. */
+    int (*take_error)(tf_error *err);
 } kernels;
 
 /** The reference kernels: layers.h, propagate.h and recurrent.h. */

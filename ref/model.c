@@ -126,8 +126,12 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
     }
     /* The head of PyTorch Geometric Temporal's examples: y^ = Linear(ReLU(H)). */
     ref_relu_forward(tape->states, count * n * width, tape->activated);
-    m->kernels->linear_forward(tape->activated, head_weight(m)->value.data, head_bias(m)->value.data, count * n, width, out,
-                       predictions);
+    m->kernels->linear_forward(tape->activated, head_weight(m)->value.data, head_bias(m)->value.data, count * n, width,
+                               out, predictions);
+    if (m->kernels->take_error && m->kernels->take_error(err) != TF_OK) {
+        window_tape_free(m, tape);
+        return err->code;
+    }
     return TF_OK;
 }
 
@@ -145,6 +149,8 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
         ref_relu_backward(tape->activated, dactivated, size, dstates);
         status = m->ops->backward(m, seq, tape, dstates, err);
     }
+    if (status == TF_OK && m->kernels->take_error)
+        status = m->kernels->take_error(err);
     free(dactivated);
     free(dstates);
     return status;

@@ -148,3 +148,40 @@ void ref_propagate_backward(const propagation *p, const float *dy, int64_t width
         }
     }
 }
+
+int propagation_add_transpose(propagation *p, tf_error *err)
+{
+    if (p->transpose_offsets)
+        return TF_OK;
+    const csr *g = p->graph;
+    const int64_t n = g->num_nodes, edges = g->num_edges;
+    p->transpose_offsets = tf_alloc((size_t)n + 1, sizeof *p->transpose_offsets, "transpose offsets", err);
+    p->transpose_edge = p->transpose_offsets ? tf_alloc((size_t)edges, sizeof *p->transpose_edge, "transpose", err) : NULL;
+    p->transpose_destination =
+        p->transpose_edge ? tf_alloc((size_t)edges, sizeof *p->transpose_destination, "transpose", err) : NULL;
+    int64_t *cursor = p->transpose_destination ? tf_alloc((size_t)n + 1, sizeof *cursor, "transpose", err) : NULL;
+    if (!cursor) {
+        free(p->transpose_offsets);
+        free(p->transpose_edge);
+        free(p->transpose_destination);
+        p->transpose_offsets = NULL;
+        p->transpose_edge = NULL;
+        p->transpose_destination = NULL;
+        return TF_ERR_INPUT;
+    }
+    for (int64_t e = 0; e < edges; e++)
+        p->transpose_offsets[g->col[e] + 1]++;
+    for (int64_t u = 0; u < n; u++)
+        p->transpose_offsets[u + 1] += p->transpose_offsets[u];
+    memcpy(cursor, p->transpose_offsets, ((size_t)n + 1) * sizeof *cursor);
+    /* Visiting rows in order fills each source's list sorted by (destination, CSR position):
+     * the order in which ref's scatter adds into that source's gradient. */
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            int64_t slot = cursor[g->col[e]]++;
+            p->transpose_edge[slot] = e;
+            p->transpose_destination[slot] = (int32_t)v;
+        }
+    free(cursor);
+    return TF_OK;
+}

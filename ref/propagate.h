@@ -50,9 +50,9 @@ typedef struct propagation {
     const csr *graph;           /**< the snapshot's graph (not owned; must outlive this) */
     float *edge_coefficient;    /**< [num_edges] coefficient of each in-edge, CSR order */
     float *self_coefficient;    /**< [num_nodes] diagonal coefficient */
-    /** The transpose, for a backward that gathers instead of scattering (built by the optimized
-     *  twin's prepare_propagation, NULL otherwise): the edges leaving vertex u are
-     *  transpose_edge[transpose_offsets[u] .. transpose_offsets[u+1]), in CSR order. */
+    /** The transpose, for a backward that gathers instead of scattering (built by
+     *  propagation_add_transpose() for the optimized twins, NULL otherwise): the edges leaving
+     *  vertex u are transpose_edge[transpose_offsets[u] .. transpose_offsets[u+1]), in CSR order. */
     int64_t *transpose_offsets;
     int64_t *transpose_edge;    /**< [num_edges] index of the edge in CSR order (see transpose_offsets) */
     int32_t *transpose_destination; /**< [num_edges] the destination (CSR row) of that edge */
@@ -66,6 +66,13 @@ int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err);
 
 /** Release the coefficients and zero @p p. */
 void ref_propagation_free(propagation *p);
+
+/**
+ * Add the transpose of @p p's graph: per source vertex, its out-edges ordered by destination
+ * then CSR position, the order in which ref_propagate_backward()'s scatter adds into that
+ * source's gradient, so a gathering backward can form the same sums. Idempotent.
+ */
+int propagation_add_transpose(propagation *p, tf_error *err);
 
 /** y = P x for @p width feature columns: x, y [num_nodes][width] (y overwritten, not aliasing x). */
 void ref_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);

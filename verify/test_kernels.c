@@ -64,7 +64,7 @@ static void check_propagation_on(const char *what, const csr *g, rng *r)
             int status = kind == 3 ? ref_propagation_chebyshev(&p, g, &err)
                                    : ref_propagation_gcn(&p, g, (aggregation)kind, loops, &err);
             ck_assert_msg(status == TF_OK, "%s", err.message);
-            ck_assert(opt_prepare_propagation(&p, &err) == TF_OK);
+            ck_assert(propagation_add_transpose(&p, &err) == TF_OK);
             static const int64_t widths[3] = {1, 7, 32};
             for (int w = 0; w < 3; w++) {
                 int64_t size = g->num_nodes * widths[w];

@@ -20,20 +20,15 @@ torch-geometric-temporal; it is never a CI dependency):
 these models never use.)
 """
 import argparse
-import gzip
-import io
 import os
 import shutil
 import subprocess
 import sys
-import urllib.request
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATASETS = os.path.join(HERE, "..", "..", "datasets")
+from pygt_common import RecurrentGCN, load_dataset, window_loss
 
 # (case name, twofold model, bundled dataset, hidden, Chebyshev K, first snapshot, snapshots)
 CASES = [
@@ -48,58 +43,6 @@ CASES = [
     ("evolvegcn_chickenpox", "evolvegcn", "chickenpox", 8, 2, 0, 8),
     ("evolvegcn_twitter_tennis", "evolvegcn", "twitter_tennis", 8, 2, 0, 8),
 ]
-
-
-def local_urlopen(url, *args, **kwargs):
-    """The library downloads its datasets; read the bundled gzip copy instead."""
-    with gzip.open(os.path.join(DATASETS, os.path.basename(url) + ".gz"), "rb") as f:
-        return io.BytesIO(f.read())
-
-
-urllib.request.urlopen = local_urlopen
-
-from torch_geometric_temporal.dataset import ChickenpoxDatasetLoader, TwitterTennisDatasetLoader  # noqa: E402
-from torch_geometric_temporal.nn.recurrent import GCLSTM, TGCN, EvolveGCNO, GConvGRU  # noqa: E402
-
-
-class RecurrentGCN(torch.nn.Module):
-    """A library cell and the head of its examples: y^ = Linear(ReLU(H))."""
-
-    def __init__(self, kind, features, hidden, k):
-        super().__init__()
-        self.kind = kind
-        if kind == "tgcn":
-            self.recurrent = TGCN(features, hidden)
-        elif kind == "gconvgru":
-            self.recurrent = GConvGRU(features, hidden, k)
-        elif kind == "gclstm":
-            self.recurrent = GCLSTM(features, hidden, k)
-        else:
-            self.recurrent = EvolveGCNO(features)
-            hidden = features
-        self.linear = torch.nn.Linear(hidden, 1)
-
-    def window(self, snapshots):
-        """Outputs for consecutive snapshots, state from zero at the first."""
-        h = c = None
-        if self.kind == "evolvegcn":
-            self.recurrent.reinitialize_weight()
-        outputs = []
-        for s in snapshots:
-            if self.kind == "gclstm":
-                h, c = self.recurrent(s.x, s.edge_index, s.edge_attr, h, c)
-            elif self.kind == "evolvegcn":
-                h = self.recurrent(s.x, s.edge_index, s.edge_attr)
-            else:
-                h = self.recurrent(s.x, s.edge_index, s.edge_attr, h)
-            outputs.append(self.linear(F.relu(h)))
-        return torch.stack(outputs)
-
-
-def load_dataset(name):
-    if name == "chickenpox":
-        return list(ChickenpoxDatasetLoader().get_dataset())
-    return list(TwitterTennisDatasetLoader().get_dataset())
 
 
 def save(directory, name, tensor):
@@ -128,7 +71,7 @@ def run_case(twofold, out, case):
 
     # 2. one window: outputs, loss (mean over snapshots of the per-snapshot MSE), gradients.
     outputs = model.window(snapshots)
-    loss = torch.stack([torch.mean((outputs[t].view(-1) - s.y.view(-1)) ** 2) for t, s in enumerate(snapshots)]).mean()
+    loss = window_loss(outputs, snapshots)
     loss.backward()
     save(directory, "outputs", outputs)
     save(directory, "loss", loss.reshape(1))
