@@ -189,8 +189,11 @@ int event_model_create(event_model *m, const event_model_config *config, uint64_
 {
     memset(m, 0, sizeof *m);
     event_model_config c = *config;
-    if (c.kind == EVENT_MODEL_JODIE)
-        c.embedding_width = c.memory_width; /* JODIE's embedding is the projected memory */
+    if (c.kind == EVENT_MODEL_JODIE) { /* JODIE's embedding is the projected memory; it samples nothing */
+        c.embedding_width = c.memory_width;
+        c.heads = 0;
+        c.neighbors = 0;
+    }
     if (c.kind != EVENT_MODEL_TGN && c.kind != EVENT_MODEL_JODIE)
         return tf_error_set(err, TF_ERR_INPUT, "unknown event model kind %d", (int)c.kind);
     if (c.memory_width < 1 || c.time_width < 1 || c.embedding_width < 1 || c.edge_width < 0)

@@ -92,8 +92,8 @@ typedef struct event_model_config {
     int64_t time_width;        /**< d_t, width of both time encodings */
     int64_t embedding_width;   /**< d_emb: TGN's attention output; JODIE's is d_mem (this is ignored) */
     int64_t edge_width;        /**< d_e: edge feature columns, 0 for none */
-    int64_t heads;             /**< TGN's attention heads (d_emb must be a multiple) */
-    int neighbors;             /**< TGN: most recent neighbours sampled per root (>= 1) */
+    int64_t heads;             /**< TGN's attention heads, d_emb a multiple of them (JODIE: set to 0) */
+    int neighbors;             /**< TGN's most recent neighbours sampled per root, >= 1 (JODIE: set to 0) */
 } event_model_config;
 
 /**
@@ -110,7 +110,7 @@ int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *e
 
 /** A model: its shape, its parameters, and named pointers into them (valid while it lives). */
 typedef struct event_model {
-    event_model_config config;         /**< the shape; JODIE's embedding_width is set to memory_width */
+    event_model_config config;         /**< the shape; for JODIE embedding_width = memory_width, no heads or neighbours */
     parameter_list parameters;         /**< every trainable tensor, TGL names, in state_dict order */
     parameter *updater_weight_ih;      /**< memory_updater.updater.weight_ih [G d_mem][d_msg + d_t], G = 3 (GRU) or 1 */
     parameter *updater_weight_hh;      /**< memory_updater.updater.weight_hh [G d_mem][d_mem] */
