@@ -22,16 +22,19 @@ static const char train_events_usage[] =
     "  --model M            tgn (GRU memory, temporal attention) or jodie (RNN memory, time projection)\n"
     "  --data D             an event stream: bundled name (wikipedia, collegemsg, enron, bitcoin_otc,\n"
     "                       bitcoin_alpha), file, or events: generator spec\n"
-    "  --epochs E           epochs (default 10; with --load, the total to reach)\n"
-    "  --lr X               Adam learning rate (default 1e-4, TGL's)\n"
+    "  --epochs E           epochs (default 3; with --load, the total to reach)\n"
+    "  --lr X               Adam learning rate (default 1e-3; TGL uses 1e-4 with batches of 600)\n"
     "  --batch B            events per batch (default 200)\n"
-    "  --memory-dim D       memory width (default 100)\n"
-    "  --time-dim D         width of the time encodings (default 100)\n"
-    "  --embedding-dim D    TGN's attention output width (default 100; JODIE's is the memory width)\n"
+    "  --memory-dim D       memory width (default 32; TGL's is 100)\n"
+    "  --time-dim D         width of the time encodings (default 32; TGL's is 100)\n"
+    "  --embedding-dim D    TGN's attention output width (default 32; JODIE's is the memory width)\n"
     "  --heads H            TGN's attention heads (default 2)\n"
     "  --neighbors K        TGN's most recent neighbours per vertex (default 10)\n"
     "  --edge-features F    edge features from F.npy, float32 [events][columns], instead of the\n"
     "                       dataset's own (bitcoin_*: the rating); 'none' uses no features\n"
+    "  --negatives N        all: negative destinations drawn from every vertex (default, TGL's);\n"
+    "                       destinations: only from vertices that are some event's destination\n"
+    "                       (TGN's code; on Wikipedia every negative is then an item)\n"
     "  --seed S             initial parameters and training negatives (default 1)\n"
     "  --save DIR           write a checkpoint at the end: parameters as NAME.npy (TGL names), Adam\n"
     "                       state, epoch and seed; atomic\n"
@@ -105,6 +108,16 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
             WHOLE("--neighbors", 1, 100000, c->config.neighbors);
         } else if (OPTION("--edge-features")) {
             c->edge_features = value;
+        } else if (OPTION("--negatives")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            if (strcmp(value, "all") == 0)
+                c->options.negatives = EVENT_NEGATIVES_ALL;
+            else if (strcmp(value, "destinations") == 0)
+                c->options.negatives = EVENT_NEGATIVES_DESTINATIONS;
+            else
+                return tf_error_set(err, TF_ERR_INPUT, "option --negatives: \"%s\", expected all or destinations",
+                                    value);
         } else if (OPTION("--seed")) {
             WHOLE("--seed", 0, INT64_MAX, c->options.seed);
         } else if (OPTION("--save")) {
@@ -188,14 +201,16 @@ int command_train_events(int argc, char **argv, tf_error *err)
                (long long)m->memory_width, (long long)m->time_width, (long long)m->embedding_width);
         if (m->kind == EVENT_MODEL_TGN)
             printf(", %lld heads, %d neighbours", (long long)m->heads, m->neighbors);
-        printf("; %lld parameters), data %s: %lld events, %lld vertices, %s%lld edge feature%s\n",
+        printf("; %lld parameters), data %s: %lld events, %s%lld edge feature%s\n",
                (long long)parameters_size(&tr.model.parameters), d.name, (long long)es->num_events,
-               (long long)tr.candidate_count, c.edge_features && m->edge_width ? "from .npy: " : "",
-               (long long)m->edge_width, m->edge_width == 1 ? "" : "s");
-        printf("events 0..%lld train, %lld..%lld validate, %lld..%lld test; batches of %lld; Adam lr %g; seed %llu\n",
+               c.edge_features && m->edge_width ? "from .npy: " : "", (long long)m->edge_width,
+               m->edge_width == 1 ? "" : "s");
+        printf("events 0..%lld train, %lld..%lld validate, %lld..%lld test; batches of %lld; Adam lr %g; seed %llu; "
+               "negatives from %lld %s\n",
                (long long)tr.train_end - 1, (long long)tr.train_end, (long long)tr.validation_end - 1,
                (long long)tr.validation_end, (long long)es->num_events - 1, (long long)c.options.batch_size,
-               c.options.learning_rate, (unsigned long long)tr.options.seed);
+               c.options.learning_rate, (unsigned long long)tr.options.seed, (long long)tr.candidate_count,
+               c.options.negatives == EVENT_NEGATIVES_ALL ? "vertices" : "destinations");
         if (tr.epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr.epoch, c.load);
         fflush(stdout);

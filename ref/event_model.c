@@ -17,9 +17,9 @@ void event_model_config_default(event_model_config *config, event_model_kind kin
 {
     memset(config, 0, sizeof *config);
     config->kind = kind;
-    config->memory_width = 100;
-    config->time_width = 100;
-    config->embedding_width = 100;
+    config->memory_width = 32;
+    config->time_width = 32;
+    config->embedding_width = 32;
     config->edge_width = 0;
     config->heads = 2;
     config->neighbors = 10;

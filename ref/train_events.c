@@ -21,21 +21,26 @@
 void event_train_options_default(event_train_options *options)
 {
     memset(options, 0, sizeof *options);
-    options->epochs = 10;
-    options->learning_rate = 1e-4;
+    options->epochs = 3;
+    options->learning_rate = 1e-3;
     options->batch_size = 200;
     options->seed = 1;
+    options->negatives = EVENT_NEGATIVES_ALL;
 }
 
-/* The vertices that take part in at least one event, in increasing id order. */
+/* The vertices negatives are drawn from, in increasing id order: those that take part in at least
+ * one event, or only those that are some event's destination. */
 static int collect_candidates(event_trainer *tr, tf_error *err)
 {
     const event_stream *es = tr->events;
     uint8_t *seen = tf_alloc((size_t)es->num_nodes, 1, "vertex flags", err);
     if (!seen)
         return TF_ERR_INPUT;
-    for (int64_t i = 0; i < es->num_events; i++)
-        seen[es->src[i]] = seen[es->dst[i]] = 1;
+    for (int64_t i = 0; i < es->num_events; i++) {
+        seen[es->dst[i]] = 1;
+        if (tr->options.negatives == EVENT_NEGATIVES_ALL)
+            seen[es->src[i]] = 1;
+    }
     int64_t count = 0;
     for (int64_t v = 0; v < es->num_nodes; v++)
         count += seen[v];

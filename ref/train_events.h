@@ -14,7 +14,10 @@
  *
  * **Negatives.** One per positive: a destination drawn uniformly from the vertices that take part
  * in at least one event of the stream (TGL draws from all node ids, which are exactly those
- * vertices in its datasets; here ids may have gaps, e.g. Wikipedia's start at 1). Training
+ * vertices in its datasets; here ids may have gaps, e.g. Wikipedia's start at 1), or, with
+ * EVENT_NEGATIVES_DESTINATIONS, from the vertices that are the destination of at least one event
+ * (TGN's reference code samples from the destinations of the data; on a bipartite stream such as
+ * Wikipedia that makes every negative an item, a harder test than mostly-user negatives). Training
  * negatives of epoch e come from an rng seeded by (seed, e), so a resumed run draws what an
  * uninterrupted one would; the validation, test and replay streams have fixed seeds of their
  * own, the same every epoch and for every training seed, so evaluation numbers are comparable
@@ -53,15 +56,22 @@
 extern "C" {
 #endif
 
+/** Where negative destinations are drawn from. */
+typedef enum event_negatives {
+    EVENT_NEGATIVES_ALL,            /**< every vertex of the stream (TGL) */
+    EVENT_NEGATIVES_DESTINATIONS,   /**< every vertex that is some event's destination (TGN's code) */
+} event_negatives;
+
 /** How to train. */
 typedef struct event_train_options {
-    int64_t epochs;          /**< epochs to reach (a resumed run continues up to this) */
-    double learning_rate;    /**< Adam's lr */
-    int64_t batch_size;      /**< events per batch (>= 1) */
-    uint64_t seed;           /**< initial parameters and training negatives */
+    int64_t epochs;              /**< epochs to reach (a resumed run continues up to this) */
+    double learning_rate;        /**< Adam's lr */
+    int64_t batch_size;          /**< events per batch (>= 1) */
+    uint64_t seed;               /**< initial parameters and training negatives */
+    event_negatives negatives;   /**< where negatives come from */
 } event_train_options;
 
-/** Set @p options to the defaults: 10 epochs, lr 1e-4, batch 200, seed 1. */
+/** Set @p options to the defaults: 3 epochs, lr 1e-3, batch 200, seed 1, negatives from all vertices. */
 void event_train_options_default(event_train_options *options);
 
 /** A model being trained, with its optimizer, node memory and where training stands. */
@@ -76,7 +86,7 @@ typedef struct event_trainer {
     int64_t epoch;                   /**< epochs completed */
     int64_t train_end;               /**< events 0 .. train_end-1 train */
     int64_t validation_end;          /**< train_end .. validation_end-1 validate, the rest test */
-    int32_t *candidates;             /**< vertices in at least one event: where negatives come from */
+    int32_t *candidates;             /**< where negatives come from: vertices of the stream, or its destinations */
     int64_t candidate_count;         /**< number of candidates */
     int32_t *negatives;              /**< [batch_size] scratch */
     float *scores;                   /**< [2 batch_size] scratch */

@@ -56,6 +56,7 @@ expect_failure("too few to split 70/15/15" train --model jodie --data events:nod
 expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
                --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
 expect_failure("unexpected argument --hidden" train --model jodie --data collegemsg --hidden 8)
+expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
 execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
 if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")

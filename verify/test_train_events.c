@@ -91,6 +91,42 @@ START_TEST(split_70_15_15)
 }
 END_TEST
 
+/* Negatives come from every vertex of the stream, or only from its destinations. */
+START_TEST(negative_candidates)
+{
+    /* Vertices 0..19: sources are 0..9 only when the stream is made bipartite below. */
+    event_stream es;
+    generated(&es, 20, 200, 0);
+    for (int64_t i = 0; i < es.num_events; i++) {
+        es.src[i] %= 10;
+        es.dst[i] = 10 + es.dst[i] % 10;
+    }
+    event_train_options o;
+    small_options(&o);
+    for (int mode = EVENT_NEGATIVES_ALL; mode <= EVENT_NEGATIVES_DESTINATIONS; mode++) {
+        o.negatives = (event_negatives)mode;
+        event_trainer tr;
+        make(&tr, &es, EVENT_MODEL_JODIE, &o);
+        int64_t sources = 0;
+        for (int64_t k = 0; k < tr.candidate_count; k++)
+            sources += tr.candidates[k] < 10;
+        printf("negatives from %s: %lld candidates, %lld of them sources only\n",
+               mode == EVENT_NEGATIVES_ALL ? "all vertices" : "destinations", (long long)tr.candidate_count,
+               (long long)sources);
+        ck_assert_int_eq(sources, mode == EVENT_NEGATIVES_ALL ? 10 : 0);
+        ck_assert_int_eq(tr.candidate_count - sources, 10);
+        /* The negatives of a trained epoch are drawn from these only. */
+        event_epoch_report report;
+        tf_error err;
+        ck_assert(event_trainer_epoch(&tr, &report, NULL, NULL, &err) == TF_OK);
+        for (int64_t j = 0; j < o.batch_size && mode == EVENT_NEGATIVES_DESTINATIONS; j++)
+            ck_assert_int_ge(tr.negatives[j], 10);
+        event_trainer_free(&tr);
+    }
+    event_stream_free(&es);
+}
+END_TEST
+
 START_TEST(same_seed_same_bits)
 {
     event_stream es;
@@ -168,7 +204,7 @@ START_TEST(training_learns)
     event_params p;
     event_params_default(&p);
     p.num_nodes = 100;
-    p.num_events = 3000;
+    p.num_events = 2000;
     p.repeat = 0.9;
     p.exponent = 2.1;
     p.seed = 72;
@@ -182,7 +218,7 @@ START_TEST(training_learns)
         event_epoch_report first, last;
         make(&tr, &es, (event_model_kind)kind, &o);
         run_epochs(&tr, 1, &first);
-        run_epochs(&tr, 6, &last);
+        run_epochs(&tr, 5, &last);
         printf("%s on a repetitive stream: train loss %.4f -> %.4f, validation AP %.4f -> %.4f, test AP %.4f\n",
                event_model_kind_name((event_model_kind)kind), first.train_loss, last.train_loss,
                first.validation.average_precision, last.validation.average_precision, last.test.average_precision);
@@ -303,6 +339,7 @@ int main(void)
     TCase *cases = tcase_create("train_events");
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, split_70_15_15);
+    tcase_add_test(cases, negative_candidates);
     tcase_add_test(cases, same_seed_same_bits);
     tcase_add_test(cases, resume_ends_where_uninterrupted_run_ends);
     tcase_add_test(cases, training_learns);
