@@ -200,14 +200,17 @@ static int evaluate_split(event_trainer *tr, int64_t first, int64_t end, uint64_
     return status;
 }
 
-/* Validation then test, memory continued. */
-static int evaluate_held_out(event_trainer *tr, event_metrics *validation, event_metrics *test, progress_fn progress,
-                             void *progress_context, tf_error *err)
+/* Validation then test, memory continued; progress labels start with @p label. */
+static int evaluate_held_out(event_trainer *tr, const char *label, event_metrics *validation, event_metrics *test,
+                             progress_fn progress, void *progress_context, tf_error *err)
 {
-    int status = evaluate_split(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, "validation", validation,
+    char stage[2][64];
+    snprintf(stage[0], sizeof stage[0], "%svalidation", label);
+    snprintf(stage[1], sizeof stage[1], "%stest", label);
+    int status = evaluate_split(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, stage[0], validation,
                                 progress, progress_context, err);
     if (status == TF_OK)
-        status = evaluate_split(tr, tr->validation_end, tr->events->num_events, TEST_SEED, "test", test, progress,
+        status = evaluate_split(tr, tr->validation_end, tr->events->num_events, TEST_SEED, stage[1], test, progress,
                                 progress_context, err);
     return status;
 }
@@ -217,7 +220,10 @@ int event_trainer_epoch(event_trainer *tr, event_epoch_report *report, progress_
 {
     memset(report, 0, sizeof *report);
     node_memory_reset(&tr->memory);
-    split_run run = {"training", 1, {{0}}, NULL, 0, 0};
+    char label[32], stage[64];
+    snprintf(label, sizeof label, "epoch %lld: ", (long long)tr->epoch + 1);
+    snprintf(stage, sizeof stage, "%straining", label);
+    split_run run = {stage, 1, {{0}}, NULL, 0, 0};
     /* Epoch e's negatives depend only on (seed, e): a resumed run draws the same ones. */
     rng_seed(&run.negatives, tr->options.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(tr->epoch + 1)));
     int status = run_split(tr, 0, tr->train_end, &run, progress, progress_context, err);
@@ -227,7 +233,7 @@ int event_trainer_epoch(event_trainer *tr, event_epoch_report *report, progress_
     report->epoch = tr->epoch;
     report->batches = run.batches;
     report->train_loss = run.loss_sum / (double)run.batches;
-    return evaluate_held_out(tr, &report->validation, &report->test, progress, progress_context, err);
+    return evaluate_held_out(tr, label, &report->validation, &report->test, progress, progress_context, err);
 }
 
 int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_metrics *test, progress_fn progress,
@@ -238,7 +244,7 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
     rng_seed(&replay.negatives, REPLAY_SEED);
     int status = run_split(tr, 0, tr->train_end, &replay, progress, progress_context, err);
     if (status == TF_OK)
-        status = evaluate_held_out(tr, validation, test, progress, progress_context, err);
+        status = evaluate_held_out(tr, "", validation, test, progress, progress_context, err);
     return status;
 }
 
