@@ -266,8 +266,8 @@ static int check_batch(const event_model *m, const node_memory *memory, const te
                             (long long)memory->mail_width, (long long)es->num_nodes, (long long)c->memory_width,
                             (long long)event_model_mail_width(m));
     if ((c->edge_width > 0) != (batch->edge_features != NULL))
-        return tf_error_set(err, TF_ERR_INPUT, "model has %lld edge feature columns but the batch %s edge features",
-                            (long long)c->edge_width, batch->edge_features ? "has" : "has no");
+        return tf_error_set(err, TF_ERR_INPUT, "the model has %lld edge feature columns, but the batch %s",
+                            (long long)c->edge_width, batch->edge_features ? "has edge features" : "has none");
     if (c->kind == EVENT_MODEL_TGN && (!history || history->num_nodes != es->num_nodes))
         return tf_error_set(err, TF_ERR_INPUT, "model tgn needs the temporal CSR of the batch's stream");
     for (int64_t j = 0; j < batch->size; j++)
