@@ -125,8 +125,8 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
         } else if (OPTION("--load")) {
             c->load = value;
         } else {
-            return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --model tgn --help)",
-                                argv[i]);
+            return tf_error_set(err, TF_ERR_INPUT,
+                                "train: unexpected argument %s (see twofold train --model tgn --help)", argv[i]);
         }
 #undef WHOLE
 #undef OPTION

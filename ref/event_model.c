@@ -47,7 +47,7 @@ int64_t event_model_mail_width(const event_model *m)
 
 /* How a parameter starts: torch's defaults for each kind of module. */
 typedef enum initial_values {
-    INIT_UNIFORM,       /* uniform(-bound, bound): torch.nn.Linear (bound 1/sqrt(fan_in)), GRUCell/RNNCell (1/sqrt(H)) */
+    INIT_UNIFORM,       /* uniform(-bound, bound): Linear 1/sqrt(fan_in), GRUCell/RNNCell 1/sqrt(H) */
     INIT_TIME_WEIGHT,   /* TGL's TimeEncode frequencies 10^(-9 i/(d-1)) */
     INIT_ZERO,          /* TimeEncode's phases, LayerNorm's bias */
     INIT_ONE,           /* LayerNorm's weight */

@@ -112,7 +112,7 @@ int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *e
 
 /** A model: its shape, its parameters, and named pointers into them (valid while it lives). */
 typedef struct event_model {
-    event_model_config config;         /**< the shape; for JODIE embedding_width = memory_width, no heads or neighbours */
+    event_model_config config;         /**< the shape (JODIE: embedding = memory width, no heads, no neighbours) */
     parameter_list parameters;         /**< every trainable tensor, TGL names, in state_dict order */
     parameter *updater_weight_ih;      /**< memory_updater.updater.weight_ih [G d_mem][d_msg + d_t], G = 3 (GRU) or 1 */
     parameter *updater_weight_hh;      /**< memory_updater.updater.weight_hh [G d_mem][d_mem] */

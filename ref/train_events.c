@@ -79,7 +79,8 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
                             "(at least 4 events are needed)",
                             (long long)n, empty);
     if (config->edge_width > 0 && !edge_features)
-        return tf_error_set(err, TF_ERR_INPUT, "the model has %lld edge feature columns, but no edge features were given",
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "the model has %lld edge feature columns, but no edge features were given",
                             (long long)config->edge_width);
     if (config->edge_width == 0 && edge_features)
         return tf_error_set(err, TF_ERR_INPUT, "edge features were given, but the model has 0 edge feature columns");

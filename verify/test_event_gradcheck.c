@@ -31,7 +31,9 @@ static double pointwise_loss(void *context)
     pointwise_case *c = context;
     switch (c->which) {
     case 0: ref_leaky_relu_forward(c->x, ROWS * WIDTH, 0.2f, c->y); break;
-    case 1: ref_layer_norm_forward(c->x, c->weight, c->bias, ROWS, WIDTH, 1e-5f, c->y, c->normalized, c->inverse_std); break;
+    case 1:
+        ref_layer_norm_forward(c->x, c->weight, c->bias, ROWS, WIDTH, 1e-5f, c->y, c->normalized, c->inverse_std);
+        break;
     case 2: ref_time_encoding_forward(c->delta, ROWS, c->weight, c->bias, WIDTH, WIDTH, c->y); break;
     default: ref_time_projection_forward(c->x, c->delta, ROWS, WIDTH, c->weight, c->bias, c->y); break;
     }
@@ -43,9 +45,11 @@ START_TEST(pointwise_layers)
     rng r;
     rng_seed(&r, 21);
     for (int which = 0; which < 4; which++) {
-        pointwise_case c = {random_array(ROWS * WIDTH, 2, &r), zero_array(ROWS * WIDTH), random_array(ROWS * WIDTH, 1, &r),
-                            random_array(WIDTH, 1, &r),         random_array(WIDTH, 1, &r), zero_array(ROWS * WIDTH),
-                            zero_array(ROWS),                   random_array(ROWS, 3, &r), which};
+        pointwise_case c = {random_array(ROWS * WIDTH, 2, &r), zero_array(ROWS * WIDTH),
+                            random_array(ROWS * WIDTH, 1, &r), random_array(WIDTH, 1, &r),
+                            random_array(WIDTH, 1, &r),        zero_array(ROWS * WIDTH),
+                            zero_array(ROWS),                  random_array(ROWS, 3, &r),
+                            which};
         float *dx = zero_array(ROWS * WIDTH), *dweight = zero_array(WIDTH), *dbias = zero_array(WIDTH);
         if (which == 0) /* keep LeakyReLU's inputs a step away from its kink */
             for (int i = 0; i < ROWS * WIDTH; i++)
@@ -71,7 +75,8 @@ START_TEST(pointwise_layers)
         default:
             ref_time_projection_backward(c.x, c.delta, ROWS, WIDTH, c.weight, c.bias, c.r, dx, dweight, dbias);
             report("jodie time projection dy", finite_difference_error(pointwise_loss, &c, c.x, dx, ROWS * WIDTH));
-            report("jodie time projection dweight", finite_difference_error(pointwise_loss, &c, c.weight, dweight, WIDTH));
+            report("jodie time projection dweight",
+                   finite_difference_error(pointwise_loss, &c, c.weight, dweight, WIDTH));
             report("jodie time projection dbias", finite_difference_error(pointwise_loss, &c, c.bias, dbias, WIDTH));
             break;
         }
@@ -147,7 +152,8 @@ START_TEST(rnn_cell)
     report("rnn cell dweight_hh", finite_difference_error(rnn_loss, &c, c.w_hh, dw_hh, HIDDEN * HIDDEN));
     report("rnn cell dbias_ih", finite_difference_error(rnn_loss, &c, c.b_ih, db_ih, HIDDEN));
     report("rnn cell dbias_hh", finite_difference_error(rnn_loss, &c, c.b_hh, db_hh, HIDDEN));
-    float *all[] = {c.x, c.h, c.w_ih, c.w_hh, c.b_ih, c.b_hh, c.h_out, c.r, dx, dh, dw_ih, dw_hh, db_ih, db_hh, scratch};
+    float *all[] = {c.x,  c.h,  c.w_ih,  c.w_hh,  c.b_ih,  c.b_hh,  c.h_out, c.r,
+                    dx,   dh,   dw_ih,   dw_hh,   db_ih,   db_hh,   scratch};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
 }

@@ -220,7 +220,8 @@ START_TEST(evaluation_protocols_agree)
         run_epochs(&tr, 1, &epoch);
         double moved = 0; /* parameters starting at 0 (phases, LayerNorm shifts) move by ~1e-30 */
         for (int64_t i = 0; i < fresh.parameters.count; i++)
-            moved = fmax(moved, tensor_max_abs_diff(&fresh.parameters.items[i].value, &tr.model.parameters.items[i].value));
+            moved = fmax(moved,
+                         tensor_max_abs_diff(&fresh.parameters.items[i].value, &tr.model.parameters.items[i].value));
         ck_assert(moved < 1e-20);
         ck_assert(event_trainer_evaluate(&tr, &validation, &test, NULL, NULL, &err) == TF_OK);
         ck_assert(event_trainer_save(&tr, directory, &err) == TF_OK);
