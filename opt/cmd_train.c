@@ -30,7 +30,8 @@ static const char train_usage[] =
     "Train a snapshot model with a temporal train/test split; print the train loss and the\n"
     "test MSE after every epoch. The same options and seed give the same result, bit for bit.\n"
     "\n"
-    "  --model M          tgcn, gconvgru, gclstm or evolvegcn\n"
+    "  --model M          tgcn, gconvgru, gclstm or evolvegcn; the event models tgn and jodie\n"
+    "                     take other options: twofold train --model tgn --help\n"
     "  --data D           bundled name, file or generator spec (see twofold info --help)\n"
     "  --epochs E         epochs to train (default 50; with --load, the total to reach)\n"
     "  --lr X             Adam learning rate (default 0.01)\n"
@@ -224,6 +225,18 @@ static int train(const train_command *c, comm *group, tf_error *err);
 
 int command_train(int argc, char **argv, tf_error *err)
 {
+    /* Event models (tgn, jodie) have their own trainer and options: hand over to
+     * cmd_train_events.c. A name that is neither kind is reported here, listing both. */
+    const char *model_name;
+    model_kind kind;
+    if (train_wants_event_model(argc, argv, &model_name))
+        return command_train_events(argc, argv, err);
+    if (model_name && model_kind_parse(model_name, &kind, NULL) != TF_OK)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "model \"%s\" is not one of tgcn, gconvgru, gclstm, evolvegcn (snapshot models), "
+                            "tgn, jodie (event models)",
+                            model_name);
+    /* The snapshot models. */
     train_command c;
     int help = 0;
     if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)

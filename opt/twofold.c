@@ -15,7 +15,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"info", command_info, "print a dataset's statistics"},
-    {"train", command_train, "train a snapshot model (tgcn, gconvgru, gclstm, evolvegcn)"},
+    {"train", command_train, "train a snapshot (tgcn, gconvgru, gclstm, evolvegcn) or event model (tgn, jodie)"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
 };
 

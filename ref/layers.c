@@ -193,3 +193,83 @@ double ref_cross_entropy_loss(const float *logits, const int32_t *labels, const 
     }
     return rows > 0 ? sum / (double)rows : 0.0;
 }
+
+void ref_leaky_relu_forward(const float *x, int64_t count, float slope, float *y)
+{
+    for (int64_t i = 0; i < count; i++)
+        y[i] = x[i] > 0.0f ? x[i] : slope * x[i];
+}
+
+void ref_leaky_relu_backward(const float *y, const float *dy, int64_t count, float slope, float *dx)
+{
+    for (int64_t i = 0; i < count; i++)
+        dx[i] += y[i] > 0.0f ? dy[i] : slope * dy[i];
+}
+
+void ref_layer_norm_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t width,
+                            float epsilon, float *y, float *normalized, float *inverse_std)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const float *row = x + i * width;
+        double mean = 0, variance = 0;
+        for (int64_t j = 0; j < width; j++)
+            mean += row[j];
+        mean /= (double)width;
+        for (int64_t j = 0; j < width; j++)
+            variance += ((double)row[j] - mean) * ((double)row[j] - mean);
+        variance /= (double)width;
+        float inverse = (float)(1.0 / sqrt(variance + (double)epsilon));
+        inverse_std[i] = inverse;
+        for (int64_t j = 0; j < width; j++) {
+            float hat = (float)((double)row[j] - mean) * inverse;
+            normalized[i * width + j] = hat;
+            y[i * width + j] = hat * weight[j] + bias[j];
+        }
+    }
+}
+
+void ref_layer_norm_backward(const float *normalized, const float *inverse_std, const float *weight, const float *dy,
+                             int64_t n, int64_t width, float *dx, float *dweight, float *dbias)
+{
+    if (dx)
+        for (int64_t i = 0; i < n; i++) {
+            const float *hat = normalized + i * width, *g = dy + i * width;
+            double mean_g = 0, mean_g_hat = 0;
+            for (int64_t j = 0; j < width; j++) {
+                double gj = (double)g[j] * (double)weight[j];
+                mean_g += gj;
+                mean_g_hat += gj * (double)hat[j];
+            }
+            mean_g /= (double)width;
+            mean_g_hat /= (double)width;
+            for (int64_t j = 0; j < width; j++) {
+                double gj = (double)g[j] * (double)weight[j];
+                dx[i * width + j] += (float)((double)inverse_std[i] * (gj - mean_g - (double)hat[j] * mean_g_hat));
+            }
+        }
+    for (int64_t j = 0; j < width; j++) { /* sums over all rows, in double as in ref_linear_backward() */
+        double sum_weight = 0, sum_bias = 0;
+        for (int64_t i = 0; i < n; i++) {
+            sum_weight += (double)dy[i * width + j] * (double)normalized[i * width + j];
+            sum_bias += dy[i * width + j];
+        }
+        if (dweight)
+            dweight[j] += (float)sum_weight;
+        if (dbias)
+            dbias[j] += (float)sum_bias;
+    }
+}
+
+double ref_bce_with_logits_loss(const float *logits, int64_t n, float target, float scale, float *dlogits)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double x = logits[i];
+        sum += fmax(x, 0.0) - x * (double)target + log1p(exp(-fabs(x)));
+        if (dlogits) {
+            double probability = 1.0 / (1.0 + exp(-x));
+            dlogits[i] = (float)((double)scale * (probability - (double)target) / (double)n);
+        }
+    }
+    return n > 0 ? sum / (double)n : 0.0;
+}

@@ -100,6 +100,47 @@ double ref_mse_loss(const float *prediction, const float *target, const uint8_t 
 double ref_cross_entropy_loss(const float *logits, const int32_t *labels, const uint8_t *mask, int64_t n,
                               int64_t classes, float scale, float *dlogits);
 
+/** LeakyReLU: y = x for x > 0, else slope * x, elementwise (y may alias x). TGN uses slope 0.2. */
+void ref_leaky_relu_forward(const float *x, int64_t count, float slope, float *y);
+
+/** dx += dy where the LeakyReLU's output y > 0, else dx += slope * dy (slope > 0, so y > 0 iff x > 0). */
+void ref_leaky_relu_backward(const float *y, const float *dy, int64_t count, float slope, float *dx);
+
+/**
+ * Layer normalization over each row (torch.nn.LayerNorm(width), Ba et al., 2016):
+ * x^ = (x - mean) / sqrt(var + epsilon) with the biased variance, y = x^ * weight + bias.
+ * Mean and variance are computed in double.
+ * @param x            [n][width] input rows
+ * @param weight       [width] scale (torch: `weight`, initialized to 1)
+ * @param bias         [width] shift (torch: `bias`, initialized to 0)
+ * @param n            number of rows
+ * @param width        row width
+ * @param epsilon      added to the variance (torch default 1e-5)
+ * @param y            [n][width] output (may alias x)
+ * @param normalized   [n][width] out: x^, kept for the backward
+ * @param inverse_std  [n] out: 1 / sqrt(var + epsilon), kept for the backward
+ */
+void ref_layer_norm_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t width,
+                            float epsilon, float *y, float *normalized, float *inverse_std);
+
+/**
+ * Backward of ref_layer_norm_forward(), given dy [n][width]:
+ * dx += inverse_std * (g - mean(g) - x^ * mean(g * x^)) with g = dy * weight,
+ * dweight += sum over rows of dy * x^, dbias += sum over rows of dy (sums in double).
+ * Each of @p dx, @p dweight, @p dbias may be NULL.
+ */
+void ref_layer_norm_backward(const float *normalized, const float *inverse_std, const float *weight, const float *dy,
+                             int64_t n, int64_t width, float *dx, float *dweight, float *dbias);
+
+/**
+ * Binary cross-entropy on logits, every logit with the same @p target (1 for true links, 0
+ * for negative samples), averaged: L = (1/n) sum_i [max(x_i, 0) - x_i target + log(1 + e^-|x_i|)]
+ * (torch.nn.BCEWithLogitsLoss, written so exp() never overflows). Writes
+ * dlogits = scale * dL/dlogits = scale * (sigmoid(x_i) - target) / n unless it is NULL.
+ * @return L in double; 0 when n is 0.
+ */
+double ref_bce_with_logits_loss(const float *logits, int64_t n, float target, float scale, float *dlogits);
+
 #ifdef __cplusplus
 }
 #endif

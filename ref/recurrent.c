@@ -142,3 +142,24 @@ void ref_lstm_cell_backward(const float *x, const float *h, const float *c, cons
     ref_linear_backward(x, weight_ih, dpreactivation, n, in, 4 * hidden, dx, dweight_ih, dbias_ih);
     ref_linear_backward(h, weight_hh, dpreactivation, n, hidden, 4 * hidden, dh, dweight_hh, dbias_hh);
 }
+
+void ref_rnn_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                          const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
+                          float *h_out)
+{
+    ref_linear_forward(x, weight_ih, bias_ih, n, in, hidden, h_out);
+    ref_linear_accumulate(h, weight_hh, n, hidden, hidden, h_out);
+    ref_add_bias(h_out, bias_hh, n, hidden);
+    ref_tanh_forward(h_out, n * hidden, h_out);
+}
+
+void ref_rnn_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                           const float *h_out, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                           float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                           float *dbias_ih, float *dbias_hh)
+{
+    memset(dpreactivation, 0, (size_t)(n * hidden) * sizeof(float));
+    ref_tanh_backward(h_out, dh_out, n * hidden, dpreactivation);
+    ref_linear_backward(x, weight_ih, dpreactivation, n, in, hidden, dx, dweight_ih, dbias_ih);
+    ref_linear_backward(h, weight_hh, dpreactivation, n, hidden, hidden, dh, dweight_hh, dbias_hh);
+}

@@ -21,6 +21,12 @@
  *
  * The pointwise part is its own function so GC-LSTM, whose pre-activations come from graph
  * convolutions, shares it with the plain cell.
+ *
+ * Elman RNN (torch.nn.RNNCell with nonlinearity 'tanh'), JODIE's memory updater in TGL:
+ *
+ *     h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)
+ *
+ * with weight_ih [H][in], weight_hh [H][H], bias_ih [H], bias_hh [H].
  */
 #ifndef TWOFOLD_RECURRENT_H
 #define TWOFOLD_RECURRENT_H
@@ -94,6 +100,33 @@ void ref_lstm_cell_backward(const float *x, const float *h, const float *c, cons
                             const float *dc_out, int64_t n, int64_t in, int64_t hidden, float *dpreactivation,
                             float *dx, float *dh, float *dc, float *dweight_ih, float *dweight_hh, float *dbias_ih,
                             float *dbias_hh);
+
+/**
+ * Elman RNN cell forward (torch.nn.RNNCell, tanh) for @p n rows.
+ * @param x          [n][in]
+ * @param h          [n][hidden] previous state
+ * @param weight_ih  [hidden][in]
+ * @param weight_hh  [hidden][hidden]
+ * @param bias_ih    [hidden]
+ * @param bias_hh    [hidden]
+ * @param n          rows
+ * @param in         input width
+ * @param hidden     state width
+ * @param h_out      [n][hidden] new state (must not alias @p h); the backward needs it
+ */
+void ref_rnn_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                          const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
+                          float *h_out);
+
+/**
+ * Elman RNN cell backward, given dh_out [n][hidden]. @p dpreactivation [n][hidden] is scratch
+ * (overwritten). Adds into dx [n][in], dh [n][hidden] and the four parameter gradients (any may
+ * be NULL; parameter sums over rows in double, as ref_linear_backward()).
+ */
+void ref_rnn_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                           const float *h_out, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                           float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                           float *dbias_ih, float *dbias_hh);
 
 #ifdef __cplusplus
 }

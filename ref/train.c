@@ -1,16 +1,14 @@
 #include "train.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "memory.h"
+#include "checkpoint.h"
 #include "io.h"
+#include "memory.h"
 #include "npy.h"
 
 void train_options_default(train_options *options)
@@ -215,105 +213,27 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
 enum { STATE_VERSION, STATE_EPOCH, STATE_STEP, STATE_KIND, STATE_HIDDEN, STATE_K, STATE_IN, STATE_OUT, STATE_SIZE };
 #define CHECKPOINT_VERSION 1
 
-/* Writes the moments of every parameter as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy. */
-static int save_moments(const adam *optimizer, const char *directory, tf_error *err)
+/* Fills a checkpoint directory: parameters, Adam's moments, trainer.npy. */
+static int write_checkpoint(const char *directory, const void *context, tf_error *err)
 {
-    for (int64_t i = 0; i < optimizer->moments.count; i++) {
-        const parameter *p = &optimizer->moments.items[i];
-        char path[4096];
-        if (format_path(path, sizeof path, err, "%s/adam.exp_avg.%s.npy", directory, p->name) != TF_OK ||
-            npy_write_tensor(path, &p->value, err) != TF_OK ||
-            format_path(path, sizeof path, err, "%s/adam.exp_avg_sq.%s.npy", directory, p->name) != TF_OK ||
-            npy_write_tensor(path, &p->grad, err) != TF_OK)
-            return err->code;
-    }
-    return TF_OK;
-}
-
-static int load_moment(tensor *target, const char *directory, const char *kind, const char *name, tf_error *err)
-{
+    const trainer *tr = context;
     char path[4096];
-    if (format_path(path, sizeof path, err, "%s/adam.%s.%s.npy", directory, kind, name) != TF_OK)
+    if (format_path(path, sizeof path, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
         return TF_ERR_INPUT;
-    tensor loaded;
-    if (npy_read_tensor(path, &loaded, err) != TF_OK)
-        return TF_ERR_INPUT;
-    int status = TF_OK;
-    if (!tensor_same_shape(&loaded, target))
-        status = tf_error_set(err, TF_ERR_INPUT, "%s: shape differs from the parameter %s", path, name);
-    else
-        memcpy(target->data, loaded.data, (size_t)loaded.size * sizeof(float));
-    tensor_free(&loaded);
-    return status;
-}
-
-/* Removes a checkpoint directory: its .npy files (all a checkpoint holds), then the directory
- * itself, which fails harmlessly if anything else was put there. */
-static void remove_checkpoint(const char *directory)
-{
-    DIR *listing = opendir(directory);
-    if (!listing)
-        return;
-    char path[4096];
-    for (struct dirent *entry; (entry = readdir(listing));) {
-        size_t length = strlen(entry->d_name);
-        if (length > 4 && strcmp(entry->d_name + length - 4, ".npy") == 0 &&
-            format_path(path, sizeof path, NULL, "%s/%s", directory, entry->d_name) == TF_OK)
-            unlink(path);
-    }
-    closedir(listing);
-    rmdir(directory);
-}
-
-/* 1 if `directory` does not exist, is empty, or holds a twofold checkpoint (trainer.npy):
- * the only directories a save may replace. */
-static int replaceable(const char *directory)
-{
-    DIR *listing = opendir(directory);
-    if (!listing)
-        return 1;
-    int entries = 0, checkpoint = 0;
-    for (struct dirent *entry; (entry = readdir(listing));) {
-        entries += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0;
-        checkpoint |= strcmp(entry->d_name, "trainer.npy") == 0;
-    }
-    closedir(listing);
-    return entries == 0 || checkpoint;
-}
-
-int trainer_save(const trainer *tr, const char *directory, tf_error *err)
-{
-    char partial[4096], previous[4096], path[4096];
-    if (format_path(partial, sizeof partial, err, "%s.partial", directory) != TF_OK ||
-        format_path(previous, sizeof previous, err, "%s.previous", directory) != TF_OK ||
-        format_path(path, sizeof path, err, "%s.partial/trainer.npy", directory) != TF_OK)
-        return TF_ERR_INPUT;
-    struct stat info;
-    if (stat(directory, &info) == 0 && (!S_ISDIR(info.st_mode) || !replaceable(directory)))
-        return tf_error_set(err, TF_ERR_INPUT, "%s: exists and is not a twofold checkpoint; choose another directory",
-                            directory);
-    remove_checkpoint(partial);  /* leftovers of an interrupted save */
-    remove_checkpoint(previous);
-    if (mkdir(partial, 0755) != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", partial, strerror(errno));
     const model_config *c = &tr->model.config;
     int64_t state[STATE_SIZE] = {CHECKPOINT_VERSION, tr->epoch, tr->optimizer.step, c->kind, c->hidden,
                                  c->chebyshev_k, c->in_features, c->out_features};
     int64_t state_shape[1] = {STATE_SIZE};
-    if (parameters_save(&tr->model.parameters, partial, err) != TF_OK || save_moments(&tr->optimizer, partial, err) ||
-        npy_write(path, NPY_INT64, 1, state_shape, state, err) != TF_OK) {
-        remove_checkpoint(partial);
+    if (parameters_save(&tr->model.parameters, directory, err) != TF_OK ||
+        checkpoint_save_moments(&tr->optimizer, directory, err) != TF_OK ||
+        npy_write(path, NPY_INT64, 1, state_shape, state, err) != TF_OK)
         return TF_ERR_SYSTEM;
-    }
-    /* Swap in the complete new checkpoint; the old one is removed only afterwards. */
-    int had_previous = stat(directory, &info) == 0;
-    if (had_previous && rename(directory, previous) != 0)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot move aside: %s", directory, strerror(errno));
-    if (rename(partial, directory) != 0)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot rename to %s: %s", partial, directory, strerror(errno));
-    if (had_previous)
-        remove_checkpoint(previous);
     return TF_OK;
+}
+
+int trainer_save(const trainer *tr, const char *directory, tf_error *err)
+{
+    return checkpoint_save(directory, write_checkpoint, tr, err);
 }
 
 int trainer_load(trainer *tr, const char *directory, tf_error *err)
@@ -324,7 +244,7 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
     if (parameters_load(&tr->model.parameters, directory, err) != TF_OK)
         return TF_ERR_INPUT;
     char path[4096];
-    if (format_path(path, sizeof path, err, "%s/trainer.npy", directory) != TF_OK)
+    if (format_path(path, sizeof path, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
         return TF_ERR_INPUT;
     if (stat(path, &info) != 0)
         return TF_OK; /* parameters only: start from epoch 0 with a fresh optimizer */
@@ -345,12 +265,8 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
                               (long long)s[STATE_K], (long long)s[STATE_IN], (long long)s[STATE_OUT],
                               model_kind_name(c->kind), (long long)c->hidden, c->chebyshev_k,
                               (long long)c->in_features, (long long)c->out_features);
-    for (int64_t i = 0; status == TF_OK && i < tr->optimizer.moments.count; i++) {
-        parameter *p = &tr->optimizer.moments.items[i];
-        status = load_moment(&p->value, directory, "exp_avg", p->name, err);
-        if (status == TF_OK)
-            status = load_moment(&p->grad, directory, "exp_avg_sq", p->name, err);
-    }
+    if (status == TF_OK)
+        status = checkpoint_load_moments(&tr->optimizer, directory, err);
     if (status == TF_OK) {
         tr->epoch = s[STATE_EPOCH];
         tr->optimizer.step = s[STATE_STEP];

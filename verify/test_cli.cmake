@@ -50,6 +50,13 @@ expect_failure("is an event stream" train --model tgcn --data wikipedia)
 expect_failure("expected a positive number" train --model tgcn --data chickenpox --lr fast)
 expect_failure("no such checkpoint" train --model tgcn --data chickenpox --load /nonexistent/checkpoint)
 expect_failure("expected a whole number in 1..16" train --model gconvgru --data chickenpox --k 0)
+expect_failure("tgn, jodie (event models)" train --model gnn --data wikipedia)
+expect_failure("is a snapshot sequence; model tgn needs an event stream" train --model tgn --data chickenpox)
+expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
+expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
+               --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
+expect_failure("unexpected argument --hidden" train --model jodie --data collegemsg --hidden 8)
+expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
 execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
 if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")
@@ -80,3 +87,24 @@ if(NOT resumed MATCHES "resuming after epoch 2" OR NOT straight_final STREQUAL r
   message(FATAL_ERROR "resume differs or files missing:\n${straight}\n---\n${resumed}")
 endif()
 message(STATUS "uninterrupted: ${straight_final}; resumed after epoch 2: ${resumed_final}")
+
+# The same for an event model: 3 epochs straight equal 1 + save + load + 2, and loading a
+# finished checkpoint with nothing left to train evaluates it.
+set(event_args train --model tgn --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --embedding-dim 4
+               --batch 50)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 RESULT_VARIABLE status OUTPUT_VARIABLE straight)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 1 --save ${WORK}/event_checkpoint RESULT_VARIABLE status1)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --load ${WORK}/event_checkpoint --save ${WORK}/event_done
+                RESULT_VARIABLE status2 OUTPUT_VARIABLE resumed)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --load ${WORK}/event_done
+                RESULT_VARIABLE status3 OUTPUT_VARIABLE evaluated)
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0 OR NOT status3 EQUAL 0)
+  message(FATAL_ERROR "event train/save/load failed: ${status} ${status1} ${status2} ${status3}\n${straight}\n${resumed}")
+endif()
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" straight_final "${straight}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" resumed_final "${resumed}")
+if(NOT resumed MATCHES "resuming after epoch 1" OR straight_final STREQUAL "" OR NOT straight_final STREQUAL resumed_final
+   OR NOT evaluated MATCHES "evaluation after 3 epochs" OR NOT EXISTS ${WORK}/event_done/edge_predictor.out_fc.weight.npy)
+  message(FATAL_ERROR "event resume differs or files missing:\n${straight}\n---\n${resumed}\n---\n${evaluated}")
+endif()
+message(STATUS "event model uninterrupted: ${straight_final}; resumed after epoch 1: ${resumed_final}")

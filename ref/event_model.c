@@ -1,0 +1,563 @@
+/* TGN and JODIE: parameters and the reference batch procedure (event_model.h has the math). */
+#include "event_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers.h"
+#include "memory.h"
+#include "recurrent.h"
+#include "rng.h"
+#include "time_encoding.h"
+#include "time_projection.h"
+
+void event_model_config_default(event_model_config *config, event_model_kind kind)
+{
+    memset(config, 0, sizeof *config);
+    config->kind = kind;
+    config->memory_width = 32;
+    config->time_width = 32;
+    config->embedding_width = 32;
+    config->edge_width = 0;
+    config->heads = 2;
+    config->neighbors = 10;
+}
+
+const char *event_model_kind_name(event_model_kind kind) { return kind == EVENT_MODEL_TGN ? "tgn" : "jodie"; }
+
+int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *err)
+{
+    if (strcmp(name, "tgn") == 0)
+        *kind = EVENT_MODEL_TGN;
+    else if (strcmp(name, "jodie") == 0)
+        *kind = EVENT_MODEL_JODIE;
+    else
+        return tf_error_set(err, TF_ERR_INPUT, "event model \"%s\" is not one of tgn, jodie", name);
+    return TF_OK;
+}
+
+int64_t event_model_mail_width(const event_model *m)
+{
+    return 2 * m->config.memory_width + m->config.edge_width;
+}
+
+/* ---- parameters ---------------------------------------------------------------------------- */
+
+/* How a parameter starts: torch's defaults for each kind of module. */
+typedef enum initial_values {
+    INIT_UNIFORM,       /* uniform(-bound, bound): Linear 1/sqrt(fan_in), GRUCell/RNNCell 1/sqrt(H) */
+    INIT_TIME_WEIGHT,   /* TGL's TimeEncode frequencies 10^(-9 i/(d-1)) */
+    INIT_ZERO,          /* TimeEncode's phases, LayerNorm's bias */
+    INIT_ONE,           /* LayerNorm's weight */
+    INIT_NORMAL,        /* JODIE's NormalLinear(1, d): N(0, 1/sqrt(1)) */
+} initial_values;
+
+/* One row of the model's parameter table. */
+typedef struct parameter_spec {
+    char name[96];
+    int64_t rows, columns;   /* columns 0: a vector of `rows` values */
+    initial_values init;
+    double bound;            /* INIT_UNIFORM's bound */
+} parameter_spec;
+
+enum { MAX_PARAMETERS = 32 };
+
+typedef struct parameter_table {
+    parameter_spec specs[MAX_PARAMETERS];
+    int count;
+} parameter_table;
+
+static void table_add(parameter_table *t, const char *name, int64_t rows, int64_t columns, initial_values init,
+                      double bound)
+{
+    parameter_spec *s = &t->specs[t->count++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->rows = rows;
+    s->columns = columns;
+    s->init = init;
+    s->bound = bound;
+}
+
+/* A torch.nn.Linear(in, out) named PREFIX.weight [out][in] and PREFIX.bias [out]. */
+static void table_add_linear(parameter_table *t, const char *prefix, int64_t in, int64_t out)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    table_add(t, name, out, in, INIT_UNIFORM, 1.0 / sqrt((double)in));
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    table_add(t, name, out, 0, INIT_UNIFORM, 1.0 / sqrt((double)in));
+}
+
+/* The whole model, in TGL's state_dict order: memory updater, embedding layer, edge predictor. */
+static void describe_parameters(const event_model_config *c, parameter_table *t)
+{
+    const int64_t dm = c->memory_width, dt = c->time_width, de = c->edge_width, demb = c->embedding_width;
+    const int64_t dmsg = 2 * dm + de, gates = c->kind == EVENT_MODEL_TGN ? 3 : 1;
+    const double cell_bound = 1.0 / sqrt((double)dm);
+    t->count = 0;
+    table_add(t, "memory_updater.updater.weight_ih", gates * dm, dmsg + dt, INIT_UNIFORM, cell_bound);
+    table_add(t, "memory_updater.updater.weight_hh", gates * dm, dm, INIT_UNIFORM, cell_bound);
+    table_add(t, "memory_updater.updater.bias_ih", gates * dm, 0, INIT_UNIFORM, cell_bound);
+    table_add(t, "memory_updater.updater.bias_hh", gates * dm, 0, INIT_UNIFORM, cell_bound);
+    table_add(t, "memory_updater.time_enc.w.weight", dt, 1, INIT_TIME_WEIGHT, 0);
+    table_add(t, "memory_updater.time_enc.w.bias", dt, 0, INIT_ZERO, 0);
+    if (c->kind == EVENT_MODEL_TGN) {
+        table_add(t, "layers.l0h0.time_enc.w.weight", dt, 1, INIT_TIME_WEIGHT, 0);
+        table_add(t, "layers.l0h0.time_enc.w.bias", dt, 0, INIT_ZERO, 0);
+        table_add_linear(t, "layers.l0h0.w_q", dm + dt, demb);
+        table_add_linear(t, "layers.l0h0.w_k", dm + de + dt, demb);
+        table_add_linear(t, "layers.l0h0.w_v", dm + de + dt, demb);
+        table_add_linear(t, "layers.l0h0.w_out", demb + dm, demb);
+        table_add(t, "layers.l0h0.layer_norm.weight", demb, 0, INIT_ONE, 0);
+        table_add(t, "layers.l0h0.layer_norm.bias", demb, 0, INIT_ZERO, 0);
+    } else {
+        table_add(t, "layers.l0h0.norm.weight", dm, 0, INIT_ONE, 0);
+        table_add(t, "layers.l0h0.norm.bias", dm, 0, INIT_ZERO, 0);
+        table_add(t, "layers.l0h0t.time_emb.weight", dm, 1, INIT_NORMAL, 0);
+        table_add(t, "layers.l0h0t.time_emb.bias", dm, 0, INIT_NORMAL, 0);
+    }
+    table_add_linear(t, "edge_predictor.src_fc", demb, demb);
+    table_add_linear(t, "edge_predictor.dst_fc", demb, demb);
+    table_add_linear(t, "edge_predictor.out_fc", demb, 1);
+}
+
+static void initialize(parameter *p, const parameter_spec *s, rng *r)
+{
+    float *values = p->value.data;
+    for (int64_t i = 0; i < p->value.size; i++)
+        switch (s->init) {
+        case INIT_UNIFORM: values[i] = (float)((2.0 * rng_uniform(r) - 1.0) * s->bound); break;
+        case INIT_ZERO: values[i] = 0.0f; break;
+        case INIT_ONE: values[i] = 1.0f; break;
+        case INIT_NORMAL: values[i] = (float)rng_normal(r); break;
+        case INIT_TIME_WEIGHT: break;
+        }
+    if (s->init == INIT_TIME_WEIGHT)
+        ref_time_encoding_init(values, NULL, p->value.size);
+}
+
+static parameter *find(const event_model *m, const char *name) { return parameters_find(&m->parameters, name); }
+
+/* Point the named fields at the parameters (the list no longer grows, so pointers stay valid). */
+static void bind_parameters(event_model *m)
+{
+    m->updater_weight_ih = find(m, "memory_updater.updater.weight_ih");
+    m->updater_weight_hh = find(m, "memory_updater.updater.weight_hh");
+    m->updater_bias_ih = find(m, "memory_updater.updater.bias_ih");
+    m->updater_bias_hh = find(m, "memory_updater.updater.bias_hh");
+    m->memory_time_weight = find(m, "memory_updater.time_enc.w.weight");
+    m->memory_time_bias = find(m, "memory_updater.time_enc.w.bias");
+    const event_model_config *c = &m->config;
+    if (c->kind == EVENT_MODEL_TGN) {
+        m->attention_time_weight = find(m, "layers.l0h0.time_enc.w.weight");
+        m->attention_time_bias = find(m, "layers.l0h0.time_enc.w.bias");
+        temporal_attention *a = &m->attention;
+        a->node_width = c->memory_width;
+        a->edge_width = c->edge_width;
+        a->time_width = c->time_width;
+        a->out_width = c->embedding_width;
+        a->heads = c->heads;
+        a->query_weight = find(m, "layers.l0h0.w_q.weight");
+        a->query_bias = find(m, "layers.l0h0.w_q.bias");
+        a->key_weight = find(m, "layers.l0h0.w_k.weight");
+        a->key_bias = find(m, "layers.l0h0.w_k.bias");
+        a->value_weight = find(m, "layers.l0h0.w_v.weight");
+        a->value_bias = find(m, "layers.l0h0.w_v.bias");
+        a->output_weight = find(m, "layers.l0h0.w_out.weight");
+        a->output_bias = find(m, "layers.l0h0.w_out.bias");
+        a->norm_weight = find(m, "layers.l0h0.layer_norm.weight");
+        a->norm_bias = find(m, "layers.l0h0.layer_norm.bias");
+    } else {
+        m->norm_weight = find(m, "layers.l0h0.norm.weight");
+        m->norm_bias = find(m, "layers.l0h0.norm.bias");
+        m->projection_weight = find(m, "layers.l0h0t.time_emb.weight");
+        m->projection_bias = find(m, "layers.l0h0t.time_emb.bias");
+    }
+    link_decoder *d = &m->decoder;
+    d->width = c->embedding_width;
+    d->source_weight = find(m, "edge_predictor.src_fc.weight");
+    d->source_bias = find(m, "edge_predictor.src_fc.bias");
+    d->destination_weight = find(m, "edge_predictor.dst_fc.weight");
+    d->destination_bias = find(m, "edge_predictor.dst_fc.bias");
+    d->output_weight = find(m, "edge_predictor.out_fc.weight");
+    d->output_bias = find(m, "edge_predictor.out_fc.bias");
+}
+
+int event_model_create(event_model *m, const event_model_config *config, uint64_t seed, tf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    event_model_config c = *config;
+    if (c.kind == EVENT_MODEL_JODIE) { /* JODIE's embedding is the projected memory; it samples nothing */
+        c.embedding_width = c.memory_width;
+        c.heads = 0;
+        c.neighbors = 0;
+    }
+    if (c.kind != EVENT_MODEL_TGN && c.kind != EVENT_MODEL_JODIE)
+        return tf_error_set(err, TF_ERR_INPUT, "unknown event model kind %d", (int)c.kind);
+    if (c.memory_width < 1 || c.time_width < 1 || c.embedding_width < 1 || c.edge_width < 0)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "model %s: memory width %lld, time width %lld, embedding width %lld, edge features "
+                            "%lld; expected widths >= 1 and edge features >= 0",
+                            event_model_kind_name(c.kind), (long long)c.memory_width, (long long)c.time_width,
+                            (long long)c.embedding_width, (long long)c.edge_width);
+    if (c.kind == EVENT_MODEL_TGN && (c.heads < 1 || c.embedding_width % c.heads != 0 || c.neighbors < 1))
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "model tgn: %lld heads, embedding width %lld, %d neighbours; expected heads >= 1 "
+                            "dividing the embedding width and neighbours >= 1",
+                            (long long)c.heads, (long long)c.embedding_width, c.neighbors);
+    m->config = c;
+    parameter_table table;
+    describe_parameters(&c, &table);
+    for (int i = 0; i < table.count; i++) {
+        const parameter_spec *s = &table.specs[i];
+        int64_t shape[2] = {s->rows, s->columns};
+        if (parameters_add(&m->parameters, s->name, s->columns ? 2 : 1, shape, err) < 0) {
+            event_model_free(m);
+            return TF_ERR_INPUT;
+        }
+    }
+    bind_parameters(m);
+    rng r;
+    rng_seed(&r, seed);
+    for (int i = 0; i < table.count; i++)
+        initialize(&m->parameters.items[i], &table.specs[i], &r);
+    return TF_OK;
+}
+
+void event_model_free(event_model *m)
+{
+    parameters_free(&m->parameters);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- the batch: forward ---------------------------------------------------------------------- */
+
+void event_tape_free(event_tape *tape)
+{
+    void *arrays[] = {tape->vertex,        tape->time,           tape->neighbor_offset,  tape->neighbor_event,
+                      tape->neighbor_delta, tape->memory,        tape->memory_time,      tape->updater_delta,
+                      tape->updater_input, tape->updater_cache,  tape->updated,          tape->query_delta,
+                      tape->query_time,    tape->neighbor_time,  tape->neighbor_edge,    tape->projection_delta,
+                      tape->norm_output,   tape->norm_hat,       tape->norm_inverse_std, tape->embedding,
+                      tape->positive_hidden, tape->negative_hidden, tape->message};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
+    attention_tape_free(&tape->attention);
+    memset(tape, 0, sizeof *tape);
+}
+
+/* The checks a batch must pass before anything is read. */
+static int check_batch(const event_model *m, const node_memory *memory, const temporal_csr *history,
+                       const event_batch *batch, tf_error *err)
+{
+    const event_model_config *c = &m->config;
+    const event_stream *es = batch->events;
+    if (batch->size < 1 || batch->first < 0 || batch->first + batch->size > es->num_events)
+        return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld is outside the stream of %lld events",
+                            (long long)batch->size, (long long)batch->first, (long long)es->num_events);
+    if (memory->memory_width != c->memory_width || memory->mail_width != event_model_mail_width(m) ||
+        memory->num_nodes < es->num_nodes)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "node memory of %lld vertices, widths %lld and %lld; the model needs %lld vertices, "
+                            "widths %lld and %lld",
+                            (long long)memory->num_nodes, (long long)memory->memory_width,
+                            (long long)memory->mail_width, (long long)es->num_nodes, (long long)c->memory_width,
+                            (long long)event_model_mail_width(m));
+    if ((c->edge_width > 0) != (batch->edge_features != NULL))
+        return tf_error_set(err, TF_ERR_INPUT, "the model has %lld edge feature columns, but the batch %s",
+                            (long long)c->edge_width, batch->edge_features ? "has edge features" : "has none");
+    if (c->kind == EVENT_MODEL_TGN && (!history || history->num_nodes != es->num_nodes))
+        return tf_error_set(err, TF_ERR_INPUT, "model tgn needs the temporal CSR of the batch's stream");
+    for (int64_t j = 0; j < batch->size; j++)
+        if (batch->negatives[j] < 0 || batch->negatives[j] >= es->num_nodes)
+            return tf_error_set(err, TF_ERR_INPUT, "negative destination %d of event %lld is outside 0..%lld",
+                                batch->negatives[j], (long long)(batch->first + j), (long long)es->num_nodes - 1);
+    return TF_OK;
+}
+
+/* Steps 1 and 2: the roots [src; dst; neg] at their events' times, then (TGN) the k most recent
+ * neighbours of every root strictly before its time, appended as entries R, R+1, ... */
+static int collect_entries(const event_model *m, const temporal_csr *history, const event_batch *batch,
+                           event_tape *tape, tf_error *err)
+{
+    const event_stream *es = batch->events;
+    const int64_t B = batch->size, R = 3 * B;
+    const int64_t k = m->config.kind == EVENT_MODEL_TGN ? m->config.neighbors : 0;
+    const size_t capacity = (size_t)(R + R * k);
+    tape->batch_size = B;
+    tape->roots = R;
+    if (!(tape->vertex = tf_alloc(capacity, sizeof *tape->vertex, "batch entries", err)) ||
+        !(tape->time = tf_alloc(capacity, sizeof *tape->time, "batch entries", err)) ||
+        !(tape->neighbor_offset = tf_alloc((size_t)R + 1, sizeof *tape->neighbor_offset, "batch entries", err)) ||
+        !(tape->neighbor_event = tf_alloc((size_t)(R * k), sizeof *tape->neighbor_event, "batch entries", err)) ||
+        !(tape->neighbor_delta = tf_alloc((size_t)(R * k), sizeof *tape->neighbor_delta, "batch entries", err)))
+        return TF_ERR_INPUT;
+    for (int64_t j = 0; j < B; j++) {
+        int64_t event = batch->first + j;
+        tape->vertex[j] = es->src[event];
+        tape->vertex[B + j] = es->dst[event];
+        tape->vertex[2 * B + j] = batch->negatives[j];
+        tape->time[j] = tape->time[B + j] = tape->time[2 * B + j] = es->time[event];
+    }
+    int64_t E = 0;
+    for (int64_t r = 0; r < R; r++) {
+        tape->neighbor_offset[r] = E;
+        if (k == 0)
+            continue;
+        int found = temporal_csr_recent(history, tape->vertex[r], tape->time[r], (int)k, tape->vertex + R + E,
+                                        tape->neighbor_event + E, tape->time + R + E);
+        for (int i = 0; i < found; i++)
+            tape->neighbor_delta[E + i] = (float)(tape->time[r] - tape->time[R + E + i]);
+        E += found;
+    }
+    tape->neighbor_offset[R] = E;
+    tape->entries = R + E;
+    return TF_OK;
+}
+
+/* Steps 3 and 4: read every entry's row from the pre-batch memory, then s' = updater(x, s) with
+ * x = [mail || phi_mem(t - mem_ts)], once per entry. */
+static int update_memory(const event_model *m, const node_memory *memory, event_tape *tape, tf_error *err)
+{
+    const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
+    const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
+    float *mail = NULL;
+    if (!(tape->memory = tf_alloc((size_t)(N * dm), sizeof(float), "batch memory rows", err)) ||
+        !(tape->memory_time = tf_alloc((size_t)N, sizeof(double), "batch memory rows", err)) ||
+        !(tape->updater_delta = tf_alloc((size_t)N, sizeof(float), "batch memory rows", err)) ||
+        !(tape->updater_input = tf_alloc((size_t)(N * din), sizeof(float), "memory updater inputs", err)) ||
+        !(tape->updated = tf_alloc((size_t)(N * dm), sizeof(float), "updated memory", err)) ||
+        !(mail = tf_alloc((size_t)(N * dmsg), sizeof(float), "batch mail rows", err)))
+        return TF_ERR_INPUT;
+    if (m->config.kind == EVENT_MODEL_TGN &&
+        !(tape->updater_cache = tf_alloc((size_t)(N * GRU_CACHE_WIDTH(dm)), sizeof(float), "GRU cache", err))) {
+        free(mail);
+        return TF_ERR_INPUT;
+    }
+    node_memory_gather(memory, tape->vertex, N, tape->memory, tape->memory_time, mail, NULL);
+    for (int64_t k = 0; k < N; k++) {
+        tape->updater_delta[k] = (float)(tape->time[k] - tape->memory_time[k]);
+        memcpy(tape->updater_input + k * din, mail + k * dmsg, (size_t)dmsg * sizeof(float));
+    }
+    free(mail);
+    ref_time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
+                              m->memory_time_bias->value.data, dt, din, tape->updater_input + dmsg);
+    if (m->config.kind == EVENT_MODEL_TGN)
+        ref_gru_cell_forward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
+                             m->updater_weight_hh->value.data, m->updater_bias_ih->value.data,
+                             m->updater_bias_hh->value.data, N, din, dm, tape->updated, tape->updater_cache);
+    else
+        ref_rnn_cell_forward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
+                             m->updater_weight_hh->value.data, m->updater_bias_ih->value.data,
+                             m->updater_bias_hh->value.data, N, din, dm, tape->updated);
+    return TF_OK;
+}
+
+/* Step 5, TGN: attention of every root over its sampled neighbours, h = s' for both. */
+static int embed_tgn(const event_model *m, const event_batch *batch, event_tape *tape, tf_error *err)
+{
+    const int64_t R = tape->roots, E = tape->entries - R, dm = m->config.memory_width, dt = m->config.time_width,
+                  de = m->config.edge_width;
+    if (!(tape->query_delta = tf_alloc((size_t)R, sizeof(float), "attention time encodings", err)) ||
+        !(tape->query_time = tf_alloc((size_t)(R * dt), sizeof(float), "attention time encodings", err)) ||
+        !(tape->neighbor_time = tf_alloc((size_t)(E * dt), sizeof(float), "attention time encodings", err)) ||
+        (de > 0 && !(tape->neighbor_edge = tf_alloc((size_t)(E * de), sizeof(float), "neighbour edge features", err))))
+        return TF_ERR_INPUT;
+    const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
+    ref_time_encoding_forward(tape->query_delta, R, w, b, dt, dt, tape->query_time); /* phi(0) */
+    ref_time_encoding_forward(tape->neighbor_delta, E, w, b, dt, dt, tape->neighbor_time);
+    for (int64_t e = 0; e < E && de > 0; e++)
+        memcpy(tape->neighbor_edge + e * de, batch->edge_features + tape->neighbor_event[e] * de,
+               (size_t)de * sizeof(float));
+    return ref_temporal_attention_forward(&m->attention, R, tape->neighbor_offset, tape->updated, tape->query_time,
+                                          tape->updated + R * dm, tape->neighbor_edge, tape->neighbor_time,
+                                          &tape->attention, tape->embedding, err);
+}
+
+/* Step 5, JODIE: z = LayerNorm(s') * (1 + W_tau delta~ + b_tau), delta~ = (t - mem_ts) / (t + 1). */
+static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
+{
+    const int64_t R = tape->roots, dm = m->config.memory_width;
+    if (!(tape->projection_delta = tf_alloc((size_t)R, sizeof(float), "time projection", err)) ||
+        !(tape->norm_output = tf_alloc((size_t)(R * dm), sizeof(float), "time projection", err)) ||
+        !(tape->norm_hat = tf_alloc((size_t)(R * dm), sizeof(float), "time projection", err)) ||
+        !(tape->norm_inverse_std = tf_alloc((size_t)R, sizeof(float), "time projection", err)))
+        return TF_ERR_INPUT;
+    for (int64_t r = 0; r < R; r++)
+        tape->projection_delta[r] = (float)((tape->time[r] - tape->memory_time[r]) / (tape->time[r] + 1.0));
+    ref_layer_norm_forward(tape->updated, m->norm_weight->value.data, m->norm_bias->value.data, R, dm,
+                           ATTENTION_NORM_EPSILON, tape->norm_output, tape->norm_hat, tape->norm_inverse_std);
+    ref_time_projection_forward(tape->norm_output, tape->projection_delta, R, dm, m->projection_weight->value.data,
+                                m->projection_bias->value.data, tape->embedding);
+    return TF_OK;
+}
+
+int event_model_forward(const event_model *m, const node_memory *memory, const temporal_csr *history,
+                        const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
+{
+    memset(tape, 0, sizeof *tape);
+    if (check_batch(m, memory, history, batch, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t B = batch->size, demb = m->config.embedding_width;
+    int status = collect_entries(m, history, batch, tape, err);
+    if (status == TF_OK)
+        status = update_memory(m, memory, tape, err);
+    if (status == TF_OK &&
+        (!(tape->embedding = tf_alloc((size_t)(3 * B * demb), sizeof(float), "embeddings", err)) ||
+         !(tape->positive_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
+         !(tape->negative_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
+         !(tape->message = tf_alloc((size_t)event_model_mail_width(m), sizeof(float), "message", err))))
+        status = TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = m->config.kind == EVENT_MODEL_TGN ? embed_tgn(m, batch, tape, err) : embed_jodie(m, tape, err);
+    if (status != TF_OK) {
+        event_tape_free(tape);
+        return status;
+    }
+    /* Roots are [src; dst; neg]: positives pair rows j and B + j, negatives rows j and 2B + j. */
+    const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
+    ref_link_decoder_forward(&m->decoder, source, destination, B, tape->positive_hidden, scores);
+    ref_link_decoder_forward(&m->decoder, source, negative, B, tape->negative_hidden, scores + B);
+    return TF_OK;
+}
+
+double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
+{
+    double positive = ref_bce_with_logits_loss(scores, batch_size, 1.0f, 1.0f, dscores);
+    double negative = ref_bce_with_logits_loss(scores + batch_size, batch_size, 0.0f, 1.0f,
+                                               dscores ? dscores + batch_size : NULL);
+    return positive + negative;
+}
+
+/* ---- the batch: backward ---------------------------------------------------------------------- */
+
+/* Step 5 backward, TGN: attention, then its time encoder (phi(0) for queries, phi(t - t_e) for keys). */
+static int backward_tgn(event_model *m, const event_tape *tape, const float *dembedding, float *dupdated,
+                        tf_error *err)
+{
+    const int64_t R = tape->roots, E = tape->entries - R, dm = m->config.memory_width, dt = m->config.time_width;
+    float *dquery_time = tf_alloc((size_t)(R * dt), sizeof(float), "attention time gradients", err);
+    float *dneighbor_time =
+        dquery_time ? tf_alloc((size_t)(E * dt), sizeof(float), "attention time gradients", err) : NULL;
+    int status = dneighbor_time ? TF_OK : TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = ref_temporal_attention_backward(&m->attention, &tape->attention, dembedding, dupdated, dquery_time,
+                                                 dupdated + R * dm, dneighbor_time, err);
+    if (status == TF_OK) {
+        const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
+        float *dw = m->attention_time_weight->grad.data, *db = m->attention_time_bias->grad.data;
+        ref_time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
+        ref_time_encoding_backward(tape->neighbor_delta, E, w, b, dt, dt, dneighbor_time, dw, db);
+    }
+    free(dquery_time);
+    free(dneighbor_time);
+    return status;
+}
+
+/* Step 5 backward, JODIE: time projection, then LayerNorm. */
+static int backward_jodie(event_model *m, const event_tape *tape, const float *dembedding, float *dupdated,
+                          tf_error *err)
+{
+    const int64_t R = tape->roots, dm = m->config.memory_width;
+    float *dnorm_output = tf_alloc((size_t)(R * dm), sizeof(float), "time projection gradients", err);
+    if (!dnorm_output)
+        return TF_ERR_INPUT;
+    ref_time_projection_backward(tape->norm_output, tape->projection_delta, R, dm, m->projection_weight->value.data,
+                                 m->projection_bias->value.data, dembedding, dnorm_output,
+                                 m->projection_weight->grad.data, m->projection_bias->grad.data);
+    ref_layer_norm_backward(tape->norm_hat, tape->norm_inverse_std, m->norm_weight->value.data, dnorm_output, R, dm,
+                            dupdated, m->norm_weight->grad.data, m->norm_bias->grad.data);
+    free(dnorm_output);
+    return TF_OK;
+}
+
+/* Step 4 backward: the updater cell, then its time encoder through the time columns of x. The
+ * gradient with respect to the memory that was read (dh) is not wanted: it is data. */
+static int backward_updater(event_model *m, const event_tape *tape, const float *dupdated, tf_error *err)
+{
+    const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
+    const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
+    float *dinput = tf_alloc((size_t)(N * din), sizeof(float), "memory updater gradients", err);
+    float *scratch = dinput && m->config.kind == EVENT_MODEL_JODIE
+                         ? tf_alloc((size_t)(N * dm), sizeof(float), "memory updater gradients", err)
+                         : NULL;
+    if (!dinput || (m->config.kind == EVENT_MODEL_JODIE && !scratch)) {
+        free(dinput);
+        return TF_ERR_INPUT;
+    }
+    if (m->config.kind == EVENT_MODEL_TGN)
+        ref_gru_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
+                              m->updater_weight_hh->value.data, tape->updater_cache, dupdated, N, din, dm, dinput,
+                              NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
+                              m->updater_bias_ih->grad.data, m->updater_bias_hh->grad.data);
+    else
+        ref_rnn_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
+                              m->updater_weight_hh->value.data, tape->updated, dupdated, N, din, dm, scratch, dinput,
+                              NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
+                              m->updater_bias_ih->grad.data, m->updater_bias_hh->grad.data);
+    ref_time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
+                               m->memory_time_bias->value.data, dt, din, dinput + dmsg,
+                               m->memory_time_weight->grad.data, m->memory_time_bias->grad.data);
+    free(dinput);
+    free(scratch);
+    return TF_OK;
+}
+
+int event_model_backward(event_model *m, const event_tape *tape, const float *dscores, tf_error *err)
+{
+    const int64_t B = tape->batch_size, R = tape->roots, N = tape->entries, dm = m->config.memory_width,
+                  demb = m->config.embedding_width;
+    float *dembedding = tf_alloc((size_t)(R * demb), sizeof(float), "embedding gradients", err);
+    float *dhidden = dembedding ? tf_alloc((size_t)(B * demb), sizeof(float), "decoder gradients", err) : NULL;
+    float *dupdated = dhidden ? tf_alloc((size_t)(N * dm), sizeof(float), "memory gradients", err) : NULL;
+    int status = dupdated ? TF_OK : TF_ERR_INPUT;
+    if (status == TF_OK) {
+        const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
+        float *dsource = dembedding, *ddestination = dsource + B * demb, *dnegative = dsource + 2 * B * demb;
+        ref_link_decoder_backward(&m->decoder, source, destination, tape->positive_hidden, dscores, B, dhidden,
+                                  dsource, ddestination);
+        ref_link_decoder_backward(&m->decoder, source, negative, tape->negative_hidden, dscores + B, B, dhidden,
+                                  dsource, dnegative);
+        status = m->config.kind == EVENT_MODEL_TGN ? backward_tgn(m, tape, dembedding, dupdated, err)
+                                                   : backward_jodie(m, tape, dembedding, dupdated, err);
+    }
+    if (status == TF_OK)
+        status = backward_updater(m, tape, dupdated, err);
+    free(dembedding);
+    free(dhidden);
+    free(dupdated);
+    return status;
+}
+
+/* ---- the batch: write-back ------------------------------------------------------------------- */
+
+/* message = [self || other || edge feature] */
+static void build_message(float *message, const float *self, const float *other, const float *edge, int64_t dm,
+                          int64_t de)
+{
+    memcpy(message, self, (size_t)dm * sizeof(float));
+    memcpy(message + dm, other, (size_t)dm * sizeof(float));
+    if (de > 0)
+        memcpy(message + 2 * dm, edge, (size_t)de * sizeof(float));
+}
+
+void event_model_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
+                              node_memory *memory)
+{
+    const event_stream *es = batch->events;
+    const int64_t B = tape->batch_size, dm = m->config.memory_width, de = m->config.edge_width;
+    /* The order of this loop *is* the conflict rule: events in increasing index, and within an
+     * event the source before the destination; a later write overwrites an earlier one, so the
+     * largest event index wins and the destination wins within its event. */
+    for (int64_t j = 0; j < B; j++) {
+        const int64_t event = batch->first + j;
+        const float *updated_source = tape->updated + j * dm, *updated_destination = tape->updated + (B + j) * dm;
+        const float *edge = de > 0 ? batch->edge_features + event * de : NULL;
+        build_message(tape->message, updated_source, updated_destination, edge, dm, de);
+        node_memory_write(memory, es->src[event], updated_source, tape->message, es->time[event]);
+        build_message(tape->message, updated_destination, updated_source, edge, dm, de);
+        node_memory_write(memory, es->dst[event], updated_destination, tape->message, es->time[event]);
+    }
+}

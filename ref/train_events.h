@@ -1,0 +1,192 @@
+/**
+ * @file train_events.h
+ * @brief Training an event model (TGN, JODIE) for link prediction: chronological split,
+ *        batches, negative sampling, epochs, evaluation by AP and AUC, checkpoints.
+ *
+ * **Split.** The events are split in time order, 70/15/15 by count: events 0 .. 0.70 N - 1
+ * train, 0.70 N .. 0.85 N - 1 validate, the rest test (integer arithmetic, N * 70 / 100 and
+ * N * 85 / 100). Events with equal timestamps may straddle a boundary; nothing leaks, since a
+ * root only ever sees neighbours strictly before its time.
+ *
+ * **Batches.** Each split is cut into batches of `batch_size` consecutive events from its
+ * start (the last one shorter); boundaries never move (TGL's random chunk scheduling is not
+ * used), so a seed fixes the whole run.
+ *
+ * **Negatives.** One per positive: a destination drawn uniformly from the vertices that take part
+ * in at least one event of the stream (TGL draws from all node ids, which are exactly those
+ * vertices in its datasets; here ids may have gaps, e.g. Wikipedia's start at 1), or, with
+ * EVENT_NEGATIVES_DESTINATIONS, from the vertices that are the destination of at least one event
+ * (TGN's reference code samples from the destinations of the data; on a bipartite stream such as
+ * Wikipedia that makes every negative an item, a harder test than mostly-user negatives). Training
+ * negatives of epoch e come from an rng seeded by (seed, e), so a resumed run draws what an
+ * uninterrupted one would; the validation, test and replay streams have fixed seeds of their
+ * own, the same every epoch and for every training seed, so evaluation numbers are comparable
+ * across epochs and runs.
+ *
+ * **An epoch** (event_trainer_epoch()): the node memory is reset to zero; the training split is
+ * run batch by batch (forward, loss, backward, one Adam step, memory write-back); then the
+ * validation split and the test split are run forward only, **continuing the memory** from the
+ * training pass and writing it back too (no gradient), as TGN's protocol does. The epoch
+ * reports the mean training batch loss and, for validation and test, the mean batch loss and the
+ * average precision and ROC AUC over all the split's positive and negative scores (metrics.h).
+ *
+ * **Evaluation with fixed parameters** (event_trainer_evaluate(), TGL's end-of-training
+ * protocol): reset the memory, replay the training split forward only to rebuild it, then
+ * validation and test. Used when a run trains no epoch (e.g. it loads a finished checkpoint).
+ *
+ * **Checkpoints** (checkpoint.h): parameters, Adam's moments and trainer.npy (version, epoch,
+ * Adam step, seed and the model's shape). The memory is not saved: every epoch starts from zero.
+ * The seed is restored on load because it decides the negatives of the epochs still to come.
+ */
+#ifndef TWOFOLD_TRAIN_EVENTS_H
+#define TWOFOLD_TRAIN_EVENTS_H
+
+#include <stdint.h>
+
+#include "adam.h"
+#include "error.h"
+#include "event_model.h"
+#include "events.h"
+#include "generate.h"
+#include "node_memory.h"
+#include "temporal_csr.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Where negative destinations are drawn from. */
+typedef enum event_negatives {
+    EVENT_NEGATIVES_ALL,            /**< every vertex of the stream (TGL) */
+    EVENT_NEGATIVES_DESTINATIONS,   /**< every vertex that is some event's destination (TGN's code) */
+} event_negatives;
+
+/** How to train. */
+typedef struct event_train_options {
+    int64_t epochs;              /**< epochs to reach (a resumed run continues up to this) */
+    double learning_rate;        /**< Adam's lr */
+    int64_t batch_size;          /**< events per batch (>= 1) */
+    uint64_t seed;               /**< initial parameters and training negatives */
+    event_negatives negatives;   /**< where negatives come from */
+} event_train_options;
+
+/** Set @p options to the defaults: 3 epochs, lr 1e-3, batch 200, seed 1, negatives from all vertices. */
+void event_train_options_default(event_train_options *options);
+
+/** A model being trained, with its optimizer, node memory and where training stands. */
+typedef struct event_trainer {
+    event_model model;               /**< the model */
+    adam optimizer;                  /**< Adam state */
+    node_memory memory;              /**< node memory, mailbox and timestamps */
+    temporal_csr history;            /**< every vertex's events in time order, for neighbour sampling */
+    const event_stream *events;      /**< the data (not owned; must outlive the trainer) */
+    const float *edge_features;      /**< [num_events][d_e] (not owned), or NULL */
+    event_train_options options;     /**< the settings */
+    int64_t epoch;                   /**< epochs completed */
+    int64_t train_end;               /**< events 0 .. train_end-1 train */
+    int64_t validation_end;          /**< train_end .. validation_end-1 validate, the rest test */
+    int32_t *candidates;             /**< where negatives come from: vertices of the stream, or its destinations */
+    int64_t candidate_count;         /**< number of candidates */
+    int32_t *negatives;              /**< [batch_size] scratch */
+    float *scores;                   /**< [2 batch_size] scratch */
+    float *dscores;                  /**< [2 batch_size] scratch */
+} event_trainer;
+
+/** Loss and ranking metrics of one split. */
+typedef struct event_metrics {
+    int64_t events;              /**< positive events scored */
+    double loss;                 /**< mean batch loss */
+    double average_precision;    /**< AP over all positive and negative scores of the split */
+    double roc_auc;              /**< ROC AUC over the same */
+} event_metrics;
+
+/** Results of one epoch. */
+typedef struct event_epoch_report {
+    int64_t epoch;               /**< 1-based number of the epoch just finished */
+    int64_t batches;             /**< training batches (= Adam steps) */
+    double train_loss;           /**< mean training batch loss, each computed before its step */
+    event_metrics validation;    /**< the validation split, memory continued from training */
+    event_metrics test;          /**< the test split, memory continued from validation */
+} event_epoch_report;
+
+/**
+ * Create a trainer: check the data and options, split, build the temporal CSR, create the
+ * model, optimizer and memory.
+ * @param tr             out: the trainer; free with event_trainer_free()
+ * @param events         the event stream (validated, time-sorted, as dataset_load() returns it)
+ * @param edge_features  [num_events][config->edge_width] edge features, NULL when edge_width is 0
+ * @param config         the model's shape
+ * @param options        how to train
+ * @param err            out: too few events to split, bad options, JODIE with negative
+ *                       timestamps, features missing, no memory
+ * @return 0, or TF_ERR_INPUT
+ */
+int event_trainer_create(event_trainer *tr, const event_stream *events, const float *edge_features,
+                         const event_model_config *config, const event_train_options *options, tf_error *err);
+
+/** Release everything the trainer owns. Safe on a zeroed trainer. */
+void event_trainer_free(event_trainer *tr);
+
+/**
+ * Train one epoch, then evaluate validation and test continuing the memory (see above).
+ * @param tr                the trainer
+ * @param report            out: the epoch's numbers
+ * @param progress          called after every batch with the stage and batches done (may be NULL)
+ * @param progress_context  passed to @p progress
+ * @param err               out: what failed
+ * @return 0, or an error code
+ */
+int event_trainer_epoch(event_trainer *tr, event_epoch_report *report, progress_fn progress, void *progress_context,
+                        tf_error *err);
+
+/**
+ * Evaluate the current parameters: reset the memory, replay the training split forward only,
+ * then validation and test.
+ * @param tr                the trainer (its memory is overwritten; parameters untouched)
+ * @param validation        out: validation metrics
+ * @param test              out: test metrics
+ * @param progress          called after every batch (may be NULL)
+ * @param progress_context  passed to @p progress
+ * @param err               out: what failed
+ * @return 0, or an error code
+ */
+int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_metrics *test, progress_fn progress,
+                           void *progress_context, tf_error *err);
+
+/**
+ * Save a checkpoint (atomically, checkpoint.h): parameters as NAME.npy with TGL's names, Adam's
+ * moments, and trainer.npy.
+ * @param tr         the trainer
+ * @param directory  where to save
+ * @param err        out: what failed
+ * @return 0, or an error code
+ */
+int event_trainer_save(const event_trainer *tr, const char *directory, tf_error *err);
+
+/**
+ * Load parameters from @p directory; if it holds trainer.npy (an event-model checkpoint of the
+ * same shape), also Adam's state, the epoch and the seed, so training resumes exactly. A
+ * directory of parameters only starts at epoch 0 with a fresh optimizer.
+ * @param tr         the trainer
+ * @param directory  the checkpoint
+ * @param err        out: missing files, other shapes, another kind of checkpoint
+ * @return 0, or TF_ERR_INPUT
+ */
+int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err);
+
+/**
+ * Read user-supplied edge features: a float32 .npy matrix with one row per event.
+ * @param path        the .npy file
+ * @param num_events  the event count the matrix must have as rows
+ * @param out         out: the matrix [num_events][F], F >= 1; free with tensor_free()
+ * @param err         out: unreadable file, or a shape other than [num_events][F] (named in the message)
+ * @return 0, or TF_ERR_INPUT
+ */
+int event_features_read(const char *path, int64_t num_events, tensor *out, tf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

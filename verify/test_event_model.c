@@ -1,0 +1,335 @@
+/* The batch procedure of the event models (notes/sven.md section 1.3) against independent
+ * oracles: the conflict rule on crafted batches, the pre-batch read, the neighbour sampler
+ * against a brute-force scan of the stream, and the memory reset at every epoch. */
+#include <math.h>
+
+#include "event_model.h"
+#include "generate.h"
+#include "testing.h"
+#include "train_events.h"
+
+/* Which occurrence of vertex v in events [first, first + size) must win the write-back:
+ * the largest event index, and in that event the destination over the source. Written as a
+ * search over all occurrences, not as a replay of the writes, so it does not share the code
+ * it checks. Returns the root row (j for a source, size + j for a destination), or -1 when v is
+ * no endpoint of a batch event. */
+static int64_t winning_row(const event_stream *es, int64_t first, int64_t size, int32_t v)
+{
+    int64_t best_event = -1, best_role = -1; /* role 0 source, 1 destination */
+    for (int64_t j = 0; j < size; j++)
+        for (int64_t role = 0; role < 2; role++) {
+            int32_t endpoint = role == 0 ? es->src[first + j] : es->dst[first + j];
+            if (endpoint == v && (j > best_event || (j == best_event && role > best_role))) {
+                best_event = j;
+                best_role = role;
+            }
+        }
+    return best_event < 0 ? -1 : best_role * size + best_event;
+}
+
+/* The row and message the oracle expects for vertex v, checked bitwise against the memory. */
+static void check_written(const event_model *m, const node_memory *memory, const event_stream *es,
+                          const float *edge_features, int64_t first, int64_t size, const float *updated, int32_t v,
+                          int64_t *checked)
+{
+    const int64_t dm = m->config.memory_width, de = m->config.edge_width, row = winning_row(es, first, size, v);
+    ck_assert_int_ge(row, 0);
+    const int64_t j = row % size, other = row < size ? size + j : j;
+    const float *s = memory->memory + (int64_t)v * dm, *mail = memory->mail + (int64_t)v * memory->mail_width;
+    ck_assert_msg(memcmp(s, updated + row * dm, (size_t)dm * sizeof(float)) == 0, "vertex %d: memory", v);
+    ck_assert_msg(memcmp(mail, updated + row * dm, (size_t)dm * sizeof(float)) == 0, "vertex %d: mail self", v);
+    ck_assert_msg(memcmp(mail + dm, updated + other * dm, (size_t)dm * sizeof(float)) == 0, "vertex %d: mail other", v);
+    if (de > 0)
+        ck_assert_msg(memcmp(mail + 2 * dm, edge_features + (first + j) * de, (size_t)de * sizeof(float)) == 0,
+                      "vertex %d: mail edge feature", v);
+    ck_assert(memory->memory_time[v] == es->time[first + j] && memory->mail_time[v] == es->time[first + j]);
+    (*checked)++;
+}
+
+/* A crafted batch written through event_model_write_memory() with a hand-made tape whose rows
+ * are all different, so every possible winner is distinguishable (in a real forward a self-loop's
+ * source and destination rows are equal, which would hide the "dst after src" half of the rule). */
+START_TEST(conflict_rule_on_a_crafted_batch)
+{
+    /*   event  src dst  time   what it tests
+     *     0     1   2    1     vertex 1 first as a source...
+     *     1     3   1    2     ...then as a destination...
+     *     2     1   4    3     ...then as a source again: event 2 wins for vertex 1
+     *     3     5   5    4     a self-loop: its destination write wins
+     *     4     2   6    5     vertex 2: event 4 (source) beats event 0 (destination)
+     * Negatives 7, 1, 8, 2, 9: vertices 7, 8, 9 occur only as negatives and must stay untouched. */
+    event_stream es;
+    tf_error err;
+    ck_assert(event_stream_alloc(&es, 5, 1, 0, &err) == TF_OK);
+    const int32_t src[5] = {1, 3, 1, 5, 2}, dst[5] = {2, 1, 4, 5, 6};
+    for (int j = 0; j < 5; j++) {
+        es.src[j] = src[j];
+        es.dst[j] = dst[j];
+        es.time[j] = j + 1;
+        es.features[j] = 10.0f + (float)j;
+    }
+    es.num_nodes = 10;
+    event_model_config config;
+    event_model_config_default(&config, EVENT_MODEL_JODIE);
+    config.memory_width = 3;
+    config.time_width = 2;
+    config.edge_width = 1;
+    event_model m;
+    ck_assert(event_model_create(&m, &config, 1, &err) == TF_OK);
+    node_memory memory;
+    ck_assert(node_memory_create(&memory, es.num_nodes, 3, event_model_mail_width(&m), &err) == TF_OK);
+    int32_t negatives[5] = {7, 1, 8, 2, 9};
+    event_batch batch = {&es, es.features, 0, 5, negatives};
+    event_tape tape;
+    memset(&tape, 0, sizeof tape);
+    tape.batch_size = 5;
+    tape.roots = 15;
+    float updated[15 * 3], message[7];
+    for (int r = 0; r < 15; r++)
+        for (int i = 0; i < 3; i++)
+            updated[r * 3 + i] = 100.0f * (float)r + (float)i; /* row r is recognizable */
+    tape.updated = updated;
+    tape.message = message;
+    event_model_write_memory(&m, &tape, &batch, &memory);
+    int64_t checked = 0;
+    for (int32_t v = 1; v <= 6; v++)
+        check_written(&m, &memory, &es, es.features, 0, 5, updated, v, &checked);
+    /* Spelled out for the reader: vertex 1 holds row 2 (event 2, source), vertex 5 row 5 + 3
+     * (event 3's destination), vertex 2 row 4 (event 4, source). */
+    ck_assert(memory.memory[1 * 3] == 200.0f && memory.memory[5 * 3] == 800.0f && memory.memory[2 * 3] == 400.0f);
+    for (int32_t v = 7; v <= 9; v++)
+        ck_assert(memory.memory[v * 3] == 0.0f && memory.mail_time[v] == 0.0);
+    printf("crafted batch: %lld written vertices match the oracle (largest event index, dst after src); "
+           "negatives 7, 8, 9 untouched\n", (long long)checked);
+    node_memory_free(&memory);
+    event_model_free(&m);
+    event_stream_free(&es);
+}
+END_TEST
+
+/* A small TGN on a generated stream whose memory has been filled by earlier batches. */
+typedef struct fixture {
+    event_stream es;
+    temporal_csr history;
+    event_model m;
+    node_memory memory;
+} fixture;
+
+static void fixture_create(fixture *f, event_model_kind kind, int64_t edge_width)
+{
+    event_params p;
+    event_params_default(&p);
+    p.num_nodes = 30;
+    p.num_events = 400;
+    p.feature_width = edge_width;
+    p.seed = 61;
+    tf_error err;
+    ck_assert(generate_events(&p, &f->es, &err) == TF_OK);
+    ck_assert(temporal_csr_build(&f->history, &f->es, &err) == TF_OK);
+    event_model_config config;
+    event_model_config_default(&config, kind);
+    config.memory_width = 5;
+    config.time_width = 4;
+    config.embedding_width = 6;
+    config.edge_width = edge_width;
+    ck_assert(event_model_create(&f->m, &config, 62, &err) == TF_OK);
+    ck_assert(node_memory_create(&f->memory, f->es.num_nodes, 5, event_model_mail_width(&f->m), &err) == TF_OK);
+}
+
+static void fixture_free(fixture *f)
+{
+    node_memory_free(&f->memory);
+    event_model_free(&f->m);
+    temporal_csr_free(&f->history);
+    event_stream_free(&f->es);
+}
+
+/* Copy of the whole memory, to compare before and after. */
+typedef struct memory_copy {
+    float *memory, *mail;
+    double *memory_time, *mail_time;
+} memory_copy;
+
+static memory_copy copy_memory(const node_memory *m)
+{
+    memory_copy c = {malloc((size_t)(m->num_nodes * m->memory_width) * sizeof(float)),
+                     malloc((size_t)(m->num_nodes * m->mail_width) * sizeof(float)),
+                     malloc((size_t)m->num_nodes * sizeof(double)), malloc((size_t)m->num_nodes * sizeof(double))};
+    memcpy(c.memory, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
+    memcpy(c.mail, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+    memcpy(c.memory_time, m->memory_time, (size_t)m->num_nodes * sizeof(double));
+    memcpy(c.mail_time, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+    return c;
+}
+
+static void free_copy(memory_copy *c) { free(c->memory), free(c->mail), free(c->memory_time), free(c->mail_time); }
+
+/* Several batches of a real forward: every entry read its vertex's *pre-batch* row; copies of
+ * one vertex with different query times got different s'; the write-back matches the oracle for
+ * every endpoint and leaves every other vertex bit for bit as it was. */
+static void check_batches(event_model_kind kind, int64_t edge_width)
+{
+    fixture f;
+    fixture_create(&f, kind, edge_width);
+    const int64_t B = 50, dm = f.m.config.memory_width;
+    rng r;
+    rng_seed(&r, 63);
+    int32_t negatives[50];
+    float scores[100];
+    int64_t entries = 0, duplicates_differing = 0, written = 0, untouched = 0;
+    for (int64_t first = 0; first + B <= f.es.num_events; first += B) {
+        for (int j = 0; j < B; j++)
+            negatives[j] = (int32_t)rng_below(&r, (uint64_t)f.es.num_nodes);
+        event_batch batch = {&f.es, f.es.features, first, B, negatives};
+        memory_copy before = copy_memory(&f.memory);
+        event_tape tape;
+        tf_error err;
+        ck_assert_msg(event_model_forward(&f.m, &f.memory, &f.history, &batch, &tape, scores, &err) == TF_OK, "%s",
+                      err.message);
+        for (int64_t k = 0; k < tape.entries; k++) {
+            int32_t v = tape.vertex[k];
+            ck_assert(memcmp(tape.memory + k * dm, before.memory + (int64_t)v * dm, (size_t)dm * sizeof(float)) == 0);
+            ck_assert(tape.memory_time[k] == before.memory_time[v]);
+            for (int64_t l = 0; l < k; l++) /* a later copy of the same vertex at another time */
+                if (tape.vertex[l] == v && tape.time[l] != tape.time[k]) {
+                    duplicates_differing +=
+                        memcmp(tape.updated + k * dm, tape.updated + l * dm, (size_t)dm * sizeof(float)) != 0;
+                    break;
+                }
+        }
+        entries += tape.entries;
+        event_model_write_memory(&f.m, &tape, &batch, &f.memory);
+        for (int32_t v = 0; v < f.es.num_nodes; v++) {
+            if (winning_row(&f.es, first, B, v) >= 0) {
+                check_written(&f.m, &f.memory, &f.es, f.es.features, first, B, tape.updated, v, &written);
+            } else {
+                ck_assert(memcmp(f.memory.memory + (int64_t)v * dm, before.memory + (int64_t)v * dm,
+                                 (size_t)dm * sizeof(float)) == 0);
+                ck_assert(f.memory.memory_time[v] == before.memory_time[v]);
+                untouched++;
+            }
+        }
+        event_tape_free(&tape);
+        free_copy(&before);
+    }
+    printf("%s%s: %lld entries read the pre-batch memory; %lld duplicate copies at another time gave another s'; "
+           "%lld writes match the oracle, %lld rows untouched\n",
+           event_model_kind_name(kind), edge_width ? " + edge features" : "", (long long)entries,
+           (long long)duplicates_differing, (long long)written, (long long)untouched);
+    ck_assert_int_gt(duplicates_differing, 0);
+    fixture_free(&f);
+}
+
+START_TEST(pre_batch_reads_and_write_back_tgn) { check_batches(EVENT_MODEL_TGN, 0); }
+END_TEST
+START_TEST(pre_batch_reads_and_write_back_jodie_edge_features) { check_batches(EVENT_MODEL_JODIE, 2); }
+END_TEST
+
+/* TGN's neighbours: for every root, the k most recent events of its vertex strictly before the
+ * root's time, oldest first, by a scan of the whole stream. */
+START_TEST(neighbours_are_the_most_recent_strictly_before)
+{
+    fixture f;
+    fixture_create(&f, EVENT_MODEL_TGN, 0);
+    const int k = f.m.config.neighbors;
+    int32_t negatives[40];
+    float scores[80];
+    for (int j = 0; j < 40; j++)
+        negatives[j] = j % 30;
+    event_batch batch = {&f.es, NULL, 300, 40, negatives};
+    event_tape tape;
+    tf_error err;
+    ck_assert(event_model_forward(&f.m, &f.memory, &f.history, &batch, &tape, scores, &err) == TF_OK);
+    int64_t compared = 0, ties_excluded = 0;
+    for (int64_t r = 0; r < tape.roots; r++) {
+        int32_t v = tape.vertex[r];
+        double t = tape.time[r];
+        int64_t expected[64], count = 0;
+        for (int64_t i = 0; i < f.es.num_events; i++) {
+            if (f.es.src[i] != v && f.es.dst[i] != v)
+                continue;
+            if (f.es.time[i] >= t) {
+                ties_excluded += f.es.time[i] == t;
+                continue;
+            }
+            if (count == k) /* keep the last k: shift out the oldest */
+                memmove(expected, expected + 1, (size_t)(k - 1) * sizeof *expected), count--;
+            expected[count++] = i;
+        }
+        int64_t first = tape.neighbor_offset[r], found = tape.neighbor_offset[r + 1] - first;
+        ck_assert_int_eq(found, count);
+        for (int64_t i = 0; i < count; i++) {
+            int64_t e = expected[i], entry = tape.roots + first + i;
+            ck_assert_int_eq(tape.neighbor_event[first + i], e);
+            ck_assert_int_eq(tape.vertex[entry], f.es.src[e] == v ? f.es.dst[e] : f.es.src[e]);
+            ck_assert(tape.time[entry] == f.es.time[e]);
+            ck_assert(tape.neighbor_delta[first + i] == (float)(t - f.es.time[e]));
+            compared++;
+        }
+    }
+    printf("%lld sampled neighbours of %lld roots equal a scan of the stream; %lld events at exactly the root's "
+           "time excluded\n", (long long)compared, (long long)tape.roots, (long long)ties_excluded);
+    ck_assert_int_gt(ties_excluded, 0);
+    event_tape_free(&tape);
+    fixture_free(&f);
+}
+END_TEST
+
+/* The memory is reset at every epoch: an epoch that starts from garbage in the memory ends
+ * exactly where one that starts from a fresh trainer does. */
+START_TEST(memory_reset_every_epoch)
+{
+    event_stream es;
+    event_params p;
+    event_params_default(&p);
+    p.num_nodes = 40;
+    p.num_events = 300;
+    tf_error err;
+    ck_assert(generate_events(&p, &es, &err) == TF_OK);
+    event_model_config config;
+    event_model_config_default(&config, EVENT_MODEL_TGN);
+    config.memory_width = config.time_width = config.embedding_width = 4;
+    event_train_options options;
+    event_train_options_default(&options);
+    options.batch_size = 50;
+    event_trainer clean, dirty;
+    ck_assert(event_trainer_create(&clean, &es, NULL, &config, &options, &err) == TF_OK);
+    ck_assert(event_trainer_create(&dirty, &es, NULL, &config, &options, &err) == TF_OK);
+    node_memory *m = &dirty.memory;
+    for (int64_t i = 0; i < m->num_nodes * m->memory_width; i++)
+        m->memory[i] = 7.0f;
+    for (int64_t i = 0; i < m->num_nodes * m->mail_width; i++)
+        m->mail[i] = -3.0f;
+    for (int64_t v = 0; v < m->num_nodes; v++)
+        m->memory_time[v] = m->mail_time[v] = 1e6;
+    event_epoch_report a, b;
+    ck_assert(event_trainer_epoch(&clean, &a, NULL, NULL, &err) == TF_OK);
+    ck_assert(event_trainer_epoch(&dirty, &b, NULL, NULL, &err) == TF_OK);
+    printf("epoch from a fresh memory: loss %.9g, validation AP %.9g; from a garbage memory: %.9g, %.9g\n",
+           a.train_loss, a.validation.average_precision, b.train_loss, b.validation.average_precision);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    /* And node_memory_reset() zeroes everything. */
+    node_memory_reset(m);
+    for (int64_t i = 0; i < m->num_nodes * m->memory_width; i++)
+        ck_assert(m->memory[i] == 0.0f);
+    for (int64_t v = 0; v < m->num_nodes; v++)
+        ck_assert(m->memory_time[v] == 0.0 && m->mail_time[v] == 0.0);
+    event_trainer_free(&clean);
+    event_trainer_free(&dirty);
+    event_stream_free(&es);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("event_model");
+    TCase *cases = tcase_create("batch");
+    tcase_set_timeout(cases, 120);
+    tcase_add_test(cases, conflict_rule_on_a_crafted_batch);
+    tcase_add_test(cases, pre_batch_reads_and_write_back_tgn);
+    tcase_add_test(cases, pre_batch_reads_and_write_back_jodie_edge_features);
+    tcase_add_test(cases, neighbours_are_the_most_recent_strictly_before);
+    tcase_add_test(cases, memory_reset_every_epoch);
+    suite_add_tcase(suite, cases);
+    return run_suite(suite);
+}
