@@ -10,7 +10,7 @@
 #include "io.h"
 #include "npy.h"
 
-int checkpoint_save_moments(const adam *optimizer, const char *directory, tf_error *err)
+static int save_moments(const adam *optimizer, const char *directory, tf_error *err)
 {
     for (int64_t i = 0; i < optimizer->moments.count; i++) {
         const parameter *p = &optimizer->moments.items[i];
@@ -86,11 +86,13 @@ static int replaceable(const char *directory)
     return entries == 0 || checkpoint;
 }
 
-int checkpoint_save(const char *directory, checkpoint_writer write, const void *context, tf_error *err)
+int checkpoint_save(const char *directory, const parameter_list *parameters, const adam *optimizer,
+                    const int64_t *state, int64_t state_count, tf_error *err)
 {
-    char partial[4096], previous[4096];
+    char partial[4096], previous[4096], marker[4096];
     if (format_path(partial, sizeof partial, err, "%s.partial", directory) != TF_OK ||
-        format_path(previous, sizeof previous, err, "%s.previous", directory) != TF_OK)
+        format_path(previous, sizeof previous, err, "%s.previous", directory) != TF_OK ||
+        format_path(marker, sizeof marker, err, "%s.partial/" CHECKPOINT_MARKER, directory) != TF_OK)
         return TF_ERR_INPUT;
     struct stat info;
     if (stat(directory, &info) == 0 && (!S_ISDIR(info.st_mode) || !replaceable(directory)))
@@ -100,7 +102,9 @@ int checkpoint_save(const char *directory, checkpoint_writer write, const void *
     remove_checkpoint(previous);
     if (mkdir(partial, 0755) != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", partial, strerror(errno));
-    if (write(partial, context, err) != TF_OK) {
+    int64_t shape[1] = {state_count};
+    if (parameters_save(parameters, partial, err) != TF_OK || save_moments(optimizer, partial, err) != TF_OK ||
+        npy_write(marker, NPY_INT64, 1, shape, state, err) != TF_OK) {
         remove_checkpoint(partial);
         return TF_ERR_SYSTEM;
     }
@@ -113,4 +117,31 @@ int checkpoint_save(const char *directory, checkpoint_writer write, const void *
     if (had_previous)
         remove_checkpoint(previous);
     return TF_OK;
+}
+
+int checkpoint_load(const char *directory, parameter_list *parameters, int64_t *state, int64_t state_count,
+                    int *found, char *marker, tf_error *err)
+{
+    *found = 0;
+    struct stat info;
+    if (stat(directory, &info) != 0 || !S_ISDIR(info.st_mode))
+        return tf_error_set(err, TF_ERR_INPUT, "%s: no such checkpoint directory", directory);
+    if (parameters_load(parameters, directory, err) != TF_OK ||
+        format_path(marker, 4096, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
+        return TF_ERR_INPUT;
+    if (stat(marker, &info) != 0)
+        return TF_OK; /* parameters only */
+    npy_array saved;
+    if (npy_read(marker, &saved, err) != TF_OK)
+        return TF_ERR_INPUT;
+    int status = TF_OK;
+    if (saved.dtype != NPY_INT64 || saved.size != state_count)
+        status = tf_error_set(err, TF_ERR_INPUT,
+                              "%s: not a twofold checkpoint for this kind of model (%lld values, expected %lld int64)",
+                              marker, (long long)saved.size, (long long)state_count);
+    else
+        memcpy(state, saved.data, (size_t)state_count * sizeof *state);
+    npy_free(&saved);
+    *found = status == TF_OK;
+    return status;
 }

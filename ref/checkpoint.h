@@ -16,6 +16,8 @@
 #ifndef TWOFOLD_CHECKPOINT_H
 #define TWOFOLD_CHECKPOINT_H
 
+#include <stdint.h>
+
 #include "adam.h"
 #include "error.h"
 
@@ -27,34 +29,39 @@ extern "C" {
 #define CHECKPOINT_MARKER "trainer.npy"
 
 /**
- * Writes a checkpoint's files into @p directory (an empty directory that exists), including
- * #CHECKPOINT_MARKER. @return 0, or an error code with @p err set.
- */
-typedef int (*checkpoint_writer)(const char *directory, const void *context, tf_error *err);
-
-/**
- * Save a checkpoint atomically as described above.
- * @param directory  where the checkpoint goes
- * @param write      fills DIRECTORY.partial
- * @param context    passed to @p write
- * @param err        out: a directory that is not a checkpoint, a file that cannot be written
+ * Save a checkpoint atomically as described above: every parameter, every Adam moment, and
+ * the trainer's state (@p state_count int64 values, layout up to the trainer) in the marker.
+ * @param directory    where the checkpoint goes
+ * @param parameters   the model's parameters
+ * @param optimizer    their Adam state
+ * @param state        the trainer's own numbers (version, epoch, step, shape, ...)
+ * @param state_count  number of values in @p state
+ * @param err          out: a directory that is not a checkpoint, a file that cannot be written
  * @return 0, TF_ERR_INPUT for a directory that may not be replaced, TF_ERR_SYSTEM when writing
  *         or renaming fails
  */
-int checkpoint_save(const char *directory, checkpoint_writer write, const void *context, tf_error *err);
+int checkpoint_save(const char *directory, const parameter_list *parameters, const adam *optimizer,
+                    const int64_t *state, int64_t state_count, tf_error *err);
 
 /**
- * Write Adam's moments of every parameter into @p directory as adam.exp_avg.NAME.npy and
- * adam.exp_avg_sq.NAME.npy.
- * @param optimizer  the optimizer
- * @param directory  an existing directory
- * @param err        out: a file that cannot be written
- * @return 0, or the error's code
+ * Load a checkpoint's parameters and read its marker. A directory of parameters only (for
+ * example exported from PyTorch) loads with *@p found = 0; otherwise the marker must hold
+ * @p state_count int64 values, copied into @p state, and *@p found = 1. The caller checks the
+ * state against its own shape, then loads the moments with checkpoint_load_moments().
+ * @param directory    the checkpoint
+ * @param parameters   filled from NAME.npy (shapes must match)
+ * @param state        out: [state_count] the marker's values
+ * @param state_count  expected number of values
+ * @param found        out: 1 if the directory has a marker
+ * @param marker       out: the marker's path, for the caller's messages ([4096])
+ * @param err          out: a missing directory or file, another shape, a damaged marker
+ * @return 0, or TF_ERR_INPUT
  */
-int checkpoint_save_moments(const adam *optimizer, const char *directory, tf_error *err);
+int checkpoint_load(const char *directory, parameter_list *parameters, int64_t *state, int64_t state_count,
+                    int *found, char *marker, tf_error *err);
 
 /**
- * Read the moments written by checkpoint_save_moments() into @p optimizer, whose parameter
+ * Read the moments written by checkpoint_save() into @p optimizer, whose parameter
  * layout must match (a missing file or another shape is an error naming the file).
  * @param optimizer  the optimizer (its step count is the caller's business)
  * @param directory  the checkpoint directory

@@ -214,63 +214,38 @@ enum { STATE_VERSION, STATE_EPOCH, STATE_STEP, STATE_KIND, STATE_HIDDEN, STATE_K
 #define CHECKPOINT_VERSION 1
 
 /* Fills a checkpoint directory: parameters, Adam's moments, trainer.npy. */
-static int write_checkpoint(const char *directory, const void *context, tf_error *err)
+int trainer_save(const trainer *tr, const char *directory, tf_error *err)
 {
-    const trainer *tr = context;
-    char path[4096];
-    if (format_path(path, sizeof path, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
-        return TF_ERR_INPUT;
     const model_config *c = &tr->model.config;
     int64_t state[STATE_SIZE] = {CHECKPOINT_VERSION, tr->epoch, tr->optimizer.step, c->kind, c->hidden,
                                  c->chebyshev_k, c->in_features, c->out_features};
-    int64_t state_shape[1] = {STATE_SIZE};
-    if (parameters_save(&tr->model.parameters, directory, err) != TF_OK ||
-        checkpoint_save_moments(&tr->optimizer, directory, err) != TF_OK ||
-        npy_write(path, NPY_INT64, 1, state_shape, state, err) != TF_OK)
-        return TF_ERR_SYSTEM;
-    return TF_OK;
-}
-
-int trainer_save(const trainer *tr, const char *directory, tf_error *err)
-{
-    return checkpoint_save(directory, write_checkpoint, tr, err);
+    return checkpoint_save(directory, &tr->model.parameters, &tr->optimizer, state, STATE_SIZE, err);
 }
 
 int trainer_load(trainer *tr, const char *directory, tf_error *err)
 {
-    struct stat info;
-    if (stat(directory, &info) != 0 || !S_ISDIR(info.st_mode))
-        return tf_error_set(err, TF_ERR_INPUT, "%s: no such checkpoint directory", directory);
-    if (parameters_load(&tr->model.parameters, directory, err) != TF_OK)
-        return TF_ERR_INPUT;
+    int64_t s[STATE_SIZE];
     char path[4096];
-    if (format_path(path, sizeof path, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
+    int found;
+    if (checkpoint_load(directory, &tr->model.parameters, s, STATE_SIZE, &found, path, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (stat(path, &info) != 0)
+    if (!found)
         return TF_OK; /* parameters only: start from epoch 0 with a fresh optimizer */
-    npy_array state;
-    if (npy_read(path, &state, err) != TF_OK)
-        return TF_ERR_INPUT;
-    const int64_t *s = state.data;
     const model_config *c = &tr->model.config;
-    int status = TF_OK;
-    if (state.dtype != NPY_INT64 || state.size != STATE_SIZE || s[STATE_VERSION] != CHECKPOINT_VERSION)
-        status = tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold checkpoint of version %d", path, CHECKPOINT_VERSION);
-    else if (s[STATE_KIND] != c->kind || s[STATE_HIDDEN] != c->hidden || s[STATE_K] != c->chebyshev_k ||
-             s[STATE_IN] != c->in_features || s[STATE_OUT] != c->out_features)
-        status = tf_error_set(err, TF_ERR_INPUT,
-                              "%s: saved for model %s with hidden %lld, K %lld, %lld features, %lld targets; "
-                              "this run has %s with hidden %lld, K %d, %lld features, %lld targets",
-                              path, model_kind_name((model_kind)s[STATE_KIND]), (long long)s[STATE_HIDDEN],
-                              (long long)s[STATE_K], (long long)s[STATE_IN], (long long)s[STATE_OUT],
-                              model_kind_name(c->kind), (long long)c->hidden, c->chebyshev_k,
-                              (long long)c->in_features, (long long)c->out_features);
-    if (status == TF_OK)
-        status = checkpoint_load_moments(&tr->optimizer, directory, err);
-    if (status == TF_OK) {
-        tr->epoch = s[STATE_EPOCH];
-        tr->optimizer.step = s[STATE_STEP];
-    }
-    npy_free(&state);
-    return status;
+    if (s[STATE_VERSION] != CHECKPOINT_VERSION)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold checkpoint of version %d", path, CHECKPOINT_VERSION);
+    if (s[STATE_KIND] != c->kind || s[STATE_HIDDEN] != c->hidden || s[STATE_K] != c->chebyshev_k ||
+        s[STATE_IN] != c->in_features || s[STATE_OUT] != c->out_features)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "%s: saved for model %s with hidden %lld, K %lld, %lld features, %lld targets; "
+                            "this run has %s with hidden %lld, K %d, %lld features, %lld targets",
+                            path, model_kind_name((model_kind)s[STATE_KIND]), (long long)s[STATE_HIDDEN],
+                            (long long)s[STATE_K], (long long)s[STATE_IN], (long long)s[STATE_OUT],
+                            model_kind_name(c->kind), (long long)c->hidden, c->chebyshev_k,
+                            (long long)c->in_features, (long long)c->out_features);
+    if (checkpoint_load_moments(&tr->optimizer, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
+    tr->epoch = s[STATE_EPOCH];
+    tr->optimizer.step = s[STATE_STEP];
+    return TF_OK;
 }

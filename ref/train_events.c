@@ -268,68 +268,43 @@ static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
     memcpy(state, values, sizeof values);
 }
 
-static int write_checkpoint(const char *directory, const void *context, tf_error *err)
-{
-    const event_trainer *tr = context;
-    char path[4096];
-    if (format_path(path, sizeof path, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
-        return TF_ERR_INPUT;
-    int64_t state[STATE_SIZE], shape[1] = {STATE_SIZE};
-    checkpoint_state(tr, state);
-    if (parameters_save(&tr->model.parameters, directory, err) != TF_OK ||
-        checkpoint_save_moments(&tr->optimizer, directory, err) != TF_OK ||
-        npy_write(path, NPY_INT64, 1, shape, state, err) != TF_OK)
-        return TF_ERR_SYSTEM;
-    return TF_OK;
-}
-
 int event_trainer_save(const event_trainer *tr, const char *directory, tf_error *err)
 {
-    return checkpoint_save(directory, write_checkpoint, tr, err);
+    int64_t state[STATE_SIZE];
+    checkpoint_state(tr, state);
+    return checkpoint_save(directory, &tr->model.parameters, &tr->optimizer, state, STATE_SIZE, err);
 }
 
 int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
 {
-    struct stat info;
-    if (stat(directory, &info) != 0 || !S_ISDIR(info.st_mode))
-        return tf_error_set(err, TF_ERR_INPUT, "%s: no such checkpoint directory", directory);
-    if (parameters_load(&tr->model.parameters, directory, err) != TF_OK)
-        return TF_ERR_INPUT;
+    int64_t s[STATE_SIZE], expected[STATE_SIZE];
     char path[4096];
-    if (format_path(path, sizeof path, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
+    int found;
+    if (checkpoint_load(directory, &tr->model.parameters, s, STATE_SIZE, &found, path, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (stat(path, &info) != 0)
+    if (!found)
         return TF_OK; /* parameters only: epoch 0, fresh optimizer */
-    npy_array saved;
-    if (npy_read(path, &saved, err) != TF_OK)
-        return TF_ERR_INPUT;
-    const int64_t *s = saved.data;
-    int64_t expected[STATE_SIZE];
     checkpoint_state(tr, expected);
-    int status = TF_OK;
-    if (saved.dtype != NPY_INT64 || saved.size != STATE_SIZE || s[STATE_VERSION] != EVENT_CHECKPOINT_VERSION)
-        status = tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold event-model checkpoint (version %d)", path,
-                              EVENT_CHECKPOINT_VERSION);
-    else if (memcmp(s + STATE_KIND, expected + STATE_KIND, (STATE_SIZE - STATE_KIND) * sizeof(int64_t)) != 0)
-        status = tf_error_set(err, TF_ERR_INPUT,
-                              "%s: saved for %s with memory %lld, time %lld, embedding %lld, edge features %lld, "
-                              "%lld heads, %lld neighbours; this run has %s with %lld, %lld, %lld, %lld, %lld, %lld",
-                              path, event_model_kind_name((event_model_kind)s[STATE_KIND]),
-                              (long long)s[STATE_MEMORY], (long long)s[STATE_TIME], (long long)s[STATE_EMBEDDING],
-                              (long long)s[STATE_EDGE], (long long)s[STATE_HEADS], (long long)s[STATE_NEIGHBORS],
-                              event_model_kind_name(tr->model.config.kind), (long long)expected[STATE_MEMORY],
-                              (long long)expected[STATE_TIME], (long long)expected[STATE_EMBEDDING],
-                              (long long)expected[STATE_EDGE], (long long)expected[STATE_HEADS],
-                              (long long)expected[STATE_NEIGHBORS]);
-    if (status == TF_OK)
-        status = checkpoint_load_moments(&tr->optimizer, directory, err);
-    if (status == TF_OK) {
-        tr->epoch = s[STATE_EPOCH];
-        tr->optimizer.step = s[STATE_STEP];
-        tr->options.seed = (uint64_t)s[STATE_SEED];
-    }
-    npy_free(&saved);
-    return status;
+    if (s[STATE_VERSION] != EVENT_CHECKPOINT_VERSION)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold event-model checkpoint (version %d)", path,
+                            EVENT_CHECKPOINT_VERSION);
+    if (memcmp(s + STATE_KIND, expected + STATE_KIND, (STATE_SIZE - STATE_KIND) * sizeof(int64_t)) != 0)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "%s: saved for %s with memory %lld, time %lld, embedding %lld, edge features %lld, "
+                            "%lld heads, %lld neighbours; this run has %s with %lld, %lld, %lld, %lld, %lld, %lld",
+                            path, event_model_kind_name((event_model_kind)s[STATE_KIND]),
+                            (long long)s[STATE_MEMORY], (long long)s[STATE_TIME], (long long)s[STATE_EMBEDDING],
+                            (long long)s[STATE_EDGE], (long long)s[STATE_HEADS], (long long)s[STATE_NEIGHBORS],
+                            event_model_kind_name(tr->model.config.kind), (long long)expected[STATE_MEMORY],
+                            (long long)expected[STATE_TIME], (long long)expected[STATE_EMBEDDING],
+                            (long long)expected[STATE_EDGE], (long long)expected[STATE_HEADS],
+                            (long long)expected[STATE_NEIGHBORS]);
+    if (checkpoint_load_moments(&tr->optimizer, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
+    tr->epoch = s[STATE_EPOCH];
+    tr->optimizer.step = s[STATE_STEP];
+    tr->options.seed = (uint64_t)s[STATE_SEED];
+    return TF_OK;
 }
 
 int event_features_read(const char *path, int64_t num_events, tensor *out, tf_error *err)

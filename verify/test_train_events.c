@@ -372,7 +372,8 @@ START_TEST(checkpoint_errors)
     snprintf(path, sizeof path, "%s/trainer.npy", directory);
     int64_t snapshot_state[8] = {1, 5, 10, 0, 32, 2, 4, 1}, shape[1] = {8};
     ck_assert(npy_write(path, NPY_INT64, 1, shape, snapshot_state, &err) == TF_OK);
-    EXPECT_INPUT_ERROR(event_trainer_load(&tgn, directory, &err), &err, "not a twofold event-model checkpoint");
+    EXPECT_INPUT_ERROR(event_trainer_load(&tgn, directory, &err), &err,
+                       "not a twofold checkpoint for this kind of model", "8 values");
     /* A save never replaces a directory that is not a checkpoint. */
     EXPECT_INPUT_ERROR(event_trainer_save(&tgn, source_path("verify"), &err), &err, "not a twofold checkpoint");
     event_trainer_free(&tgn);
