@@ -178,6 +178,7 @@ void powerlaw_params_default(powerlaw_params *p)
     p->vertex_churn = 0.0;
     p->exponent = 2.5;
     p->feature_width = 4;
+    p->degree_features = 1;
     p->seed = 1;
 }
 
@@ -338,15 +339,17 @@ int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err
         memset(out_degree, 0, (size_t)n * sizeof *out_degree);
         for (int64_t i = 0; i < edges.count; i++)
             out_degree[edges.src[i]]++;
-        in_degree_feature(&s->graph, s->features.data, f);
+        int64_t first_drifting = p->degree_features ? 2 : 0;
+        if (p->degree_features)
+            in_degree_feature(&s->graph, s->features.data, f);
         for (int64_t v = 0; v < n; v++) {
             if (!present[v]) {
                 s->features.data[v * f] = 0;
                 continue;
             }
-            if (f >= 2)
+            if (p->degree_features && f >= 2)
                 s->features.data[v * f + 1] = (float)log1p((double)out_degree[v]);
-            for (int64_t k = 2; k < f; k++)
+            for (int64_t k = first_drifting; k < f; k++)
                 s->features.data[v * f + k] = drift[v * f + k];
         }
         if (p->progress)

@@ -36,6 +36,8 @@ typedef struct powerlaw_params {
                                   (default 0: every vertex always present) */
     double exponent;         /**< power-law exponent gamma of the degrees, > 2 (default 2.5) */
     int64_t feature_width;   /**< F >= 1 feature columns (default 4) */
+    int degree_features;     /**< 1: columns 0 and 1 are log-degrees (default); 0: every column
+                                  drifts, so exactly a `churn` fraction of vertices change features */
     uint64_t seed;           /**< same seed, same graph (default 1) */
     progress_fn progress;    /**< optional progress callback (NULL = silent) */
     void *progress_context;  /**< passed to @ref progress */
@@ -55,7 +57,9 @@ void powerlaw_params_default(powerlaw_params *p);
  *
  * Features of a present vertex v at t: column 0 = log(1 + weighted in-degree), column 1 =
  * log(1 + out-degree) (if F >= 2), further columns a random vector that drifts for a `churn`
- * fraction of vertices per step. Target: log(1 + weighted in-degree of v at t + 1) (the last
+ * fraction of vertices per step. The degree columns change for every vertex an edge change
+ * touches; with `degree_features` 0 all columns drift, ReInc's synthetic protocol (features
+ * replaced for a change-ratio fraction of vertices, notes/reinc.md section 6). Target: log(1 + weighted in-degree of v at t + 1) (the last
  * snapshot predicts itself), DynaHB's regression label (notes/dynahb.md section 1).
  *
  * @return 0, or TF_ERR_INPUT for invalid parameters, a graph too dense for its vertex

@@ -1,0 +1,489 @@
+/* Incremental aggregation (opt/incremental_engine.h) against its reference twin, the full
+ * recompute ref_aggregate() (ref/incremental.h), for every aggregator:
+ *  - along >= 100 consecutive snapshots of twitter_tennis, of england_covid (53 snapshots, run
+ *    forward then backward: 105 snapshots, 104 deltas) and of generated graphs at churn
+ *    0.1 %, 1 %, 10 % and 50 % with vertices arriving and leaving, never refreshing and never
+ *    falling back, so every snapshot after the first is reached by deltas alone;
+ *  - fp for sum, mean and symmetric, bitwise for max and min. The fp error of a float sum is
+ *    bounded by the size of its terms, not of its result: england_covid's mobility weights make
+ *    sums of large terms that cancel, where the reference's own float sum is 2e-5 away from
+ *    the exact value (the twin's double accumulator is 6e-8 away). So the check is
+ *    |a - b| <= 1e-5 * max(1, sum of |coefficient x|) (the standard bound for a float sum); the
+ *    error relative to max(1, |ref|) is printed beside it;
+ *  - integer-valued data makes sum exact: every value equal to the reference (as numbers: an
+ *    empty row is -0 in the reference when its self coefficient 0 meets a negative feature);
+ *  - crafted max/min cases: the winner deleted, ties, the winner's features changed, -0;
+ *  - the delta's structural part rebuilds E_t from E_{t-1} exactly (notes/reinc.md V4);
+ *  - threshold 0 (always full) and infinity (always incremental) agree (V5), and seek() gives
+ *    snapshot t the same bits from any starting point (what makes caching exact).
+ * Runs with 2 OpenMP threads so the parallel row updates are exercised. Prints what it measured. */
+#include <math.h>
+
+#include "dataset.h"
+#include "incremental.h"
+#include "incremental_engine.h"
+#include "kernels_cpu.h"
+#include "propagate.h"
+#include "testing.h"
+
+#define TOLERANCE 1e-5
+
+static double relative_error(const float *ours, const float *reference, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst;
+}
+
+static int64_t differing_bits(const float *a, const float *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    return differing;
+}
+
+/* Per value, the size of the terms the reference sums: sum over edges of |coefficient x_u|
+ * plus |self coefficient x_v| (the operator's coefficients, made non-negative, applied to |x|);
+ * for max and min the largest |message|, which bounds nothing but is never used for them. */
+static void term_magnitude(const csr *g, const float *x, int64_t width, aggregator kind, float *magnitude)
+{
+    tf_error err;
+    const int64_t cells = g->num_nodes * width;
+    float *absolute = malloc((size_t)cells * sizeof(float) + 1);
+    ck_assert_ptr_nonnull(absolute);
+    for (int64_t i = 0; i < cells; i++)
+        absolute[i] = fabsf(x[i]);
+    if (kind == AGGREGATOR_MAX || kind == AGGREGATOR_MIN) {
+        ck_assert(ref_aggregate(g, absolute, width, AGGREGATOR_MAX, magnitude, &err) == TF_OK);
+    } else {
+        propagation p;
+        aggregation normalization = kind == AGGREGATOR_SUM ? AGGREGATION_SUM : kind == AGGREGATOR_MEAN ? AGGREGATION_MEAN
+                                                                                                      : AGGREGATION_SYMMETRIC;
+        ck_assert(ref_propagation_gcn(&p, g, normalization, kind == AGGREGATOR_SYMMETRIC, &err) == TF_OK);
+        for (int64_t e = 0; e < g->num_edges; e++)
+            p.edge_coefficient[e] = fabsf(p.edge_coefficient[e]);
+        for (int64_t v = 0; v < g->num_nodes; v++)
+            p.self_coefficient[v] = fabsf(p.self_coefficient[v]);
+        ref_propagate_forward(&p, absolute, width, magnitude);
+        ref_propagation_free(&p);
+    }
+    free(absolute);
+}
+
+/* Largest |a - b| / max(1, magnitude). */
+static double error_to_terms(const float *ours, const float *reference, const float *magnitude, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, (double)magnitude[i]);
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst;
+}
+
+static const incremental_options always_incremental = {INFINITY, 0};
+
+/* What one chain measured. */
+typedef struct chain_result {
+    double worst;        /* largest error relative to the terms' magnitude (the checked one) */
+    double relative;     /* largest error relative to max(1, |ref|) */
+    int64_t unequal;     /* values that differ as numbers */
+    int64_t differing;   /* values whose bits differ from the reference */
+    int64_t deltas;      /* deltas applied */
+    int64_t entries;     /* delta entries applied */
+    int64_t edges;       /* edges of the snapshots reached by deltas */
+} chain_result;
+
+/* Runs the engine along the snapshots order[0..count) of seq and compares every one with the
+ * reference. */
+static chain_result run_chain(const snapshot_seq *seq, const int64_t *order, int64_t count, aggregator kind,
+                              const incremental_options *options)
+{
+    tf_error err;
+    const int64_t n = seq->num_nodes, width = seq->feature_width;
+    incremental_aggregation a;
+    ck_assert(opt_incremental_create(&a, kind, n, width, options, &err) == TF_OK);
+    float *reference = malloc((size_t)(n * width) * sizeof(float) + 1);
+    float *magnitude = malloc((size_t)(n * width) * sizeof(float) + 1);
+    ck_assert(reference && magnitude);
+    chain_result result = {0};
+    for (int64_t i = 0; i < count; i++) {
+        const snapshot *current = &seq->snapshots[order[i]];
+        if (i == 0) {
+            opt_incremental_reset(&a, current, i);
+        } else {
+            snapshot_delta delta;
+            const snapshot *previous = &seq->snapshots[order[i - 1]];
+            ck_assert_msg(snapshot_delta_build(&delta, previous, current, kind, &err) == TF_OK, "%s", err.message);
+            opt_incremental_advance(&a, previous, current, &delta, i);
+            result.entries += snapshot_delta_entries(&delta);
+            result.edges += current->graph.num_edges;
+            snapshot_delta_free(&delta);
+        }
+        ck_assert(ref_aggregate(&current->graph, current->features.data, width, kind, reference, &err) == TF_OK);
+        term_magnitude(&current->graph, current->features.data, width, kind, magnitude);
+        result.worst = fmax(result.worst, error_to_terms(a.value, reference, magnitude, n * width));
+        result.relative = fmax(result.relative, relative_error(a.value, reference, n * width));
+        result.differing += differing_bits(a.value, reference, n * width);
+        for (int64_t j = 0; j < n * width; j++)
+            result.unequal += a.value[j] != reference[j];
+    }
+    result.deltas = a.stats.incremental;
+    opt_incremental_free(&a);
+    free(reference);
+    free(magnitude);
+    return result;
+}
+
+/* Every aggregator along the given order; fails on the first one outside its promise. */
+static void check_all_aggregators(const char *what, const snapshot_seq *seq, const int64_t *order, int64_t count)
+{
+    for (int k = 0; k < AGGREGATOR_COUNT; k++) {
+        chain_result r = run_chain(seq, order, count, (aggregator)k, &always_incremental);
+        int exact = k == AGGREGATOR_MAX || k == AGGREGATOR_MIN;
+        printf("%-30s %-9s %lld snapshots, %lld deltas (%.4f entries per edge): error %.3g of the terms (%.3g of "
+               "|ref|), %lld of %lld values differ in bits%s\n",
+               what, aggregator_name((aggregator)k), (long long)count, (long long)r.deltas,
+               r.edges ? (double)r.entries / (double)r.edges : 0.0, r.worst, r.relative, (long long)r.differing,
+               (long long)(count * seq->num_nodes * seq->feature_width), exact ? " (must be 0)" : "");
+        ck_assert_int_eq(r.deltas, count - 1);
+        if (exact)
+            ck_assert_int_eq(r.differing, 0);
+        else
+            ck_assert_msg(r.worst <= TOLERANCE, "%s %s: error %g", what, aggregator_name((aggregator)k), r.worst);
+    }
+}
+
+static int64_t *in_order(int64_t count)
+{
+    int64_t *order = malloc((size_t)count * sizeof *order);
+    ck_assert_ptr_nonnull(order);
+    for (int64_t i = 0; i < count; i++)
+        order[i] = i;
+    return order;
+}
+
+START_TEST(real_data_chains)
+{
+    tf_error err;
+    dataset tennis, covid;
+    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    ck_assert(dataset_load("england_covid", NULL, &covid, &err) == TF_OK);
+    int64_t *order = in_order(tennis.snapshots.num_snapshots);
+    check_all_aggregators("twitter_tennis", &tennis.snapshots, order, tennis.snapshots.num_snapshots);
+    free(order);
+    /* england_covid has 53 snapshots: forward to the last and back to the first. */
+    const int64_t t = covid.snapshots.num_snapshots, count = 2 * t - 1;
+    order = malloc((size_t)count * sizeof *order);
+    ck_assert_ptr_nonnull(order);
+    for (int64_t i = 0; i < count; i++)
+        order[i] = i < t ? i : 2 * (t - 1) - i;
+    check_all_aggregators("england_covid (forward, back)", &covid.snapshots, order, count);
+    free(order);
+    dataset_free(&tennis);
+    dataset_free(&covid);
+}
+END_TEST
+
+START_TEST(generated_chains)
+{
+    /* Vertices arrive and leave (arrival=0.01); degrees=0 changes the features of exactly a
+     * churn fraction of vertices, degrees=1 those of every vertex an edge change touches. */
+    static const char *const specs[] = {
+        "powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.001,arrival=0.01,features=4,degrees=0,seed=3",
+        "powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.01,arrival=0.01,features=4,degrees=0,seed=4",
+        "powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.1,arrival=0.01,features=4,degrees=0,seed=5",
+        "powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.5,arrival=0.01,features=4,degrees=0,seed=6",
+        "powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.01,arrival=0.02,features=4,degrees=1,seed=7",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        tf_error err;
+        dataset d;
+        ck_assert_msg(dataset_load(specs[i], NULL, &d, &err) == TF_OK, "%s", err.message);
+        int64_t *order = in_order(d.snapshots.num_snapshots);
+        char what[64];
+        snprintf(what, sizeof what, "powerlaw churn %g%s", strstr(specs[i], "churn=0.001") ? 0.001
+                 : strstr(specs[i], "churn=0.01") ? 0.01 : strstr(specs[i], "churn=0.1") ? 0.1 : 0.5,
+                 strstr(specs[i], "degrees=1") ? " deg-feat" : "");
+        check_all_aggregators(what, &d.snapshots, order, d.snapshots.num_snapshots);
+        free(order);
+        dataset_free(&d);
+    }
+}
+END_TEST
+
+/* Integer features and unit weights: every sum is an exact integer in float and double, so
+ * the incremental sum must equal the reference exactly (compared as numbers: -0 == +0). */
+START_TEST(integer_sums_are_bitwise)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("powerlaw:nodes=400,edges=3000,snapshots=100,churn=0.05,arrival=0.02,features=3,degrees=0,seed=9",
+                           NULL, &d, &err) == TF_OK);
+    snapshot_seq *seq = &d.snapshots;
+    for (int64_t t = 0; t < seq->num_snapshots; t++) {
+        snapshot *s = &seq->snapshots[t];
+        for (int64_t e = 0; e < s->graph.num_edges; e++)
+            s->graph.weight[e] = 1.0f;
+        for (int64_t i = 0; i < s->features.size; i++)
+            s->features.data[i] = (float)lround(s->features.data[i] * 4.0);
+    }
+    int64_t *order = in_order(seq->num_snapshots);
+    chain_result r = run_chain(seq, order, seq->num_snapshots, AGGREGATOR_SUM, &always_incremental);
+    printf("integer-valued sum, %lld deltas: %lld values differ (must be 0), %lld differ in bits (-0 against +0)\n",
+           (long long)r.deltas, (long long)r.unequal, (long long)r.differing);
+    ck_assert_int_eq(r.unequal, 0);
+    free(order);
+    dataset_free(&d);
+}
+END_TEST
+
+/* A two-snapshot sequence on 4 vertices with hand-picked edges and features. */
+static void make_pair(snapshot_seq *seq, int64_t edges0, const int32_t *src0, const int32_t *dst0, const float *w0,
+                      const float *x0, int64_t edges1, const int32_t *src1, const int32_t *dst1, const float *w1,
+                      const float *x1)
+{
+    tf_error err;
+    ck_assert(snapshot_seq_alloc(seq, 2, 4, 2, 1, &err) == TF_OK);
+    ck_assert(snapshot_seq_set_edges(seq, 0, edges0, src0, dst0, w0, &err) == TF_OK);
+    ck_assert(snapshot_seq_set_edges(seq, 1, edges1, src1, dst1, w1, &err) == TF_OK);
+    memcpy(seq->snapshots[0].features.data, x0, 8 * sizeof(float));
+    memcpy(seq->snapshots[1].features.data, x1, 8 * sizeof(float));
+}
+
+START_TEST(crafted_max_min)
+{
+    /* Row 3 gathers from 0, 1, 2. Column 0: 0 is the max, deleted at t = 1. Column 1: 1 and 2
+     * tie for the max; 1's edge is deleted, 2's stays. Vertex 2's column 0 drops (a feature
+     * change of the min's source). -0 * 1 and 0 * -1 messages appear in row 0. */
+    const int32_t src0[] = {0, 1, 2, 3, 1}, dst0[] = {3, 3, 3, 0, 0};
+    const float w0[] = {1, 1, 1, -1, 1};
+    const float x0[] = {5, 1, 2, 4, 1, 4, 0, 7};
+    const int32_t src1[] = {2, 3, 1, 0}, dst1[] = {3, 0, 0, 0};
+    const float w1[] = {1, -1, 1, 2};
+    const float x1[] = {-0.0f, 1, 2, 4, -3, 4, 0, -0.0f};
+    snapshot_seq seq;
+    make_pair(&seq, 5, src0, dst0, w0, x0, 4, src1, dst1, w1, x1);
+    const int64_t order[2] = {0, 1};
+    for (int k = AGGREGATOR_MAX; k <= AGGREGATOR_MIN; k++) {
+        chain_result r = run_chain(&seq, order, 2, (aggregator)k, &always_incremental);
+        printf("crafted %s: %lld values differ in bits (must be 0)\n", aggregator_name((aggregator)k),
+               (long long)r.differing);
+        ck_assert_int_eq(r.differing, 0);
+    }
+    for (int k = 0; k < AGGREGATOR_MAX; k++) {
+        chain_result r = run_chain(&seq, order, 2, (aggregator)k, &always_incremental);
+        printf("crafted %s: max rel error %.3g\n", aggregator_name((aggregator)k), r.worst);
+        ck_assert(r.worst <= TOLERANCE);
+    }
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+/* A row whose in-edges all leave must return to 0, and a loop edge's weight moves the
+ * symmetric self term. */
+START_TEST(emptied_rows_and_loops)
+{
+    const int32_t src0[] = {0, 1, 2, 3}, dst0[] = {1, 1, 2, 3};
+    const float w0[] = {1, 2, 3, 1};
+    const float x0[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const int32_t src1[] = {2, 3, 0}, dst1[] = {2, 3, 3};
+    const float w1[] = {0.5f, 1, 1};
+    snapshot_seq seq;
+    make_pair(&seq, 4, src0, dst0, w0, x0, 3, src1, dst1, w1, x0);
+    const int64_t order[2] = {0, 1};
+    for (int k = 0; k < AGGREGATOR_COUNT; k++) {
+        chain_result r = run_chain(&seq, order, 2, (aggregator)k, &always_incremental);
+        printf("emptied row and loops, %s: max rel error %.3g, %lld values differ in bits\n",
+               aggregator_name((aggregator)k), r.worst, (long long)r.differing);
+        ck_assert(r.worst <= TOLERANCE);
+        if (k == AGGREGATOR_MAX || k == AGGREGATOR_MIN)
+            ck_assert_int_eq(r.differing, 0);
+    }
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+/* Sorts the (source, destination, weight bits) triples so two edge multisets can be compared. */
+static int compare_triples(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static void collect(const csr *g, const uint8_t *skip, uint64_t *triples, int64_t *count)
+{
+    for (int64_t v = 0; v < g->num_nodes; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            if (skip && skip[e])
+                continue;
+            uint32_t bits;
+            memcpy(&bits, &g->weight[e], sizeof bits);
+            uint64_t *t = triples + 3 * (*count)++;
+            t[0] = (uint64_t)g->col[e];
+            t[1] = (uint64_t)v;
+            t[2] = bits;
+        }
+}
+
+/* V4: E_{t-1} minus the removed edges plus the added ones is E_t, as a multiset. */
+static int64_t check_difference(const snapshot_seq *seq)
+{
+    int64_t changes = 0;
+    for (int64_t t = 1; t < seq->num_snapshots; t++) {
+        const csr *before = &seq->snapshots[t - 1].graph, *after = &seq->snapshots[t].graph;
+        uint8_t *removed = calloc((size_t)before->num_edges + 1, 1), *added = calloc((size_t)after->num_edges + 1, 1);
+        uint64_t *rebuilt = malloc((size_t)(before->num_edges + after->num_edges + 1) * 3 * sizeof(uint64_t));
+        uint64_t *expected = malloc((size_t)(after->num_edges + 1) * 3 * sizeof(uint64_t));
+        ck_assert(removed && added && rebuilt && expected);
+        changes += edge_difference(before, after, removed, added);
+        int64_t count = 0, expected_count = 0;
+        collect(before, removed, rebuilt, &count);
+        uint8_t *kept = malloc((size_t)after->num_edges + 1);
+        ck_assert_ptr_nonnull(kept);
+        for (int64_t e = 0; e < after->num_edges; e++)
+            kept[e] = !added[e];
+        collect(after, kept, rebuilt, &count); /* only the added ones */
+        collect(after, NULL, expected, &expected_count);
+        ck_assert_int_eq(count, expected_count);
+        qsort(rebuilt, (size_t)count, 3 * sizeof(uint64_t), compare_triples);
+        qsort(expected, (size_t)count, 3 * sizeof(uint64_t), compare_triples);
+        ck_assert(memcmp(rebuilt, expected, (size_t)count * 3 * sizeof(uint64_t)) == 0);
+        free(removed);
+        free(added);
+        free(kept);
+        free(rebuilt);
+        free(expected);
+    }
+    return changes;
+}
+
+START_TEST(difference_rebuilds_the_next_graph)
+{
+    tf_error err;
+    dataset tennis, generated;
+    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    ck_assert(dataset_load("powerlaw:nodes=500,edges=4000,snapshots=20,churn=0.2,arrival=0.05,seed=2", NULL, &generated,
+                           &err) == TF_OK);
+    int64_t a = check_difference(&tennis.snapshots), b = check_difference(&generated.snapshots);
+    printf("edge difference: twitter_tennis %lld changed edges, powerlaw %lld, every E_t rebuilt exactly\n",
+           (long long)a, (long long)b);
+    ck_assert(a > 0 && b > 0);
+    dataset_free(&tennis);
+    dataset_free(&generated);
+}
+END_TEST
+
+/* V5 and the seek property, on twitter_tennis. */
+START_TEST(threshold_and_seek)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
+    const snapshot_seq *seq = &d.snapshots;
+    const int64_t n = seq->num_nodes, width = seq->feature_width, count = seq->num_snapshots;
+    int64_t *order = in_order(count);
+    incremental_options always_full = {0.0, 0};
+    chain_result full = run_chain(seq, order, count, AGGREGATOR_SYMMETRIC, &always_full);
+    printf("threshold 0 (always full): %lld deltas applied, max rel error %.3g\n", (long long)full.deltas, full.worst);
+    ck_assert_int_eq(full.deltas, 0);
+    ck_assert(full.worst <= TOLERANCE);
+
+    for (int k = 0; k < AGGREGATOR_COUNT; k++) {
+        snapshot_delta *deltas;
+        ck_assert(snapshot_deltas_build(&deltas, seq, (aggregator)k, &err) == TF_OK);
+        incremental_options options = {INFINITY, 16};
+        incremental_aggregation forward, jumping;
+        ck_assert(opt_incremental_create(&forward, (aggregator)k, n, width, &options, &err) == TF_OK);
+        ck_assert(opt_incremental_create(&jumping, (aggregator)k, n, width, &options, &err) == TF_OK);
+        int64_t differing = 0;
+        for (int64_t t = 0; t < count; t++) {
+            opt_incremental_seek(&forward, seq, deltas, t);
+            /* jumping reaches t from wherever it was: a later snapshot, or one segments away */
+            opt_incremental_seek(&jumping, seq, deltas, (t * 37 + 11) % count);
+            opt_incremental_seek(&jumping, seq, deltas, t);
+            differing += differing_bits(forward.value, jumping.value, n * width);
+        }
+        printf("seek, %s: %lld values differ in bits between forward and jumping visits (must be 0); "
+               "%lld full recomputes, %lld deltas\n",
+               aggregator_name((aggregator)k), (long long)differing, (long long)jumping.stats.full,
+               (long long)jumping.stats.incremental);
+        ck_assert_int_eq(differing, 0);
+        opt_incremental_free(&forward);
+        opt_incremental_free(&jumping);
+        snapshot_deltas_free(deltas, count);
+    }
+    free(order);
+    dataset_free(&d);
+}
+END_TEST
+
+/* The stateless twin gives the reference's values too (it is the engine's full recompute). */
+START_TEST(full_recompute_twin)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("powerlaw:nodes=2000,edges=20000,snapshots=1,features=8,seed=11", NULL, &d, &err) == TF_OK);
+    const snapshot *s = &d.snapshots.snapshots[0];
+    const int64_t cells = d.snapshots.num_nodes * d.snapshots.feature_width;
+    float *ours = malloc((size_t)cells * sizeof(float)), *reference = malloc((size_t)cells * sizeof(float));
+    ck_assert(ours && reference);
+    for (int k = 0; k < AGGREGATOR_COUNT; k++) {
+        ck_assert(opt_aggregate(&s->graph, s->features.data, d.snapshots.feature_width, (aggregator)k, ours, &err) == TF_OK);
+        ck_assert(ref_aggregate(&s->graph, s->features.data, d.snapshots.feature_width, (aggregator)k, reference, &err) ==
+                  TF_OK);
+        double worst = relative_error(ours, reference, cells);
+        int64_t differing = differing_bits(ours, reference, cells);
+        printf("opt_aggregate %-9s: max rel error %.3g, %lld values differ in bits\n", aggregator_name((aggregator)k),
+               worst, (long long)differing);
+        ck_assert(worst <= TOLERANCE);
+        if (k == AGGREGATOR_MAX || k == AGGREGATOR_MIN)
+            ck_assert_int_eq(differing, 0);
+    }
+    free(ours);
+    free(reference);
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    tf_error err;
+    aggregator kind;
+    EXPECT_INPUT_ERROR(aggregator_parse("median", &kind, &err), &err, "median", "sum, mean, symmetric, max or min");
+    snapshot_seq a, b;
+    ck_assert(snapshot_seq_alloc(&a, 1, 4, 2, 1, &err) == TF_OK);
+    ck_assert(snapshot_seq_alloc(&b, 1, 5, 2, 1, &err) == TF_OK);
+    snapshot_delta delta;
+    EXPECT_INPUT_ERROR(snapshot_delta_build(&delta, &a.snapshots[0], &b.snapshots[0], AGGREGATOR_SUM, &err), &err,
+                       "different shapes");
+    snapshot_seq_free(&a);
+    snapshot_seq_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    opt_set_threads(2);
+    Suite *s = suite_create("incremental");
+    TCase *tc = tcase_create("incremental");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, real_data_chains);
+    tcase_add_test(tc, generated_chains);
+    tcase_add_test(tc, integer_sums_are_bitwise);
+    tcase_add_test(tc, crafted_max_min);
+    tcase_add_test(tc, emptied_rows_and_loops);
+    tcase_add_test(tc, difference_rebuilds_the_next_graph);
+    tcase_add_test(tc, threshold_and_seek);
+    tcase_add_test(tc, full_recompute_twin);
+    tcase_add_test(tc, bad_input);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
