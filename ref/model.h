@@ -53,12 +53,25 @@ typedef struct model_config {
 
 struct model_ops;
 
+/**
+ * Where T-GCN's layer 1 takes its aggregation A^ X_t from. The model aggregates before its
+ * weight multiply, so A^ X_t holds no parameter and any source of the same numbers will do:
+ * the reference recomputes it (inputs = NULL); the incremental twin (opt/incremental_inputs.h)
+ * serves it from ReInc's cache and delta engine.
+ */
+typedef struct input_aggregations {
+    /** Write A^ X_t of snapshot @p t, [num_nodes][in_features], into @p out. */
+    int (*get)(void *context, int64_t t, float *out, tf_error *err);
+    void *context; /**< passed to get() */
+} input_aggregations;
+
 /** A model: its shape, its parameters (PyTorch names) and its functions. */
 typedef struct model {
     model_config config;                /**< the shape it was created with */
     parameter_list parameters;          /**< every trainable tensor and its gradient */
     const struct model_ops *ops;        /**< forward/backward of this kind */
     const kernels *kernels;             /**< the compute kernels it runs on (ref_kernels by default) */
+    const input_aggregations *inputs;   /**< T-GCN's A^ X_t source; NULL = recompute (the reference) */
 } model;
 
 /** What a window's forward keeps for its backward. */

@@ -99,9 +99,12 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
         float *state = tape->states + t * n * h;
-        status = model_gcn_operator(m, &s->graph, &snap->graph, err);
-        if (status == TF_OK && !(s->aggregated = tf_alloc((size_t)(n * f), sizeof(float), "T-GCN tape", err)))
+        if (!(s->aggregated = tf_alloc((size_t)(n * f), sizeof(float), "T-GCN tape", err)))
             status = TF_ERR_INPUT;
+        else if (m->inputs)
+            status = m->inputs->get(m->inputs->context, tape->first + t, s->aggregated, err);
+        else if ((status = model_gcn_operator(m, &s->graph, &snap->graph, err)) == TF_OK)
+            m->kernels->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
         for (int g = 0; status == TF_OK && g < GATES; g++)
             if (!(s->gate_input[g] = tf_alloc((size_t)(n * 2 * h), sizeof(float), "T-GCN tape", err)) ||
                 !(s->gate[g] = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN tape", err)))
@@ -109,7 +112,6 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
         if (status != TF_OK)
             break;
 
-        m->kernels->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
         float *convolved = masked; /* scratch: C_g, n x h */
         for (int g = 0; g < GATES; g++) {
             m->kernels->linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data,

@@ -114,6 +114,14 @@ static int sum_across_group(const trainer *tr, double *values, int64_t count, tf
     return tr->group.size == 1 ? TF_OK : tr->group.sum_doubles(tr->group.context, values, count, err);
 }
 
+/* The window in slot `slot` of step `step`, or -1 when that slot is empty (the last step, or
+ * the end of a short block): consecutive windows, or the step-th window of block `slot`. */
+static int64_t step_window(const trainer *tr, int64_t windows, int64_t steps, int64_t step, int64_t slot)
+{
+    int64_t w = tr->options.blocks ? slot * steps + step : step * tr->options.batch + slot;
+    return w < windows ? w : -1;
+}
+
 /* Forward one window; optionally backward with the loss scaled by `scale`. */
 static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float scale, int backward,
                       double *loss, float *predictions_out, tf_error *err)
@@ -146,11 +154,17 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
     const int64_t windows = (tr->train_snapshots + stride - 1) / stride;
     double loss_sum = 0;
     int status = TF_OK;
-    for (int64_t start = 0; status == TF_OK && start < windows; start += tr->options.batch) {
-        int64_t in_step = windows - start < tr->options.batch ? windows - start : tr->options.batch;
+    const int64_t batch = tr->options.batch, steps = (windows + batch - 1) / batch;
+    for (int64_t step = 0; status == TF_OK && step < steps; step++) {
+        int64_t in_step = 0;
+        for (int64_t slot = 0; slot < batch; slot++)
+            in_step += step_window(tr, windows, steps, step, slot) >= 0;
         parameters_zero_grad(&tr->model.parameters);
-        /* This process runs windows start + rank, start + rank + size, ... of the step. */
-        for (int64_t w = start + tr->group.rank; status == TF_OK && w < start + in_step; w += tr->group.size) {
+        /* This process runs slots rank, rank + size, ... of the step. */
+        for (int64_t slot = tr->group.rank; status == TF_OK && slot < batch; slot += tr->group.size) {
+            int64_t w = step_window(tr, windows, steps, step, slot);
+            if (w < 0)
+                continue;
             int64_t first = w * stride;
             int64_t count = first + length > tr->train_snapshots ? tr->train_snapshots - first : length;
             double loss;

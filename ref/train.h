@@ -11,8 +11,8 @@
  * (truncated back-propagation through time). A window's loss is the mean over its snapshots
  * of the mean squared error over present vertices.
  *
- * An optimizer step takes `batch` consecutive windows and applies Adam to the *mean* of
- * their gradients: the sum divided by the number of windows in that step (the last step of
+ * An optimizer step takes `batch` windows (consecutive ones, or with `blocks` one from each
+ * of `batch` consecutive blocks of the epoch) and applies Adam to the *mean* of their gradients: the sum divided by the number of windows in that step (the last step of
  * an epoch may hold fewer), never by anything else; the data-parallel twin divides the same
  * way. Windows are visited in time order, so a seed fixes the whole run bit for bit.
  *
@@ -41,6 +41,10 @@ typedef struct train_options {
     int64_t window;          /**< snapshots per window; 0 = the whole split */
     int64_t stride;          /**< snapshots between window starts; 0 = window (no overlap) */
     int64_t batch;           /**< windows per optimizer step (>= 1) */
+    int blocks;              /**< 0: a step takes `batch` consecutive windows; 1: the epoch's windows
+                                  are cut into `batch` consecutive blocks and step k takes the k-th
+                                  window of each block (ReInc's placement: with one rank per block,
+                                  each rank walks consecutive snapshots) */
     double train_ratio;      /**< fraction of snapshots used for training, in (0, 1) */
     uint64_t seed;           /**< initial parameters */
 } train_options;

@@ -1,0 +1,116 @@
+/**
+ * @file aggregation_cache.h
+ * @brief ReInc's two-level cache of aggregations (global: input-feature aggregations A_t X_t,
+ *        reused across gates, overlapping windows and as Agg_{t-1}; local: hidden-state
+ *        aggregations of one layer, reused across the gates of one cell), with ReInc's eviction
+ *        score and an LRU baseline, under one byte capacity.
+ *
+ * ReInc's priority (Eq. 3, notes/reinc.md section 3): priority = F / S - I, the lowest evicted
+ * first, where F is the entry's remaining future accesses, S its size and I its imminence.
+ * The paper gives no unit for S; here S is the entry's bytes over the largest entry's bytes,
+ * in (0, 1], so F / S counts future accesses per unit of the biggest tensor. An entry whose F
+ * reaches 0 is evicted at once. A new entry whose priority is below every victim it would
+ * need is not inserted. The LRU baseline evicts the least recently used entry and always
+ * inserts.
+ *
+ * The cache stores copies and never changes a value: a miss means the caller recomputes,
+ * and the incremental engine gives the same bits for a snapshot however it is reached
+ * (opt/incremental_engine.h), so results are bitwise the same for every policy and capacity.
+ *
+ * Ownership: the cache owns its entries' copies; get() copies out, put() copies in.
+ */
+#ifndef TWOFOLD_AGGREGATION_CACHE_H
+#define TWOFOLD_AGGREGATION_CACHE_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Which entry leaves first when the cache is full. */
+typedef enum cache_policy {
+    CACHE_REINC, /**< lowest F / S - I first (ReInc Eq. 3) */
+    CACHE_LRU,   /**< least recently used first */
+} cache_policy;
+
+/** "reinc" or "lru". */
+const char *cache_policy_name(cache_policy policy);
+
+/** Parse a policy name. @return 0, or TF_ERR_INPUT naming the choices. */
+int cache_policy_parse(const char *name, cache_policy *policy, tf_error *err);
+
+/** The two levels of ReInc's cache. */
+typedef enum cache_level {
+    CACHE_GLOBAL, /**< input-feature aggregations (layer 1), key = snapshot */
+    CACHE_LOCAL,  /**< hidden-state aggregations of one cell, expiring after its gates */
+} cache_level;
+
+/** One cached aggregation. */
+typedef struct cache_entry {
+    int64_t key;         /**< caller's key (unique across levels) */
+    cache_level level;   /**< global or local */
+    float *data;         /**< [count] the copy, or NULL when only accounting (simulation) */
+    int64_t count;       /**< floats */
+    int64_t future;      /**< F: accesses still to come */
+    double imminence;    /**< I */
+    uint64_t last_use;   /**< clock of the last get or put (LRU) */
+} cache_entry;
+
+/** What the cache did. */
+typedef struct cache_stats {
+    int64_t hits;        /**< gets answered */
+    int64_t misses;      /**< gets not answered */
+    int64_t inserted;    /**< puts kept */
+    int64_t rejected;    /**< puts refused (ReInc: lower priority than every victim; or larger than the cache) */
+    int64_t evicted;     /**< entries evicted for space */
+    int64_t expired;     /**< entries dropped because F reached 0 */
+    int64_t peak_bytes;  /**< most bytes held at once */
+} cache_stats;
+
+/** A cache. Zero-initialize, then aggregation_cache_init(). */
+typedef struct aggregation_cache {
+    cache_policy policy;     /**< eviction policy */
+    int64_t capacity_bytes;  /**< bytes it may hold */
+    int64_t used_bytes;      /**< bytes it holds */
+    int64_t largest_bytes;   /**< largest entry seen (the unit of S) */
+    int store_data;          /**< 0: account only (for replaying traces), 1: keep copies */
+    cache_entry *entries;    /**< [count] */
+    int64_t count;           /**< entries held */
+    int64_t allocated;       /**< room in entries */
+    uint64_t clock;          /**< advances on every get and put */
+    cache_stats stats;       /**< counts */
+} aggregation_cache;
+
+/** Set up an empty cache. @p store_data 0 keeps only sizes and scores (trace replay). */
+void aggregation_cache_init(aggregation_cache *c, cache_policy policy, int64_t capacity_bytes, int store_data);
+
+/** Release every entry. */
+void aggregation_cache_free(aggregation_cache *c);
+
+/**
+ * Look up @p key. On a hit copy its @p count floats into @p out (when data is stored and
+ * @p out is not NULL), count one access (F decreases; at 0 the entry is dropped) and return 1;
+ * on a miss return 0.
+ */
+int aggregation_cache_get(aggregation_cache *c, int64_t key, float *out);
+
+/**
+ * Offer a freshly computed aggregation: @p count floats of @p data (may be NULL when not
+ * storing), with @p future accesses still to come and imminence @p imminence. Makes room as
+ * the policy says, or refuses. An entry with no future access is not kept.
+ * @return 0, or TF_ERR_INPUT when the copy cannot be allocated.
+ */
+int aggregation_cache_put(aggregation_cache *c, int64_t key, cache_level level, const float *data, int64_t count,
+                          int64_t future, double imminence, tf_error *err);
+
+/** Hits / (hits + misses), 0 when nothing was asked. */
+double aggregation_cache_hit_rate(const aggregation_cache *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

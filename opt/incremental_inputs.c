@@ -1,0 +1,82 @@
+#include "incremental_inputs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+
+void incremental_inputs_options_default(incremental_inputs_options *options)
+{
+    options->policy = CACHE_REINC;
+    options->capacity = 1.0;
+    incremental_options_default(&options->engine);
+}
+
+static int serve(void *context, int64_t t, float *out, tf_error *err)
+{
+    incremental_inputs *in = context;
+    const int64_t count = in->seq->num_nodes * in->seq->feature_width;
+    /* This epoch's visits of t so far; the counts start over once an epoch's are all made. */
+    if (in->visited[t] >= in->visits[t])
+        in->visited[t] = 0;
+    in->visited[t]++;
+    if (aggregation_cache_get(&in->cache, t, out))
+        return TF_OK;
+    opt_incremental_seek(&in->engine, in->seq, in->deltas, t);
+    memcpy(out, in->engine.value, (size_t)count * sizeof(float));
+    in->produced++;
+    return aggregation_cache_put(&in->cache, t, CACHE_GLOBAL, out, count, in->visits[t] - in->visited[t],
+                                 in->imminence, err);
+}
+
+int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,
+                              const incremental_inputs_options *options, tf_error *err)
+{
+    memset(in, 0, sizeof *in);
+    in->seq = seq;
+    const int64_t t_all = seq->num_snapshots, train = trainer->train_snapshots;
+    const int64_t length = trainer->options.window > 0 && trainer->options.window < train ? trainer->options.window : train;
+    const int64_t stride = trainer->options.stride > 0 ? trainer->options.stride : length;
+    in->imminence = (double)(length - stride);
+    if (!(in->visits = tf_alloc((size_t)t_all, sizeof(int64_t), "cache visit counts", err)) ||
+        !(in->visited = tf_alloc((size_t)t_all, sizeof(int64_t), "cache visit counts", err)))
+        goto fail;
+    /* The windows this process runs (ref/train.c: window w sits in slot w % batch of its step,
+     * or with blocks in slot w / steps; slot j belongs to rank j % size). Training windows start
+     * every `stride` and hold `length` snapshots (fewer at the split's end); evaluation windows
+     * tile the test split, window j on rank j % size. */
+    const int64_t windows = (train + stride - 1) / stride, batch = trainer->options.batch;
+    const int64_t steps = (windows + batch - 1) / batch, size = trainer->group.size, rank = trainer->group.rank;
+    for (int64_t w = 0; w < windows; w++) {
+        int64_t slot = trainer->options.blocks ? w / steps : w % batch;
+        for (int64_t t = w * stride; slot % size == rank && t < w * stride + length && t < train; t++)
+            in->visits[t]++;
+    }
+    const int64_t test = t_all - train;
+    const int64_t test_length = trainer->options.window == 0 || trainer->options.window > test ? test : trainer->options.window;
+    for (int64_t t = train; t < t_all; t++)
+        in->visits[t] = size == 1 || ((t - train) / test_length) % size == rank;
+    if (snapshot_deltas_build(&in->deltas, seq, AGGREGATOR_SYMMETRIC, err) != TF_OK ||
+        opt_incremental_create(&in->engine, AGGREGATOR_SYMMETRIC, seq->num_nodes, seq->feature_width, &options->engine,
+                               err) != TF_OK)
+        goto fail;
+    double data_bytes = (double)t_all * (double)(seq->num_nodes * seq->feature_width) * sizeof(float);
+    aggregation_cache_init(&in->cache, options->policy, (int64_t)(options->capacity * data_bytes), 1);
+    in->source.get = serve;
+    in->source.context = in;
+    return TF_OK;
+fail:
+    incremental_inputs_free(in);
+    return TF_ERR_INPUT;
+}
+
+void incremental_inputs_free(incremental_inputs *in)
+{
+    if (in->seq)
+        snapshot_deltas_free(in->deltas, in->seq->num_snapshots);
+    opt_incremental_free(&in->engine);
+    aggregation_cache_free(&in->cache);
+    free(in->visits);
+    free(in->visited);
+    memset(in, 0, sizeof *in);
+}
