@@ -11,6 +11,7 @@
 #include "dataset.h"
 #include "io.h"
 #include "npy.h"
+#include "incremental_inputs.h"
 #include "train.h"
 #include "train_parallel.h"
 
@@ -40,6 +41,9 @@ static const char train_usage[] =
     "  --window W         snapshots per window, state from zero in each (default 0: the whole split)\n"
     "  --stride S         snapshots between window starts (default: the window, no overlap)\n"
     "  --batch B          windows per optimizer step, gradients averaged (default 1)\n"
+    "  --blocks           cut the epoch's windows into B consecutive blocks, step k taking the\n"
+    "                     k-th window of each (ReInc's placement: under mpiexec -n B each rank\n"
+    "                     walks its own block of consecutive snapshots)\n"
     "  --train-ratio R    fraction of snapshots for training (default 0.8)\n"
     "  --seed S           initial parameters (default 1)\n"
     "  --lags L           lagged features for lagged formats (default: the format's own)\n"
@@ -53,6 +57,11 @@ static const char train_usage[] =
     "  --device D         cpu (default) or cuda: with --impl opt, run the heavy kernels on this\n"
     "                     rank's GPU (staging host data each call); without a GPU, says so and\n"
     "                     runs the CPU kernels\n"
+    "  --incremental      tgcn with --impl opt: take A^ X_t from ReInc's incremental engine\n"
+    "                     behind its cache instead of recomputing it in every window\n"
+    "  --cache F          with --incremental: cache size as a fraction of all snapshots'\n"
+    "                     aggregations (default 1; 0 = no cache)\n"
+    "  --cache-policy P   with --incremental: reinc (default, ReInc's F/S - I) or lru\n"
     "\n"
     "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
 
@@ -62,6 +71,8 @@ typedef struct train_command {
     int lags;
     int optimized; /* --impl opt */
     int gpu;       /* --device cuda */
+    int incremental; /* --incremental */
+    incremental_inputs_options inputs;
     model_config config;
     train_options options;
 } train_command;
@@ -72,7 +83,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     train_options_default(&c->options);
     c->config.hidden = 32;
     c->config.chebyshev_k = 2;
-    int have_model = 0;
+    incremental_inputs_options_default(&c->inputs);
+    int have_model = 0, have_cache = 0;
     for (int i = 0; i < argc; i++) {
         const char *value = NULL;
         int64_t number;
@@ -122,6 +134,22 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         } else if (OPTION("--batch")) {
             if (matched < 0 || cli_parse_int("--batch", value, 1, INT64_MAX, &c->options.batch, err) != TF_OK)
                 return TF_ERR_INPUT;
+        } else if (strcmp(argv[i], "--blocks") == 0) {
+            c->options.blocks = 1;
+        } else if (strcmp(argv[i], "--incremental") == 0) {
+            c->incremental = 1;
+        } else if (OPTION("--cache")) {
+            char *end;
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->inputs.capacity = strtod(value, &end);
+            if (end == value || *end || !(c->inputs.capacity >= 0 && c->inputs.capacity <= 1))
+                return tf_error_set(err, TF_ERR_INPUT, "option --cache: \"%s\", expected a fraction in [0, 1]", value);
+            have_cache = 1;
+        } else if (OPTION("--cache-policy")) {
+            if (matched < 0 || cache_policy_parse(value, &c->inputs.policy, err) != TF_OK)
+                return TF_ERR_INPUT;
+            have_cache = 1;
         } else if (OPTION("--seed")) {
             if (matched < 0 || cli_parse_int("--seed", value, 0, INT64_MAX, &number, err) != TF_OK)
                 return TF_ERR_INPUT;
@@ -153,6 +181,11 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     }
     if (!have_model || !c->data)
         return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
+    if (have_cache && !c->incremental)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --cache and --cache-policy configure --incremental: add it");
+    if (c->incremental && (!c->optimized || c->config.kind != MODEL_TGCN))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves T-GCN's layer-1 aggregation A^ X_t (the "
+                                               "other models convolve inside their gates): use --model tgcn --impl opt");
     if (c->gpu && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
 #ifndef TWOFOLD_HAVE_CUDA
@@ -308,6 +341,19 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             printf("note: %lld window(s) per step for %d ranks: %d rank(s) idle in every step (use --batch %d)\n",
                    (long long)c.options.batch, group->size, group->size - (int)c.options.batch, group->size);
     }
+    incremental_inputs inputs;
+    memset(&inputs, 0, sizeof inputs);
+    if (status == TF_OK && c.incremental) {
+        double built = cli_seconds();
+        status = incremental_inputs_create(&inputs, seq, &tr, &c.inputs, err);
+        if (status == TF_OK)
+            tr.model.inputs = &inputs.source;
+        if (status == TF_OK && speaks)
+            printf("incremental inputs: deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the aggregations; "
+                   "threshold %g entries per edge, refresh every %lld snapshots\n",
+                   (long long)seq->num_snapshots, cli_seconds() - built, cache_policy_name(c.inputs.policy),
+                   100 * c.inputs.capacity, c.inputs.engine.threshold, (long long)c.inputs.engine.refresh_interval);
+    }
     if (status == TF_OK && speaks) {
         const int64_t train = tr.train_snapshots, window = c.options.window ? c.options.window : train;
         printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices x %lld "
@@ -349,6 +395,13 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     if (status == TF_OK && group && speaks)
         printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
                (unsigned long long)group->calls);
+    if (status == TF_OK && c.incremental && speaks)
+        printf("incremental inputs (rank 0): cache hit rate %.3f (%lld hits, %lld misses, %lld evicted); engine: %lld "
+               "full recomputes (%lld above the threshold), %lld deltas\n",
+               aggregation_cache_hit_rate(&inputs.cache), (long long)inputs.cache.stats.hits,
+               (long long)inputs.cache.stats.misses, (long long)inputs.cache.stats.evicted,
+               (long long)inputs.engine.stats.full, (long long)inputs.engine.stats.fallbacks,
+               (long long)inputs.engine.stats.incremental);
     if (status == TF_OK && c.save && speaks) {
         status = trainer_save(&tr, c.save, err);
         if (status == TF_OK)
@@ -357,6 +410,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     if (status == TF_OK && c.dump && speaks)
         status = dump_outputs(&tr, seq, c.dump, err);
     trainer_free(&tr);
+    incremental_inputs_free(&inputs);
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context_destroy(&gpu);
 #endif
