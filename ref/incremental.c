@@ -65,6 +65,54 @@ int ref_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, 
     return TF_OK;
 }
 
+double aggregation_error(const csr *g, const float *x, int64_t width, aggregator kind, const float *ours,
+                         const float *reference)
+{
+    tf_error err;
+    const int64_t cells = g->num_nodes * width;
+    float *absolute = malloc((size_t)cells * sizeof(float) + 1), *magnitude = malloc((size_t)cells * sizeof(float) + 1);
+    propagation p;
+    memset(&p, 0, sizeof p);
+    double worst = -1;
+    if (!absolute || !magnitude)
+        goto done;
+    for (int64_t i = 0; i < cells; i++)
+        absolute[i] = fabsf(x[i]);
+    if (kind == AGGREGATOR_MAX || kind == AGGREGATOR_MIN) {
+        /* the largest |w x| per value: the max of |messages| */
+        csr positive = *g;
+        float *weights = malloc((size_t)g->num_edges * sizeof(float) + 1);
+        if (!weights)
+            goto done;
+        for (int64_t e = 0; e < g->num_edges; e++)
+            weights[e] = fabsf(g->weight[e]);
+        positive.weight = weights;
+        ref_aggregate(&positive, absolute, width, AGGREGATOR_MAX, magnitude, &err);
+        free(weights);
+    } else {
+        aggregation normalization = kind == AGGREGATOR_SUM    ? AGGREGATION_SUM
+                                    : kind == AGGREGATOR_MEAN ? AGGREGATION_MEAN
+                                                              : AGGREGATION_SYMMETRIC;
+        if (ref_propagation_gcn(&p, g, normalization, kind == AGGREGATOR_SYMMETRIC, &err) != TF_OK)
+            goto done;
+        for (int64_t e = 0; e < g->num_edges; e++)
+            p.edge_coefficient[e] = fabsf(p.edge_coefficient[e]);
+        for (int64_t v = 0; v < g->num_nodes; v++)
+            p.self_coefficient[v] = fabsf(p.self_coefficient[v]);
+        ref_propagate_forward(&p, absolute, width, magnitude);
+    }
+    worst = 0;
+    for (int64_t i = 0; i < cells; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, (double)magnitude[i]);
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+done:
+    ref_propagation_free(&p);
+    free(absolute);
+    free(magnitude);
+    return worst;
+}
+
 /* ---- the structural difference ------------------------------------------------------------ */
 
 static uint32_t weight_bits(float w)
