@@ -56,24 +56,28 @@ static float message(float weight, float x)
     return m == 0.0f ? 0.0f : m;
 }
 
-/* Row v of max (sign 1) or min (sign -1) from scratch, with its winners: the reference's
- * first-best rule in CSR order. */
+/* Column c of row v of max (sign 1) or min (sign -1) from scratch, with its winner: the
+ * reference's first-best rule in CSR order. */
+static void extreme_cell(incremental_aggregation *a, const csr *g, const float *x, int64_t v, int64_t c, int sign)
+{
+    const int64_t width = a->width;
+    float best = 0.0f;
+    int32_t winner = -1;
+    for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+        float m = message(g->weight[e], x[(int64_t)g->col[e] * width + c]);
+        if (winner < 0 || (sign > 0 ? m > best : m < best)) {
+            best = m;
+            winner = g->col[e];
+        }
+    }
+    a->value[v * width + c] = best;
+    a->winner[v * width + c] = winner;
+}
+
 static void extreme_row(incremental_aggregation *a, const csr *g, const float *x, int64_t v, int sign)
 {
-    const int64_t width = a->width, begin = g->row_ptr[v], end = g->row_ptr[v + 1];
-    for (int64_t c = 0; c < width; c++) {
-        float best = 0.0f;
-        int32_t winner = -1;
-        for (int64_t e = begin; e < end; e++) {
-            float m = message(g->weight[e], x[(int64_t)g->col[e] * width + c]);
-            if (winner < 0 || (sign > 0 ? m > best : m < best)) {
-                best = m;
-                winner = g->col[e];
-            }
-        }
-        a->value[v * width + c] = best;
-        a->winner[v * width + c] = winner;
-    }
+    for (int64_t c = 0; c < a->width; c++)
+        extreme_cell(a, g, x, v, c, sign);
 }
 
 /* The symmetric self loop of row v: the weight of its last loop edge, else 1. */
@@ -165,7 +169,9 @@ static void apply_linear(incremental_aggregation *a, const float *x_before, cons
     }
 }
 
-/* Apply a delta to max or min: recompute the rows that lost a winner, compare G+ into the rest. */
+/* Apply a delta to max or min: recompute the cells (row, column) that lost their winner,
+ * compare G+ into the rest. A lost winner is marked -2 first, so the G+ pass skips the cells
+ * the recompute (which reads the current graph, G+ included) will settle. */
 static void apply_extreme(incremental_aggregation *a, const csr *g_after, const float *x_after, const snapshot_delta *d)
 {
     const int64_t width = a->width;
@@ -176,22 +182,19 @@ static void apply_extreme(incremental_aggregation *a, const csr *g_after, const 
         const int64_t v = d->rows[i];
         float *value = a->value + v * width;
         int32_t *winner = a->winner + v * width;
-        int lost_winner = 0;
-        for (int64_t k = d->minus_offsets[i]; k < d->minus_offsets[i + 1] && !lost_winner; k++)
+        int lost = 0;
+        for (int64_t k = d->minus_offsets[i]; k < d->minus_offsets[i + 1]; k++)
             for (int64_t c = 0; c < width; c++)
                 if (winner[c] == d->minus_source[k]) {
-                    lost_winner = 1;
-                    break;
+                    winner[c] = -2;
+                    lost = 1;
                 }
-        if (lost_winner) {
-            extreme_row(a, g_after, x_after, v, sign);
-            recomputed++;
-            continue;
-        }
         for (int64_t k = d->plus_offsets[i]; k < d->plus_offsets[i + 1]; k++) {
             const int32_t u = d->plus_source[k];
             const float weight = (float)d->plus_coefficient[k];
             for (int64_t c = 0; c < width; c++) {
+                if (winner[c] == -2)
+                    continue;
                 float m = message(weight, x_after[(int64_t)u * width + c]);
                 if (winner[c] < 0 || (sign > 0 ? m > value[c] : m < value[c])) {
                     value[c] = m;
@@ -199,6 +202,10 @@ static void apply_extreme(incremental_aggregation *a, const csr *g_after, const 
                 }
             }
         }
+        for (int64_t c = 0; lost && c < width; c++)
+            if (winner[c] == -2)
+                extreme_cell(a, g_after, x_after, v, c, sign);
+        recomputed += lost;
     }
     a->stats.rows_recomputed += recomputed;
 }

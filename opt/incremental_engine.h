@@ -15,8 +15,9 @@
  *    scale (1 / in-edges, 1 / sqrt(d_v)) and re-enters every out-edge of a vertex whose
  *    1 / sqrt(d_u) changed.
  *  - max, min: each (row, column) keeps the source of its winning message. A G- entry whose
- *    source is a winner marks the row dirty and the row is recomputed from the current graph
- *    (ReInc section 3.2); otherwise G+ entries are compared in. The maximum of a set does not
+ *    source is a column's winner makes that cell recompute from the current graph (ReInc
+ *    section 3.2 recomputes from scratch; per cell, not per row, is this project's choice);
+ *    G+ entries are compared into the other cells. The maximum of a set does not
  *    depend on the order it is formed in, so the result is **bitwise** the reference's.
  *  - Rows are updated in parallel (OpenMP): the delta is grouped by destination row, so no two
  *    threads write one row and no atomics are needed.
@@ -48,7 +49,7 @@ extern "C" {
  * 10^6-edge generated graph (chapters/02-incremental.md shows the run); ReInc leaves it to
  * the user.
  */
-#define INCREMENTAL_DEFAULT_THRESHOLD 0.5
+#define INCREMENTAL_DEFAULT_THRESHOLD 1.0
 
 /** Default refresh interval: a full recompute every this many snapshots. */
 #define INCREMENTAL_DEFAULT_REFRESH 100
@@ -68,7 +69,7 @@ typedef struct incremental_stats {
     int64_t fallbacks;        /**< of which because the delta exceeded the threshold */
     int64_t incremental;      /**< deltas applied */
     int64_t entries;          /**< delta entries applied */
-    int64_t rows_recomputed;  /**< max/min rows recomputed because a winner left */
+    int64_t rows_recomputed;  /**< max/min rows with a cell recomputed because its winner left */
 } incremental_stats;
 
 /** The engine: the aggregation of one snapshot, kept up to date. */
