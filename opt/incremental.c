@@ -144,6 +144,9 @@ void opt_incremental_reset(incremental_aggregation *a, const snapshot *s, int64_
     }
 }
 
+/* How many delta rows ahead apply_linear() asks the memory system for. */
+enum { PREFETCH_DISTANCE = 4 };
+
 /* Apply a delta to the linear aggregators: row i of the delta, in parallel. */
 static void apply_linear(incremental_aggregation *a, const float *x_before, const float *x_after,
                          const snapshot_delta *d)
@@ -153,6 +156,17 @@ static void apply_linear(incremental_aggregation *a, const float *x_before, cons
     for (int64_t i = 0; i < d->num_rows; i++) {
         const int64_t v = d->rows[i];
         double *sum = a->accumulator + v * width;
+        /* The rows and sources are scattered: each touch is a cache miss. Asking for the rows
+         * a few iterations ahead overlaps those misses (a speed hint only; no effect on values). */
+        if (i + PREFETCH_DISTANCE < d->num_rows) {
+            const int64_t ahead = d->rows[i + PREFETCH_DISTANCE];
+            __builtin_prefetch(a->accumulator + ahead * width, 1);
+            __builtin_prefetch(a->value + ahead * width, 1);
+            for (int64_t k = d->minus_offsets[i + PREFETCH_DISTANCE]; k < d->minus_offsets[i + PREFETCH_DISTANCE + 1]; k++)
+                __builtin_prefetch(x_before + (int64_t)d->minus_source[k] * width);
+            for (int64_t k = d->plus_offsets[i + PREFETCH_DISTANCE]; k < d->plus_offsets[i + PREFETCH_DISTANCE + 1]; k++)
+                __builtin_prefetch(x_after + (int64_t)d->plus_source[k] * width);
+        }
         for (int64_t k = d->minus_offsets[i]; k < d->minus_offsets[i + 1]; k++) {
             const float *xu = x_before + (int64_t)d->minus_source[k] * width;
             for (int64_t c = 0; c < width; c++)
@@ -182,6 +196,13 @@ static void apply_extreme(incremental_aggregation *a, const csr *g_after, const 
         const int64_t v = d->rows[i];
         float *value = a->value + v * width;
         int32_t *winner = a->winner + v * width;
+        if (i + PREFETCH_DISTANCE < d->num_rows) {
+            const int64_t ahead = d->rows[i + PREFETCH_DISTANCE];
+            __builtin_prefetch(a->value + ahead * width, 1);
+            __builtin_prefetch(a->winner + ahead * width, 1);
+            for (int64_t k = d->plus_offsets[i + PREFETCH_DISTANCE]; k < d->plus_offsets[i + PREFETCH_DISTANCE + 1]; k++)
+                __builtin_prefetch(x_after + (int64_t)d->plus_source[k] * width);
+        }
         int lost = 0;
         for (int64_t k = d->minus_offsets[i]; k < d->minus_offsets[i + 1]; k++)
             for (int64_t c = 0; c < width; c++)
