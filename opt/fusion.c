@@ -4,9 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels_cpu.h"
 #include "memory.h"
 #include "recurrent.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* A step of a few lanes is a few hundred floats: waking threads for it costs more than the
  * work (and under Valgrind, far more). Loops smaller than this run in the calling thread. */
@@ -190,6 +193,7 @@ void fusion_tape_free(fusion_tape *tape)
     memset(tape, 0, sizeof *tape);
 }
 
+/* The same expression as ref/recurrent.c's sigmoid, so the gates round the same way. */
 static float sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
 
 static int plan_matches(const sequence_set *set, const fusion_plan *plan, tf_error *err)
@@ -200,8 +204,37 @@ static int plan_matches(const sequence_set *set, const fusion_plan *plan, tf_err
     return TF_OK;
 }
 
+/* weight [out][in] as [in][out], so a product can run across outputs. */
+static float *transposed(const float *weight, int64_t out, int64_t in, tf_error *err)
+{
+    float *t = tf_alloc((size_t)(out * in), sizeof(float), "fusion transposed weights", err);
+    if (t)
+        for (int64_t o = 0; o < out; o++)
+            for (int64_t k = 0; k < in; k++)
+                t[k * out + o] = weight[o * in + k];
+    return t;
+}
+
+/* y[o] = start[o] + v[0] w[0][o] + v[1] w[1][o] + ... (start NULL: 0), added left to right in
+ * float: the order of ref_linear_forward() and of ref_gru_cell_forward()'s gate sums, so every
+ * y[o] is bit for bit the reference's. The loop runs across o, which vectorizes without
+ * reordering any one sum. `transposed_weight` is [in][out]. */
+static void products_in_reference_order(const float *v, const float *transposed_weight, int64_t in, int64_t out,
+                                        const float *start, float *y)
+{
+    if (start)
+        memcpy(y, start, (size_t)out * sizeof(float));
+    else
+        memset(y, 0, (size_t)out * sizeof(float));
+    for (int64_t k = 0; k < in; k++) {
+        const float vk = v[k], *w = transposed_weight + k * out;
+        for (int64_t o = 0; o < out; o++)
+            y[o] += vk * w[o];
+    }
+}
+
 /* The carried state of the rows of step t, after the mask rule: into `prev` (what the cell
- * reads) and, for the update-gate-only rule, the masked one into `masked`. `state` holds every
+ * reads) and, for the update-gate-only rule, the masked one into `masked` ([lanes][H]). `state` holds every
  * row's new state; rows of step t - 1 start at step_offset[t - 1] and include lane l, because
  * lanes stop running only at the end, so active[t - 1] >= active[t]. */
 static void carried_state(const fusion_plan *plan, int64_t t, const float *state, int64_t H, fusion_mask_rule rule,
@@ -227,6 +260,21 @@ static void carried_state(const fusion_plan *plan, int64_t t, const float *state
     }
 }
 
+/* Scratch of one forward: transposed weights, input sums, per-row recurrent sums. */
+typedef struct forward_scratch {
+    float *weight_ih_t, *weight_hh_t; /* [in][G H], [H][G H] */
+    float *input_part;                /* [rows][G H]: b_ih + x W_ih^T in reference order */
+    float *recurrent;                 /* [lanes][G H]: b_hh + h_prev W_hh^T (GRU), pre-activations (LSTM) */
+    float *masked;                    /* [lanes][H] update-gate-only rule: the masked state */
+    float *masked_recurrent;          /* [lanes][G H] its products */
+} forward_scratch;
+
+static void forward_scratch_free(forward_scratch *s)
+{
+    free(s->weight_ih_t), free(s->weight_hh_t), free(s->input_part), free(s->recurrent), free(s->masked);
+    free(s->masked_recurrent);
+}
+
 int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, const fusion_plan *plan, const float *x,
                        float *h_out, fusion_tape *tape, tf_error *err)
 {
@@ -237,83 +285,139 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
     const fusion_mask_rule rule = plan->mask_rule;
     if (lstm && rule == FUSION_MASK_UPDATE_GATE_ONLY)
         return tf_error_set(err, TF_ERR_INPUT, "fusion: the update-gate-only mask is defined for the GRU only");
-    const int64_t H = encoder->hidden, in = encoder->in, G = time_encoder_gates(encoder->kind);
-    const int64_t rows = plan->computed_rows, widest = plan->active[0];
+    const int64_t H = encoder->hidden, in = encoder->in, G = time_encoder_gates(encoder->kind), GH = G * H;
+    const int64_t rows = plan->computed_rows, lanes = plan->active[0];
+    forward_scratch s = {0};
     tape->rows = rows;
     tape->x = tf_alloc((size_t)(rows * in), sizeof(float), "fusion inputs", err);
     tape->h_prev = tape->x ? tf_alloc((size_t)(rows * H), sizeof(float), "fusion carried states", err) : NULL;
     tape->h = tape->h_prev ? tf_alloc((size_t)(rows * H), sizeof(float), "fusion states", err) : NULL;
     tape->cache = tape->h ? tf_alloc((size_t)(rows * 4 * H), sizeof(float), "fusion gate cache", err) : NULL;
-    if (tape->cache && lstm) {
+    int ok = tape->cache != NULL;
+    if (ok && lstm) {
         tape->c_prev = tf_alloc((size_t)(rows * H), sizeof(float), "fusion carried cell states", err);
         tape->c = tape->c_prev ? tf_alloc((size_t)(rows * H), sizeof(float), "fusion cell states", err) : NULL;
+        ok = tape->c != NULL;
     }
-    float *input_part = (tape->cache && (!lstm || tape->c))
-                            ? tf_alloc((size_t)(rows * G * H), sizeof(float), "fusion input products", err)
-                            : NULL;
-    float *recurrent = input_part ? tf_alloc((size_t)(widest * G * H), sizeof(float), "fusion products", err) : NULL;
-    float *masked = NULL, *masked_recurrent = NULL;
-    if (recurrent && rule == FUSION_MASK_UPDATE_GATE_ONLY) {
-        masked = tf_alloc((size_t)(widest * H), sizeof(float), "fusion masked states", err);
-        masked_recurrent = masked ? tf_alloc((size_t)(widest * G * H), sizeof(float), "fusion products", err) : NULL;
-    }
-    if (!recurrent || (rule == FUSION_MASK_UPDATE_GATE_ONLY && !masked_recurrent)) {
-        free(input_part), free(recurrent), free(masked), free(masked_recurrent);
+    ok = ok && (s.weight_ih_t = transposed(encoder->weight_ih, GH, in, err)) &&
+         (s.weight_hh_t = transposed(encoder->weight_hh, GH, H, err)) &&
+         (s.input_part = tf_alloc((size_t)(rows * GH), sizeof(float), "fusion input sums", err)) &&
+         (s.recurrent = tf_alloc((size_t)(lanes * GH), sizeof(float), "fusion recurrent sums", err));
+    if (ok && rule == FUSION_MASK_UPDATE_GATE_ONLY)
+        ok = (s.masked = tf_alloc((size_t)(lanes * H), sizeof(float), "fusion masked states", err)) &&
+             (s.masked_recurrent = tf_alloc((size_t)(lanes * GH), sizeof(float), "fusion masked sums", err));
+    if (!ok) {
+        forward_scratch_free(&s);
         fusion_tape_free(tape);
-        return err->code ? err->code : tf_error_set(err, TF_ERR_INPUT, "fusion: out of memory");
+        return err->code;
     }
     for (int64_t i = 0; i < set->total_steps; i++) /* padding rows keep x = 0 */
         memcpy(tape->x + plan->row_of_step[i] * in, x + i * in, (size_t)in * sizeof(float));
-    /* Inputs do not depend on the state: all steps' x W_ih^T + b_ih in one product. */
-    opt_linear_forward(tape->x, encoder->weight_ih, encoder->bias_ih, rows, in, G * H, input_part);
+    /* Inputs do not depend on the state: every row's b_ih + x W_ih^T before the recurrence. */
+#pragma omp parallel for if (rows * GH >= PARALLEL_MIN_FLOATS)
+    for (int64_t row = 0; row < rows; row++)
+        products_in_reference_order(tape->x + row * in, s.weight_ih_t, in, GH, encoder->bias_ih,
+                                    s.input_part + row * GH);
 
     for (int64_t t = 0; t < plan->num_steps; t++) {
         const int64_t n = plan->active[t], base = plan->step_offset[t];
-        float *h_prev = tape->h_prev + base * H, *h = tape->h + base * H, *cache = tape->cache + base * 4 * H;
-        carried_state(plan, t, tape->h, H, rule, tape->h_prev, masked);
-        if (!lstm) {
-            /* b_hh + h_prev W_hh^T (bias rows filled here: opt_linear_forward would start a
-             * parallel region for them at every step) */
-            for (int64_t l = 0; l < n; l++) {
-                memcpy(recurrent + l * 3 * H, encoder->bias_hh, (size_t)(3 * H) * sizeof(float));
-                if (masked_recurrent)
-                    memcpy(masked_recurrent + l * 3 * H, encoder->bias_hh, (size_t)(3 * H) * sizeof(float));
-            }
-            opt_linear_accumulate(h_prev, encoder->weight_hh, n, H, 3 * H, recurrent);
-            if (masked_recurrent)
-                opt_linear_accumulate(masked, encoder->weight_hh, n, H, 3 * H, masked_recurrent);
-            /* the update gate reads the masked product only under the paper's literal rule */
-            const float *update_source = masked_recurrent ? masked_recurrent : recurrent;
-#pragma omp parallel for if (n * H >= PARALLEL_MIN_FLOATS)
-            for (int64_t l = 0; l < n; l++) {
-                const float *a = input_part + (base + l) * 3 * H, *b = recurrent + l * 3 * H;
-                const float *bz = update_source + l * 3 * H, *hp = h_prev + l * H;
-                float *r = cache + l * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
+        carried_state(plan, t, tape->h, H, rule, tape->h_prev, s.masked);
+        if (lstm)
+            carried_state(plan, t, tape->c, H, rule, tape->c_prev, NULL);
+#pragma omp parallel for if (n * GH >= PARALLEL_MIN_FLOATS)
+        for (int64_t l = 0; l < n; l++) {
+            const int64_t row = base + l;
+            const float *a = s.input_part + row * GH, *hp = tape->h_prev + row * H;
+            float *b = s.recurrent + l * GH, *h = tape->h + row * H, *cache = tape->cache + row * 4 * H;
+            if (!lstm) {
+                /* ref_gru_cell_forward(): input and hidden sums each start from their bias */
+                products_in_reference_order(hp, s.weight_hh_t, H, GH, encoder->bias_hh, b);
+                const float *bz = b; /* the update gate's hidden sum */
+                if (s.masked) {      /* the paper's literal rule: only z reads the masked state */
+                    products_in_reference_order(s.masked + l * H, s.weight_hh_t, H, GH, encoder->bias_hh,
+                                                s.masked_recurrent + l * GH);
+                    bz = s.masked_recurrent + l * GH;
+                }
+                float *r = cache, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
                 for (int64_t j = 0; j < H; j++) {
                     r[j] = sigmoid(a[j] + b[j]);
                     z[j] = sigmoid(a[H + j] + bz[H + j]);
                     hidden_part[j] = b[2 * H + j];
                     candidate[j] = tanhf(a[2 * H + j] + r[j] * b[2 * H + j]);
-                    h[l * H + j] = (1.0f - z[j]) * candidate[j] + z[j] * hp[j];
+                    h[j] = (1.0f - z[j]) * candidate[j] + z[j] * hp[j];
                 }
+            } else {
+                /* ref_lstm_cell_forward(): (b_ih + x W_ih^T) += h W_hh^T, then += b_hh */
+                products_in_reference_order(hp, s.weight_hh_t, H, GH, NULL, b);
+                for (int64_t o = 0; o < GH; o++) {
+                    b[o] = a[o] + b[o];
+                    b[o] += encoder->bias_hh[o];
+                }
+                ref_lstm_pointwise_forward(b, tape->c_prev + row * H, 1, H, tape->c + row * H, h, cache);
             }
-        } else {
-            carried_state(plan, t, tape->c, H, rule, tape->c_prev, NULL);
-            memcpy(recurrent, input_part + base * 4 * H, (size_t)(n * 4 * H) * sizeof(float));
-            opt_linear_accumulate(h_prev, encoder->weight_hh, n, H, 4 * H, recurrent);
-            for (int64_t l = 0; l < n; l++)
-                for (int64_t j = 0; j < 4 * H; j++)
-                    recurrent[l * 4 * H + j] += encoder->bias_hh[j];
-            /* the pointwise part is ref's arithmetic either way (bitwise); threads only when large */
-            if (n * H >= PARALLEL_MIN_FLOATS)
-                opt_lstm_pointwise_forward(recurrent, tape->c_prev + base * H, n, H, tape->c + base * H, h, cache);
-            else
-                ref_lstm_pointwise_forward(recurrent, tape->c_prev + base * H, n, H, tape->c + base * H, h, cache);
         }
     }
     for (int64_t i = 0; i < set->total_steps; i++)
         memcpy(h_out + i * H, tape->h + plan->row_of_step[i] * H, (size_t)H * sizeof(float));
-    free(input_part), free(recurrent), free(masked), free(masked_recurrent);
+    forward_scratch_free(&s);
+    return TF_OK;
+}
+
+/* Parameter gradients of all rows: each row's terms are the float products ref forms for one
+ * step (d * x, d * h_prev, d), summed in double as ref sums its steps; only the order of the
+ * double sum differs (rows in plan order, threads' partial sums added at the end). */
+static int parameter_gradients(const time_encoder *encoder, const fusion_plan *plan, const fusion_tape *tape,
+                               const float *d_input, const float *d_recurrent, const int64_t *step_of_row,
+                               const time_encoder_gradients *gradients, tf_error *err)
+{
+    if (!gradients)
+        return TF_OK;
+    const int64_t H = encoder->hidden, in = encoder->in, GH = time_encoder_gates(encoder->kind) * H;
+    const int64_t size = GH * in + GH * H + 2 * GH, rows = plan->computed_rows;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = rows * GH >= PARALLEL_MIN_FLOATS ? omp_get_max_threads() : 1;
+#endif
+    double *sums = tf_alloc((size_t)(threads * size), sizeof(double), "fusion gradient sums", err);
+    if (!sums)
+        return err->code;
+#pragma omp parallel num_threads(threads)
+    {
+        int thread = 0;
+#ifdef _OPENMP
+        thread = omp_get_thread_num();
+#endif
+        double *w_ih = sums + thread * size, *w_hh = w_ih + GH * in, *b_ih = w_hh + GH * H, *b_hh = b_ih + GH;
+#pragma omp for schedule(static)
+        for (int64_t row = 0; row < rows; row++) {
+            if (step_of_row[row] < 0)
+                continue; /* padding: its gradients are exact zeros */
+            const float *x = tape->x + row * in, *hp = tape->h_prev + row * H;
+            const float *di = d_input + row * GH, *dr = d_recurrent + row * GH;
+            for (int64_t o = 0; o < GH; o++) {
+                const float a = di[o], b = dr[o];
+                for (int64_t k = 0; k < in; k++)
+                    w_ih[o * in + k] += (double)(a * x[k]);
+                for (int64_t k = 0; k < H; k++)
+                    w_hh[o * H + k] += (double)(b * hp[k]);
+                b_ih[o] += (double)a;
+                b_hh[o] += (double)b;
+            }
+        }
+    }
+    for (int thread = 1; thread < threads; thread++)
+        for (int64_t i = 0; i < size; i++)
+            sums[i] += sums[thread * size + i];
+    float *targets[4] = {gradients->weight_ih, gradients->weight_hh, gradients->bias_ih, gradients->bias_hh};
+    const int64_t sizes[4] = {GH * in, GH * H, GH, GH};
+    const double *sum = sums;
+    for (int k = 0; k < 4; k++) {
+        if (targets[k])
+            for (int64_t i = 0; i < sizes[k]; i++)
+                targets[k][i] += (float)sum[i];
+        sum += sizes[k];
+    }
+    free(sums);
     return TF_OK;
 }
 
@@ -329,49 +433,50 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
         return tf_error_set(err, TF_ERR_INPUT, "fusion: the tape (%lld rows) is not this plan's (%lld rows)",
                             (long long)tape->rows, (long long)plan->computed_rows);
     const int lstm = encoder->kind == TIME_ENCODER_LSTM;
-    const int64_t H = encoder->hidden, in = encoder->in, G = time_encoder_gates(encoder->kind);
-    const int64_t rows = plan->computed_rows, widest = plan->active[0];
+    const int64_t H = encoder->hidden, in = encoder->in, GH = time_encoder_gates(encoder->kind) * H;
+    const int64_t rows = plan->computed_rows, lanes = plan->active[0];
     float *dh_rows = tf_alloc((size_t)(rows * H), sizeof(float), "fusion output gradients", err);
-    float *d_input = dh_rows ? tf_alloc((size_t)(rows * G * H), sizeof(float), "fusion gate gradients", err) : NULL;
-    /* GRU: the hidden products' gradients differ from the input ones in the candidate gate;
-     * LSTM: both are the pre-activation gradient */
+    float *d_input = dh_rows ? tf_alloc((size_t)(rows * GH), sizeof(float), "fusion gate gradients", err) : NULL;
+    /* GRU: the hidden sums' gradients differ from the input ones in the candidate gate; LSTM:
+     * both are the pre-activation gradient */
     float *d_recurrent =
-        d_input && !lstm ? tf_alloc((size_t)(rows * G * H), sizeof(float), "fusion gate gradients", err) : d_input;
-    float *carry_h = d_recurrent ? tf_alloc((size_t)(widest * H), sizeof(float), "fusion carried gradients", err) : NULL;
-    float *carry_c = carry_h ? tf_alloc((size_t)(widest * H), sizeof(float), "fusion carried gradients", err) : NULL;
-    float *step = carry_c ? tf_alloc((size_t)(widest * H), sizeof(float), "fusion step gradients", err) : NULL;
-    float *dh_prev = step ? tf_alloc((size_t)(widest * H), sizeof(float), "fusion step gradients", err) : NULL;
-    float *dc_prev = dh_prev ? tf_alloc((size_t)(widest * H), sizeof(float), "fusion step gradients", err) : NULL;
-    float *dx_rows = dc_prev && dx ? tf_alloc((size_t)(rows * in), sizeof(float), "fusion input gradients", err)
-                                   : NULL;
-    if (!dc_prev || (dx && !dx_rows)) {
-        if (d_recurrent != d_input)
-            free(d_recurrent);
-        free(dh_rows), free(d_input), free(carry_h), free(carry_c), free(step), free(dh_prev), free(dc_prev);
-        free(dx_rows);
-        return err->code ? err->code : tf_error_set(err, TF_ERR_INPUT, "fusion: out of memory");
+        d_input && !lstm ? tf_alloc((size_t)(rows * GH), sizeof(float), "fusion gate gradients", err) : d_input;
+    float *carry_h = d_recurrent ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion carried gradients", err) : NULL;
+    float *carry_c = carry_h ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion carried gradients", err) : NULL;
+    float *step = carry_c ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion step gradients", err) : NULL;
+    float *dh_prev = step ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion step gradients", err) : NULL;
+    float *dc_prev = dh_prev ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion step gradients", err) : NULL;
+    int64_t *step_of_row = dc_prev ? tf_alloc((size_t)rows, sizeof(int64_t), "fusion row steps", err) : NULL;
+    int status = step_of_row ? TF_OK : err->code;
+    if (status == TF_OK) {
+        for (int64_t row = 0; row < rows; row++)
+            step_of_row[row] = -1;
+        for (int64_t i = 0; i < set->total_steps; i++) { /* padding rows get no loss gradient */
+            step_of_row[plan->row_of_step[i]] = i;
+            memcpy(dh_rows + plan->row_of_step[i] * H, dh_out + i * H, (size_t)H * sizeof(float));
+        }
     }
-    for (int64_t i = 0; i < set->total_steps; i++) /* padding rows get no loss gradient */
-        memcpy(dh_rows + plan->row_of_step[i] * H, dh_out + i * H, (size_t)H * sizeof(float));
-
-    for (int64_t t = plan->num_steps - 1; t >= 0; t--) {
+    for (int64_t t = plan->num_steps - 1; t >= 0 && status == TF_OK; t--) {
         const int64_t n = plan->active[t], base = plan->step_offset[t];
-        /* dL/dh of step t: the loss's term plus what step t + 1 sent back (lanes that were not
-         * running at t + 1 have carried nothing yet: zero) */
-#pragma omp parallel for if (n * H >= PARALLEL_MIN_FLOATS)
-        for (int64_t k = 0; k < n * H; k++)
-            step[k] = dh_rows[base * H + k] + carry_h[k];
-        if (!lstm) {
-#pragma omp parallel for if (n * H >= PARALLEL_MIN_FLOATS)
-            for (int64_t l = 0; l < n; l++) {
-                const float *hp = tape->h_prev + (base + l) * H, *g = step + l * H;
-                const float *r = tape->cache + (base + l) * 4 * H, *z = r + H, *candidate = z + H,
-                            *hidden_part = candidate + H;
-                float *di = d_input + (base + l) * 3 * H, *dr = d_recurrent + (base + l) * 3 * H;
+#pragma omp parallel for if (n * GH >= PARALLEL_MIN_FLOATS)
+        for (int64_t l = 0; l < n; l++) {
+            const int64_t row = base + l;
+            /* dL/dh of step t: the loss's term plus what step t + 1 sent back (lanes that were
+             * not running at t + 1 have carried nothing yet: zero) */
+            float *g = step + l * H, *acc = dh_prev + l * H;
+            for (int64_t j = 0; j < H; j++)
+                g[j] = dh_rows[row * H + j] + carry_h[l * H + j];
+            memset(acc, 0, (size_t)H * sizeof(float));
+            if (!lstm) {
+                /* ref_gru_cell_backward(): per unit j, the direct term g z into dh[j], then
+                 * every gate's row of W_hh into all of dh, in that order */
+                const float *hp = tape->h_prev + row * H, *cache = tape->cache + row * 4 * H;
+                const float *r = cache, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
+                float *di = d_input + row * GH, *dr = d_recurrent + row * GH;
                 for (int64_t j = 0; j < H; j++) {
                     float d_candidate = g[j] * (1.0f - z[j]);
                     float d_z = g[j] * (hp[j] - candidate[j]);
-                    dh_prev[l * H + j] = g[j] * z[j];
+                    acc[j] += g[j] * z[j];
                     float d_n_pre = d_candidate * (1.0f - candidate[j] * candidate[j]);
                     float d_r = d_n_pre * hidden_part[j];
                     di[j] = d_r * r[j] * (1.0f - r[j]);
@@ -380,24 +485,28 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
                     dr[j] = di[j];
                     dr[H + j] = di[H + j];
                     dr[2 * H + j] = d_n_pre * r[j];
+                    for (int gate = 0; gate < 3; gate++) {
+                        const float d = dr[gate * H + j], *w = encoder->weight_hh + (gate * H + j) * H;
+                        for (int64_t k = 0; k < H; k++)
+                            acc[k] += d * w[k];
+                    }
+                }
+            } else {
+                /* ref_lstm_cell_backward(): the pointwise part, then dh = sum over o of
+                 * dpre[o] W_hh[o] (ref_linear_backward()'s order) */
+                float *dpre = d_input + row * GH, *dc = dc_prev + l * H;
+                memset(dc, 0, (size_t)H * sizeof(float));
+                ref_lstm_pointwise_backward(tape->cache + row * 4 * H, tape->c_prev + row * H, tape->c + row * H, g,
+                                            carry_c + l * H, 1, H, dpre, dc);
+                for (int64_t o = 0; o < GH; o++) {
+                    const float d = dpre[o], *w = encoder->weight_hh + o * H;
+                    for (int64_t k = 0; k < H; k++)
+                        acc[k] += d * w[k];
                 }
             }
-        } else {
-            memset(dh_prev, 0, (size_t)(n * H) * sizeof(float));
-            memset(dc_prev, 0, (size_t)(n * H) * sizeof(float));
-            if (n * H >= PARALLEL_MIN_FLOATS)
-                opt_lstm_pointwise_backward(tape->cache + base * 4 * H, tape->c_prev + base * H, tape->c + base * H,
-                                            step, carry_c, n, H, d_input + base * 4 * H, dc_prev);
-            else
-                ref_lstm_pointwise_backward(tape->cache + base * 4 * H, tape->c_prev + base * H, tape->c + base * H,
-                                            step, carry_c, n, H, d_input + base * 4 * H, dc_prev);
         }
-        /* dL/dh_prev += (gate gradients) W_hh */
-        opt_linear_backward(tape->h_prev + base * H, encoder->weight_hh, d_recurrent + base * G * H, n, H, G * H,
-                            dh_prev, NULL, NULL);
         /* Through the mask: where the state was reset, the gradient belongs to the zero
          * initial state and stops, exactly as in the reference. */
-#pragma omp parallel for if (n * H >= PARALLEL_MIN_FLOATS)
         for (int64_t l = 0; l < n; l++) {
             const int reset = plan->reset[base + l];
             for (int64_t j = 0; j < H; j++) {
@@ -406,21 +515,38 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
             }
         }
     }
-    /* The parameter gradients and dx are sums over all rows: one blocked product each. */
-    opt_linear_backward(tape->x, encoder->weight_ih, d_input, rows, in, G * H, dx_rows,
-                        gradients ? gradients->weight_ih : NULL, gradients ? gradients->bias_ih : NULL);
-    if (gradients && (gradients->weight_hh || gradients->bias_hh))
-        opt_linear_backward(tape->h_prev, encoder->weight_hh, d_recurrent, rows, H, G * H, NULL, gradients->weight_hh,
-                            gradients->bias_hh);
-    if (dx)
-        for (int64_t i = 0; i < set->total_steps; i++)
-            for (int64_t k = 0; k < in; k++)
-                dx[i * in + k] += dx_rows[plan->row_of_step[i] * in + k];
+    /* dx, row by row in the reference's order: the GRU adds every gate's term straight into
+     * dx; the LSTM forms the sum over the gates first (in `sums`) and adds it once. */
+    float *sums = NULL;
+    if (status == TF_OK && dx && lstm) {
+        sums = tf_alloc((size_t)(set->total_steps * in), sizeof(float), "fusion input gradient sums", err);
+        status = sums ? TF_OK : err->code;
+    }
+    if (status == TF_OK && dx) {
+#pragma omp parallel for if (set->total_steps * in >= PARALLEL_MIN_FLOATS)
+        for (int64_t i = 0; i < set->total_steps; i++) {
+            const float *di = d_input + plan->row_of_step[i] * GH;
+            float *acc = lstm ? sums + i * in : dx + i * in;
+            for (int64_t j = 0; j < (lstm ? GH : H); j++)
+                for (int gate = 0; gate < (lstm ? 1 : 3); gate++) {
+                    const int64_t unit = lstm ? j : gate * H + j;
+                    const float d = di[unit], *w = encoder->weight_ih + unit * in;
+                    for (int64_t k = 0; k < in; k++)
+                        acc[k] += d * w[k];
+                }
+            if (lstm)
+                for (int64_t k = 0; k < in; k++)
+                    dx[i * in + k] += acc[k];
+        }
+    }
+    free(sums);
+    if (status == TF_OK)
+        status = parameter_gradients(encoder, plan, tape, d_input, d_recurrent, step_of_row, gradients, err);
     if (d_recurrent != d_input)
         free(d_recurrent);
     free(dh_rows), free(d_input), free(carry_h), free(carry_c), free(step), free(dh_prev), free(dc_prev);
-    free(dx_rows);
-    return TF_OK;
+    free(step_of_row);
+    return status;
 }
 
 /* ---- spatial fusion ---------------------------------------------------------------------------- */
