@@ -55,7 +55,7 @@ static int temporal_case(const char *name, const sequence_set *set, const option
             return -1;
         }
         const char *cell = kind == TIME_ENCODER_GRU ? "GRU" : "LSTM";
-        printf("%-30s %-4s %7lld %8lld %5lld | %6.2f %5.2f %5.3f %6lld | %8.1e %8.1e |", name, cell,
+        printf("%-20s %-4s %7lld %8lld %5lld | %6.2f %5.2f %5.3f %6lld | %8.1e %8.1e |", name, cell,
                (long long)m.sequences, (long long)m.useful_steps, (long long)m.max_length, m.padded_computed_per_useful,
                m.fused_computed_per_useful, m.fused_occupancy, (long long)m.lanes, m.padded_error, m.fused_error);
         if (!m.valid) {
@@ -229,10 +229,10 @@ int main(int argc, char **argv)
     printf("temporal fusion: time encoder input 16, hidden %lld, %lld thread(s), best of %lld runs; one forward + "
            "backward (ms)\n",
            (long long)o.hidden, (long long)o.threads, (long long)o.repeats);
-    printf("%-30s %-4s %7s %8s %5s | %6s %5s %5s %6s | %8s %8s | %9s %9s %9s | %7s %7s\n", "data", "cell", "seqs",
+    printf("%-20s %-4s %7s %8s %5s | %6s %5s %5s %6s | %8s %8s | %9s %9s %9s | %7s %7s\n", "data", "cell", "seqs",
            "steps", "T_max", "padded", "fused", "occup", "lanes", "err pad", "err fuse", "ref ms", "padded", "fused",
            "vs pad", "vs ref");
-    printf("%-30s %-4s %7s %8s %5s | %-19s %6s |\n", "", "", "", "", "", "computed/useful", "");
+    printf("%-20s %-4s %7s %8s %5s | %-19s %6s |\n", "", "", "", "", "", "computed/useful", "");
     int wrong = 0, failed = 0;
     dataset tennis = {0}, messages = {0}, generated = {0};
     sequence_set set;
@@ -247,19 +247,19 @@ int main(int argc, char **argv)
     } while (0)
     if (dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK &&
         sequence_set_from_snapshots(&tennis.snapshots, 1, &set, &err) == TF_OK)
-        RUN_CASE("twitter_tennis activity (120 h)");
+        RUN_CASE("tennis 120 h");
     else
         failed = 1, fprintf(stderr, "%s\n", err.message);
     if (dataset_load("collegemsg", NULL, &messages, &err) == TF_OK &&
         sequence_set_from_events(&messages.events, 64, &set, &err) == TF_OK)
-        RUN_CASE("collegemsg events, 64 snapshots");
+        RUN_CASE("collegemsg 64 snap.");
     else
         failed = 1, fprintf(stderr, "%s\n", err.message);
     const int64_t count = o.quick ? 2000 : 10000;
     const length_distribution kinds[3] = {LENGTHS_HEAVY_TAILED, LENGTHS_UNIFORM, LENGTHS_EQUAL};
     for (int k = 0; k < 3; k++) {
         char name[64];
-        snprintf(name, sizeof name, "generated %s, T 64", length_distribution_name(kinds[k]));
+        snprintf(name, sizeof name, "%s T 64", kinds[k] == LENGTHS_HEAVY_TAILED ? "heavy-tailed" : kinds[k] == LENGTHS_UNIFORM ? "uniform" : "equal");
         if (sequence_set_generate(kinds[k], kinds[k] == LENGTHS_EQUAL ? count / 10 : count, 64, 11, &set, &err) ==
             TF_OK)
             RUN_CASE(name);

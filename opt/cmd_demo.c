@@ -147,6 +147,10 @@ int command_demo(int argc, char **argv, tf_error *err)
     printf("\nengine (opt/ vs ref/, chapter 01; mpiexec -n R twofold train --impl opt shares windows among ranks):\n");
     if (demo_engine("chickenpox", err) != TF_OK || demo_engine("twitter_tennis", err) != TF_OK)
         return err->code;
-    printf("\ntechniques (ref vs opt): none yet; chapters 02-07 add them here.\n");
+    /* One row per technique (chapters 02-07), each from its own demo_technique_* function. */
+    printf("\ntechniques (ref vs opt, validated before timed):\n  %-3s %-27s %-34s %-9s %s\n", "ch", "technique",
+           "data", "max error", "speed");
+    if (demo_technique_fusion(err) != TF_OK)
+        return err->code;
     return TF_OK;
 }
