@@ -133,10 +133,10 @@ static int64_t spatial_case(const char *name, const snapshot_seq *seq, int64_t n
     if (differing < 0)
         fprintf(stderr, "bench_fusion: %s: %s\n", name, err.message);
     else if (differing > 0 || over_cap > 0)
-        printf("%-30s %5lld %5.2f | WRONG: %lld rows differ from per-chunk loading, %lld groups over the cap\n", name,
+        printf("%-20s %6lld %5.2f | WRONG: %lld rows differ from per-chunk loading, %lld groups over the cap\n", name,
                (long long)num_chunks, cap_fraction, (long long)differing, (long long)over_cap);
     else {
-        printf("%-30s %5lld %5.2f %7lld | %12lld %12lld %6.1f%% | %8.1f %8.1f\n", name, (long long)num_chunks,
+        printf("%-20s %6lld %5.2f %7lld | %12lld %12lld %6.1f%% | %8.1f %8.1f\n", name, (long long)num_chunks,
                cap_fraction, (long long)groups.count, (long long)groups.unfused_bytes, (long long)groups.fused_bytes,
                100.0 * (1.0 - (double)groups.fused_bytes / (double)groups.unfused_bytes), 1e3 * seconds_alone,
                1e3 * seconds_fused);
@@ -268,12 +268,12 @@ int main(int argc, char **argv)
     }
 
     printf("\nspatial fusion: bytes = snapshots x loaded vertices x features x 4; load time in ms\n");
-    printf("%-30s %5s %5s %7s | %12s %12s %7s | %8s %8s\n", "data", "chunks", "cap", "groups", "per-chunk B",
+    printf("%-20s %6s %5s %7s | %12s %12s %7s | %8s %8s\n", "data", "chunks", "cap", "groups", "per-chunk B",
            "fused B", "saved", "alone", "fused");
     if (tennis.kind == DATASET_SNAPSHOTS && tennis.snapshots.num_snapshots > 0) {
         const double caps[3] = {0.3, 0.6, 1.0};
         for (int k = 0; k < 3; k++) {
-            int64_t result = spatial_case("twitter_tennis (120 h)", &tennis.snapshots, 16, caps[k], spatial);
+            int64_t result = spatial_case("tennis 120 h", &tennis.snapshots, 16, caps[k], spatial);
             failed |= result < 0, wrong += result > 0;
         }
     }
@@ -282,8 +282,7 @@ int main(int argc, char **argv)
     if (dataset_load(spec, NULL, &generated, &err) == TF_OK) {
         const double caps[3] = {0.1, 0.25, 0.5};
         for (int k = 0; k < 3; k++) {
-            int64_t result = spatial_case(o.quick ? "powerlaw 5k vertices, 8 snapshots"
-                                                  : "powerlaw 20k vertices, 8 snapshots",
+            int64_t result = spatial_case(o.quick ? "powerlaw 5k, 8 snap." : "powerlaw 20k, 8 snap.",
                                           &generated.snapshots, 32, caps[k], spatial);
             failed |= result < 0, wrong += result > 0;
         }
