@@ -124,8 +124,11 @@ int time_encoder_check(const time_encoder *encoder, tf_error *err);
 /**
  * The time encoder over each sequence of @p set separately, in order, from h = 0 (and c = 0):
  * h_out at step p of a sequence is the cell applied to x at p and h_out at p - 1.
- * @param x      [total_steps][in] inputs in sequence order
- * @param h_out  [total_steps][hidden] the state after every step
+ * @param encoder  the cell and its weights
+ * @param set      the sequences
+ * @param x        [total_steps][in] inputs in sequence order
+ * @param h_out    [total_steps][hidden] the state after every step
+ * @param err      the failure, if any
  * @return 0, or TF_ERR_INPUT for a bad encoder, or when scratch memory is refused.
  */
 int ref_fusion_forward(const time_encoder *encoder, const sequence_set *set, const float *x, float *h_out,
