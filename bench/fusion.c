@@ -259,7 +259,8 @@ int main(int argc, char **argv)
     const length_distribution kinds[3] = {LENGTHS_HEAVY_TAILED, LENGTHS_UNIFORM, LENGTHS_EQUAL};
     for (int k = 0; k < 3; k++) {
         char name[64];
-        snprintf(name, sizeof name, "%s T 64", kinds[k] == LENGTHS_HEAVY_TAILED ? "heavy-tailed" : kinds[k] == LENGTHS_UNIFORM ? "uniform" : "equal");
+        static const char *const short_names[3] = {"heavy-tailed", "uniform", "equal"};
+        snprintf(name, sizeof name, "%s T 64", short_names[k]);
         if (sequence_set_generate(kinds[k], kinds[k] == LENGTHS_EQUAL ? count / 10 : count, 64, 11, &set, &err) ==
             TF_OK)
             RUN_CASE(name);

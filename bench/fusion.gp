@@ -13,7 +13,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
-set xtics scale 0 font ",10"
+set xtics scale 0 font ",8"
 set bmargin 3
 set logscale y
 set grid ytics

@@ -177,7 +177,9 @@ int sequence_set_generate(length_distribution kind, int64_t count, int64_t max_l
         }
         case LENGTHS_EQUAL: lengths[s] = max_length; break;
         case LENGTHS_ONE: lengths[s] = 1; break;
-        default: free(lengths); return tf_error_set(err, TF_ERR_INPUT, "generated lengths: unknown distribution %d", kind);
+        default:
+            free(lengths);
+            return tf_error_set(err, TF_ERR_INPUT, "generated lengths: unknown distribution %d", kind);
         }
     }
     int status = sequence_set_from_lengths(lengths, count, out, err);

@@ -160,7 +160,8 @@ static comparison compare_plan(encoder_fixture *f, const sequence_set *set, cons
     comparison c = {relative_error(h, ref->h, total * H), relative_error(dx, ref->dx, total * in), 0,
                     differing_bits(h, ref->h, total * H) + differing_bits(dx, ref->dx, total * in)};
     for (int k = 0; k < 4; k++)
-        c.parameter_gradient = fmax(c.parameter_gradient, relative_error(f->gradients[k], ref->gradients[k], f->sizes[k]));
+        c.parameter_gradient =
+            fmax(c.parameter_gradient, relative_error(f->gradients[k], ref->gradients[k], f->sizes[k]));
     fusion_tape_free(&tape);
     free(h), free(dx);
     return c;
@@ -179,7 +180,8 @@ static void check_set(const char *what, const sequence_set *set, int64_t in, int
     printf("%s: %lld sequences, %lld steps, T_max %lld; computed/useful padded %.2f, fused %.2f "
            "(%lld lanes, occupancy %.3f)\n",
            what, (long long)set->count, (long long)set->total_steps, (long long)set->max_length,
-           fusion_plan_computed_per_useful(&padded), fusion_plan_computed_per_useful(&lanes), (long long)lanes.num_lanes,
+           fusion_plan_computed_per_useful(&padded), fusion_plan_computed_per_useful(&lanes),
+           (long long)lanes.num_lanes,
            fusion_plan_occupancy(&lanes));
     for (int kind = TIME_ENCODER_GRU; kind <= TIME_ENCODER_LSTM; kind++) {
         rng r;
@@ -411,7 +413,8 @@ static void check_spatial(const char *what, const snapshot_seq *seq, int64_t num
     printf("spatial fusion on %s, %lld chunks (largest load %lld bytes), cap %lld bytes (%.2f of the graph): "
            "%lld groups, bytes loaded %lld per chunk vs %lld fused (%.1f%% saved); %lld of %lld feature rows "
            "differ in bits, %lld merged groups over the cap\n",
-           what, (long long)num_chunks, (long long)largest, (long long)cap, cap_fraction, (long long)groups.count, (long long)groups.unfused_bytes,
+           what, (long long)num_chunks, (long long)largest, (long long)cap, cap_fraction, (long long)groups.count,
+           (long long)groups.unfused_bytes,
            (long long)groups.fused_bytes, 100.0 * (1.0 - (double)groups.fused_bytes / (double)groups.unfused_bytes),
            (long long)differing, (long long)compared, (long long)over_cap);
     ck_assert_int_eq(differing, 0);
