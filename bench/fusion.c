@@ -76,77 +76,28 @@ static int temporal_case(const char *name, const sequence_set *set, const option
 }
 
 /* Spatial fusion of `num_chunks` chunks under a cap of `cap_fraction` of the whole graph's
- * data. Returns the number of chunk rows that differ from loading the chunk alone, or -1. */
-static int64_t spatial_case(const char *name, const snapshot_seq *seq, int64_t num_chunks, double cap_fraction,
-                            FILE *csv)
+ * data (fusion_measure_spatial()). Returns 1 for a wrong result, 0 when right, -1 on failure. */
+static int spatial_case(const char *name, const snapshot_seq *seq, int64_t num_chunks, double cap_fraction, FILE *csv)
 {
     tf_error err;
-    chunk_set chunks;
-    fusion_groups groups;
-    if (chunk_set_contiguous(seq->num_nodes, num_chunks, &chunks, &err) != TF_OK) {
-        fprintf(stderr, "bench_fusion: %s\n", err.message);
-        return -1;
-    }
-    const int64_t whole = seq->num_snapshots * seq->num_nodes * seq->feature_width * (int64_t)sizeof(float);
-    const int64_t cap = (int64_t)(cap_fraction * (double)whole);
-    if (opt_fusion_spatial_groups(seq, &chunks, cap, &groups, &err) != TF_OK) {
-        fprintf(stderr, "bench_fusion: %s\n", err.message);
-        chunk_set_free(&chunks);
-        return -1;
-    }
-    /* validate: every chunk's view of its group's load equals its own load, bit for bit */
-    int64_t differing = 0, over_cap = 0;
-    double seconds_alone = 0, seconds_fused = 0;
-    for (int64_t g = 0; g < groups.count && differing >= 0; g++) {
-        chunk_load fused;
-        double started = cli_seconds();
-        if (opt_fusion_load_group(seq, &chunks, &groups, g, &fused, &err) != TF_OK) {
-            differing = -1;
-            break;
-        }
-        seconds_fused += cli_seconds() - started;
-        over_cap += groups.offsets[g + 1] - groups.offsets[g] > 1 && fused.bytes > cap;
-        for (int64_t k = groups.offsets[g]; k < groups.offsets[g + 1] && differing >= 0; k++) {
-            chunk_load alone;
-            int64_t *rows, count;
-            started = cli_seconds();
-            if (ref_fusion_load_chunk(seq, &chunks, groups.chunks[k], &alone, &err) != TF_OK) {
-                differing = -1;
-                break;
-            }
-            seconds_alone += cli_seconds() - started;
-            if (opt_fusion_chunk_rows(seq, &chunks, groups.chunks[k], &fused, &rows, &count, &err) != TF_OK) {
-                chunk_load_free(&alone);
-                differing = -1;
-                break;
-            }
-            const int64_t F = seq->feature_width;
-            for (int64_t t = 0; t < seq->num_snapshots; t++)
-                for (int64_t i = 0; i < count; i++)
-                    differing += memcmp(fused.features + (t * fused.num_vertices + rows[i]) * F,
-                                        alone.features + (t * count + i) * F, (size_t)F * sizeof(float)) != 0;
-            free(rows);
-            chunk_load_free(&alone);
-        }
-        chunk_load_free(&fused);
-    }
-    if (differing < 0)
+    spatial_measurement m;
+    if (fusion_measure_spatial(seq, num_chunks, cap_fraction, &m, &err) != TF_OK) {
         fprintf(stderr, "bench_fusion: %s: %s\n", name, err.message);
-    else if (differing > 0 || over_cap > 0)
-        printf("%-20s %6lld %5.2f | WRONG: %lld rows differ from per-chunk loading, %lld groups over the cap\n", name,
-               (long long)num_chunks, cap_fraction, (long long)differing, (long long)over_cap);
-    else {
-        printf("%-20s %6lld %5.2f %7lld | %12lld %12lld %6.1f%% | %8.1f %8.1f\n", name, (long long)num_chunks,
-               cap_fraction, (long long)groups.count, (long long)groups.unfused_bytes, (long long)groups.fused_bytes,
-               100.0 * (1.0 - (double)groups.fused_bytes / (double)groups.unfused_bytes), 1e3 * seconds_alone,
-               1e3 * seconds_fused);
-        fprintf(csv, "\"%s\",%lld,%.2f,%lld,%lld,%lld,%.4f,%.4f\n", name, (long long)num_chunks, cap_fraction,
-                (long long)groups.count, (long long)groups.unfused_bytes, (long long)groups.fused_bytes,
-                1e3 * seconds_alone, 1e3 * seconds_fused);
+        return -1;
     }
-    fusion_groups_free(&groups);
-    chunk_set_free(&chunks);
-    return differing < 0 ? -1 : differing + over_cap;
+    if (!m.valid) {
+        printf("%-20s %6lld %5.2f | WRONG: %lld rows differ from per-chunk loading, %lld groups over the cap\n", name,
+               (long long)num_chunks, cap_fraction, (long long)m.differing_rows, (long long)m.groups_over_cap);
+        return 1;
+    }
+    printf("%-20s %6lld %5.2f %7lld | %12lld %12lld %6.1f%% | %8.1f %8.1f\n", name, (long long)num_chunks,
+           cap_fraction, (long long)m.groups, (long long)m.unfused_bytes, (long long)m.fused_bytes,
+           100.0 * (1.0 - (double)m.fused_bytes / (double)m.unfused_bytes), 1e3 * m.alone_seconds,
+           1e3 * m.fused_seconds);
+    fprintf(csv, "\"%s\",%lld,%.2f,%lld,%lld,%lld,%.4f,%.4f\n", name, (long long)num_chunks, cap_fraction,
+            (long long)m.groups, (long long)m.unfused_bytes, (long long)m.fused_bytes, 1e3 * m.alone_seconds,
+            1e3 * m.fused_seconds);
+    return 0;
 }
 
 static int parse_options(int argc, char **argv, options *o, tf_error *err)
@@ -274,7 +225,7 @@ int main(int argc, char **argv)
     if (tennis.kind == DATASET_SNAPSHOTS && tennis.snapshots.num_snapshots > 0) {
         const double caps[3] = {0.3, 0.6, 1.0};
         for (int k = 0; k < 3; k++) {
-            int64_t result = spatial_case("tennis 120 h", &tennis.snapshots, 16, caps[k], spatial);
+            int result = spatial_case("tennis 120 h", &tennis.snapshots, 16, caps[k], spatial);
             failed |= result < 0, wrong += result > 0;
         }
     }
@@ -283,7 +234,7 @@ int main(int argc, char **argv)
     if (dataset_load(spec, NULL, &generated, &err) == TF_OK) {
         const double caps[3] = {0.1, 0.25, 0.5};
         for (int k = 0; k < 3; k++) {
-            int64_t result = spatial_case(o.quick ? "powerlaw 5k, 8 snap." : "powerlaw 20k, 8 snap.",
+            int result = spatial_case(o.quick ? "powerlaw 5k, 8 snap." : "powerlaw 20k, 8 snap.",
                                           &generated.snapshots, 32, caps[k], spatial);
             failed |= result < 0, wrong += result > 0;
         }

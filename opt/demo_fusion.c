@@ -1,6 +1,6 @@
-/* `twofold demo`'s row for chapter 03: temporal fusion on twitter_tennis's vertex lifetimes,
- * the per-sequence reference against zero-padded and fused batches (validated before timed,
- * opt/fusion_measure.h). */
+/* `twofold demo`'s rows for chapter 03 on twitter_tennis: temporal fusion on its vertex
+ * lifetimes (the per-sequence reference against zero-padded and fused batches) and spatial
+ * fusion of 16 chunks, each validated before it is timed (opt/fusion_measure.h). */
 #include <stdio.h>
 
 #include "commands.h"
@@ -32,6 +32,20 @@ int demo_technique_fusion(tf_error *err)
         else
             snprintf(speed, sizeof speed, "WRONG: not equal to the reference, not timed");
         printf(row, "03", "temporal fusion (DGC)", "twitter_tennis lifetimes, GRU", error, speed);
+    }
+    spatial_measurement spatial;
+    if (status == TF_OK)
+        status = fusion_measure_spatial(&tennis.snapshots, 16, 0.6, &spatial, err);
+    if (status == TF_OK) {
+        snprintf(error, sizeof error, "%s", spatial.valid ? "bitwise" : "WRONG");
+        if (spatial.valid)
+            snprintf(speed, sizeof speed, "%.1f%% fewer bytes loaded (%lld groups under a cap of 0.6 of the data)",
+                     100.0 * (1.0 - (double)spatial.fused_bytes / (double)spatial.unfused_bytes),
+                     (long long)spatial.groups);
+        else
+            snprintf(speed, sizeof speed, "%lld chunk rows differ from loading the chunk alone",
+                     (long long)spatial.differing_rows);
+        printf(row, "03", "spatial fusion (DGC)", "twitter_tennis, 16 chunks", error, speed);
     }
     if (status == TF_OK)
         sequence_set_free(&set);

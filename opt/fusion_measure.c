@@ -173,3 +173,53 @@ int fusion_measure(const sequence_set *set, time_encoder_kind kind, int64_t in, 
     fusion_plan_free(&lanes);
     return status;
 }
+
+int fusion_measure_spatial(const snapshot_seq *seq, int64_t num_chunks, double cap_fraction, spatial_measurement *out,
+                           tf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    chunk_set chunks;
+    fusion_groups groups = {0};
+    if (chunk_set_contiguous(seq->num_nodes, num_chunks, &chunks, err) != TF_OK)
+        return err->code;
+    const int64_t whole = seq->num_snapshots * seq->num_nodes * seq->feature_width * (int64_t)sizeof(float);
+    out->chunks = num_chunks;
+    out->cap_bytes = (int64_t)(cap_fraction * (double)whole);
+    int status = opt_fusion_spatial_groups(seq, &chunks, out->cap_bytes, &groups, err);
+    const int64_t F = seq->feature_width;
+    for (int64_t g = 0; status == TF_OK && g < groups.count; g++) {
+        chunk_load fused;
+        double started = cli_seconds();
+        status = opt_fusion_load_group(seq, &chunks, &groups, g, &fused, err);
+        if (status != TF_OK)
+            break;
+        out->fused_seconds += cli_seconds() - started;
+        out->groups_over_cap += groups.offsets[g + 1] - groups.offsets[g] > 1 && fused.bytes > out->cap_bytes;
+        for (int64_t k = groups.offsets[g]; status == TF_OK && k < groups.offsets[g + 1]; k++) {
+            chunk_load alone;
+            int64_t *rows = NULL, count = 0;
+            started = cli_seconds();
+            status = ref_fusion_load_chunk(seq, &chunks, groups.chunks[k], &alone, err);
+            if (status != TF_OK)
+                break;
+            out->alone_seconds += cli_seconds() - started;
+            status = opt_fusion_chunk_rows(seq, &chunks, groups.chunks[k], &fused, &rows, &count, err);
+            for (int64_t t = 0; status == TF_OK && t < seq->num_snapshots; t++)
+                for (int64_t i = 0; i < count; i++)
+                    out->differing_rows += memcmp(fused.features + (t * fused.num_vertices + rows[i]) * F,
+                                                  alone.features + (t * count + i) * F, (size_t)F * sizeof(float)) != 0;
+            free(rows);
+            chunk_load_free(&alone);
+        }
+        chunk_load_free(&fused);
+    }
+    out->groups = groups.count;
+    out->unfused_bytes = groups.unfused_bytes;
+    out->fused_bytes = groups.fused_bytes;
+    out->valid = status == TF_OK && out->differing_rows == 0 && out->groups_over_cap == 0;
+    if (!out->valid)
+        out->alone_seconds = out->fused_seconds = 0; /* no time for a wrong answer */
+    fusion_groups_free(&groups);
+    chunk_set_free(&chunks);
+    return status;
+}

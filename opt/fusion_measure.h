@@ -1,7 +1,7 @@
 /**
  * @file fusion_measure.h
- * @brief One measurement of temporal fusion, shared by bench/fusion.c and `twofold demo`:
- *        validate the padded and fused twins against the per-sequence reference, then time them.
+ * @brief Measurements of temporal and spatial fusion, shared by bench/fusion.c and
+ *        `twofold demo`: validate the twins against the reference, then time them.
  *
  * The order is the project's rule for every benchmark (llm.c's dev/cuda habit): compute the
  * reference, compare each twin with it, and time a twin only when it was equal. A measurement
@@ -52,6 +52,29 @@ typedef struct fusion_measurement {
  */
 int fusion_measure(const sequence_set *set, time_encoder_kind kind, int64_t in, int64_t hidden, int repeats,
                    uint64_t seed, fusion_measurement *out, tf_error *err);
+
+/** What fusion_measure_spatial() found for one graph, chunking and cap. */
+typedef struct spatial_measurement {
+    int64_t chunks;            /**< chunks (contiguous id ranges) */
+    int64_t cap_bytes;         /**< the memory cap */
+    int64_t groups;            /**< groups after spatial fusion */
+    int64_t unfused_bytes;     /**< bytes loaded chunk by chunk */
+    int64_t fused_bytes;       /**< bytes loaded group by group */
+    int64_t differing_rows;    /**< chunk feature rows whose bytes differ from loading the chunk alone */
+    int64_t groups_over_cap;   /**< merged groups whose load exceeds the cap */
+    int valid;                 /**< 1 when both counts are 0 */
+    double alone_seconds;      /**< time of all per-chunk loads (0 if not valid) */
+    double fused_seconds;      /**< time of all group loads (0 if not valid) */
+} spatial_measurement;
+
+/**
+ * Spatial fusion of @p seq cut into @p num_chunks contiguous chunks, under a cap of
+ * @p cap_fraction of the whole graph's feature bytes: group, load every group once, and
+ * compare each chunk's rows in its group's load with loading the chunk alone (memcmp).
+ * @return 0 (out->valid tells whether everything matched), or a #tf_error_code.
+ */
+int fusion_measure_spatial(const snapshot_seq *seq, int64_t num_chunks, double cap_fraction, spatial_measurement *out,
+                           tf_error *err);
 
 #ifdef __cplusplus
 }
