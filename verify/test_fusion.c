@@ -220,6 +220,14 @@ START_TEST(generated_lengths)
         check_set(what, &set, 5, 12, 100 + k);
         sequence_set_free(&set);
     }
+    /* wide enough (lanes x gate units >= 16384 floats per step: the padded plan's 100 lanes, and
+     * the fused LSTM's) that the twin's step loops run on both threads, not only its whole-batch
+     * loops */
+    tf_error err;
+    sequence_set set;
+    ck_assert(sequence_set_generate(LENGTHS_UNIFORM, 100, 4, 12, &set, &err) == TF_OK);
+    check_set("lengths uniform in 1..4, hidden 64 (threaded steps)", &set, 6, 64, 120);
+    sequence_set_free(&set);
 }
 END_TEST
 
