@@ -2,16 +2,12 @@
  * adds its line (equivalence error of opt against ref, and speedup) to the table. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "dataset.h"
-#include "incremental.h"
-#include "incremental_engine.h"
 #include "kernels_cpu.h"
-#include "memory.h"
 #include "train.h"
 
 static const char demo_usage[] =
@@ -127,54 +123,6 @@ static int demo_engine(const char *data, tf_error *err)
     return status;
 }
 
-/* Incremental aggregation (chapter 02): the aggregation of every snapshot, by the reference's
- * full recompute and by the twin's engine with its defaults (deltas, falling back to a full
- * recompute above the threshold); the largest difference and the time per snapshot. The
- * deltas are built beforehand (once per dataset, like a delta-mode loader) and not timed. */
-static int demo_incremental(const char *spec, aggregator kind, tf_error *err)
-{
-    dataset d;
-    if (dataset_load(spec, NULL, &d, err) != TF_OK)
-        return err->code;
-    const snapshot_seq *seq = &d.snapshots;
-    const int64_t cells = seq->num_nodes * seq->feature_width;
-    snapshot_delta *deltas = NULL;
-    incremental_aggregation a;
-    memset(&a, 0, sizeof a);
-    float *reference = tf_alloc((size_t)cells, sizeof(float), "demo aggregation", err);
-    int status = reference ? snapshot_deltas_build(&deltas, seq, kind, err) : TF_ERR_INPUT;
-    if (status == TF_OK)
-        status = opt_incremental_create(&a, kind, seq->num_nodes, seq->feature_width, NULL, err);
-    /* Snapshot 0 is a full recompute for both; the times are of snapshots 1 onwards. */
-    double ref_seconds = 0, opt_seconds = 0, worst = 0;
-    for (int64_t t = 0; status == TF_OK && t < seq->num_snapshots; t++) {
-        const snapshot *s = &seq->snapshots[t];
-        double started = cli_seconds();
-        status = ref_aggregate(&s->graph, s->features.data, seq->feature_width, kind, reference, err);
-        ref_seconds += t > 0 ? cli_seconds() - started : 0;
-        started = cli_seconds();
-        opt_incremental_seek(&a, seq, deltas, t);
-        opt_seconds += t > 0 ? cli_seconds() - started : 0;
-        double e = aggregation_error(&s->graph, s->features.data, seq->feature_width, kind, a.value, reference);
-        if (e < 0)
-            status = tf_error_set(err, TF_ERR_SYSTEM, "demo: out of memory");
-        worst = e > worst ? e : worst;
-    }
-    const double steps = seq->num_snapshots > 1 ? (double)(seq->num_snapshots - 1) : 1.0;
-    if (status == TF_OK)
-        printf("  incremental %-9s on %-14s %4lld snapshots: error %.1e of the summed terms; ref %.2f ms, opt %.2f ms "
-               "per snapshot (%.1fx); %lld deltas applied, %lld full recomputes (%lld above the threshold)\n",
-               aggregator_name(kind), d.name, (long long)seq->num_snapshots, worst, 1e3 * ref_seconds / steps,
-               1e3 * opt_seconds / steps,
-               ref_seconds / opt_seconds, (long long)a.stats.incremental, (long long)a.stats.full,
-               (long long)a.stats.fallbacks);
-    free(reference);
-    snapshot_deltas_free(deltas, seq->num_snapshots);
-    opt_incremental_free(&a);
-    dataset_free(&d);
-    return status;
-}
-
 int command_demo(int argc, char **argv, tf_error *err)
 {
     for (int i = 0; i < argc; i++) {
@@ -199,14 +147,10 @@ int command_demo(int argc, char **argv, tf_error *err)
     printf("\nengine (opt/ vs ref/, chapter 01; mpiexec -n R twofold train --impl opt shares windows among ranks):\n");
     if (demo_engine("chickenpox", err) != TF_OK || demo_engine("twitter_tennis", err) != TF_OK)
         return err->code;
-    printf("\ntechniques (ref vs opt, one thread each):\n");
-    opt_set_threads(1);
-    if (demo_incremental("twitter_tennis", AGGREGATOR_SUM, err) != TF_OK ||
-        demo_incremental("twitter_tennis", AGGREGATOR_MAX, err) != TF_OK ||
-        demo_incremental("powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,features=16,degrees=0,seed=1",
-                         AGGREGATOR_SUM, err) != TF_OK ||
-        demo_incremental("powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,features=16,degrees=0,seed=1",
-                         AGGREGATOR_SYMMETRIC, err) != TF_OK)
+    /* One row per technique (chapters 02-07), each from its own demo_technique_* function. */
+    printf("\ntechniques (ref vs opt, validated before timed):\n  %-3s %-27s %-34s %-9s %s\n", "ch", "technique",
+           "data", "max error", "speed");
+    if (demo_technique_incremental(err) != TF_OK || demo_technique_fusion(err) != TF_OK)
         return err->code;
     return TF_OK;
 }

@@ -30,4 +30,12 @@ int train_wants_event_model(int argc, char **argv, const char **model);
 /** `twofold demo`: run every technique that exists on bundled data, ref against opt. */
 int command_demo(int argc, char **argv, tf_error *err);
 
+/** `twofold demo`'s rows for chapter 02 (opt/demo_incremental.c): incremental aggregation against
+ *  the reference's full recompute. */
+int demo_technique_incremental(tf_error *err);
+
+/** `twofold demo`'s rows for chapter 03 (opt/demo_fusion.c): temporal fusion (ref, padded, fused) and
+ *  spatial fusion. */
+int demo_technique_fusion(tf_error *err);
+
 #endif

@@ -1,0 +1,532 @@
+/* DGC's temporal and spatial fusion (opt/opt_fusion.h) against their references (ref/fusion.h).
+ *  - Temporal: the time encoder (GRU and LSTM) over sequences of different lengths, zero-padded
+ *    and in fused lanes, against each sequence run alone: outputs and input gradients bitwise,
+ *    the four parameter gradients fp (max |a - b| / max(1, |ref|) <= 1e-5), on generated lengths
+ *    (uniform in 1..T, heavy-tailed, all equal, all 1) and on real vertex lifetimes
+ *    (twitter_tennis activity, bitcoin_alpha events grouped into snapshots, a generated graph with
+ *    vertex churn). Fused lanes must compute exactly the useful steps.
+ *  - Two suites: "fusion" (generated data) and "fusion_real_data" (bundled datasets); see main.
+ *  - The mask rule: the paper's Eq. 4 taken literally (mask on the update gate only), and no
+ *    mask at all, must give wrong outputs that the check above rejects.
+ *  - Spatial: each chunk's data read from its group's fused load is bitwise what loading the
+ *    chunk alone gives, fewer bytes are loaded, and no group exceeds the memory cap.
+ * Every check prints what it measured. Runs with 2 OpenMP threads. */
+#include <math.h>
+
+#include "dataset.h"
+#include "fusion.h"
+#include "kernels_cpu.h"
+#include "opt_fusion.h"
+#include "rng.h"
+#include "testing.h"
+
+#define TOLERANCE 1e-5
+
+/* twitter_tennis, loaded once for the whole program: parsing it is most of this suite's time
+ * under Valgrind. */
+static dataset tennis_data;
+static int tennis_loaded;
+static dataset *tennis(void)
+{
+    if (!tennis_loaded) {
+        tf_error err;
+        ck_assert_msg(dataset_load("twitter_tennis", NULL, &tennis_data, &err) == TF_OK, "%s", err.message);
+        tennis_loaded = 1;
+    }
+    return &tennis_data;
+}
+
+static float *random_array(int64_t count, float scale, rng *r)
+{
+    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    for (int64_t i = 0; i < count; i++)
+        values[i] = scale * (float)(2.0 * rng_uniform(r) - 1.0);
+    return values;
+}
+
+static float *zeros(int64_t count)
+{
+    float *values = calloc((size_t)(count ? count : 1), sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    return values;
+}
+
+static double relative_error(const float *ours, const float *reference, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst;
+}
+
+/* A time encoder with its own weights and gradient buffers. */
+typedef struct encoder_fixture {
+    time_encoder encoder;
+    float *weights[4];           /* weight_ih, weight_hh, bias_ih, bias_hh */
+    float *gradients[4];
+    int64_t sizes[4];
+} encoder_fixture;
+
+static void fixture_create(encoder_fixture *f, time_encoder_kind kind, int64_t in, int64_t hidden, rng *r)
+{
+    const int64_t G = time_encoder_gates(kind);
+    f->sizes[0] = G * hidden * in, f->sizes[1] = G * hidden * hidden, f->sizes[2] = f->sizes[3] = G * hidden;
+    for (int k = 0; k < 4; k++) {
+        /* torch's init range 1/sqrt(hidden), doubled so the gates leave their linear region */
+        f->weights[k] = random_array(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
+        f->gradients[k] = zeros(f->sizes[k]);
+    }
+    f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3]};
+}
+
+static void fixture_zero_gradients(encoder_fixture *f)
+{
+    for (int k = 0; k < 4; k++)
+        memset(f->gradients[k], 0, (size_t)f->sizes[k] * sizeof(float));
+}
+
+static time_encoder_gradients fixture_gradients(encoder_fixture *f)
+{
+    return (time_encoder_gradients){f->gradients[0], f->gradients[1], f->gradients[2], f->gradients[3]};
+}
+
+static void fixture_free(encoder_fixture *f)
+{
+    for (int k = 0; k < 4; k++)
+        free(f->weights[k]), free(f->gradients[k]);
+}
+
+/* What one layout measured against the reference. */
+typedef struct comparison {
+    double output, input_gradient, parameter_gradient;   /* worst relative errors */
+    int64_t differing;                                   /* h and dx values that differ in bits */
+} comparison;
+
+static int64_t differing_bits(const float *a, const float *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    return differing;
+}
+
+/* Reference results for one set, kept to compare every layout against. */
+typedef struct reference_run {
+    float *x, *dh_out, *h, *dx, *gradients[4];
+} reference_run;
+
+static void reference_create(reference_run *run, encoder_fixture *f, const sequence_set *set, rng *r)
+{
+    tf_error err;
+    const int64_t total = set->total_steps, in = f->encoder.in, H = f->encoder.hidden;
+    run->x = random_array(total * in, 1.0f, r);
+    run->dh_out = random_array(total * H, 1.0f, r);
+    run->h = zeros(total * H);
+    run->dx = zeros(total * in);
+    ck_assert_msg(ref_fusion_forward(&f->encoder, set, run->x, run->h, &err) == TF_OK, "%s", err.message);
+    fixture_zero_gradients(f);
+    time_encoder_gradients g = fixture_gradients(f);
+    ck_assert_msg(ref_fusion_backward(&f->encoder, set, run->x, run->dh_out, run->dx, &g, &err) == TF_OK, "%s",
+                  err.message);
+    for (int k = 0; k < 4; k++) {
+        run->gradients[k] = zeros(f->sizes[k]);
+        memcpy(run->gradients[k], f->gradients[k], (size_t)f->sizes[k] * sizeof(float));
+    }
+}
+
+static void reference_free(reference_run *run)
+{
+    free(run->x), free(run->dh_out), free(run->h), free(run->dx);
+    for (int k = 0; k < 4; k++)
+        free(run->gradients[k]);
+}
+
+/* Run @p plan's forward and backward and compare with the reference. */
+static comparison compare_plan(encoder_fixture *f, const sequence_set *set, const fusion_plan *plan,
+                               const reference_run *ref)
+{
+    tf_error err;
+    const int64_t total = set->total_steps, in = f->encoder.in, H = f->encoder.hidden;
+    float *h = zeros(total * H), *dx = zeros(total * in);
+    fusion_tape tape;
+    ck_assert_msg(opt_fusion_forward(&f->encoder, set, plan, ref->x, h, &tape, &err) == TF_OK, "%s", err.message);
+    fixture_zero_gradients(f);
+    time_encoder_gradients g = fixture_gradients(f);
+    ck_assert_msg(opt_fusion_backward(&f->encoder, set, plan, &tape, ref->dh_out, dx, &g, &err) == TF_OK, "%s",
+                  err.message);
+    comparison c = {relative_error(h, ref->h, total * H), relative_error(dx, ref->dx, total * in), 0,
+                    differing_bits(h, ref->h, total * H) + differing_bits(dx, ref->dx, total * in)};
+    for (int k = 0; k < 4; k++)
+        c.parameter_gradient =
+            fmax(c.parameter_gradient, relative_error(f->gradients[k], ref->gradients[k], f->sizes[k]));
+    fusion_tape_free(&tape);
+    free(h), free(dx);
+    return c;
+}
+
+/* Padded and fused against the reference on one set, both cells; prints one line per cell. */
+static void check_set(const char *what, const sequence_set *set, int64_t in, int64_t hidden, uint64_t seed)
+{
+    tf_error err;
+    fusion_plan padded, lanes;
+    ck_assert_msg(opt_fusion_plan_padded(set, &padded, &err) == TF_OK, "%s", err.message);
+    ck_assert_msg(opt_fusion_plan_lanes(set, &lanes, &err) == TF_OK, "%s", err.message);
+    /* fused lanes compute exactly the useful steps; padding computes count x T_max */
+    ck_assert_int_eq(lanes.computed_rows, set->total_steps);
+    ck_assert_int_eq(padded.computed_rows, set->count * set->max_length);
+    printf("%s: %lld sequences, %lld steps, T_max %lld; computed/useful padded %.2f, fused %.2f "
+           "(%lld lanes, occupancy %.3f)\n",
+           what, (long long)set->count, (long long)set->total_steps, (long long)set->max_length,
+           fusion_plan_computed_per_useful(&padded), fusion_plan_computed_per_useful(&lanes),
+           (long long)lanes.num_lanes,
+           fusion_plan_occupancy(&lanes));
+    for (int kind = TIME_ENCODER_GRU; kind <= TIME_ENCODER_LSTM; kind++) {
+        rng r;
+        rng_seed(&r, seed + (uint64_t)kind);
+        encoder_fixture f;
+        fixture_create(&f, (time_encoder_kind)kind, in, hidden, &r);
+        reference_run ref;
+        reference_create(&ref, &f, set, &r);
+        comparison p = compare_plan(&f, set, &padded, &ref), l = compare_plan(&f, set, &lanes, &ref);
+        printf("  %s vs per-sequence ref: padded h %.2e dx %.2e dW %.2e (%lld h/dx values differ in bits) | "
+               "fused h %.2e dx %.2e dW %.2e (%lld differ)\n",
+               kind == TIME_ENCODER_GRU ? "GRU " : "LSTM", p.output, p.input_gradient, p.parameter_gradient,
+               (long long)p.differing, l.output, l.input_gradient, l.parameter_gradient, (long long)l.differing);
+        /* h and dx: the twins add the same float terms in the reference's order (opt_fusion.h),
+         * so they are bitwise equal; parameter gradients differ only in the order of a double
+         * sum, so they are held to the fp tolerance */
+        ck_assert_int_eq(p.differing, 0);
+        ck_assert_int_eq(l.differing, 0);
+        ck_assert(p.parameter_gradient <= TOLERANCE && l.parameter_gradient <= TOLERANCE);
+        reference_free(&ref);
+        fixture_free(&f);
+    }
+    fusion_plan_free(&padded);
+    fusion_plan_free(&lanes);
+}
+
+START_TEST(generated_lengths)
+{
+    const length_distribution kinds[] = {LENGTHS_UNIFORM, LENGTHS_HEAVY_TAILED, LENGTHS_EQUAL, LENGTHS_ONE};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        tf_error err;
+        sequence_set set;
+        ck_assert(sequence_set_generate(kinds[k], 80, 12, 7 + k, &set, &err) == TF_OK);
+        char what[96];
+        snprintf(what, sizeof what, "lengths %s in 1..12", length_distribution_name(kinds[k]));
+        check_set(what, &set, 5, 12, 100 + k);
+        sequence_set_free(&set);
+    }
+    /* wide enough (lanes x gate units >= 16384 floats per step: the padded plan's 100 lanes, and
+     * the fused LSTM's) that the twin's step loops run on both threads, not only its whole-batch
+     * loops */
+    tf_error err;
+    sequence_set set;
+    ck_assert(sequence_set_generate(LENGTHS_UNIFORM, 100, 4, 12, &set, &err) == TF_OK);
+    check_set("lengths uniform in 1..4, hidden 64 (threaded steps)", &set, 6, 64, 120);
+    sequence_set_free(&set);
+}
+END_TEST
+
+START_TEST(tennis_lifetimes)
+{
+    tf_error err;
+    sequence_set set;
+    snapshot_seq *hours = &tennis()->snapshots;
+    /* twitter_tennis marks every account present in every hour: its lifetimes are the runs of
+     * hours in which an account mentions or is mentioned. The first 30 hours (the benchmark
+     * takes all 120). */
+    const int64_t all_hours = hours->num_snapshots;
+    hours->num_snapshots = 30; /* a prefix; restored so dataset_free() frees every hour */
+    ck_assert(sequence_set_from_snapshots(hours, 1, &set, &err) == TF_OK);
+    hours->num_snapshots = all_hours;
+    check_set("twitter_tennis active runs, hours 0-29", &set, 4, 8, 11);
+    sequence_set_free(&set);
+}
+END_TEST
+
+START_TEST(event_lifetimes)
+{
+    tf_error err;
+    dataset ratings;
+    sequence_set set;
+    /* bitcoin_alpha's 24,186 ratings grouped into 32 snapshots of equal time span */
+    ck_assert(dataset_load("bitcoin_alpha", NULL, &ratings, &err) == TF_OK);
+    ck_assert(sequence_set_from_events(&ratings.events, 32, &set, &err) == TF_OK);
+    check_set("bitcoin_alpha events in 32 snapshots", &set, 4, 8, 12);
+    sequence_set_free(&set);
+    dataset_free(&ratings);
+}
+END_TEST
+
+START_TEST(generated_vertex_churn)
+{
+    tf_error err;
+    dataset churn;
+    sequence_set set;
+    /* a generated graph whose vertices depart and arrive: present masks */
+    ck_assert_msg(dataset_load("powerlaw:nodes=200,edges=800,snapshots=10,arrival=0.1,seed=3", NULL, &churn, &err) ==
+                      TF_OK,
+                  "%s", err.message);
+    int absent = 0;
+    for (int64_t t = 0; t < churn.snapshots.num_snapshots; t++)
+        for (int64_t v = 0; v < churn.snapshots.num_nodes; v++)
+            absent += !churn.snapshots.snapshots[t].present[v];
+    ck_assert(absent > 0);
+    ck_assert(sequence_set_from_snapshots(&churn.snapshots, 0, &set, &err) == TF_OK);
+    printf("generated graph: %d absent (vertex, snapshot) pairs\n", absent);
+    check_set("powerlaw present runs", &set, 4, 8, 13);
+    sequence_set_free(&set);
+    dataset_free(&churn);
+}
+END_TEST
+
+/* DGC's Eq. 4 masks the previous state in the update gate only. Applied literally, a sequence
+ * that starts mid-lane (C1 after B2) still reads B2's state through the reset gate, the
+ * candidate and the interpolation z * h_prev: its outputs are wrong, and the check above would
+ * fail. No mask at all is wrong too. Only the first sequence of each lane is unaffected. */
+START_TEST(paper_mask_is_not_enough)
+{
+    tf_error err;
+    sequence_set set;
+    ck_assert(sequence_set_generate(LENGTHS_UNIFORM, 150, 16, 21, &set, &err) == TF_OK);
+    rng r;
+    rng_seed(&r, 22);
+    encoder_fixture f;
+    fixture_create(&f, TIME_ENCODER_GRU, 5, 12, &r);
+    reference_run ref;
+    reference_create(&ref, &f, &set, &r);
+    fusion_plan lanes;
+    ck_assert(opt_fusion_plan_lanes(&set, &lanes, &err) == TF_OK);
+    const int64_t H = 12, total = set.total_steps;
+    const fusion_mask_rule rules[3] = {FUSION_MASK_EVERY_GATE, FUSION_MASK_UPDATE_GATE_ONLY, FUSION_MASK_NONE};
+    const char *names[3] = {"every gate (twofold)", "update gate only (Eq. 4 literally)", "no mask"};
+    double errors[3];
+    int64_t wrong_rows[3];
+    for (int k = 0; k < 3; k++) {
+        lanes.mask_rule = rules[k];
+        float *h = zeros(total * H);
+        fusion_tape tape;
+        ck_assert_msg(opt_fusion_forward(&f.encoder, &set, &lanes, ref.x, h, &tape, &err) == TF_OK, "%s", err.message);
+        errors[k] = relative_error(h, ref.h, total * H);
+        wrong_rows[k] = 0;
+        for (int64_t i = 0; i < total; i++)
+            wrong_rows[k] += relative_error(h + i * H, ref.h + i * H, H) > TOLERANCE;
+        /* steps of sequences that start their lane are right under every rule */
+        for (int64_t s = 0; s < set.count; s++)
+            if (lanes.start_of_sequence[s] == 0)
+                ck_assert(relative_error(h + set.offsets[s] * H, ref.h + set.offsets[s] * H,
+                                         (set.offsets[s + 1] - set.offsets[s]) * H) <= TOLERANCE);
+        printf("mask on %-36s: max relative error %.2e, %lld of %lld steps wrong\n", names[k], errors[k],
+               (long long)wrong_rows[k], (long long)total);
+        fusion_tape_free(&tape);
+        free(h);
+    }
+    ck_assert(errors[0] <= TOLERANCE && wrong_rows[0] == 0);
+    ck_assert_msg(errors[1] > 1e3 * TOLERANCE && wrong_rows[1] > 0, "the literal Eq. 4 mask should be caught");
+    ck_assert_msg(errors[2] > 1e3 * TOLERANCE && wrong_rows[2] > 0, "no mask should be caught");
+    /* the backward refuses a wrong rule rather than differentiate it */
+    lanes.mask_rule = FUSION_MASK_UPDATE_GATE_ONLY;
+    fusion_tape tape = {0};
+    EXPECT_INPUT_ERROR(opt_fusion_backward(&f.encoder, &set, &lanes, &tape, ref.dh_out, NULL, NULL, &err), &err,
+                       "every-gate");
+    fusion_plan_free(&lanes);
+    reference_free(&ref);
+    fixture_free(&f);
+    sequence_set_free(&set);
+}
+END_TEST
+
+/* The reset is a select, not a multiply by 0: a NaN left in the state by one sequence (0 * NaN
+ * is NaN) must not reach the next sequence of its lane. Two sequences of length 2 share a lane
+ * of length 4; the first one's input is NaN. */
+START_TEST(reset_does_not_multiply)
+{
+    tf_error err;
+    const int64_t lengths[3] = {4, 2, 2};
+    sequence_set set;
+    ck_assert(sequence_set_from_lengths(lengths, 3, &set, &err) == TF_OK);
+    fusion_plan lanes;
+    ck_assert(opt_fusion_plan_lanes(&set, &lanes, &err) == TF_OK);
+    ck_assert_int_eq(lanes.num_lanes, 2); /* (A1..A4) and (B1 B2 C1 C2), the paper's Fig. 9c */
+    ck_assert_int_eq(lanes.lane_of_sequence[1], lanes.lane_of_sequence[2]);
+    rng r;
+    rng_seed(&r, 31);
+    encoder_fixture f;
+    fixture_create(&f, TIME_ENCODER_LSTM, 3, 4, &r);
+    float x[8 * 3], h_ref[8 * 4], h[8 * 4];
+    for (int i = 0; i < 8 * 3; i++)
+        x[i] = (float)(2.0 * rng_uniform(&r) - 1.0);
+    x[4 * 3] = NAN; /* B1 */
+    ck_assert(ref_fusion_forward(&f.encoder, &set, x, h_ref, &err) == TF_OK);
+    fusion_tape tape;
+    ck_assert(opt_fusion_forward(&f.encoder, &set, &lanes, x, h, &tape, &err) == TF_OK);
+    int finite_c = 1;
+    for (int i = 6 * 4; i < 8 * 4; i++)
+        finite_c &= isfinite(h[i]);
+    printf("NaN in B1: B2 output is %s; C1, C2 outputs finite: %s, bitwise equal to ref: %s\n",
+           isnan(h[5 * 4]) ? "NaN" : "finite", finite_c ? "yes" : "no",
+           differing_bits(h + 6 * 4, h_ref + 6 * 4, 2 * 4) == 0 ? "yes" : "no");
+    ck_assert(isnan(h[5 * 4]));
+    ck_assert(finite_c && differing_bits(h + 6 * 4, h_ref + 6 * 4, 2 * 4) == 0);
+    fusion_tape_free(&tape);
+    fusion_plan_free(&lanes);
+    fixture_free(&f);
+    sequence_set_free(&set);
+}
+END_TEST
+
+/* Spatial fusion on one graph: every chunk's rows read out of its group's load are memcmp-equal
+ * to loading the chunk alone; fewer bytes; no merged group over the cap. */
+static void check_spatial(const char *what, const snapshot_seq *seq, int64_t num_chunks, double cap_fraction)
+{
+    tf_error err;
+    chunk_set chunks;
+    ck_assert(chunk_set_contiguous(seq->num_nodes, num_chunks, &chunks, &err) == TF_OK);
+    chunk_load *alone = calloc((size_t)num_chunks, sizeof *alone);
+    int64_t largest = 0;
+    for (int64_t c = 0; c < num_chunks; c++) {
+        ck_assert_msg(ref_fusion_load_chunk(seq, &chunks, c, &alone[c], &err) == TF_OK, "%s", err.message);
+        largest = alone[c].bytes > largest ? alone[c].bytes : largest;
+    }
+    /* the cap: a fraction of the whole graph's data, as a device holds a fraction of it */
+    const int64_t whole = seq->num_snapshots * seq->num_nodes * seq->feature_width * (int64_t)sizeof(float);
+    const int64_t cap = (int64_t)(cap_fraction * (double)whole);
+    fusion_groups groups;
+    ck_assert_msg(opt_fusion_spatial_groups(seq, &chunks, cap, &groups, &err) == TF_OK, "%s", err.message);
+    int64_t differing = 0, compared = 0, over_cap = 0;
+    for (int64_t g = 0; g < groups.count; g++) {
+        chunk_load load;
+        ck_assert(opt_fusion_load_group(seq, &chunks, &groups, g, &load, &err) == TF_OK);
+        ck_assert_int_eq(load.bytes, groups.load_bytes[g]);
+        over_cap += groups.offsets[g + 1] - groups.offsets[g] > 1 && load.bytes > cap;
+        for (int64_t k = groups.offsets[g]; k < groups.offsets[g + 1]; k++) {
+            const int64_t c = groups.chunks[k], F = seq->feature_width;
+            int64_t *rows, count;
+            ck_assert(opt_fusion_chunk_rows(seq, &chunks, c, &load, &rows, &count, &err) == TF_OK);
+            ck_assert_int_eq(count, alone[c].num_vertices);
+            for (int64_t t = 0; t < seq->num_snapshots; t++)
+                for (int64_t i = 0; i < count; i++) {
+                    differing += memcmp(load.features + (t * load.num_vertices + rows[i]) * F,
+                                        alone[c].features + (t * count + i) * F, (size_t)F * sizeof(float)) != 0;
+                    compared++;
+                }
+            free(rows);
+        }
+        chunk_load_free(&load);
+    }
+    printf("spatial fusion on %s, %lld chunks (largest load %lld bytes), cap %lld bytes (%.2f of the graph): "
+           "%lld groups, bytes loaded %lld per chunk vs %lld fused (%.1f%% saved); %lld of %lld feature rows "
+           "differ in bits, %lld merged groups over the cap\n",
+           what, (long long)num_chunks, (long long)largest, (long long)cap, cap_fraction, (long long)groups.count,
+           (long long)groups.unfused_bytes,
+           (long long)groups.fused_bytes, 100.0 * (1.0 - (double)groups.fused_bytes / (double)groups.unfused_bytes),
+           (long long)differing, (long long)compared, (long long)over_cap);
+    ck_assert_int_eq(differing, 0);
+    ck_assert_int_eq(over_cap, 0);
+    ck_assert(groups.count < num_chunks && groups.fused_bytes < groups.unfused_bytes);
+    for (int64_t c = 0; c < num_chunks; c++)
+        chunk_load_free(&alone[c]);
+    free(alone);
+    fusion_groups_free(&groups);
+    chunk_set_free(&chunks);
+}
+
+START_TEST(spatial_fusion_generated)
+{
+    tf_error err;
+    dataset generated;
+    ck_assert(dataset_load("powerlaw:nodes=2000,edges=6000,snapshots=4,seed=9", NULL, &generated, &err) == TF_OK);
+    check_spatial("powerlaw 2000 vertices", &generated.snapshots, 12, 0.6);
+    dataset_free(&generated);
+}
+END_TEST
+
+START_TEST(spatial_fusion_tennis)
+{
+    check_spatial("twitter_tennis (120 hours)", &tennis()->snapshots, 16, 0.6);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    tf_error err;
+    sequence_set set;
+    const int64_t lengths[3] = {3, 0, 2};
+    EXPECT_INPUT_ERROR(sequence_set_from_lengths(lengths, 3, &set, &err), &err, "sequence 1", "length 0");
+    EXPECT_INPUT_ERROR(sequence_set_generate(LENGTHS_UNIFORM, 0, 5, 1, &set, &err), &err, "count 0");
+    chunk_set chunks;
+    EXPECT_INPUT_ERROR(chunk_set_contiguous(4, 5, &chunks, &err), &err, "5 chunks of 4 vertices");
+    time_encoder missing = {TIME_ENCODER_GRU, 3, 0, NULL, NULL, NULL, NULL};
+    ck_assert(sequence_set_from_lengths(lengths, 1, &set, &err) == TF_OK);
+    float x[9] = {0}, h[9];
+    EXPECT_INPUT_ERROR(ref_fusion_forward(&missing, &set, x, h, &err), &err, "hidden width 0");
+    fusion_plan plan;
+    ck_assert(opt_fusion_plan_lanes(&set, &plan, &err) == TF_OK);
+    sequence_set other;
+    ck_assert(sequence_set_from_lengths(lengths + 2, 1, &other, &err) == TF_OK);
+    float w[3 * 3 * 3] = {0};
+    time_encoder tiny = {TIME_ENCODER_GRU, 3, 3, w, w, w, w};
+    fusion_tape tape;
+    EXPECT_INPUT_ERROR(opt_fusion_forward(&tiny, &other, &plan, x, h, &tape, &err), &err, "another sequence set");
+    dataset small;
+    ck_assert(dataset_load("powerlaw:nodes=50,edges=100,snapshots=2,seed=1", NULL, &small, &err) == TF_OK);
+    ck_assert(chunk_set_contiguous(small.snapshots.num_nodes, 4, &chunks, &err) == TF_OK);
+    fusion_groups groups;
+    EXPECT_INPUT_ERROR(opt_fusion_spatial_groups(&small.snapshots, &chunks, 0, &groups, &err), &err, "memory cap");
+    sequence_set_free(&other);
+    event_stream empty = {0};
+    EXPECT_INPUT_ERROR(sequence_set_from_events(&empty, 4, &other, &err), &err, "empty");
+    chunk_set_free(&chunks);
+    dataset_free(&small);
+    fusion_plan_free(&plan);
+    sequence_set_free(&set);
+}
+END_TEST
+
+typedef struct named_test {
+    const char *name;
+    const TTest *test;
+} named_test;
+
+/* One case per test, so CK_RUN_CASE=NAME runs one alone. */
+static Suite *suite_of(const char *name, const named_test *tests, size_t count)
+{
+    Suite *suite = suite_create(name);
+    for (size_t i = 0; i < count; i++) {
+        TCase *single = tcase_create(tests[i].name);
+        tcase_set_timeout(single, 300);
+        tcase_add_test(single, tests[i].test);
+        suite_add_tcase(suite, single);
+    }
+    return suite;
+}
+
+/* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "fusion" on
+ * generated data (label unit, under Valgrind in CI) and "fusion_real_data" on the bundled
+ * datasets (label slow: parsing twitter_tennis's JSON alone takes 13 s under Valgrind, and the
+ * loaders are memory-checked by test_loaders). */
+int main(void)
+{
+    opt_set_threads(2);
+    const named_test generated[] = {{"generated_lengths", generated_lengths},
+                                           {"generated_vertex_churn", generated_vertex_churn},
+                                           {"paper_mask_is_not_enough", paper_mask_is_not_enough},
+                                           {"reset_does_not_multiply", reset_does_not_multiply},
+                                           {"spatial_fusion_generated", spatial_fusion_generated},
+                                           {"bad_input", bad_input}};
+    const named_test real[] = {{"tennis_lifetimes", tennis_lifetimes},
+                                      {"event_lifetimes", event_lifetimes},
+                                      {"spatial_fusion_tennis", spatial_fusion_tennis}};
+    SRunner *runner = srunner_create(suite_of("fusion", generated, sizeof generated / sizeof *generated));
+    srunner_add_suite(runner, suite_of("fusion_real_data", real, sizeof real / sizeof *real));
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    if (tennis_loaded)
+        dataset_free(&tennis_data);
+    return failed == 0 ? 0 : 1;
+}
