@@ -29,16 +29,6 @@ static float *random_array(int64_t count, rng *r)
     return values;
 }
 
-static double relative_error(const float *ours, const float *reference, int64_t n)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
-        worst = isnan(e) ? INFINITY : fmax(worst, e);
-    }
-    return worst;
-}
-
 /* A device copy of `count` host floats (owned by the context). */
 static float *to_device(const float *host, int64_t count)
 {

@@ -52,16 +52,6 @@ static float *zeros(int64_t count)
     return values;
 }
 
-static double relative_error(const float *ours, const float *reference, int64_t n)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
-        worst = isnan(e) ? INFINITY : fmax(worst, e);
-    }
-    return worst;
-}
-
 /* A time encoder with its own weights and gradient buffers. */
 typedef struct encoder_fixture {
     time_encoder encoder;
@@ -104,14 +94,6 @@ typedef struct comparison {
     double output, input_gradient, parameter_gradient;   /* worst relative errors */
     int64_t differing;                                   /* h and dx values that differ in bits */
 } comparison;
-
-static int64_t differing_bits(const float *a, const float *b, int64_t n)
-{
-    int64_t differing = 0;
-    for (int64_t i = 0; i < n; i++)
-        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
-    return differing;
-}
 
 /* Reference results for one set, kept to compare every layout against. */
 typedef struct reference_run {

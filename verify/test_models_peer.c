@@ -39,16 +39,6 @@ static const peer_case cases[] = {
     {"evolvegcn_twitter_tennis", MODEL_EVOLVEGCN, "twitter_tennis", 8, 2, 0, 8},
 };
 
-static double relative_error(const float *ours, const float *theirs, int64_t n)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)ours[i] - (double)theirs[i]) / fmax(1.0, fabs((double)theirs[i]));
-        worst = isnan(e) ? INFINITY : fmax(worst, e);
-    }
-    return worst;
-}
-
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */
 static void golden(const char *case_name, const char *file, int64_t expected_size, npy_array *out)
 {

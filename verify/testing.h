@@ -1,9 +1,13 @@
 /* Shared helpers for the Check suites in verify/: paths into the source tree, a suite
- * runner, and asserting that a call failed the way it should. Header-only, test-only. */
+ * runner, asserting that a call failed the way it should, and the two comparisons every
+ * twin check prints (the fp error and the count of values that differ in bits).
+ * Header-only, test-only. */
 #ifndef TWOFOLD_TESTING_H
 #define TWOFOLD_TESTING_H
 
 #include <check.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,27 @@ static inline void assert_input_error(int status, const tf_error *err, const cha
     } while (0)
 
 /* Run one suite; returns the process exit status (0 when every test passed). */
+/* The fp error of design/TECHNIQUES.md: the largest |ours - reference| / max(1, |reference|)
+ * over n values; infinity if any is NaN. */
+static inline double relative_error(const float *ours, const float *reference, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst;
+}
+
+/* How many of n values differ bit for bit (0 = bitwise equal). */
+static inline int64_t differing_bits(const float *a, const float *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    return differing;
+}
+
 static inline int run_suite(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
