@@ -8,7 +8,9 @@
  *  - the cache never changes a result: capacities 0 % .. 100 % with ReInc's policy and LRU give
  *    bitwise the same parameters (notes/reinc.md V7), while hit rates and engine work differ;
  *  - ReInc's F is exact: after each epoch nothing is left in a cache big enough for everything
- *    (every entry expired when its last predicted access came). */
+ *    (every entry expired when its last predicted access came);
+ *  - reuse across gates, counted: the integrated GraphRNNs aggregate each input once per cell,
+ *    not once per gate (sparse products per snapshot, against what per-gate convolutions need). */
 #include <math.h>
 
 #include "dataset.h"
@@ -194,6 +196,55 @@ START_TEST(cache_policy_unit)
 }
 END_TEST
 
+/* Counts the sparse products a forward makes: ref_kernels with a counting propagate_forward. */
+static int64_t propagations;
+
+static void counting_propagate(const propagation *p, const float *x, int64_t width, float *y)
+{
+    propagations++;
+    ref_kernels.propagate_forward(p, x, width, y);
+}
+
+START_TEST(reuse_across_gates_counted)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("powerlaw:nodes=100,edges=600,snapshots=6,seed=2", NULL, &d, &err) == TF_OK);
+    kernels counting = ref_kernels;
+    counting.propagate_forward = counting_propagate;
+    /* Chebyshev order K: a basis of one input costs K - 1 products. GConvGRU convolves X and H
+     * in each of its 3 gates (6 convolutions, 6 (K - 1) products per snapshot without reuse)
+     * but needs only 3 bases: X once for all gates, H once for z and r, H * R for the
+     * candidate. GC-LSTM convolves H in its 4 gates (4 (K - 1)) but needs one basis. */
+    static const struct {
+        model_kind kind;
+        int64_t bases, convolutions;
+    } cases[] = {{MODEL_GCONVGRU, 3, 6}, {MODEL_GCLSTM, 1, 4}};
+    const int k = 3;
+    const int64_t count = d.snapshots.num_snapshots;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        model_config config = {cases[i].kind, d.snapshots.feature_width, 8, d.snapshots.target_width, k};
+        model m;
+        ck_assert(model_create(&m, &config, 1, &err) == TF_OK);
+        m.kernels = &counting;
+        float *predictions = malloc((size_t)(count * d.snapshots.num_nodes * d.snapshots.target_width) * sizeof(float));
+        ck_assert_ptr_nonnull(predictions);
+        window_tape tape;
+        propagations = 0;
+        ck_assert(model_forward(&m, &d.snapshots, 0, count, &tape, predictions, &err) == TF_OK);
+        const int64_t expected = count * cases[i].bases * (k - 1), per_gate = count * cases[i].convolutions * (k - 1);
+        printf("%-9s K = %d, %lld snapshots: %lld sparse products (one basis per input per cell); per-gate convolutions "
+               "would make %lld\n",
+               model_kind_name(cases[i].kind), k, (long long)count, (long long)propagations, (long long)per_gate);
+        ck_assert_int_eq(propagations, expected);
+        window_tape_free(&m, &tape);
+        free(predictions);
+        model_free(&m);
+    }
+    dataset_free(&d);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("incremental_train");
@@ -202,6 +253,7 @@ int main(void)
     tcase_add_test(tc, cache_policy_unit);
     tcase_add_test(tc, generated_overlapping_windows);
     tcase_add_test(tc, cache_never_changes_results);
+    tcase_add_test(tc, reuse_across_gates_counted);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
