@@ -187,7 +187,6 @@ static int churn_sweep(int quick, FILE *csv, double *threshold_out)
 /* One access of ReInc's trace. */
 typedef struct access {
     int64_t key;
-    cache_level level;
     int64_t count;       /* floats */
     double imminence;
     int64_t future;      /* accesses of this key after this one (filled by a backward scan) */
@@ -198,7 +197,7 @@ typedef struct trace {
     int64_t count, allocated;
 } trace;
 
-static void trace_push(trace *tr, int64_t key, cache_level level, int64_t count, double imminence)
+static void trace_push(trace *tr, int64_t key, int64_t count, double imminence)
 {
     if (tr->count == tr->allocated) {
         tr->allocated = tr->allocated ? 2 * tr->allocated : 4096;
@@ -208,7 +207,7 @@ static void trace_push(trace *tr, int64_t key, cache_level level, int64_t count,
             exit(1);
         }
     }
-    tr->items[tr->count++] = (access){key, level, count, imminence, 0};
+    tr->items[tr->count++] = (access){key, count, imminence, 0};
 }
 
 /* ReInc's workload, seq-first: for each sequence start s (stride S), the encoder runs
@@ -223,18 +222,19 @@ static trace reinc_trace(int64_t snapshots, int64_t length, int64_t stride, int6
     for (int64_t s = 0; s + 2 * length <= snapshots; s += stride)
         for (int part = 0; part < 2; part++) /* 0 encoder, 1 decoder */
             for (int64_t idx = 0; idx < length; idx++)
-                trace_push(&tr, s + part * length + idx, CACHE_GLOBAL, input_floats,
+                trace_push(&tr, s + part * length + idx, input_floats,
                            part == 0 ? (double)(length - stride) : (double)(length - 1));
     return tr;
 }
 
-/* F of every access: how many later accesses the same key has (exact, from the trace). */
-static void fill_future(trace *tr)
+/* F of every access: how many later accesses the same snapshot has (exact, from the trace). */
+static void fill_future(trace *tr, int64_t snapshots)
 {
-    int64_t largest = 0;
-    for (int64_t i = 0; i < tr->count; i++)
-        largest = tr->items[i].key > largest ? tr->items[i].key : largest;
-    int64_t *seen = calloc((size_t)largest + 1, sizeof *seen);
+    int64_t *seen = calloc((size_t)snapshots, sizeof *seen);
+    if (!seen) {
+        fprintf(stderr, "bench_incremental: out of memory\n");
+        exit(1);
+    }
     for (int64_t i = tr->count - 1; i >= 0; i--)
         tr->items[i].future = seen[tr->items[i].key]++;
     free(seen);
@@ -248,7 +248,7 @@ static double replay(const trace *tr, cache_policy policy, int64_t capacity_byte
     for (int64_t i = 0; i < tr->count; i++) {
         const access *a = &tr->items[i];
         if (!aggregation_cache_get(&c, a->key, NULL))
-            aggregation_cache_put(&c, a->key, a->level, NULL, a->count, a->future, a->imminence, &err);
+            aggregation_cache_put(&c, a->key, NULL, a->count, a->future, a->imminence, &err);
     }
     double rate = aggregation_cache_hit_rate(&c);
     aggregation_cache_free(&c);
@@ -260,18 +260,9 @@ static void cache_sweep(int quick, FILE *csv)
     const int64_t snapshots = quick ? 24 : 100, length = 8, stride = 1, nodes = 1000;
     const int gates = 4;
     trace tr = reinc_trace(snapshots, length, stride, nodes * 128);
-    fill_future(&tr);
+    fill_future(&tr, snapshots);
     /* The data size: every snapshot's input aggregation once. */
-    int64_t largest_key = 0, data_bytes = 0;
-    for (int64_t i = 0; i < tr.count; i++)
-        largest_key = tr.items[i].key > largest_key ? tr.items[i].key : largest_key;
-    uint8_t *counted = calloc((size_t)largest_key + 1, 1);
-    for (int64_t i = 0; i < tr.count; i++)
-        if (!counted[tr.items[i].key]) {
-            counted[tr.items[i].key] = 1;
-            data_bytes += tr.items[i].count * (int64_t)sizeof(float);
-        }
-    free(counted);
+    const int64_t data_bytes = snapshots * nodes * 128 * (int64_t)sizeof(float);
     printf("\n== 2. global cache hit rate against capacity: ReInc's workload (encoder-decoder with teacher forcing, "
            "L = %lld, S = %lld, %lld snapshots), %lld accesses of which %lld can hit, data %.1f MB ==\n",
            (long long)length, (long long)stride, (long long)snapshots, (long long)tr.count,
@@ -298,7 +289,7 @@ static void cache_sweep(int quick, FILE *csv)
         /* the first sequence (s = 0) computes snapshot idx at encoder position idx, gate 0 */
         int64_t position = 0, seen = 0;
         for (int64_t i = 0; i < tr.count; i++)
-            if (tr.items[i].level == CACHE_GLOBAL && tr.items[i].key == idx) {
+            if (tr.items[i].key == idx) {
                 position = i;
                 seen = 1;
                 break;

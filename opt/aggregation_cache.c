@@ -84,7 +84,7 @@ int aggregation_cache_get(aggregation_cache *c, int64_t key, float *out)
     return 0;
 }
 
-int aggregation_cache_put(aggregation_cache *c, int64_t key, cache_level level, const float *data, int64_t count,
+int aggregation_cache_put(aggregation_cache *c, int64_t key, const float *data, int64_t count,
                           int64_t future, double imminence, tf_error *err)
 {
     c->clock++;
@@ -97,7 +97,7 @@ int aggregation_cache_put(aggregation_cache *c, int64_t key, cache_level level, 
         c->stats.rejected++;
         return TF_OK;
     }
-    cache_entry fresh = {key, level, NULL, count, future, imminence, c->clock};
+    cache_entry fresh = {key, NULL, count, future, imminence, c->clock};
     /* Which entries would have to go; ReInc refuses when the newcomer ranks below all of them. */
     if (c->used_bytes + bytes > c->capacity_bytes && c->policy == CACHE_REINC) {
         double newcomer = priority(c, &fresh);

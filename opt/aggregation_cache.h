@@ -1,9 +1,15 @@
 /**
  * @file aggregation_cache.h
- * @brief ReInc's two-level cache of aggregations (global: input-feature aggregations A_t X_t,
- *        reused across gates, overlapping windows and as Agg_{t-1}; local: hidden-state
- *        aggregations of one layer, reused across the gates of one cell), with ReInc's eviction
- *        score and an LRU baseline, under one byte capacity.
+ * @brief ReInc's cache of aggregations, with ReInc's eviction score and an LRU baseline,
+ *        under one byte capacity.
+ *
+ * ReInc has two levels (notes/reinc.md section 3): the global cache holds input-feature
+ * aggregations A_t X_t (reused across gates, overlapping windows and as Agg_{t-1}); local
+ * caches hold one cell's hidden-state aggregations, reused across its gates. The score tells
+ * them apart only through I (global: L - S, or L - 1 for the decoder; local: 0) and F (a local
+ * entry expires after its cell's gates, F = K - g), so one cache object serves either level.
+ * In twofold the local level is the cell's own step record (ref/model_*.c), so this object
+ * holds the global level.
  *
  * ReInc's priority (Eq. 3, notes/reinc.md section 3): priority = F / S - I, the lowest evicted
  * first, where F is the entry's remaining future accesses, S its size and I its imminence.
@@ -42,16 +48,9 @@ const char *cache_policy_name(cache_policy policy);
 /** Parse a policy name. @return 0, or TF_ERR_INPUT naming the choices. */
 int cache_policy_parse(const char *name, cache_policy *policy, tf_error *err);
 
-/** The two levels of ReInc's cache. */
-typedef enum cache_level {
-    CACHE_GLOBAL, /**< input-feature aggregations (layer 1), key = snapshot */
-    CACHE_LOCAL,  /**< hidden-state aggregations of one cell, expiring after its gates */
-} cache_level;
-
 /** One cached aggregation. */
 typedef struct cache_entry {
-    int64_t key;         /**< caller's key (unique across levels) */
-    cache_level level;   /**< global or local */
+    int64_t key;         /**< caller's key */
     float *data;         /**< [count] the copy, or NULL when only accounting (simulation) */
     int64_t count;       /**< floats */
     int64_t future;      /**< F: accesses still to come */
@@ -103,7 +102,7 @@ int aggregation_cache_get(aggregation_cache *c, int64_t key, float *out);
  * the policy says, or refuses. An entry with no future access is not kept.
  * @return 0, or TF_ERR_INPUT when the copy cannot be allocated.
  */
-int aggregation_cache_put(aggregation_cache *c, int64_t key, cache_level level, const float *data, int64_t count,
+int aggregation_cache_put(aggregation_cache *c, int64_t key, const float *data, int64_t count,
                           int64_t future, double imminence, tf_error *err);
 
 /** Hits / (hits + misses), 0 when nothing was asked. */

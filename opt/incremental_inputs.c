@@ -25,7 +25,7 @@ static int serve(void *context, int64_t t, float *out, tf_error *err)
     opt_incremental_seek(&in->engine, in->seq, in->deltas, t);
     memcpy(out, in->engine.value, (size_t)count * sizeof(float));
     in->produced++;
-    return aggregation_cache_put(&in->cache, t, CACHE_GLOBAL, out, count, in->visits[t] - in->visited[t],
+    return aggregation_cache_put(&in->cache, t, out, count, in->visits[t] - in->visited[t],
                                  in->imminence, err);
 }
 

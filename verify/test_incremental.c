@@ -134,23 +134,20 @@ START_TEST(generated_chains)
 {
     /* Vertices arrive and leave (arrival=0.01); degrees=0 changes the features of exactly a
      * churn fraction of vertices, degrees=1 those of every vertex an edge change touches. */
-    static const char *const specs[] = {
-        "powerlaw:nodes=400,edges=3000,snapshots=101,churn=0.001,arrival=0.01,features=4,degrees=0,seed=3",
-        "powerlaw:nodes=400,edges=3000,snapshots=101,churn=0.01,arrival=0.01,features=4,degrees=0,seed=4",
-        "powerlaw:nodes=400,edges=3000,snapshots=101,churn=0.1,arrival=0.01,features=4,degrees=0,seed=5",
-        "powerlaw:nodes=400,edges=3000,snapshots=101,churn=0.5,arrival=0.01,features=4,degrees=0,seed=6",
-        "powerlaw:nodes=400,edges=3000,snapshots=101,churn=0.01,arrival=0.02,features=4,degrees=1,seed=7",
-    };
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    static const struct {
+        double churn, arrival;
+        int degrees, seed;
+    } graphs[] = {{0.001, 0.01, 0, 3}, {0.01, 0.01, 0, 4}, {0.1, 0.01, 0, 5}, {0.5, 0.01, 0, 6}, {0.01, 0.02, 1, 7}};
+    for (size_t i = 0; i < sizeof graphs / sizeof graphs[0]; i++) {
         tf_error err;
         dataset d;
-        ck_assert_msg(dataset_load(specs[i], NULL, &d, &err) == TF_OK, "%s", err.message);
+        char spec[160], label[64];
+        snprintf(spec, sizeof spec, "powerlaw:nodes=400,edges=3000,snapshots=101,churn=%g,arrival=%g,features=4,degrees=%d,seed=%d",
+                 graphs[i].churn, graphs[i].arrival, graphs[i].degrees, graphs[i].seed);
+        snprintf(label, sizeof label, "powerlaw churn %g%s", graphs[i].churn, graphs[i].degrees ? " deg-feat" : "");
+        ck_assert_msg(dataset_load(spec, NULL, &d, &err) == TF_OK, "%s", err.message);
         int64_t *order = in_order(d.snapshots.num_snapshots);
-        char what[64];
-        snprintf(what, sizeof what, "powerlaw churn %g%s", strstr(specs[i], "churn=0.001") ? 0.001
-                 : strstr(specs[i], "churn=0.01") ? 0.01 : strstr(specs[i], "churn=0.1") ? 0.1 : 0.5,
-                 strstr(specs[i], "degrees=1") ? " deg-feat" : "");
-        check_all_aggregators(what, &d.snapshots, order, d.snapshots.num_snapshots);
+        check_all_aggregators(label, &d.snapshots, order, d.snapshots.num_snapshots);
         free(order);
         dataset_free(&d);
     }

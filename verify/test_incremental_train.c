@@ -170,9 +170,9 @@ START_TEST(cache_policy_unit)
     float out[4] = {0};
     aggregation_cache *both[2] = {&reinc, &lru};
     for (int i = 0; i < 2; i++) {
-        ck_assert(aggregation_cache_put(both[i], 1, CACHE_GLOBAL, values, 4, 5, 0, &err) == TF_OK);
-        ck_assert(aggregation_cache_put(both[i], 2, CACHE_GLOBAL, values, 4, 1, 0, &err) == TF_OK);
-        ck_assert(aggregation_cache_put(both[i], 3, CACHE_GLOBAL, values, 4, 3, 0, &err) == TF_OK);
+        ck_assert(aggregation_cache_put(both[i], 1, values, 4, 5, 0, &err) == TF_OK);
+        ck_assert(aggregation_cache_put(both[i], 2, values, 4, 1, 0, &err) == TF_OK);
+        ck_assert(aggregation_cache_put(both[i], 3, values, 4, 3, 0, &err) == TF_OK);
     }
     /* ReInc evicted key 2 (F = 1); LRU evicted key 1 (oldest). */
     ck_assert_int_eq(aggregation_cache_get(&reinc, 1, out), 1);
@@ -184,7 +184,7 @@ START_TEST(cache_policy_unit)
     ck_assert_int_eq(lru.count, 1);
     ck_assert_int_eq(lru.stats.expired, 1);
     /* ReInc refuses a newcomer ranked below everything it would displace. */
-    ck_assert(aggregation_cache_put(&reinc, 4, CACHE_GLOBAL, values, 4, 1, 0, &err) == TF_OK);
+    ck_assert(aggregation_cache_put(&reinc, 4, values, 4, 1, 0, &err) == TF_OK);
     ck_assert_int_eq(reinc.stats.rejected, 1);
     printf("cache unit: reinc hits %lld misses %lld rejected %lld; lru hits %lld misses %lld expired %lld\n",
            (long long)reinc.stats.hits, (long long)reinc.stats.misses, (long long)reinc.stats.rejected,
