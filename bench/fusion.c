@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "dataset.h"
-#include "fusion.h"
-#include "fusion_measure.h"
-#include "kernels_cpu.h"
-#include "opt_fusion.h"
+#include "datasets/dataset.h"
+#include "opt/cli/cli.h"
+#include "opt/fusion.h"
+#include "opt/fusion_measure.h"
+#include "opt/kernels.h"
+#include "ref/fusion.h"
 
 static const char usage[] =
     "usage: bench_fusion [--out DIR] [--threads N] [--repeats N] [--hidden H] [--quick]\n"

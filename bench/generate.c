@@ -9,14 +9,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "generate.h"
-
-static double seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
+#include "datasets/generate.h"
+#include "ref/clock.h"
 
 int main(int argc, char **argv)
 {
@@ -28,12 +22,12 @@ int main(int argc, char **argv)
     p.churn = 0.01;
     snapshot_seq seq;
     tf_error err;
-    double started = seconds();
+    double started = wall_seconds();
     if (generate_powerlaw(&p, &seq, &err) != TF_OK) {
         fprintf(stderr, "bench_generate: %s\n", err.message);
         return err.code;
     }
-    double elapsed = seconds() - started;
+    double elapsed = wall_seconds() - started;
     snapshot_edge_stats stats = snapshot_seq_edge_stats(&seq);
     if (stats.min_edges != p.num_edges || stats.max_edges != p.num_edges) {
         fprintf(stderr, "bench_generate: WRONG: snapshots hold %lld..%lld edges, expected %lld\n",

@@ -33,21 +33,15 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "aggregation_cache.h"
-#include "dataset.h"
-#include "generate.h"
-#include "incremental.h"
-#include "incremental_engine.h"
-#include "incremental_inputs.h"
-#include "kernels_cpu.h"
-#include "train.h"
-
-static double seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
-}
+#include "datasets/dataset.h"
+#include "datasets/generate.h"
+#include "opt/incremental.h"
+#include "opt/incremental_cache.h"
+#include "opt/incremental_inputs.h"
+#include "opt/kernels.h"
+#include "ref/clock.h"
+#include "ref/incremental.h"
+#include "ref/train.h"
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -111,15 +105,15 @@ static int churn_sweep(int quick, FILE *csv, double *threshold_out)
             opt_incremental_reset(&a, &seq.snapshots[0], 0);
             for (int64_t t = 1; t < snapshots; t++) {
                 const snapshot *prev = &seq.snapshots[t - 1], *cur = &seq.snapshots[t];
-                double start = seconds();
+                double start = wall_seconds();
                 opt_incremental_advance(&a, prev, cur, &deltas[t], t);
-                inc_times[t - 1] = seconds() - start;
-                start = seconds();
+                inc_times[t - 1] = wall_seconds() - start;
+                start = wall_seconds();
                 ref_aggregate(&cur->graph, cur->features.data, width, (aggregator)k, reference, &err);
-                ref_times[t - 1] = seconds() - start;
-                start = seconds();
+                ref_times[t - 1] = wall_seconds() - start;
+                start = wall_seconds();
                 opt_incremental_reset(&full, cur, t);
-                opt_times[t - 1] = seconds() - start;
+                opt_times[t - 1] = wall_seconds() - start;
                 /* validate: the chain against the reference, every snapshot: bitwise for max and
                  * min, within 1e-5 of the summed terms' size for the others (ref/incremental.h) */
                 int extreme = k == AGGREGATOR_MAX || k == AGGREGATOR_MIN;
@@ -242,16 +236,16 @@ static void fill_future(trace *tr, int64_t snapshots)
 
 static double replay(const trace *tr, cache_policy policy, int64_t capacity_bytes)
 {
-    aggregation_cache c;
+    incremental_cache c;
     tf_error err;
-    aggregation_cache_init(&c, policy, capacity_bytes, 0);
+    incremental_cache_init(&c, policy, capacity_bytes, 0);
     for (int64_t i = 0; i < tr->count; i++) {
         const access *a = &tr->items[i];
-        if (!aggregation_cache_get(&c, a->key, NULL))
-            aggregation_cache_put(&c, a->key, NULL, a->count, a->future, a->imminence, &err);
+        if (!incremental_cache_get(&c, a->key, NULL))
+            incremental_cache_put(&c, a->key, NULL, a->count, a->future, a->imminence, &err);
     }
-    double rate = aggregation_cache_hit_rate(&c);
-    aggregation_cache_free(&c);
+    double rate = incremental_cache_hit_rate(&c);
+    incremental_cache_free(&c);
     return rate;
 }
 
@@ -335,7 +329,7 @@ static int epoch_compare(int quick, FILE *csv)
         if (v > 0)
             tr.model.kernels = &opt_kernels;
         if (v == 2) {
-            double start = seconds();
+            double start = wall_seconds();
             incremental_inputs_options options;
             incremental_inputs_options_default(&options);
             if (incremental_inputs_create(&inputs, &d.snapshots, &tr, &options, &err) != TF_OK) {
@@ -343,19 +337,19 @@ static int epoch_compare(int quick, FILE *csv)
                 return 1;
             }
             tr.model.inputs = &inputs.source;
-            build_seconds = seconds() - start;
+            build_seconds = wall_seconds() - start;
         }
         /* Epoch 1 warms up (first touch of every buffer); epoch 2 is timed. */
         epoch_report report;
         double start = 0;
         for (int e = 0; e < 2; e++) {
-            start = seconds();
+            start = wall_seconds();
             if (trainer_epoch(&tr, &d.snapshots, &report, &err) != TF_OK) {
                 fprintf(stderr, "bench_incremental: %s\n", err.message);
                 return 1;
             }
         }
-        times[v] = seconds() - start;
+        times[v] = wall_seconds() - start;
         losses[v] = report.train_loss;
         if (v == 2) {
             produced = inputs.produced;

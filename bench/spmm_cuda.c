@@ -19,11 +19,11 @@
 
 #include <cuda_runtime.h>
 
-#include "context.h"
-#include "dataset.h"
-#include "dense.h"
-#include "rng.h"
-#include "spmm.h"
+#include "cuda/context.h"
+#include "cuda/dense.h"
+#include "cuda/spmm.h"
+#include "datasets/dataset.h"
+#include "ref/rng.h"
 
 static int fail(const tf_error *err)
 {

@@ -1,5 +1,5 @@
 /**
- * @file cells.h
+ * @file cuda/cells.h
  * @brief Recurrent cells on the GPU: the GRU cell and the LSTM pointwise part, forward and
  *        backward. CUDA twins of ref_gru_cell_*() and ref_lstm_pointwise_*() (ref/recurrent.h).
  *
@@ -13,8 +13,8 @@
 
 #include <stdint.h>
 
-#include "context.h"
-#include "error.h"
+#include "cuda/context.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "context.h"
+#include "cuda/context.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "cuda/check.h"
 
 extern "C" int cuda_device_count(void)
 {

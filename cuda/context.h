@@ -1,5 +1,5 @@
 /**
- * @file context.h
+ * @file cuda/context.h
  * @brief The GPU side's one owner of device state: which device, its stream, its memory.
  *
  * Every CUDA resource twofold creates (device buffers, streams, library handles) belongs to
@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,9 @@
-#include "dense.h"
+#include "cuda/dense.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
+#include "cuda/check.h"
 
 static const int threads_per_block = 256;
 static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_per_block - 1) / threads_per_block); }

@@ -1,5 +1,5 @@
 /**
- * @file dense.h
+ * @file cuda/dense.h
  * @brief Dense layers on the GPU: cuBLAS products, bias, activations, and a plain copy kernel
  *        for measuring memory bandwidth. The CUDA twins of ref/layers.h.
  *
@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "context.h"
-#include "error.h"
+#include "cuda/context.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,10 +1,10 @@
-#include "cuda_fusion.h"
+#include "cuda/fusion.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include "cuda_check.h"
-#include "dense.h"
+#include "cuda/check.h"
+#include "cuda/dense.h"
 
 static const int threads_per_block = 256;
 static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_per_block - 1) / threads_per_block); }

@@ -1,17 +1,17 @@
 /* The CUDA twin of incremental aggregation (ReInc): full recompute and the delta kernel.
  * Ref twin: ref_aggregate() and snapshot_delta (ref/incremental.c); the same math as the CPU
  * twin opt/incremental.c (opt_incremental_reset(), apply_linear(), apply_extreme()). What
- * changes and why it is still equal is in incremental_cuda.h; in short: the loops are the
+ * changes and why it is still equal is in cuda/incremental.h; in short: the loops are the
  * CPU twin's, one GPU thread per output cell (a warp per row for max and min); double
  * multiplies and adds go through __dmul_rn / __dadd_rn / __dsub_rn so nvcc cannot contract
  * them into an FMA, which keeps every value the CPU twin's rounding for rounding; linear
  * aggregators are fp-equal to the reference (1e-4 on a GPU), max and min bitwise. */
-#include "incremental_cuda.h"
+#include "cuda/incremental.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "cuda/check.h"
 
 static const int threads_per_block = 256;
 static const int warp_size = 32;

@@ -1,9 +1,9 @@
-#include "spmm.h"
+#include "cuda/spmm.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "cuda/check.h"
 
 /* y[v][j] = self[v] x[v][j] + sum over the row's edges of coefficient[e] x[col[e]][j], added in
  * the reference's order with separately rounded multiplies and adds. One thread per (v, j):

@@ -1,5 +1,5 @@
 /**
- * @file spmm.h
+ * @file cuda/spmm.h
  * @brief Graph propagation on the GPU: y = P x and dx += P^T dy for a sparse operator P
  *        (CSR SpMM and its transpose). The CUDA twins of ref_propagate_forward() and
  *        ref_propagate_backward() (ref/propagate.h).
@@ -16,9 +16,9 @@
 
 #include <stdint.h>
 
-#include "context.h"
-#include "error.h"
-#include "propagate.h"
+#include "cuda/context.h"
+#include "ref/error.h"
+#include "ref/propagate.h"
 
 #ifdef __cplusplus
 extern "C" {

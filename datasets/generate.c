@@ -1,11 +1,11 @@
-#include "generate.h"
+#include "datasets/generate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
-#include "rng.h"
+#include "ref/memory.h"
+#include "ref/rng.h"
 
 /* ---- power-law endpoint sampling ---------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /**
- * @file generate.h
+ * @file datasets/generate.h
  * @brief Seeded generators of dynamic graphs at any size: evolving power-law snapshot
  *        sequences and skewed event streams.
  *
@@ -13,17 +13,15 @@
  * edge endpoint is drawn with probability proportional to weight, which gives expected
  * degrees with a power-law tail of exponent gamma.
  */
-#ifndef TWOFOLD_GENERATE_H
-#define TWOFOLD_GENERATE_H
+#ifndef TWOFOLD_DATASETS_GENERATE_H
+#define TWOFOLD_DATASETS_GENERATE_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
-#include "snapshot.h"
-
-/** Called now and then by long generators: @p done of @p total units finished. */
-typedef void (*progress_fn)(void *context, const char *stage, int64_t done, int64_t total);
+#include "ref/error.h"
+#include "ref/events.h"
+#include "ref/progress.h"
+#include "ref/snapshot.h"
 
 /** Parameters of generate_powerlaw(). Fill with powerlaw_params_default() first. */
 typedef struct powerlaw_params {

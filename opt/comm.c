@@ -1,14 +1,14 @@
-#include "comm.h"
+#include "opt/comm.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 #ifdef TWOFOLD_HAVE_NCCL
-#include "nccl_comm.h"
+#include "cuda/comm.h"
 #endif
 
 /* MPI calls return an error code; turn one into a tf_error naming the call. */
@@ -55,7 +55,7 @@ int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size
         MPI_CHECK(MPI_Allreduce(&enough, &all_enough, 1, MPI_INT, MPI_MIN, c->world), err);
         if (all_enough) {
             c->device = c->local_rank;
-            if (nccl_comm_create(c->rank, c->size, c->world, c->device, &c->nccl, err) != TF_OK)
+            if (cuda_comm_create(c->rank, c->size, c->world, c->device, &c->nccl, err) != TF_OK)
                 return TF_ERR_SYSTEM;
             c->transport = COMM_NCCL;
             snprintf(reason, reason_size, "NCCL on device buffers, one GPU per rank (%d GPU(s) on this node)", devices);
@@ -73,7 +73,7 @@ void comm_finalize(comm *c)
 {
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->nccl)
-        nccl_comm_destroy(c->nccl);
+        cuda_comm_destroy(c->nccl);
 #endif
     int finalized = 0;
     MPI_Finalized(&finalized);

@@ -1,5 +1,5 @@
 /**
- * @file comm.h
+ * @file opt/comm.h
  * @brief The few collectives the techniques need, over MPI on host buffers or over NCCL on
  *        device buffers, each counting the bytes it sends.
  *
@@ -20,14 +20,14 @@
  *
  * A self-send (data a rank keeps) is never counted. On one rank every count is 0.
  */
-#ifndef TWOFOLD_COMM_H
-#define TWOFOLD_COMM_H
+#ifndef TWOFOLD_OPT_COMM_H
+#define TWOFOLD_OPT_COMM_H
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

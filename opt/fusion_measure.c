@@ -1,12 +1,14 @@
-#include "fusion_measure.h"
+#include "opt/fusion_measure.h"
+
+#include "ref/clock.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "memory.h"
-#include "rng.h"
+#include "opt/cli/cli.h"
+#include "ref/memory.h"
+#include "ref/rng.h"
 
 static double relative_error(const float *ours, const float *reference, int64_t n)
 {
@@ -60,11 +62,11 @@ static int run_plan(const time_encoder *e, const sequence_set *set, const fusion
     buffers_zero_gradients(b, set->total_steps, e->in, sizes);
     time_encoder_gradients g = {b->gradient[0], b->gradient[1], b->gradient[2], b->gradient[3]};
     fusion_tape tape;
-    double started = cli_seconds();
+    double started = wall_seconds();
     int status = opt_fusion_forward(e, set, plan, x, b->h, &tape, err);
     if (status == TF_OK)
         status = opt_fusion_backward(e, set, plan, &tape, dh_out, b->dx, &g, err);
-    *seconds = cli_seconds() - started;
+    *seconds = wall_seconds() - started;
     fusion_tape_free(&tape);
     return status;
 }
@@ -118,11 +120,11 @@ int fusion_measure(const sequence_set *set, time_encoder_kind kind, int64_t in, 
     if (status == TF_OK) { /* the reference, timed once */
         buffers_zero_gradients(&ref, total, in, sizes);
         time_encoder_gradients g = {ref.gradient[0], ref.gradient[1], ref.gradient[2], ref.gradient[3]};
-        double started = cli_seconds();
+        double started = wall_seconds();
         status = ref_fusion_forward(&e, set, x, ref.h, err);
         if (status == TF_OK)
             status = ref_fusion_backward(&e, set, x, dh_out, ref.dx, &g, err);
-        out->ref_seconds = cli_seconds() - started;
+        out->ref_seconds = wall_seconds() - started;
     }
     /* Validate both twins before timing either; the validating runs count as the first timed
      * runs, and a twin is run again (up to `repeats` in all, best kept) only while one run
@@ -189,20 +191,20 @@ int fusion_measure_spatial(const snapshot_seq *seq, int64_t num_chunks, double c
     const int64_t F = seq->feature_width;
     for (int64_t g = 0; status == TF_OK && g < groups.count; g++) {
         chunk_load fused;
-        double started = cli_seconds();
+        double started = wall_seconds();
         status = opt_fusion_load_group(seq, &chunks, &groups, g, &fused, err);
         if (status != TF_OK)
             break;
-        out->fused_seconds += cli_seconds() - started;
+        out->fused_seconds += wall_seconds() - started;
         out->groups_over_cap += groups.offsets[g + 1] - groups.offsets[g] > 1 && fused.bytes > out->cap_bytes;
         for (int64_t k = groups.offsets[g]; status == TF_OK && k < groups.offsets[g + 1]; k++) {
             chunk_load alone;
             int64_t *rows = NULL, count = 0;
-            started = cli_seconds();
+            started = wall_seconds();
             status = ref_fusion_load_chunk(seq, &chunks, groups.chunks[k], &alone, err);
             if (status != TF_OK)
                 break;
-            out->alone_seconds += cli_seconds() - started;
+            out->alone_seconds += wall_seconds() - started;
             status = opt_fusion_chunk_rows(seq, &chunks, groups.chunks[k], &fused, &rows, &count, err);
             for (int64_t t = 0; status == TF_OK && t < seq->num_snapshots; t++)
                 for (int64_t i = 0; i < count; i++)

@@ -1,5 +1,5 @@
 /**
- * @file fusion_measure.h
+ * @file opt/fusion_measure.h
  * @brief Measurements of temporal and spatial fusion, shared by bench/fusion.c and
  *        `twofold demo`: validate the twins against the reference, then time them.
  *
@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "fusion.h"
-#include "opt_fusion.h"
+#include "opt/fusion.h"
+#include "ref/fusion.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,10 +1,10 @@
-#include "incremental_engine.h"
+#include "opt/incremental.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 void incremental_options_default(incremental_options *options)
 {

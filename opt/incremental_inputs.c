@@ -1,9 +1,9 @@
-#include "incremental_inputs.h"
+#include "opt/incremental_inputs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 void incremental_inputs_options_default(incremental_inputs_options *options)
 {
@@ -20,12 +20,12 @@ static int serve(void *context, int64_t t, float *out, tf_error *err)
     if (in->visited[t] >= in->visits[t])
         in->visited[t] = 0;
     in->visited[t]++;
-    if (aggregation_cache_get(&in->cache, t, out))
+    if (incremental_cache_get(&in->cache, t, out))
         return TF_OK;
     opt_incremental_seek(&in->engine, in->seq, in->deltas, t);
     memcpy(out, in->engine.value, (size_t)count * sizeof(float));
     in->produced++;
-    return aggregation_cache_put(&in->cache, t, out, count, in->visits[t] - in->visited[t],
+    return incremental_cache_put(&in->cache, t, out, count, in->visits[t] - in->visited[t],
                                  in->imminence, err);
 }
 
@@ -61,7 +61,7 @@ int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, c
                                err) != TF_OK)
         goto fail;
     double data_bytes = (double)t_all * (double)(seq->num_nodes * seq->feature_width) * sizeof(float);
-    aggregation_cache_init(&in->cache, options->policy, (int64_t)(options->capacity * data_bytes), 1);
+    incremental_cache_init(&in->cache, options->policy, (int64_t)(options->capacity * data_bytes), 1);
     in->source.get = serve;
     in->source.context = in;
     return TF_OK;
@@ -75,7 +75,7 @@ void incremental_inputs_free(incremental_inputs *in)
     if (in->seq)
         snapshot_deltas_free(in->deltas, in->seq->num_snapshots);
     opt_incremental_free(&in->engine);
-    aggregation_cache_free(&in->cache);
+    incremental_cache_free(&in->cache);
     free(in->visits);
     free(in->visited);
     memset(in, 0, sizeof *in);

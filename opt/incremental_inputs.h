@@ -1,7 +1,7 @@
 /**
- * @file incremental_inputs.h
+ * @file opt/incremental_inputs.h
  * @brief T-GCN's layer-1 aggregations A^ X_t served by ReInc's machinery during training: the
- *        global cache in front of the incremental engine (opt/incremental_engine.h).
+ *        global cache in front of the incremental engine (opt/incremental.h).
  *
  * Twin of the reference's per-window recompute in ref/model_tgcn.c (model.inputs == NULL).
  * A window asks for A^ X_t of each of its snapshots. A cache hit is a copy of an earlier
@@ -19,15 +19,15 @@
  * Ownership: owns the deltas, the engine and the cache; borrows the sequence, which must
  * outlive it.
  */
-#ifndef TWOFOLD_INCREMENTAL_INPUTS_H
-#define TWOFOLD_INCREMENTAL_INPUTS_H
+#ifndef TWOFOLD_OPT_INCREMENTAL_INPUTS_H
+#define TWOFOLD_OPT_INCREMENTAL_INPUTS_H
 
 #include <stdint.h>
 
-#include "aggregation_cache.h"
-#include "incremental_engine.h"
-#include "model.h"
-#include "train.h"
+#include "opt/incremental.h"
+#include "opt/incremental_cache.h"
+#include "ref/model.h"
+#include "ref/train.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +48,7 @@ typedef struct incremental_inputs {
     const snapshot_seq *seq;          /**< the data (borrowed) */
     snapshot_delta *deltas;           /**< [num_snapshots] symmetric deltas, deltas[t]: t-1 -> t */
     incremental_aggregation engine;   /**< the chain head */
-    aggregation_cache cache;          /**< ReInc's global cache */
+    incremental_cache cache;          /**< ReInc's global cache */
     int64_t *visits;                  /**< [num_snapshots] accesses per epoch */
     int64_t *visited;                 /**< [num_snapshots] accesses so far this epoch */
     double imminence;                 /**< I = L - S */

@@ -1,4 +1,4 @@
-#include "adam.h"
+#include "ref/adam.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /**
- * @file adam.h
+ * @file ref/adam.h
  * @brief Adam (Kingma and Ba, 2015), bias-corrected exactly as torch.optim.Adam computes it.
  *
  * For each parameter p with gradient g, at step t = 1, 2, ...:
@@ -12,13 +12,13 @@
  * parameter in the same order as the model's parameter_list, and saved beside the
  * parameters in a checkpoint so a resumed run continues exactly.
  */
-#ifndef TWOFOLD_ADAM_H
-#define TWOFOLD_ADAM_H
+#ifndef TWOFOLD_REF_ADAM_H
+#define TWOFOLD_REF_ADAM_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "parameters.h"
+#include "ref/error.h"
+#include "ref/parameters.h"
 
 #ifdef __cplusplus
 extern "C" {

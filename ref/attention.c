@@ -1,11 +1,11 @@
-#include "attention.h"
+#include "ref/attention.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
-#include "memory.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
 
 void attention_tape_free(attention_tape *tape)
 {

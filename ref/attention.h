@@ -1,5 +1,5 @@
 /**
- * @file attention.h
+ * @file ref/attention.h
  * @brief TGN's embedding module: one layer of multi-head temporal attention over a
  *        vertex's most recent neighbours, then ReLU and LayerNorm.
  *
@@ -28,13 +28,13 @@
  * Neighbours are given as one flat list: root r's neighbours are entries
  * neighbor_offset[r] .. neighbor_offset[r + 1] - 1 (E = neighbor_offset[roots] in all).
  */
-#ifndef TWOFOLD_ATTENTION_H
-#define TWOFOLD_ATTENTION_H
+#ifndef TWOFOLD_REF_ATTENTION_H
+#define TWOFOLD_REF_ATTENTION_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "parameters.h"
+#include "ref/error.h"
+#include "ref/parameters.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,9 @@
-#include "chebconv.h"
+#include "ref/chebconv.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "layers.h"
+#include "ref/layers.h"
 
 int64_t chebconv_add(parameter_list *list, const char *prefix, int k, int64_t in, int64_t out, rng *r,
                          tf_error *err)

@@ -1,5 +1,5 @@
 /**
- * @file chebconv.h
+ * @file ref/chebconv.h
  * @brief Chebyshev graph convolution (Defferrard et al., 2016) as PyTorch Geometric's
  *        ChebConv: y = sum_{k<K} T_k(L^) x Theta_k^T + b.
  *
@@ -10,13 +10,13 @@
  * PyTorch's state_dict order: `PREFIX.bias` [out], then `PREFIX.lins.k.weight` [out][in] for
  * k = 0 .. K-1. Functions here take a pointer to the first (the bias).
  */
-#ifndef TWOFOLD_CHEBCONV_H
-#define TWOFOLD_CHEBCONV_H
+#ifndef TWOFOLD_REF_CHEBCONV_H
+#define TWOFOLD_REF_CHEBCONV_H
 
 #include <stdint.h>
 
-#include "kernels.h"
-#include "parameters.h"
+#include "ref/kernels.h"
+#include "ref/parameters.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "checkpoint.h"
+#include "ref/checkpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "npy.h"
+#include "ref/io.h"
+#include "ref/npy.h"
 
 static int save_moments(const adam *optimizer, const char *directory, tf_error *err)
 {

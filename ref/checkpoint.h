@@ -1,5 +1,5 @@
 /**
- * @file checkpoint.h
+ * @file ref/checkpoint.h
  * @brief Checkpoint directories written atomically, and the Adam state inside them; shared by
  *        the snapshot trainer (train.h) and the event trainer (train_events.h).
  *
@@ -13,13 +13,13 @@
  * An existing DIRECTORY is replaced only if it is empty or a twofold checkpoint; anything else is
  * an error, so a mistyped --save never deletes a user's directory.
  */
-#ifndef TWOFOLD_CHECKPOINT_H
-#define TWOFOLD_CHECKPOINT_H
+#ifndef TWOFOLD_REF_CHECKPOINT_H
+#define TWOFOLD_REF_CHECKPOINT_H
 
 #include <stdint.h>
 
-#include "adam.h"
-#include "error.h"
+#include "ref/adam.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

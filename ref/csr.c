@@ -1,9 +1,9 @@
-#include "csr.h"
+#include "ref/csr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 /* Allocates the three arrays of a csr with num_nodes rows and num_edges edges. */
 static int csr_alloc(csr *g, int64_t num_nodes, int64_t num_edges, tf_error *err)

@@ -1,5 +1,5 @@
 /**
- * @file csr.h
+ * @file ref/csr.h
  * @brief Weighted graph in compressed sparse row form, rows = destination vertices.
  *
  * Row v lists the in-edges of v: sources `col[row_ptr[v] .. row_ptr[v+1])` with weights
@@ -10,12 +10,12 @@
  *
  * Vertex ids are int32 (up to 2,147,483,647 vertices); edge counts are int64.
  */
-#ifndef TWOFOLD_CSR_H
-#define TWOFOLD_CSR_H
+#ifndef TWOFOLD_REF_CSR_H
+#define TWOFOLD_REF_CSR_H
 
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "error.h"
+#include "ref/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /**
- * @file error.h
+ * @file ref/error.h
  * @brief How every twofold function reports failure: a code and a one-line message.
  *
  * Library functions never print and never exit. A function that can fail takes a
@@ -9,8 +9,8 @@
  * with the code as exit status. This is the redis/nccl-tests habit: errors travel as
  * values, so a caller can clean up, and a test can assert on the message.
  */
-#ifndef TWOFOLD_ERROR_H
-#define TWOFOLD_ERROR_H
+#ifndef TWOFOLD_REF_ERROR_H
+#define TWOFOLD_REF_ERROR_H
 
 #include <stddef.h>
 

@@ -1,17 +1,17 @@
 /* TGN and JODIE: parameters and the reference batch procedure (event_model.h has the math). */
-#include "event_model.h"
+#include "ref/event_model.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
-#include "memory.h"
-#include "recurrent.h"
-#include "rng.h"
-#include "time_encoding.h"
-#include "time_projection.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
+#include "ref/recurrent.h"
+#include "ref/rng.h"
+#include "ref/time_encoding.h"
+#include "ref/time_projection.h"
 
 void event_model_config_default(event_model_config *config, event_model_kind kind)
 {

@@ -1,5 +1,5 @@
 /**
- * @file event_model.h
+ * @file ref/event_model.h
  * @brief The memory-based event models TGN and JODIE: parameters, and the reference batch
  *        procedure (read the memory, update it, embed, score, backward, write the memory back).
  *
@@ -62,18 +62,18 @@
  * `layers.l0h0.{w_q, w_k, w_v, w_out, layer_norm}.*`; JODIE: `layers.l0h0.norm.*`,
  * `layers.l0h0t.time_emb.*`; both: `edge_predictor.{src_fc, dst_fc, out_fc}.*`.
  */
-#ifndef TWOFOLD_EVENT_MODEL_H
-#define TWOFOLD_EVENT_MODEL_H
+#ifndef TWOFOLD_REF_EVENT_MODEL_H
+#define TWOFOLD_REF_EVENT_MODEL_H
 
 #include <stdint.h>
 
-#include "attention.h"
-#include "error.h"
-#include "events.h"
-#include "link_decoder.h"
-#include "node_memory.h"
-#include "parameters.h"
-#include "temporal_csr.h"
+#include "ref/attention.h"
+#include "ref/error.h"
+#include "ref/events.h"
+#include "ref/link_decoder.h"
+#include "ref/node_memory.h"
+#include "ref/parameters.h"
+#include "ref/temporal_csr.h"
 
 #ifdef __cplusplus
 extern "C" {

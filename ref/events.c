@@ -1,10 +1,10 @@
-#include "events.h"
+#include "ref/events.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 int event_stream_alloc(event_stream *es, int64_t num_events, int64_t feature_width,
                        int has_labels, tf_error *err)

@@ -1,5 +1,5 @@
 /**
- * @file events.h
+ * @file ref/events.h
  * @brief A continuous-time dynamic graph: a time-ordered stream of interaction events.
  *
  * Event i says "src[i] interacted with dst[i] at time[i]", optionally with a row of edge
@@ -10,12 +10,12 @@
  * Vertex ids are kept as they appear in the file (Wikipedia's start at 1); num_nodes is
  * the largest id plus one, so arrays indexed by vertex may have unused rows.
  */
-#ifndef TWOFOLD_EVENTS_H
-#define TWOFOLD_EVENTS_H
+#ifndef TWOFOLD_REF_EVENTS_H
+#define TWOFOLD_REF_EVENTS_H
 
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 /** The stream. Owns its arrays; free with event_stream_free(). */
 typedef struct event_stream {

@@ -1,12 +1,12 @@
-#include "fusion.h"
+#include "ref/fusion.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
-#include "recurrent.h"
-#include "rng.h"
+#include "ref/memory.h"
+#include "ref/recurrent.h"
+#include "ref/rng.h"
 
 /* ---- sequence sets ------------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /**
- * @file fusion.h
+ * @file ref/fusion.h
  * @brief Vertex sequences of different lengths, the time encoder run over each one alone, and
  *        per-chunk loading: the references of DGC's temporal and spatial fusion (chapter 03).
  *
@@ -22,14 +22,14 @@
  * Ownership: every struct here owns its arrays; free with its _free function (safe on a zeroed
  * struct). Functions that can fail return a #tf_error_code and leave a message in @p err.
  */
-#ifndef TWOFOLD_FUSION_H
-#define TWOFOLD_FUSION_H
+#ifndef TWOFOLD_REF_FUSION_H
+#define TWOFOLD_REF_FUSION_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
-#include "snapshot.h"
+#include "ref/error.h"
+#include "ref/events.h"
+#include "ref/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

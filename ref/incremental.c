@@ -1,11 +1,11 @@
-#include "incremental.h"
+#include "ref/incremental.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
-#include "propagate.h"
+#include "ref/memory.h"
+#include "ref/propagate.h"
 
 static const char *const aggregator_names[AGGREGATOR_COUNT] = {"sum", "mean", "symmetric", "max", "min"};
 

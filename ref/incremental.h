@@ -1,5 +1,5 @@
 /**
- * @file incremental.h
+ * @file ref/incremental.h
  * @brief First-layer neighbourhood aggregation y = A_t x_t of every snapshot (the reference:
  *        full recompute), and the snapshot delta that the incremental twin (opt/incremental.h,
  *        ReInc, Guan et al.) applies instead.
@@ -22,14 +22,14 @@
  * aggregator also treats a vertex whose degree changed as changed (its 1/sqrt(d_u) scales every
  * out-edge), which is why its deltas are larger (chapters/02-incremental.md).
  */
-#ifndef TWOFOLD_INCREMENTAL_H
-#define TWOFOLD_INCREMENTAL_H
+#ifndef TWOFOLD_REF_INCREMENTAL_H
+#define TWOFOLD_REF_INCREMENTAL_H
 
 #include <stdint.h>
 
-#include "csr.h"
-#include "error.h"
-#include "snapshot.h"
+#include "ref/csr.h"
+#include "ref/error.h"
+#include "ref/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

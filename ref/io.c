@@ -1,4 +1,4 @@
-#include "io.h"
+#include "ref/io.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 int text_read_file(const char *path, text *out, tf_error *err)
 {

@@ -1,18 +1,18 @@
 /**
- * @file io.h
+ * @file ref/io.h
  * @brief Reading data files: whole file into memory (gzip or plain), lines, numbers.
  *
  * The loaders parse from memory, never from a FILE*, for two reasons: the same parser then
  * serves files and fuzzers (which hand over bytes), and gzip becomes invisible — zlib's
  * gzread() returns plain files unchanged and decompresses gzip ones.
  */
-#ifndef TWOFOLD_IO_H
-#define TWOFOLD_IO_H
+#ifndef TWOFOLD_REF_IO_H
+#define TWOFOLD_REF_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 /** A file's whole (decompressed) content. Owns `data`; free with text_free(). */
 typedef struct text {

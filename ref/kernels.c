@@ -1,7 +1,7 @@
-#include "kernels.h"
+#include "ref/kernels.h"
 
-#include "layers.h"
-#include "recurrent.h"
+#include "ref/layers.h"
+#include "ref/recurrent.h"
 
 const kernels ref_kernels = {
     "ref",

@@ -1,24 +1,24 @@
 /**
- * @file kernels.h
+ * @file ref/kernels.h
  * @brief The compute kernels a model calls, as a table, so one model code runs on the
  *        reference kernels or on their optimized twins.
  *
  * The four snapshot models (model.h) never call a heavy kernel directly: they go through the
  * #kernels table of their model. #ref_kernels holds the textbook loops of layers.h,
- * propagate.h and recurrent.h; opt/kernels_cpu.h provides opt_kernels (BLAS, OpenMP) with the
+ * propagate.h and recurrent.h; opt/kernels.h provides opt_kernels (BLAS, OpenMP) with the
  * same signatures and the same results (bitwise where the arithmetic order is kept, within
  * the fp tolerance where BLAS reorders sums). The model's math, and so the chapter's
  * equations, exist once.
  *
  * Every function has the contract of the ref_ function of the same name.
  */
-#ifndef TWOFOLD_KERNELS_H
-#define TWOFOLD_KERNELS_H
+#ifndef TWOFOLD_REF_KERNELS_H
+#define TWOFOLD_REF_KERNELS_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "propagate.h"
+#include "ref/error.h"
+#include "ref/propagate.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "layers.h"
+#include "ref/layers.h"
 
 #include <math.h>
 #include <string.h>

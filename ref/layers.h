@@ -1,5 +1,5 @@
 /**
- * @file layers.h
+ * @file ref/layers.h
  * @brief Dense layers, activations and losses, each as a forward and a backward function.
  *
  * Conventions for every layer in ref/:
@@ -16,8 +16,8 @@
  * One thread, textbook loops, no BLAS: this is the reference the optimized twins are
  * checked against (verify/test_gradcheck.c checks every backward by finite differences).
  */
-#ifndef TWOFOLD_LAYERS_H
-#define TWOFOLD_LAYERS_H
+#ifndef TWOFOLD_REF_LAYERS_H
+#define TWOFOLD_REF_LAYERS_H
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
-#include "link_decoder.h"
+#include "ref/link_decoder.h"
 
 #include <string.h>
 
-#include "layers.h"
+#include "ref/layers.h"
 
 void ref_link_decoder_forward(const link_decoder *decoder, const float *source, const float *destination,
                               int64_t pairs, float *hidden, float *scores)

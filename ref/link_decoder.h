@@ -1,5 +1,5 @@
 /**
- * @file link_decoder.h
+ * @file ref/link_decoder.h
  * @brief The link decoder of TGN and JODIE: an MLP that scores a (source, destination) pair
  *        of embeddings.
  *
@@ -10,12 +10,12 @@
  * [1][d]. A positive pair is (source, true destination), a negative pair (source, sampled
  * destination); the loss is binary cross-entropy on the logits (ref_bce_with_logits_loss()).
  */
-#ifndef TWOFOLD_LINK_DECODER_H
-#define TWOFOLD_LINK_DECODER_H
+#ifndef TWOFOLD_REF_LINK_DECODER_H
+#define TWOFOLD_REF_LINK_DECODER_H
 
 #include <stdint.h>
 
-#include "parameters.h"
+#include "ref/parameters.h"
 
 #ifdef __cplusplus
 extern "C" {

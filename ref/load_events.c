@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders.h"
-#include "memory.h"
+#include "ref/loaders.h"
+#include "ref/memory.h"
 
 /* Where each quantity sits in a line. Columns not listed as src/dst/time/label are features. */
 typedef struct column_map {

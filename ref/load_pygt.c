@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders.h"
-#include "memory.h"
+#include "ref/loaders.h"
+#include "ref/memory.h"
 
 const char *pygt_layout_name(pygt_layout layout)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loaders.h"
-#include "memory.h"
+#include "ref/loaders.h"
+#include "ref/memory.h"
 
 /* Reads the numeric rows of `content` into a row-major matrix of `width` columns, skipping
  * `skip` header lines. Every row must have exactly `width` finite numbers. */

@@ -1,5 +1,5 @@
 /**
- * @file loaders.h
+ * @file ref/loaders.h
  * @brief Parsers for every dataset format twofold reads, from bytes already in memory.
  *
  * Each parser takes the file content (a #text, see io.h, which also undoes gzip) and a
@@ -11,13 +11,13 @@
  * lags, same standardization (computed in double, stored as float32, as that library does
  * with numpy then torch.FloatTensor), same targets, same edge order.
  */
-#ifndef TWOFOLD_LOADERS_H
-#define TWOFOLD_LOADERS_H
+#ifndef TWOFOLD_REF_LOADERS_H
+#define TWOFOLD_REF_LOADERS_H
 
-#include "error.h"
-#include "events.h"
-#include "io.h"
-#include "snapshot.h"
+#include "ref/error.h"
+#include "ref/events.h"
+#include "ref/io.h"
+#include "ref/snapshot.h"
 
 /** The PyTorch Geometric Temporal JSON layouts, told apart by their keys. */
 typedef enum pygt_layout {

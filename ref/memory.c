@@ -1,4 +1,4 @@
-#include "memory.h"
+#include "ref/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /**
- * @file memory.h
+ * @file ref/memory.h
  * @brief Checked allocation: overflow-safe sizes and a clear error when data will not fit.
  *
  * Linux overcommits: a huge `malloc` succeeds and the process is killed later, when the
@@ -11,13 +11,13 @@
  *  - and says what it was for and how many bytes it wanted.
  * Memory is returned zeroed. Free it with free().
  */
-#ifndef TWOFOLD_MEMORY_H
-#define TWOFOLD_MEMORY_H
+#ifndef TWOFOLD_REF_MEMORY_H
+#define TWOFOLD_REF_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

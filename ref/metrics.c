@@ -1,9 +1,9 @@
-#include "metrics.h"
+#include "ref/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 /* One scored item for sorting. */
 typedef struct scored {

@@ -1,5 +1,5 @@
 /**
- * @file metrics.h
+ * @file ref/metrics.h
  * @brief Ranking metrics of link prediction: average precision and the area under the ROC
  *        curve, with ties handled as scikit-learn handles them.
  *
@@ -28,12 +28,12 @@
  * that the model did not make. Sums are in double and taken in one fixed order, so equal input
  * gives bitwise-equal results.
  */
-#ifndef TWOFOLD_METRICS_H
-#define TWOFOLD_METRICS_H
+#ifndef TWOFOLD_REF_METRICS_H
+#define TWOFOLD_REF_METRICS_H
 
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

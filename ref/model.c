@@ -1,12 +1,12 @@
 /* What the four snapshot models share: names, creation, the linear head, the window loss. */
-#include "model.h"
+#include "ref/model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
-#include "memory.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
 
 static const struct {
     model_kind kind;

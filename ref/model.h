@@ -1,5 +1,5 @@
 /**
- * @file model.h
+ * @file ref/model.h
  * @brief The snapshot models: T-GCN, GConvGRU, GC-LSTM and EvolveGCN-O with a linear head,
  *        run forward and backward over a window of consecutive snapshots.
  *
@@ -19,16 +19,16 @@
  *     model_backward(&m, seq, &tape, dpredictions, &err);   // adds into m.parameters' gradients
  *     window_tape_free(&m, &tape);
  */
-#ifndef TWOFOLD_MODEL_H
-#define TWOFOLD_MODEL_H
+#ifndef TWOFOLD_REF_MODEL_H
+#define TWOFOLD_REF_MODEL_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "kernels.h"
-#include "propagate.h"
-#include "parameters.h"
-#include "snapshot.h"
+#include "ref/error.h"
+#include "ref/kernels.h"
+#include "ref/parameters.h"
+#include "ref/propagate.h"
+#include "ref/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

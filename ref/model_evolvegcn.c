@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
-#include "memory.h"
-#include "model.h"
-#include "propagate.h"
-#include "recurrent.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
+#include "ref/model.h"
+#include "ref/propagate.h"
+#include "ref/recurrent.h"
 
 enum { INITIAL_WEIGHT, WEIGHT_IH, WEIGHT_HH, BIAS_IH, BIAS_HH };
 

@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chebconv.h"
-#include "layers.h"
-#include "memory.h"
-#include "model.h"
-#include "propagate.h"
-#include "recurrent.h"
+#include "ref/chebconv.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
+#include "ref/model.h"
+#include "ref/propagate.h"
+#include "ref/recurrent.h"
 
 enum { GATE_I, GATE_F, GATE_C, GATE_O, GATES };
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chebconv.h"
-#include "layers.h"
-#include "memory.h"
-#include "model.h"
-#include "propagate.h"
+#include "ref/chebconv.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
+#include "ref/model.h"
+#include "ref/propagate.h"
 
 /* The six convolutions, in PyTorch's state_dict order. */
 enum { CONV_X_Z, CONV_H_Z, CONV_X_R, CONV_H_R, CONV_X_H, CONV_H_H, CONVS };

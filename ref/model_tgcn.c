@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
-#include "memory.h"
-#include "model.h"
-#include "propagate.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
+#include "ref/model.h"
+#include "ref/propagate.h"
 
 /* Parameter order = PyTorch's state_dict order: per gate conv bias, conv weight, linear
  * weight, linear bias. */

@@ -1,9 +1,9 @@
-#include "node_memory.h"
+#include "ref/node_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 int node_memory_create(node_memory *m, int64_t num_nodes, int64_t memory_width, int64_t mail_width, tf_error *err)
 {

@@ -1,5 +1,5 @@
 /**
- * @file node_memory.h
+ * @file ref/node_memory.h
  * @brief The per-vertex state of memory-based TGNNs (TGN, JODIE): memory, a one-message
  *        mailbox, and the two timestamps.
  *
@@ -21,12 +21,12 @@
  * Ownership: node_memory_create() allocates four arrays indexed by vertex id, freed by
  * node_memory_free().
  */
-#ifndef TWOFOLD_NODE_MEMORY_H
-#define TWOFOLD_NODE_MEMORY_H
+#ifndef TWOFOLD_REF_NODE_MEMORY_H
+#define TWOFOLD_REF_NODE_MEMORY_H
 
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,4 +1,4 @@
-#include "npy.h"
+#include "ref/npy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "memory.h"
+#include "ref/io.h"
+#include "ref/memory.h"
 
 static const char npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 

@@ -1,5 +1,5 @@
 /**
- * @file npy.h
+ * @file ref/npy.h
  * @brief NumPy .npy files: read and write float32 and int64 arrays.
  *
  * The .npy format (numpy.lib.format, versions 1.0-3.0): the magic string "\x93NUMPY", a
@@ -14,14 +14,14 @@
  * files, and Fortran-order files (numpy's way of saving a transposed array), which are
  * reordered to row-major on reading.
  */
-#ifndef TWOFOLD_NPY_H
-#define TWOFOLD_NPY_H
+#ifndef TWOFOLD_REF_NPY_H
+#define TWOFOLD_REF_NPY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "tensor.h"
+#include "ref/error.h"
+#include "ref/tensor.h"
 
 /** Element types twofold reads and writes. */
 typedef enum npy_dtype {

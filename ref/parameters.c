@@ -1,13 +1,13 @@
-#include "parameters.h"
+#include "ref/parameters.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io.h"
-#include "memory.h"
-#include "npy.h"
+#include "ref/io.h"
+#include "ref/memory.h"
+#include "ref/npy.h"
 
 int64_t parameters_add(parameter_list *list, const char *name, int ndim, const int64_t *shape, tf_error *err)
 {

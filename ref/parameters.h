@@ -1,5 +1,5 @@
 /**
- * @file parameters.h
+ * @file ref/parameters.h
  * @brief A model's named parameters with their gradients, initialization, .npy save and load.
  *
  * Each parameter carries the name PyTorch gives it in the equivalent model's state_dict
@@ -7,14 +7,14 @@
  * the PyTorch Geometric Temporal model with `torch.from_numpy`, and the other way round
  * (bench/peer/ does exactly that).
  */
-#ifndef TWOFOLD_PARAMETERS_H
-#define TWOFOLD_PARAMETERS_H
+#ifndef TWOFOLD_REF_PARAMETERS_H
+#define TWOFOLD_REF_PARAMETERS_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "rng.h"
-#include "tensor.h"
+#include "ref/error.h"
+#include "ref/rng.h"
+#include "ref/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

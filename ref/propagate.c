@@ -1,10 +1,10 @@
-#include "propagate.h"
+#include "ref/propagate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 static int propagation_alloc(propagation *p, const csr *g, tf_error *err)
 {

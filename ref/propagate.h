@@ -1,5 +1,5 @@
 /**
- * @file propagate.h
+ * @file ref/propagate.h
  * @brief Graph propagation: y = P x for a sparse operator P built from one snapshot's graph,
  *        with P's coefficients fixed by that whole snapshot (GCN normalization, Chebyshev).
  *
@@ -26,13 +26,13 @@
  * and lambda_max = 2 * (largest entry of L), the library's default (2 for non-negative
  * weights, making the diagonal of L^ zero).
  */
-#ifndef TWOFOLD_PROPAGATE_H
-#define TWOFOLD_PROPAGATE_H
+#ifndef TWOFOLD_REF_PROPAGATE_H
+#define TWOFOLD_REF_PROPAGATE_H
 
 #include <stdint.h>
 
-#include "csr.h"
-#include "error.h"
+#include "ref/csr.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

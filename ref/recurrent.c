@@ -1,10 +1,10 @@
-#include "recurrent.h"
+#include "ref/recurrent.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
+#include "ref/layers.h"
 
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 

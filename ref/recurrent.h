@@ -1,5 +1,5 @@
 /**
- * @file recurrent.h
+ * @file ref/recurrent.h
  * @brief Recurrent cells: the GRU cell and the LSTM cell, as PyTorch defines them.
  *
  * GRU (torch.nn.GRUCell / torch.nn.GRU; Cho et al., 2014), gate rows ordered r, z, n:
@@ -28,8 +28,8 @@
  *
  * with weight_ih [H][in], weight_hh [H][H], bias_ih [H], bias_hh [H].
  */
-#ifndef TWOFOLD_RECURRENT_H
-#define TWOFOLD_RECURRENT_H
+#ifndef TWOFOLD_REF_RECURRENT_H
+#define TWOFOLD_REF_RECURRENT_H
 
 #include <stdint.h>
 

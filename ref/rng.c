@@ -1,4 +1,4 @@
-#include "rng.h"
+#include "ref/rng.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /**
- * @file rng.h
+ * @file ref/rng.h
  * @brief Seeded pseudo-random numbers: xoshiro256** seeded through splitmix64.
  *
  * Every random choice in twofold (generators, initial weights, negative sampling) draws
@@ -8,8 +8,8 @@
  * Blackman and Vigna's generator (2018): 256 bits of state, passes BigCrush, four lines
  * of code. splitmix64 spreads a small seed over the state, as its authors recommend.
  */
-#ifndef TWOFOLD_RNG_H
-#define TWOFOLD_RNG_H
+#ifndef TWOFOLD_REF_RNG_H
+#define TWOFOLD_REF_RNG_H
 
 #include <stdint.h>
 

@@ -1,10 +1,10 @@
-#include "snapshot.h"
+#include "ref/snapshot.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 int snapshot_seq_alloc(snapshot_seq *seq, int64_t num_snapshots, int64_t num_nodes,
                        int64_t feature_width, int64_t target_width, tf_error *err)

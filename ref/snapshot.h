@@ -1,5 +1,5 @@
 /**
- * @file snapshot.h
+ * @file ref/snapshot.h
  * @brief A discrete-time dynamic graph: a sequence of snapshots, each a graph with node
  *        features and targets.
  *
@@ -9,14 +9,14 @@
  * the loss. The PyTorch Geometric Temporal datasets have every vertex present throughout;
  * the generator (datasets/generate.h) makes vertices arrive and depart.
  */
-#ifndef TWOFOLD_SNAPSHOT_H
-#define TWOFOLD_SNAPSHOT_H
+#ifndef TWOFOLD_REF_SNAPSHOT_H
+#define TWOFOLD_REF_SNAPSHOT_H
 
 #include <stdint.h>
 
-#include "csr.h"
-#include "error.h"
-#include "tensor.h"
+#include "ref/csr.h"
+#include "ref/error.h"
+#include "ref/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,9 @@
-#include "temporal_csr.h"
+#include "ref/temporal_csr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 int temporal_csr_build(temporal_csr *g, const event_stream *es, tf_error *err)
 {

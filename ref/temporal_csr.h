@@ -1,5 +1,5 @@
 /**
- * @file temporal_csr.h
+ * @file ref/temporal_csr.h
  * @brief Per-vertex interaction history for "the k most recent neighbours before t".
  *
  * Memory-based models (TGN) look at a vertex's latest interactions before the event being
@@ -8,13 +8,13 @@
  * the other endpoint, the event index and the timestamp. A query is then a binary search in
  * v's row for the first entry at or after t, and the k entries just before it.
  */
-#ifndef TWOFOLD_TEMPORAL_CSR_H
-#define TWOFOLD_TEMPORAL_CSR_H
+#ifndef TWOFOLD_REF_TEMPORAL_CSR_H
+#define TWOFOLD_REF_TEMPORAL_CSR_H
 
 #include <stdint.h>
 
-#include "error.h"
-#include "events.h"
+#include "ref/error.h"
+#include "ref/events.h"
 
 /** Interaction lists of all vertices, each sorted by (time, event index). Owns its arrays. */
 typedef struct temporal_csr {

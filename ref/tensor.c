@@ -1,10 +1,10 @@
-#include "tensor.h"
+#include "ref/tensor.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ref/memory.h"
 
 int tensor_alloc(tensor *t, int ndim, const int64_t *shape, tf_error *err)
 {

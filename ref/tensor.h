@@ -1,17 +1,17 @@
 /**
- * @file tensor.h
+ * @file ref/tensor.h
  * @brief Dense float32 tensor, row-major, up to four dimensions.
  *
  * No strides: every tensor is contiguous in row-major (C) order, so element
  * (i, j) of a 2-D tensor is `data[i * shape[1] + j]`. Views and broadcasting are left out on
  * purpose; the models are written with explicit loops over these flat arrays.
  */
-#ifndef TWOFOLD_TENSOR_H
-#define TWOFOLD_TENSOR_H
+#ifndef TWOFOLD_REF_TENSOR_H
+#define TWOFOLD_REF_TENSOR_H
 
 #include <stdint.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifdef __cplusplus
 extern "C" {

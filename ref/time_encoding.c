@@ -1,4 +1,4 @@
-#include "time_encoding.h"
+#include "ref/time_encoding.h"
 
 #include <math.h>
 

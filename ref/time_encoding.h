@@ -1,5 +1,5 @@
 /**
- * @file time_encoding.h
+ * @file ref/time_encoding.h
  * @brief The cosine time encoding of TGAT/TGN: a time difference becomes a vector of
  *        cosines with trainable frequencies and phases.
  *
@@ -19,8 +19,8 @@
  * between consecutive rows of the encoding, so an encoding can go straight into the time
  * columns of a concatenated input [message || phi(delta)].
  */
-#ifndef TWOFOLD_TIME_ENCODING_H
-#define TWOFOLD_TIME_ENCODING_H
+#ifndef TWOFOLD_REF_TIME_ENCODING_H
+#define TWOFOLD_REF_TIME_ENCODING_H
 
 #include <stdint.h>
 

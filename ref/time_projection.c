@@ -1,4 +1,4 @@
-#include "time_projection.h"
+#include "ref/time_projection.h"
 
 void ref_time_projection_forward(const float *y, const float *delta, int64_t n, int64_t width, const float *weight,
                                  const float *bias, float *z)

@@ -1,5 +1,5 @@
 /**
- * @file time_projection.h
+ * @file ref/time_projection.h
  * @brief JODIE's time projection: an embedding drifts with the time since the vertex was
  *        last updated.
  *
@@ -15,8 +15,8 @@
  * (the caller computes it). TGL initializes W_tau and b_tau from N(0, 1/sqrt(1)) = N(0, 1)
  * ("NormalLinear, from the JODIE code").
  */
-#ifndef TWOFOLD_TIME_PROJECTION_H
-#define TWOFOLD_TIME_PROJECTION_H
+#ifndef TWOFOLD_REF_TIME_PROJECTION_H
+#define TWOFOLD_REF_TIME_PROJECTION_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-#include "train.h"
+#include "ref/train.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "checkpoint.h"
-#include "io.h"
-#include "memory.h"
-#include "npy.h"
+#include "ref/checkpoint.h"
+#include "ref/io.h"
+#include "ref/memory.h"
+#include "ref/npy.h"
 
 void train_options_default(train_options *options)
 {

@@ -1,5 +1,5 @@
 /**
- * @file train.h
+ * @file ref/train.h
  * @brief Training a snapshot model: temporal split, windows, truncated BPTT, Adam,
  *        evaluation, and checkpoints that resume exactly.
  *
@@ -20,15 +20,15 @@
  * zero in each; window 0: the whole test split from one zero state) and reports the mean over
  * test snapshots of their mean squared error.
  */
-#ifndef TWOFOLD_TRAIN_H
-#define TWOFOLD_TRAIN_H
+#ifndef TWOFOLD_REF_TRAIN_H
+#define TWOFOLD_REF_TRAIN_H
 
 #include <stdint.h>
 
-#include "adam.h"
-#include "error.h"
-#include "model.h"
-#include "snapshot.h"
+#include "ref/adam.h"
+#include "ref/error.h"
+#include "ref/model.h"
+#include "ref/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +57,7 @@ void train_options_default(train_options *options);
  * Window j of a step (j = 0, 1, ...) is run by the process with rank j % size; after the
  * step's windows every gradient is summed across the group, so each process applies the same
  * Adam update to the same parameters. A group of one (the default) is plain training; the
- * data-parallel twin (opt/train_parallel.h) makes a group of MPI ranks.
+ * data-parallel twin (opt/train.h) makes a group of MPI ranks.
  */
 typedef struct train_group {
     int rank;     /**< this process, 0 .. size-1 */

@@ -1,4 +1,4 @@
-#include "train_events.h"
+#include "ref/train_events.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "checkpoint.h"
-#include "io.h"
-#include "memory.h"
-#include "metrics.h"
-#include "npy.h"
-#include "rng.h"
+#include "ref/checkpoint.h"
+#include "ref/io.h"
+#include "ref/memory.h"
+#include "ref/metrics.h"
+#include "ref/npy.h"
+#include "ref/rng.h"
 
 /* Negative streams of evaluation: fixed, independent of the training seed. */
 #define REPLAY_SEED 0x7e91a1ull

@@ -1,5 +1,5 @@
 /**
- * @file train_events.h
+ * @file ref/train_events.h
  * @brief Training an event model (TGN, JODIE) for link prediction: chronological split,
  *        batches, negative sampling, epochs, evaluation by AP and AUC, checkpoints.
  *
@@ -38,19 +38,19 @@
  * Adam step, seed and the model's shape). The memory is not saved: every epoch starts from zero.
  * The seed is restored on load because it decides the negatives of the epochs still to come.
  */
-#ifndef TWOFOLD_TRAIN_EVENTS_H
-#define TWOFOLD_TRAIN_EVENTS_H
+#ifndef TWOFOLD_REF_TRAIN_EVENTS_H
+#define TWOFOLD_REF_TRAIN_EVENTS_H
 
 #include <stdint.h>
 
-#include "adam.h"
-#include "error.h"
-#include "event_model.h"
-#include "events.h"
-#include "generate.h"
-#include "node_memory.h"
-#include "temporal_csr.h"
-#include "tensor.h"
+#include "ref/adam.h"
+#include "ref/error.h"
+#include "ref/event_model.h"
+#include "ref/events.h"
+#include "ref/node_memory.h"
+#include "ref/progress.h"
+#include "ref/temporal_csr.h"
+#include "ref/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,16 +11,16 @@
  * and replay a finding (ctest leaves it in build/verify/fuzz_work/NAME/) with
  *     build/verify/fuzz_npy build/verify/fuzz_work/npy/crash-<hash>
  */
-#ifndef TWOFOLD_FUZZ_COMMON_H
-#define TWOFOLD_FUZZ_COMMON_H
+#ifndef TWOFOLD_VERIFY_FUZZ_COMMON_H
+#define TWOFOLD_VERIFY_FUZZ_COMMON_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "memory.h"
+#include "ref/error.h"
+#include "ref/memory.h"
 
 /* libFuzzer gives up at 2 GiB (-rss_limit_mb=2048). An input announcing a huge size must end
  * in the loader's own "too large for memory" error, not in libFuzzer's out-of-memory report,

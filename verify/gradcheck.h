@@ -3,15 +3,15 @@
  * A check builds a scalar L (usually sum(r * y) with a fixed random r), runs the backward with
  * dy = r, and compares each analytic gradient element with (L(v + h) - L(v - h)) / 2h.
  * Header-only, test-only. */
-#ifndef TWOFOLD_GRADCHECK_H
-#define TWOFOLD_GRADCHECK_H
+#ifndef TWOFOLD_VERIFY_GRADCHECK_H
+#define TWOFOLD_VERIFY_GRADCHECK_H
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rng.h"
-#include "testing.h"
+#include "ref/rng.h"
+#include "verify/testing.h"
 
 #define STEP 1e-3f
 #define TOLERANCE 1e-3

@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "dataset.h"
-#include "loaders.h"
-#include "memory.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "ref/loaders.h"
+#include "ref/memory.h"
+#include "verify/testing.h"
 
 /* Parse `content` as PyTorch Geometric Temporal JSON named `source`. */
 static int parse_json(const char *content, const char *source, tf_error *err)

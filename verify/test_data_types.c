@@ -5,15 +5,15 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "csr.h"
-#include "events.h"
-#include "generate.h"
-#include "memory.h"
-#include "rng.h"
-#include "snapshot.h"
-#include "temporal_csr.h"
-#include "tensor.h"
-#include "testing.h"
+#include "datasets/generate.h"
+#include "ref/csr.h"
+#include "ref/events.h"
+#include "ref/memory.h"
+#include "ref/rng.h"
+#include "ref/snapshot.h"
+#include "ref/temporal_csr.h"
+#include "ref/tensor.h"
+#include "verify/testing.h"
 
 /* ---- tensor ------------------------------------------------------------------------------ */
 

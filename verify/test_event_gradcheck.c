@@ -9,13 +9,13 @@
  * therefore scale a generated stream's times by 0.01. */
 #include <math.h>
 
-#include "event_model.h"
-#include "generate.h"
-#include "gradcheck.h"
-#include "layers.h"
-#include "recurrent.h"
-#include "time_encoding.h"
-#include "time_projection.h"
+#include "datasets/generate.h"
+#include "ref/event_model.h"
+#include "ref/layers.h"
+#include "ref/recurrent.h"
+#include "ref/time_encoding.h"
+#include "ref/time_projection.h"
+#include "verify/gradcheck.h"
 
 /* ---- small layers ----------------------------------------------------------------------------- */
 

@@ -3,10 +3,10 @@
  * against a brute-force scan of the stream, and the memory reset at every epoch. */
 #include <math.h>
 
-#include "event_model.h"
-#include "generate.h"
-#include "testing.h"
-#include "train_events.h"
+#include "datasets/generate.h"
+#include "ref/event_model.h"
+#include "ref/train_events.h"
+#include "verify/testing.h"
 
 /* Which occurrence of vertex v in events [first, first + size) must win the write-back:
  * the largest event index, and in that event the destination over the source. Written as a

@@ -1,4 +1,4 @@
-/* DGC's temporal and spatial fusion (opt/opt_fusion.h) against their references (ref/fusion.h).
+/* DGC's temporal and spatial fusion (opt/fusion.h) against their references (ref/fusion.h).
  *  - Temporal: the time encoder (GRU and LSTM) over sequences of different lengths, zero-padded
  *    and in fused lanes, against each sequence run alone: outputs and input gradients bitwise,
  *    the four parameter gradients fp (max |a - b| / max(1, |ref|) <= 1e-5), on generated lengths
@@ -13,12 +13,12 @@
  * Every check prints what it measured. Runs with 2 OpenMP threads. */
 #include <math.h>
 
-#include "dataset.h"
-#include "fusion.h"
-#include "kernels_cpu.h"
-#include "opt_fusion.h"
-#include "rng.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "opt/fusion.h"
+#include "opt/kernels.h"
+#include "ref/fusion.h"
+#include "ref/rng.h"
+#include "verify/testing.h"
 
 #define TOLERANCE 1e-5
 

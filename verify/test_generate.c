@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "generate.h"
-#include "memory.h"
-#include "snapshot.h"
-#include "testing.h"
+#include "datasets/generate.h"
+#include "ref/memory.h"
+#include "ref/snapshot.h"
+#include "verify/testing.h"
 
 static int compare_u64(const void *a, const void *b)
 {

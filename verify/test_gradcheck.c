@@ -19,15 +19,15 @@
  * kink, not the backward, which is why the step is 1e-3. */
 #include <math.h>
 
-#include "chebconv.h"
-#include "gradcheck.h"
-#include "generate.h"
-#include "layers.h"
-#include "model.h"
-#include "propagate.h"
-#include "recurrent.h"
-#include "rng.h"
-#include "testing.h"
+#include "datasets/generate.h"
+#include "ref/chebconv.h"
+#include "ref/layers.h"
+#include "ref/model.h"
+#include "ref/propagate.h"
+#include "ref/recurrent.h"
+#include "ref/rng.h"
+#include "verify/gradcheck.h"
+#include "verify/testing.h"
 
 /* ---- dense layers ------------------------------------------------------------------------ */
 

@@ -1,4 +1,4 @@
-/* Incremental aggregation (opt/incremental_engine.h) against its reference twin, the full
+/* Incremental aggregation (opt/incremental.h) against its reference twin, the full
  * recompute ref_aggregate() (ref/incremental.h), for every aggregator:
  *  - along >= 100 consecutive snapshots of twitter_tennis, of england_covid (53 snapshots, run
  *    forward then backward: 105 snapshots, 104 deltas) and of generated graphs at churn
@@ -19,11 +19,11 @@
  * Runs with 2 OpenMP threads so the parallel row updates are exercised. Prints what it measured. */
 #include <math.h>
 
-#include "dataset.h"
-#include "incremental.h"
-#include "incremental_engine.h"
-#include "kernels_cpu.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "opt/incremental.h"
+#include "opt/kernels.h"
+#include "ref/incremental.h"
+#include "verify/testing.h"
 
 #define TOLERANCE 1e-5
 

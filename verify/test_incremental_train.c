@@ -4,7 +4,7 @@
  *    (max |a - b| / max(1, |ref|) <= 1e-5), on a generated graph with overlapping windows
  *    (window 8, stride 2), with the engine forced to apply every delta (threshold infinity) and
  *    with the default threshold (twitter_tennis and the blocks-on-ranks placement:
- *    verify/test_incremental_parallel.c);
+ *    verify/test_incremental_mpi.c);
  *  - the cache never changes a result: capacities 0 % .. 100 % with ReInc's policy and LRU give
  *    bitwise the same parameters (notes/reinc.md V7), while hit rates and engine work differ;
  *  - ReInc's F is exact: after each epoch nothing is left in a cache big enough for everything
@@ -13,9 +13,9 @@
  *    not once per gate (sparse products per snapshot, against what per-gate convolutions need). */
 #include <math.h>
 
-#include "dataset.h"
-#include "incremental_inputs.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "opt/incremental_inputs.h"
+#include "verify/testing.h"
 
 #define TOLERANCE 1e-5
 
@@ -65,7 +65,7 @@ static run_result train(const snapshot_seq *seq, const train_options *train_opts
         offset += v->size;
     }
     if (options) {
-        r.hit_rate = aggregation_cache_hit_rate(&inputs.cache);
+        r.hit_rate = incremental_cache_hit_rate(&inputs.cache);
         r.produced = inputs.produced;
         r.engine_full = inputs.engine.stats.full;
         r.engine_deltas = inputs.engine.stats.incremental;
@@ -163,36 +163,36 @@ START_TEST(cache_policy_unit)
     /* Capacity for two entries of 4 floats. ReInc keeps the entries with more future uses;
      * LRU keeps the recent ones; an entry reaching F = 0 leaves at once. */
     tf_error err;
-    aggregation_cache reinc, lru;
-    aggregation_cache_init(&reinc, CACHE_REINC, 32, 1);
-    aggregation_cache_init(&lru, CACHE_LRU, 32, 1);
+    incremental_cache reinc, lru;
+    incremental_cache_init(&reinc, CACHE_REINC, 32, 1);
+    incremental_cache_init(&lru, CACHE_LRU, 32, 1);
     const float values[4] = {1, 2, 3, 4};
     float out[4] = {0};
-    aggregation_cache *both[2] = {&reinc, &lru};
+    incremental_cache *both[2] = {&reinc, &lru};
     for (int i = 0; i < 2; i++) {
-        ck_assert(aggregation_cache_put(both[i], 1, values, 4, 5, 0, &err) == TF_OK);
-        ck_assert(aggregation_cache_put(both[i], 2, values, 4, 1, 0, &err) == TF_OK);
-        ck_assert(aggregation_cache_put(both[i], 3, values, 4, 3, 0, &err) == TF_OK);
+        ck_assert(incremental_cache_put(both[i], 1, values, 4, 5, 0, &err) == TF_OK);
+        ck_assert(incremental_cache_put(both[i], 2, values, 4, 1, 0, &err) == TF_OK);
+        ck_assert(incremental_cache_put(both[i], 3, values, 4, 3, 0, &err) == TF_OK);
     }
     /* ReInc evicted key 2 (F = 1); LRU evicted key 1 (oldest). */
-    ck_assert_int_eq(aggregation_cache_get(&reinc, 1, out), 1);
+    ck_assert_int_eq(incremental_cache_get(&reinc, 1, out), 1);
     ck_assert(memcmp(out, values, sizeof values) == 0);
-    ck_assert_int_eq(aggregation_cache_get(&reinc, 2, out), 0);
-    ck_assert_int_eq(aggregation_cache_get(&lru, 1, out), 0);
-    ck_assert_int_eq(aggregation_cache_get(&lru, 2, out), 1);
+    ck_assert_int_eq(incremental_cache_get(&reinc, 2, out), 0);
+    ck_assert_int_eq(incremental_cache_get(&lru, 1, out), 0);
+    ck_assert_int_eq(incremental_cache_get(&lru, 2, out), 1);
     /* key 2 had F = 1: that get was its last, so it is gone. */
     ck_assert_int_eq(lru.count, 1);
     ck_assert_int_eq(lru.stats.expired, 1);
     /* ReInc refuses a newcomer ranked below everything it would displace. */
-    ck_assert(aggregation_cache_put(&reinc, 4, values, 4, 1, 0, &err) == TF_OK);
+    ck_assert(incremental_cache_put(&reinc, 4, values, 4, 1, 0, &err) == TF_OK);
     ck_assert_int_eq(reinc.stats.rejected, 1);
     printf("cache unit: reinc hits %lld misses %lld rejected %lld; lru hits %lld misses %lld expired %lld\n",
            (long long)reinc.stats.hits, (long long)reinc.stats.misses, (long long)reinc.stats.rejected,
            (long long)lru.stats.hits, (long long)lru.stats.misses, (long long)lru.stats.expired);
     cache_policy policy;
     EXPECT_INPUT_ERROR(cache_policy_parse("lfu", &policy, &err), &err, "lfu", "reinc or lru");
-    aggregation_cache_free(&reinc);
-    aggregation_cache_free(&lru);
+    incremental_cache_free(&reinc);
+    incremental_cache_free(&lru);
 }
 END_TEST
 

@@ -1,17 +1,17 @@
-/* Each optimized CPU kernel (opt/kernels_cpu.h) against its reference twin, on real graphs
+/* Each optimized CPU kernel (opt/kernels.h) against its reference twin, on real graphs
  * (twitter_tennis: directed, weighted, 1000 vertices; england_covid) and generated ones, with
  * the equality each promises: bitwise for propagation and the LSTM's pointwise part, the fp
  * tolerance (max |a - b| / max(1, |ref|) <= 1e-5) where BLAS reorders sums. Each check prints
  * what it measured. Runs with 2 OpenMP threads so the parallel paths are exercised. */
 #include <math.h>
 
-#include "dataset.h"
-#include "kernels_cpu.h"
-#include "layers.h"
-#include "model.h"
-#include "recurrent.h"
-#include "rng.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "opt/kernels.h"
+#include "ref/layers.h"
+#include "ref/model.h"
+#include "ref/recurrent.h"
+#include "ref/rng.h"
+#include "verify/testing.h"
 
 #define TOLERANCE 1e-5
 

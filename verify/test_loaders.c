@@ -5,11 +5,11 @@
  * plain-Python reading of the same bundled files. Every comparison prints what it measured. */
 #include <math.h>
 
-#include "dataset.h"
-#include "io.h"
-#include "loaders.h"
-#include "npy.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "ref/io.h"
+#include "ref/loaders.h"
+#include "ref/npy.h"
+#include "verify/testing.h"
 
 /* Reads verify/golden/loaders/PREFIX_NAME.npy. */
 static void golden(const char *prefix, const char *name, npy_array *out)

@@ -1,8 +1,8 @@
 /* Average precision and ROC AUC against values worked out by hand, ties included. */
 #include <math.h>
 
-#include "metrics.h"
-#include "testing.h"
+#include "ref/metrics.h"
+#include "verify/testing.h"
 
 static void metrics_of(const float *scores, const uint8_t *labels, int64_t n, double *ap, double *auc)
 {

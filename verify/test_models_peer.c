@@ -8,11 +8,11 @@
  * must agree within the project's fp tolerance, max |a - b| / max(1, |b|) <= 1e-5. */
 #include <math.h>
 
-#include "adam.h"
-#include "dataset.h"
-#include "model.h"
-#include "npy.h"
-#include "testing.h"
+#include "datasets/dataset.h"
+#include "ref/adam.h"
+#include "ref/model.h"
+#include "ref/npy.h"
+#include "verify/testing.h"
 
 #define TOLERANCE 1e-5
 

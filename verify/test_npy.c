@@ -4,8 +4,8 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "npy.h"
-#include "testing.h"
+#include "ref/npy.h"
+#include "verify/testing.h"
 
 /* Round trip one array through a file and check shape, dtype and bytes. */
 static void round_trip(npy_dtype dtype, int ndim, const int64_t *shape, const void *data, size_t bytes)

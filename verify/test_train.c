@@ -3,10 +3,10 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "dataset.h"
-#include "npy.h"
-#include "testing.h"
-#include "train.h"
+#include "datasets/dataset.h"
+#include "ref/npy.h"
+#include "ref/train.h"
+#include "verify/testing.h"
 
 static void load(const char *name, dataset *d)
 {

@@ -4,10 +4,10 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "generate.h"
-#include "npy.h"
-#include "testing.h"
-#include "train_events.h"
+#include "datasets/generate.h"
+#include "ref/npy.h"
+#include "ref/train_events.h"
+#include "verify/testing.h"
 
 static void generated(event_stream *es, int64_t nodes, int64_t events, int64_t features)
 {

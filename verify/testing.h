@@ -2,8 +2,8 @@
  * runner, asserting that a call failed the way it should, and the two comparisons every
  * twin check prints (the fp error and the count of values that differ in bits).
  * Header-only, test-only. */
-#ifndef TWOFOLD_TESTING_H
-#define TWOFOLD_TESTING_H
+#ifndef TWOFOLD_VERIFY_TESTING_H
+#define TWOFOLD_VERIFY_TESTING_H
 
 #include <check.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "ref/error.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
 #error "verify/CMakeLists.txt defines TWOFOLD_SOURCE_DIR"

@@ -1,0 +1,295 @@
+#include "cuda/kernels.h"
+
+#include <string.h>
+
+#include "cuda/cells.h"
+#include "cuda/dense.h"
+#include "cuda/spmm.h"
+
+static cuda_context *bound;     /* the context the table runs on */
+static tf_error first_failure;  /* the first failure since the last take_error */
+
+/* 1 if the table may run: bound, and no failure waiting to be reported. */
+static int usable(void)
+{
+    if (!bound && first_failure.code == TF_OK)
+        tf_error_set(&first_failure, TF_ERR_SYSTEM, "cuda kernels used before cuda_kernels_bind()");
+    return first_failure.code == TF_OK;
+}
+
+/* Records a failure (the first one wins); returns 0 so callers can write `if (!ok(...))`. */
+static int ok(int status, const tf_error *err)
+{
+    if (status != TF_OK && first_failure.code == TF_OK)
+        first_failure = *err;
+    return status == TF_OK;
+}
+
+/* Scratch slot `slot` holding a copy of `bytes` host bytes (or uninitialized if host is NULL). */
+static void *stage(int slot, const void *host, size_t bytes)
+{
+    tf_error err;
+    void *device = cuda_scratch(bound, slot, bytes ? bytes : 4, &err);
+    if (!ok(device ? TF_OK : TF_ERR_SYSTEM, &err))
+        return NULL;
+    if (host && bytes && !ok(cuda_upload(bound, device, host, bytes, &err), &err))
+        return NULL;
+    return device;
+}
+
+static void fetch(void *host, const void *device, size_t bytes)
+{
+    tf_error err;
+    if (bytes)
+        ok(cuda_download(bound, host, device, bytes, &err), &err);
+}
+
+#define FLOATS(count) ((size_t)(count) * sizeof(float))
+
+static int take_error(tf_error *err)
+{
+    if (first_failure.code == TF_OK)
+        return TF_OK;
+    *err = first_failure;
+    tf_error_clear(&first_failure);
+    return err->code;
+}
+
+void cuda_kernels_bind(cuda_context *context)
+{
+    bound = context;
+    tf_error_clear(&first_failure);
+}
+
+static void linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
+                           float *y)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(out * in));
+    float *d_b = bias ? (float *)stage(2, bias, FLOATS(out)) : NULL, *d_y = (float *)stage(3, NULL, FLOATS(n * out));
+    if (d_x && d_w && (d_b || !bias) && d_y && ok(cuda_linear_forward(bound, d_x, d_w, d_b, n, in, out, d_y, &err), &err))
+        fetch(y, d_y, FLOATS(n * out));
+}
+
+static void linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(out * in));
+    float *d_y = (float *)stage(3, y, FLOATS(n * out));
+    if (d_x && d_w && d_y && ok(cuda_linear_accumulate(bound, d_x, d_w, n, in, out, d_y, &err), &err))
+        fetch(y, d_y, FLOATS(n * out));
+}
+
+static void linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                            float *dx, float *dweight, float *dbias)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(out * in));
+    float *d_dy = (float *)stage(2, dy, FLOATS(n * out));
+    float *d_dx = dx ? (float *)stage(3, dx, FLOATS(n * in)) : NULL;
+    float *d_dw = dweight ? (float *)stage(4, dweight, FLOATS(out * in)) : NULL;
+    float *d_db = dbias ? (float *)stage(5, dbias, FLOATS(out)) : NULL;
+    if (!usable() || !ok(cuda_linear_backward(bound, d_x, d_w, d_dy, n, in, out, d_dx, d_dw, d_db, &err), &err))
+        return;
+    if (dx)
+        fetch(dx, d_dx, FLOATS(n * in));
+    if (dweight)
+        fetch(dweight, d_dw, FLOATS(out * in));
+    if (dbias)
+        fetch(dbias, d_db, FLOATS(out));
+}
+
+static void matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(in * out));
+    float *d_y = (float *)stage(3, y, FLOATS(n * out));
+    if (d_x && d_w && d_y && ok(cuda_matmul_accumulate(bound, d_x, d_w, n, in, out, d_y, &err), &err))
+        fetch(y, d_y, FLOATS(n * out));
+}
+
+static void matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                            float *dx, float *dweight)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(in * out));
+    float *d_dy = (float *)stage(2, dy, FLOATS(n * out));
+    float *d_dx = dx ? (float *)stage(3, dx, FLOATS(n * in)) : NULL;
+    float *d_dw = dweight ? (float *)stage(4, dweight, FLOATS(in * out)) : NULL;
+    if (!usable() || !ok(cuda_matmul_backward(bound, d_x, d_w, d_dy, n, in, out, d_dx, d_dw, &err), &err))
+        return;
+    if (dx)
+        fetch(dx, d_dx, FLOATS(n * in));
+    if (dweight)
+        fetch(dweight, d_dw, FLOATS(in * out));
+}
+
+/* The operator's arrays in scratch slots 8.. (the inputs use 0..7). */
+static int stage_operator(const propagation *p, int transpose, cuda_propagation *out)
+{
+    const csr *g = p->graph;
+    memset(out, 0, sizeof *out);
+    out->num_nodes = g->num_nodes;
+    out->num_edges = g->num_edges;
+    out->d_edge_coefficient = (float *)stage(8, p->edge_coefficient, FLOATS(g->num_edges));
+    out->d_self_coefficient = (float *)stage(9, p->self_coefficient, FLOATS(g->num_nodes));
+    if (!transpose) {
+        out->d_row_ptr = (int64_t *)stage(10, g->row_ptr, (size_t)(g->num_nodes + 1) * sizeof(int64_t));
+        out->d_col = (int32_t *)stage(11, g->col, (size_t)g->num_edges * sizeof(int32_t));
+    } else {
+        if (!p->transpose_offsets) {
+            tf_error err;
+            ok(tf_error_set(&err, TF_ERR_SYSTEM, "cuda kernels: operator without transpose"), &err);
+            return 0;
+        }
+        out->d_transpose_offsets = (int64_t *)stage(10, p->transpose_offsets, (size_t)(g->num_nodes + 1) * sizeof(int64_t));
+        out->d_transpose_edge = (int64_t *)stage(11, p->transpose_edge, (size_t)g->num_edges * sizeof(int64_t));
+        out->d_transpose_destination = (int32_t *)stage(12, p->transpose_destination, (size_t)g->num_edges * sizeof(int32_t));
+    }
+    return usable();
+}
+
+static void propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
+{
+    cuda_propagation operator_;
+    if (!usable() || !stage_operator(p, 0, &operator_))
+        return;
+    tf_error err;
+    const int64_t size = p->graph->num_nodes * width;
+    float *d_x = (float *)stage(0, x, FLOATS(size)), *d_y = (float *)stage(1, NULL, FLOATS(size));
+    if (d_x && d_y && ok(cuda_propagate_forward(bound, &operator_, d_x, width, d_y, &err), &err))
+        fetch(y, d_y, FLOATS(size));
+}
+
+static void propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx)
+{
+    cuda_propagation operator_;
+    if (!usable() || !stage_operator(p, 1, &operator_))
+        return;
+    tf_error err;
+    const int64_t size = p->graph->num_nodes * width;
+    float *d_dy = (float *)stage(0, dy, FLOATS(size)), *d_dx = (float *)stage(1, dx, FLOATS(size));
+    if (d_dy && d_dx && ok(cuda_propagate_backward(bound, &operator_, d_dy, width, d_dx, &err), &err))
+        fetch(dx, d_dx, FLOATS(size));
+}
+
+static void gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                             const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
+                             float *h_out, float *cache)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    const int64_t H = hidden;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_h = (float *)stage(1, h, FLOATS(n * H));
+    float *d_wi = (float *)stage(2, weight_ih, FLOATS(3 * H * in)), *d_wh = (float *)stage(3, weight_hh, FLOATS(3 * H * H));
+    float *d_bi = (float *)stage(4, bias_ih, FLOATS(3 * H)), *d_bh = (float *)stage(5, bias_hh, FLOATS(3 * H));
+    float *d_out = (float *)stage(6, NULL, FLOATS(n * H)), *d_cache = (float *)stage(7, NULL, FLOATS(n * 4 * H));
+    if (!usable() ||
+        !ok(cuda_gru_cell_forward(bound, d_x, d_h, d_wi, d_wh, d_bi, d_bh, n, in, H, d_out, d_cache, &err), &err))
+        return;
+    fetch(h_out, d_out, FLOATS(n * H));
+    fetch(cache, d_cache, FLOATS(n * 4 * H));
+}
+
+static void gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                              const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
+                              float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    const int64_t H = hidden;
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_h = (float *)stage(1, h, FLOATS(n * H));
+    float *d_wi = (float *)stage(2, weight_ih, FLOATS(3 * H * in)), *d_wh = (float *)stage(3, weight_hh, FLOATS(3 * H * H));
+    float *d_cache = (float *)stage(4, cache, FLOATS(n * 4 * H)), *d_dout = (float *)stage(5, dh_out, FLOATS(n * H));
+    /* EvolveGCN-O passes one array as both dx and dh: then one device buffer serves both, or
+     * the second copy back would overwrite the first's additions. */
+    float *d_dx = dx ? (float *)stage(6, dx, FLOATS(n * in)) : NULL;
+    float *d_dh = dh == dx && dh ? d_dx : dh ? (float *)stage(7, dh, FLOATS(n * H)) : NULL;
+    float *d_dwi = dweight_ih ? (float *)stage(12, dweight_ih, FLOATS(3 * H * in)) : NULL;
+    float *d_dwh = dweight_hh ? (float *)stage(13, dweight_hh, FLOATS(3 * H * H)) : NULL;
+    float *d_dbi = dbias_ih ? (float *)stage(14, dbias_ih, FLOATS(3 * H)) : NULL;
+    float *d_dbh = dbias_hh ? (float *)stage(15, dbias_hh, FLOATS(3 * H)) : NULL;
+    if (!usable() || !ok(cuda_gru_cell_backward(bound, d_x, d_h, d_wi, d_wh, d_cache, d_dout, n, in, H, d_dx, d_dh,
+                                                d_dwi, d_dwh, d_dbi, d_dbh, &err),
+                         &err))
+        return;
+    if (dx)
+        fetch(dx, d_dx, FLOATS(n * in));
+    if (dh && dh != dx)
+        fetch(dh, d_dh, FLOATS(n * H));
+    if (dweight_ih)
+        fetch(dweight_ih, d_dwi, FLOATS(3 * H * in));
+    if (dweight_hh)
+        fetch(dweight_hh, d_dwh, FLOATS(3 * H * H));
+    if (dbias_ih)
+        fetch(dbias_ih, d_dbi, FLOATS(3 * H));
+    if (dbias_hh)
+        fetch(dbias_hh, d_dbh, FLOATS(3 * H));
+}
+
+static void lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
+                                   float *h_out, float *gates)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    const int64_t nh = n * hidden;
+    float *d_a = (float *)stage(0, preactivation, FLOATS(4 * nh)), *d_c = (float *)stage(1, c, FLOATS(nh));
+    float *d_c_out = (float *)stage(2, NULL, FLOATS(nh)), *d_h_out = (float *)stage(3, NULL, FLOATS(nh));
+    float *d_gates = (float *)stage(4, NULL, FLOATS(4 * nh));
+    if (!usable() ||
+        !ok(cuda_lstm_pointwise_forward(bound, d_a, d_c, n, hidden, d_c_out, d_h_out, d_gates, &err), &err))
+        return;
+    fetch(c_out, d_c_out, FLOATS(nh));
+    fetch(h_out, d_h_out, FLOATS(nh));
+    fetch(gates, d_gates, FLOATS(4 * nh));
+}
+
+static void lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
+                                    const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc)
+{
+    if (!usable())
+        return;
+    tf_error err;
+    const int64_t nh = n * hidden;
+    float *d_gates = (float *)stage(0, gates, FLOATS(4 * nh)), *d_c = (float *)stage(1, c, FLOATS(nh));
+    float *d_c_out = (float *)stage(2, c_out, FLOATS(nh)), *d_dh = (float *)stage(3, dh_out, FLOATS(nh));
+    float *d_dc_out = dc_out ? (float *)stage(4, dc_out, FLOATS(nh)) : NULL;
+    float *d_dpre = (float *)stage(5, NULL, FLOATS(4 * nh)), *d_dc = dc ? (float *)stage(6, dc, FLOATS(nh)) : NULL;
+    if (!usable() || !ok(cuda_lstm_pointwise_backward(bound, d_gates, d_c, d_c_out, d_dh, d_dc_out, n, hidden, d_dpre,
+                                                      d_dc, &err),
+                         &err))
+        return;
+    fetch(dpreactivation, d_dpre, FLOATS(4 * nh));
+    if (dc)
+        fetch(dc, d_dc, FLOATS(nh));
+}
+
+const kernels cuda_kernels = {
+    "cuda",
+    propagation_add_transpose,
+    linear_forward,
+    linear_accumulate,
+    linear_backward,
+    matmul_accumulate,
+    matmul_backward,
+    propagate_forward,
+    propagate_backward,
+    gru_cell_forward,
+    gru_cell_backward,
+    lstm_pointwise_forward,
+    lstm_pointwise_backward,
+    take_error,
+};

@@ -1,0 +1,45 @@
+/**
+ * @file opt/cli/cli.h
+ * @brief Small helpers shared by the `twofold` subcommands: options, sizes, progress.
+ *
+ * Each subcommand is a function `int command_NAME(int argc, char **argv, tf_error *err)`
+ * that receives the arguments after its name and returns a #tf_error_code; `main` prints
+ * the error and exits with the code. Options are `--name value` or `--name=value`.
+ */
+#ifndef TWOFOLD_OPT_CLI_CLI_H
+#define TWOFOLD_OPT_CLI_CLI_H
+
+#include <stdint.h>
+
+#include "ref/error.h"
+
+/**
+ * If argv[*index] is the option @p name (e.g. "--lags"), store its value — the part after
+ * '=' or the next argument, consuming it — in @p value and return 1. Return 0 if it is
+ * another argument; return -1 with @p err set if the option lacks its value.
+ */
+int cli_option(int argc, char **argv, int *index, const char *name, const char **value, tf_error *err);
+
+/** 1 if argv[index] is --help or -h. */
+int cli_is_help(const char *argument);
+
+/** Parse a whole number for option @p name, within [minimum, maximum]. */
+int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err);
+
+/** Parse a byte size such as "512M", "8G" or "1000000" for option @p name. */
+int cli_parse_size(const char *name, const char *value, uint64_t *out, tf_error *err);
+
+/**
+ * A #progress_fn that draws "stage: done/total (pct%), ETA" on stderr, overwriting the line,
+ * but only when stderr is a terminal (logs and pipes stay clean). @p context must point to
+ * a cli_progress_state.
+ */
+void cli_progress(void *context, const char *stage, int64_t done, int64_t total);
+
+/** State for cli_progress(): when the current stage started. Zero-initialize. */
+typedef struct cli_progress_state {
+    double started;          /**< wall-clock seconds at the first report of the stage */
+    char stage[64];          /**< the stage being reported */
+} cli_progress_state;
+
+#endif

@@ -1,0 +1,420 @@
+/* twofold train: train a snapshot model on a dataset, printing loss per epoch. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "datasets/dataset.h"
+#include "opt/cli/cli.h"
+#include "opt/cli/commands.h"
+#include "opt/incremental_inputs.h"
+#include "opt/train.h"
+#include "ref/clock.h"
+#include "ref/io.h"
+#include "ref/npy.h"
+#include "ref/train.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "opt/kernels.h"
+#include <mpi.h>
+
+#ifdef TWOFOLD_HAVE_CUDA
+#include "cuda/kernels.h"
+#endif
+
+static const char train_usage[] =
+    "usage: twofold train --model MODEL --data DATASET [options]\n"
+    "\n"
+    "Train a snapshot model with a temporal train/test split; print the train loss and the\n"
+    "test MSE after every epoch. The same options and seed give the same result, bit for bit.\n"
+    "\n"
+    "  --model M          tgcn, gconvgru, gclstm or evolvegcn; the event models tgn and jodie\n"
+    "                     take other options: twofold train --model tgn --help\n"
+    "  --data D           bundled name, file or generator spec (see twofold info --help)\n"
+    "  --epochs E         epochs to train (default 50; with --load, the total to reach)\n"
+    "  --lr X             Adam learning rate (default 0.01)\n"
+    "  --hidden H         state width (default 32; EvolveGCN-O's is the feature width)\n"
+    "  --k K              Chebyshev order of gconvgru and gclstm (default 2)\n"
+    "  --window W         snapshots per window, state from zero in each (default 0: the whole split)\n"
+    "  --stride S         snapshots between window starts (default: the window, no overlap)\n"
+    "  --batch B          windows per optimizer step, gradients averaged (default 1)\n"
+    "  --blocks           cut the epoch's windows into B consecutive blocks, step k taking the\n"
+    "                     k-th window of each (ReInc's placement: under mpiexec -n B each rank\n"
+    "                     walks its own block of consecutive snapshots)\n"
+    "  --train-ratio R    fraction of snapshots for training (default 0.8)\n"
+    "  --seed S           initial parameters (default 1)\n"
+    "  --lags L           lagged features for lagged formats (default: the format's own)\n"
+    "  --save DIR         write a checkpoint at the end: parameters as NAME.npy (PyTorch\n"
+    "                     names), Adam state and epoch; atomic\n"
+    "  --load DIR         start from a checkpoint (resumes epoch and Adam state if present)\n"
+    "  --dump-outputs DIR write predictions.npy and targets.npy [snapshots][vertices][targets]\n"
+    "  --impl I           ref (default: the reference, one thread) or opt (the optimized twin:\n"
+    "                     BLAS and OpenMP kernels; under mpiexec -n R, windows shared by R ranks,\n"
+    "                     gradients all-reduced; use --batch >= R so every rank has a window)\n"
+    "  --device D         cpu (default) or cuda: with --impl opt, run the heavy kernels on this\n"
+    "                     rank's GPU (staging host data each call); without a GPU, says so and\n"
+    "                     runs the CPU kernels\n"
+    "  --incremental      tgcn with --impl opt: take A^ X_t from ReInc's incremental engine\n"
+    "                     behind its cache instead of recomputing it in every window\n"
+    "  --cache F          with --incremental: cache size as a fraction of all snapshots'\n"
+    "                     aggregations (default 1; 0 = no cache)\n"
+    "  --cache-policy P   with --incremental: reinc (default, ReInc's F/S - I) or lru\n"
+    "\n"
+    "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
+
+/* Parsed command line. */
+typedef struct train_command {
+    const char *data, *save, *load, *dump;
+    int lags;
+    int optimized; /* --impl opt */
+    int gpu;       /* --device cuda */
+    int incremental; /* --incremental */
+    incremental_inputs_options inputs;
+    model_config config;
+    train_options options;
+} train_command;
+
+static int parse_arguments(int argc, char **argv, train_command *c, int *help, tf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    train_options_default(&c->options);
+    c->config.hidden = 32;
+    c->config.chebyshev_k = 2;
+    incremental_inputs_options_default(&c->inputs);
+    int have_model = 0, have_cache = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *value = NULL;
+        int64_t number;
+        int matched = 0;
+        if (cli_is_help(argv[i])) {
+            *help = 1;
+            return TF_OK;
+        }
+#define OPTION(name) ((matched = cli_option(argc, argv, &i, name, &value, err)) != 0)
+        if (OPTION("--model")) {
+            if (matched < 0 || model_kind_parse(value, &c->config.kind, err) != TF_OK)
+                return TF_ERR_INPUT;
+            have_model = 1;
+        } else if (OPTION("--data")) {
+            c->data = value;
+        } else if (OPTION("--epochs")) {
+            if (matched < 0 || cli_parse_int("--epochs", value, 0, 100000000, &c->options.epochs, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--lr")) {
+            char *end;
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->options.learning_rate = strtod(value, &end);
+            if (end == value || *end || !(c->options.learning_rate > 0 && c->options.learning_rate < 1e3))
+                return tf_error_set(err, TF_ERR_INPUT, "option --lr: \"%s\", expected a positive number", value);
+        } else if (OPTION("--train-ratio")) {
+            char *end;
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->options.train_ratio = strtod(value, &end);
+            if (end == value || *end || !(c->options.train_ratio > 0 && c->options.train_ratio < 1))
+                return tf_error_set(err, TF_ERR_INPUT, "option --train-ratio: \"%s\", expected a fraction in (0, 1)",
+                                    value);
+        } else if (OPTION("--hidden")) {
+            if (matched < 0 || cli_parse_int("--hidden", value, 1, 65536, &c->config.hidden, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--k")) {
+            if (matched < 0 || cli_parse_int("--k", value, 1, 16, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->config.chebyshev_k = (int)number;
+        } else if (OPTION("--window")) {
+            if (matched < 0 || cli_parse_int("--window", value, 0, INT64_MAX, &c->options.window, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--stride")) {
+            if (matched < 0 || cli_parse_int("--stride", value, 1, INT64_MAX, &c->options.stride, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--batch")) {
+            if (matched < 0 || cli_parse_int("--batch", value, 1, INT64_MAX, &c->options.batch, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (strcmp(argv[i], "--blocks") == 0) {
+            c->options.blocks = 1;
+        } else if (strcmp(argv[i], "--incremental") == 0) {
+            c->incremental = 1;
+        } else if (OPTION("--cache")) {
+            char *end;
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->inputs.capacity = strtod(value, &end);
+            if (end == value || *end || !(c->inputs.capacity >= 0 && c->inputs.capacity <= 1))
+                return tf_error_set(err, TF_ERR_INPUT, "option --cache: \"%s\", expected a fraction in [0, 1]", value);
+            have_cache = 1;
+        } else if (OPTION("--cache-policy")) {
+            if (matched < 0 || cache_policy_parse(value, &c->inputs.policy, err) != TF_OK)
+                return TF_ERR_INPUT;
+            have_cache = 1;
+        } else if (OPTION("--seed")) {
+            if (matched < 0 || cli_parse_int("--seed", value, 0, INT64_MAX, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->options.seed = (uint64_t)number;
+        } else if (OPTION("--lags")) {
+            if (matched < 0 || cli_parse_int("--lags", value, 1, 100000, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->lags = (int)number;
+        } else if (OPTION("--save")) {
+            c->save = value;
+        } else if (OPTION("--load")) {
+            c->load = value;
+        } else if (OPTION("--dump-outputs")) {
+            c->dump = value;
+        } else if (OPTION("--device")) {
+            if (strcmp(value, "cpu") != 0 && strcmp(value, "cuda") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --device: \"%s\", expected cpu or cuda", value);
+            c->gpu = strcmp(value, "cuda") == 0;
+        } else if (OPTION("--impl")) {
+            if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
+            c->optimized = strcmp(value, "opt") == 0;
+        } else {
+            return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --help)", argv[i]);
+        }
+#undef OPTION
+        if (matched < 0)
+            return TF_ERR_INPUT;
+    }
+    if (!have_model || !c->data)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
+    if (have_cache && !c->incremental)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --cache and --cache-policy configure --incremental: add it");
+    if (c->incremental && (!c->optimized || c->config.kind != MODEL_TGCN))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves T-GCN's layer-1 aggregation A^ X_t (the "
+                                               "other models convolve inside their gates): use --model tgcn --impl opt");
+    if (c->gpu && !c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
+#ifndef TWOFOLD_HAVE_CUDA
+    if (c->gpu)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda: this twofold was built without CUDA (no nvcc "
+                                               "at configure time, or -DTWOFOLD_CUDA=OFF)");
+#endif
+    return TF_OK;
+}
+
+/* predictions.npy and targets.npy for every snapshot, the model run in its windows. */
+static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *directory, tf_error *err)
+{
+    if (mkdir(directory, 0755) != 0 && errno != EEXIST)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", directory, strerror(errno));
+    const int64_t t = seq->num_snapshots, n = seq->num_nodes, out = seq->target_width;
+    tensor predictions, targets;
+    int64_t shape[3] = {t, n, out};
+    if (tensor_alloc(&predictions, 3, shape, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (tensor_alloc(&targets, 3, shape, err) != TF_OK) {
+        tensor_free(&predictions);
+        return TF_ERR_INPUT;
+    }
+    double train_mse, test_mse;
+    char path[4096];
+    int status = trainer_evaluate(tr, seq, 0, tr->train_snapshots, &train_mse, predictions.data, err);
+    if (status == TF_OK)
+        status = trainer_evaluate(tr, seq, tr->train_snapshots, t - tr->train_snapshots, &test_mse,
+                                  predictions.data + tr->train_snapshots * n * out, err);
+    for (int64_t s = 0; s < t; s++)
+        memcpy(targets.data + s * n * out, seq->snapshots[s].targets.data, (size_t)(n * out) * sizeof(float));
+    if (status == TF_OK)
+        status = format_path(path, sizeof path, err, "%s/predictions.npy", directory);
+    if (status == TF_OK)
+        status = npy_write_tensor(path, &predictions, err);
+    if (status == TF_OK)
+        status = format_path(path, sizeof path, err, "%s/targets.npy", directory);
+    if (status == TF_OK)
+        status = npy_write_tensor(path, &targets, err);
+    if (status == TF_OK)
+        printf("wrote %s/predictions.npy and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld train)\n", directory,
+               (long long)t, (long long)n, (long long)out, (long long)tr->train_snapshots - 1);
+    tensor_free(&predictions);
+    tensor_free(&targets);
+    return status;
+}
+
+/* Starts MPI and the optimized twin's threads; prints the set-up on rank 0. */
+static int start_optimized(comm *group, tf_error *err)
+{
+    char reason[256];
+    if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    /* One thread per rank unless OMP_NUM_THREADS asks for more: ranks are the unit of
+     * parallelism (threads within a rank helped little and hurt small graphs on the 2-core
+     * development machine; chapter 01's performance section has the numbers). */
+    int threads = 1;
+#ifdef _OPENMP
+    if (getenv("OMP_NUM_THREADS"))
+        threads = omp_get_max_threads();
+#endif
+    opt_set_threads(threads);
+    if (group->rank == 0)
+        printf("impl opt: %d rank(s), %d thread(s) per rank; collectives: %s\n", group->size, threads, reason);
+    return TF_OK;
+}
+
+static int train(const train_command *c, comm *group, tf_error *err);
+
+int command_train(int argc, char **argv, tf_error *err)
+{
+    /* Event models (tgn, jodie) have their own trainer and options: hand over to
+     * cmd_train_events.c. A name that is neither kind is reported here, listing both. */
+    const char *model_name;
+    model_kind kind;
+    if (train_wants_event_model(argc, argv, &model_name))
+        return command_train_events(argc, argv, err);
+    if (model_name && model_kind_parse(model_name, &kind, NULL) != TF_OK)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "model \"%s\" is not one of tgcn, gconvgru, gclstm, evolvegcn (snapshot models), "
+                            "tgn, jodie (event models)",
+                            model_name);
+    /* The snapshot models. */
+    train_command c;
+    int help = 0;
+    if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (help) {
+        fputs(train_usage, stdout);
+        return TF_OK;
+    }
+    if (!c.optimized)
+        return train(&c, NULL, err);
+    comm group;
+    if (start_optimized(&group, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    int status = train(&c, &group, err);
+    if (status != TF_OK && group.size > 1) {
+        /* The other ranks may be waiting in a collective: report and take them down. */
+        fprintf(stderr, "twofold: error on rank %d: %s\n", group.rank, err->message);
+        MPI_Abort(group.world, status);
+    }
+    comm_finalize(&group);
+    return status;
+}
+
+/* Training proper; `group` is NULL for the reference, the ranks for the optimized twin. */
+static int train(const train_command *cp, comm *group, tf_error *err)
+{
+    train_command c = *cp;
+    const int speaks = !group || group->rank == 0; /* only rank 0 prints and writes files */
+    cli_progress_state progress = {0, ""};
+    dataset_options data_options = {c.lags, cli_progress, &progress};
+    dataset d;
+    if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (d.kind != DATASET_SNAPSHOTS) {
+        dataset_free(&d);
+        return tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", c.data,
+                            model_kind_name(c.config.kind));
+    }
+    const snapshot_seq *seq = &d.snapshots;
+    trainer tr;
+    int status = trainer_create(&tr, seq, &c.config, &c.options, err);
+    if (status != TF_OK) {
+        dataset_free(&d);
+        return status;
+    }
+    if (c.load)
+        status = trainer_load(&tr, c.load, err);
+#ifdef TWOFOLD_HAVE_CUDA
+    cuda_context gpu;
+    memset(&gpu, 0, sizeof gpu);
+#endif
+    if (status == TF_OK && group) {
+        status = opt_trainer_parallel(&tr, group, err);
+#ifdef TWOFOLD_HAVE_CUDA
+        int devices = c.gpu ? cuda_device_count() : 0;
+        if (status == TF_OK && c.gpu && devices == 0 && speaks)
+            printf("--device cuda: no GPU present (or no driver); running the CPU kernels\n");
+        if (status == TF_OK && devices > 0)
+            status = cuda_context_create(&gpu, group->local_rank % devices, err);
+        if (status == TF_OK && devices > 0) {
+            cuda_kernels_bind(&gpu);
+            tr.model.kernels = &cuda_kernels;
+            if (speaks)
+                printf("--device cuda: kernels on %s (compute capability %d.%d), one GPU per rank among %d\n",
+                       gpu.name, gpu.compute_major, gpu.compute_minor, devices);
+        }
+#endif
+        if (status == TF_OK && speaks && group->size > c.options.batch)
+            printf("note: %lld window(s) per step for %d ranks: %d rank(s) idle in every step (use --batch %d)\n",
+                   (long long)c.options.batch, group->size, group->size - (int)c.options.batch, group->size);
+    }
+    incremental_inputs inputs;
+    memset(&inputs, 0, sizeof inputs);
+    if (status == TF_OK && c.incremental) {
+        double built = wall_seconds();
+        status = incremental_inputs_create(&inputs, seq, &tr, &c.inputs, err);
+        if (status == TF_OK)
+            tr.model.inputs = &inputs.source;
+        if (status == TF_OK && speaks)
+            printf("incremental inputs: deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the aggregations; "
+                   "threshold %g entries per edge, refresh every %lld snapshots\n",
+                   (long long)seq->num_snapshots, wall_seconds() - built, cache_policy_name(c.inputs.policy),
+                   100 * c.inputs.capacity, c.inputs.engine.threshold, (long long)c.inputs.engine.refresh_interval);
+    }
+    if (status == TF_OK && speaks) {
+        const int64_t train = tr.train_snapshots, window = c.options.window ? c.options.window : train;
+        printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices x %lld "
+               "features\n",
+               model_kind_name(c.config.kind), (long long)model_state_width(&tr.model),
+               (long long)parameters_size(&tr.model.parameters), d.name, (long long)seq->num_snapshots,
+               (long long)seq->num_nodes, (long long)seq->feature_width);
+        printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %lld per step; Adam lr %g; "
+               "seed %llu%s\n",
+               (long long)train - 1, (long long)train, (long long)seq->num_snapshots - 1, (long long)window,
+               (long long)(c.options.stride ? c.options.stride : window), (long long)c.options.batch,
+               c.options.learning_rate, (unsigned long long)c.options.seed, tr.epoch ? " (resumed)" : "");
+        if (tr.epoch)
+            printf("resuming after epoch %lld from %s\n", (long long)tr.epoch, c.load);
+    }
+    double started = wall_seconds();
+    int64_t first_epoch = tr.epoch;
+    while (status == TF_OK && tr.epoch < c.options.epochs) {
+        epoch_report report;
+        double epoch_started = wall_seconds();
+        status = trainer_epoch(&tr, seq, &report, err);
+        if (status != TF_OK)
+            break;
+        if (!speaks)
+            continue;
+        printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.3f s)\n", (long long)report.epoch, report.train_loss,
+               report.test_mse, wall_seconds() - epoch_started);
+        fflush(stdout);
+        cli_progress(&progress, "training epochs", tr.epoch - first_epoch, c.options.epochs - first_epoch);
+    }
+    if (status == TF_OK) {
+        double test_mse;
+        status = trainer_evaluate(&tr, seq, tr.train_snapshots, seq->num_snapshots - tr.train_snapshots, &test_mse,
+                                  NULL, err);
+        if (status == TF_OK && speaks)
+            printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr.epoch,
+                   wall_seconds() - started);
+    }
+    if (status == TF_OK && group && speaks)
+        printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
+               (unsigned long long)group->calls);
+    if (status == TF_OK && c.incremental && speaks)
+        printf("incremental inputs (rank 0): cache hit rate %.3f (%lld hits, %lld misses, %lld evicted); engine: %lld "
+               "full recomputes (%lld above the threshold), %lld deltas\n",
+               incremental_cache_hit_rate(&inputs.cache), (long long)inputs.cache.stats.hits,
+               (long long)inputs.cache.stats.misses, (long long)inputs.cache.stats.evicted,
+               (long long)inputs.engine.stats.full, (long long)inputs.engine.stats.fallbacks,
+               (long long)inputs.engine.stats.incremental);
+    if (status == TF_OK && c.save && speaks) {
+        status = trainer_save(&tr, c.save, err);
+        if (status == TF_OK)
+            printf("saved checkpoint %s\n", c.save);
+    }
+    if (status == TF_OK && c.dump && speaks)
+        status = dump_outputs(&tr, seq, c.dump, err);
+    trainer_free(&tr);
+    incremental_inputs_free(&inputs);
+#ifdef TWOFOLD_HAVE_CUDA
+    cuda_context_destroy(&gpu);
+#endif
+    dataset_free(&d);
+    return status;
+}

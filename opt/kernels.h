@@ -1,0 +1,93 @@
+/**
+ * @file opt/kernels.h
+ * @brief The optimized CPU twins of the reference kernels: OpenBLAS GEMM, OpenMP SpMM and its
+ *        transpose, fused recurrent cells. Collected in #opt_kernels (ref/kernels.h).
+ *
+ * Each function has the signature and the contract of its ref_ twin (named in its comment),
+ * and verify/test_kernels.c compares them on real and generated data. What changes and why
+ * the result is still equal:
+ *
+ *  - Dense products (opt_linear_*, opt_matmul_*) call cblas_sgemm. BLAS blocks and vectorizes
+ *    the sums, so the order of additions differs from ref's loops: equal within the fp
+ *    tolerance (relative 1e-5), not bitwise. Parameter gradients sum over every row; ref
+ *    accumulates them in double, opt sums blocks of 32 rows with sgemm and the blocks in
+ *    double.
+ *  - Graph propagation (opt_propagate_*) splits rows across OpenMP threads but adds the same
+ *    terms in the same order as ref: **bitwise equal**. The backward gathers over a transpose
+ *    (propagation_add_transpose(), ref/propagate.h) instead of scattering, ordered so each sum is
+ *    formed exactly as ref's scatter forms it.
+ *  - The LSTM pointwise part is ref's arithmetic split across threads: bitwise equal. The GRU
+ *    cell computes its six products with sgemm, then the gates pointwise: fp.
+ *
+ * Threads: OpenMP's for the loops (opt_set_threads()); OpenBLAS runs single-threaded in the
+ * calling thread, because its spinning threads and OpenMP's fought over the cores (a T-GCN
+ * epoch on twitter_tennis took 13 s with both at 2 threads on the 2-core development machine,
+ * 0.29 s with one thread).
+ */
+#ifndef TWOFOLD_OPT_KERNELS_H
+#define TWOFOLD_OPT_KERNELS_H
+
+#include <stdint.h>
+
+#include "ref/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The optimized CPU kernels, a drop-in #kernels table. */
+extern const kernels opt_kernels;
+
+/** Use @p threads threads for the OpenMP loops (>= 1); OpenBLAS stays single-threaded. */
+void opt_set_threads(int threads);
+
+/** Twin of ref_linear_forward(): y = x W^T + b with cblas_sgemm. */
+void opt_linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
+                        float *y);
+
+/** Twin of ref_linear_accumulate(): y += x W^T with cblas_sgemm. */
+void opt_linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
+
+/** Twin of ref_linear_backward(): dx += dy W by sgemm, dweight += dy^T x by blocked sgemm, dbias in double. */
+void opt_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                         float *dx, float *dweight, float *dbias);
+
+/** Twin of ref_matmul_accumulate(): y += x W with cblas_sgemm. */
+void opt_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
+
+/** Twin of ref_matmul_backward(): dx += dy W^T, dweight += x^T dy with cblas_sgemm. */
+void opt_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                         float *dx, float *dweight);
+
+/** Twin of ref_propagate_forward(): rows split across threads, same sums: bitwise equal. */
+void opt_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);
+
+/**
+ * Twin of ref_propagate_backward(): each dx row gathered from the transpose by one thread, its
+ * terms added in ref's scatter order: bitwise equal. Needs propagation_add_transpose().
+ */
+void opt_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx);
+
+/** Twin of ref_gru_cell_forward(): the six gate products by sgemm, the gates fused in one loop. */
+void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                          const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
+                          float *h_out, float *cache);
+
+/** Twin of ref_gru_cell_backward(): gate gradients in one fused loop, then four sgemm. */
+void opt_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
+                           float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh);
+
+/** Twin of ref_lstm_pointwise_forward(): rows across threads, bitwise equal. */
+void opt_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
+                                float *h_out, float *gates);
+
+/** Twin of ref_lstm_pointwise_backward(): rows across threads, bitwise equal. */
+void opt_lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
+                                 const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

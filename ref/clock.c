@@ -1,0 +1,10 @@
+#include "ref/clock.h"
+
+#include <time.h>
+
+double wall_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}

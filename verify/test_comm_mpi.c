@@ -1,0 +1,178 @@
+/* The comm layer on 1..4 MPI ranks (ctest runs it under mpiexec): every collective on inputs
+ * crafted so the exact result is known (nccl-tests' habit), a count of wrong values summed over
+ * ranks, and the byte counts against their formulas in opt/comm.h. */
+#include <math.h>
+
+#include "opt/comm.h"
+#include "verify/testing.h"
+
+static comm world;
+
+/* Sum of an integer over all ranks (for the #wrong column). */
+static int64_t total_over_ranks(int64_t value)
+{
+    double v = (double)value;
+    tf_error err;
+    ck_assert(comm_allreduce_sum_double(&world, &v, 1, &err) == TF_OK);
+    return (int64_t)v;
+}
+
+START_TEST(allreduce_sums_exactly)
+{
+    const int64_t count = 1000;
+    float *values = malloc((size_t)count * sizeof *values);
+    for (int64_t i = 0; i < count; i++)
+        values[i] = (float)(world.rank + 1) * (float)(i % 7 + 1); /* small integers: sums are exact */
+    uint64_t before = world.bytes_sent;
+    tf_error err;
+    ck_assert(comm_allreduce_sum(&world, values, count, &err) == TF_OK);
+    uint64_t sent = world.bytes_sent - before;
+    const float ranks_sum = (float)(world.size * (world.size + 1) / 2);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < count; i++)
+        wrong += values[i] != ranks_sum * (float)(i % 7 + 1);
+    int64_t all_wrong = total_over_ranks(wrong);
+    uint64_t expected = world.size > 1 ? 2 * (uint64_t)(world.size - 1) * 4000 / (uint64_t)world.size : 0;
+    if (world.rank == 0)
+        printf("all-reduce of 1000 floats on %d rank(s): #wrong %lld, bytes sent by rank 0 %llu (2(n-1)/n x 4000 = "
+               "%llu)\n",
+               world.size, (long long)all_wrong, (unsigned long long)sent, (unsigned long long)expected);
+    ck_assert_int_eq(all_wrong, 0);
+    ck_assert_uint_eq(sent, expected);
+    free(values);
+}
+END_TEST
+
+START_TEST(nonblocking_allreduce)
+{
+    float values[64];
+    for (int i = 0; i < 64; i++)
+        values[i] = (float)(world.rank * 64 + i);
+    comm_request request;
+    tf_error err;
+    ck_assert(comm_iallreduce_sum(&world, values, 64, &request, &err) == TF_OK);
+    ck_assert(comm_wait(&world, &request, &err) == TF_OK);
+    int64_t wrong = 0;
+    for (int i = 0; i < 64; i++) /* sum over r of (64 r + i) = 64 n(n-1)/2 + n i */
+        wrong += values[i] != (float)(64 * world.size * (world.size - 1) / 2 + world.size * i);
+    int64_t all_wrong = total_over_ranks(wrong);
+    if (world.rank == 0)
+        printf("non-blocking all-reduce: #wrong %lld\n", (long long)all_wrong);
+    ck_assert_int_eq(all_wrong, 0);
+}
+END_TEST
+
+/* Rank r sends to rank j the (r + j) % 3 + 1 integers 1000 r + 10 j + k. */
+static int64_t pair_count(int from, int to) { return (from + to) % 3 + 1; }
+
+START_TEST(alltoallv_delivers_every_block)
+{
+    const int n = world.size;
+    int64_t send_counts[4] = {0}, send_offsets[4] = {0}, receive_counts[4] = {0}, receive_offsets[4] = {0};
+    int64_t sent_total = 0, received_total = 0;
+    for (int j = 0; j < n; j++) {
+        send_counts[j] = pair_count(world.rank, j);
+        send_offsets[j] = sent_total;
+        sent_total += send_counts[j];
+        receive_counts[j] = pair_count(j, world.rank);
+        receive_offsets[j] = received_total;
+        received_total += receive_counts[j];
+    }
+    int32_t *send = calloc((size_t)sent_total, sizeof *send), *receive = calloc((size_t)received_total, sizeof *receive);
+    for (int j = 0; j < n; j++)
+        for (int64_t k = 0; k < send_counts[j]; k++)
+            send[send_offsets[j] + k] = 1000 * world.rank + 10 * j + (int32_t)k;
+    uint64_t before = world.bytes_sent;
+    tf_error err;
+    ck_assert_msg(comm_alltoallv(&world, send, send_counts, send_offsets, receive, receive_counts, receive_offsets,
+                                 sizeof(int32_t), &err) == TF_OK,
+                  "%s", err.message);
+    uint64_t sent = world.bytes_sent - before, expected = 0;
+    for (int j = 0; j < n; j++)
+        if (j != world.rank)
+            expected += (uint64_t)send_counts[j] * sizeof(int32_t);
+    int64_t wrong = 0;
+    for (int j = 0; j < n; j++)
+        for (int64_t k = 0; k < receive_counts[j]; k++)
+            wrong += receive[receive_offsets[j] + k] != 1000 * j + 10 * world.rank + (int32_t)k;
+    int64_t all_wrong = total_over_ranks(wrong), bytes_wrong = total_over_ranks(sent != expected);
+    if (world.rank == 0)
+        printf("all-to-all-v on %d rank(s): #wrong %lld; rank 0 sent %llu bytes (expected %llu, self excluded)\n", n,
+               (long long)all_wrong, (unsigned long long)sent, (unsigned long long)expected);
+    ck_assert_int_eq(all_wrong, 0);
+    ck_assert_int_eq(bytes_wrong, 0);
+    free(send);
+    free(receive);
+}
+END_TEST
+
+START_TEST(allgatherv_and_broadcast)
+{
+    const int n = world.size;
+    int64_t counts[4] = {0}, offsets[4] = {0}, total = 0;
+    for (int j = 0; j < n; j++) {
+        counts[j] = j + 1;
+        offsets[j] = total;
+        total += counts[j];
+    }
+    double own[4] = {0};
+    for (int k = 0; k <= world.rank; k++)
+        own[k] = world.rank + 0.25 * k;
+    double *gathered = malloc((size_t)total * sizeof *gathered);
+    uint64_t before = world.bytes_sent;
+    tf_error err;
+    ck_assert(comm_allgatherv(&world, own, world.rank + 1, gathered, counts, offsets, sizeof(double), &err) == TF_OK);
+    uint64_t sent = world.bytes_sent - before;
+    int64_t wrong = 0;
+    for (int j = 0; j < n; j++)
+        for (int64_t k = 0; k < counts[j]; k++)
+            wrong += gathered[offsets[j] + k] != j + 0.25 * (double)k;
+    wrong += sent != (uint64_t)(n - 1) * (uint64_t)(world.rank + 1) * sizeof(double);
+    /* Broadcast from the last rank. */
+    char message[32];
+    snprintf(message, sizeof message, "from rank %d", world.rank);
+    before = world.bytes_sent;
+    ck_assert(comm_broadcast(&world, message, sizeof message, n - 1, &err) == TF_OK);
+    char expected[32];
+    snprintf(expected, sizeof expected, "from rank %d", n - 1);
+    wrong += strcmp(message, expected) != 0;
+    wrong += world.bytes_sent - before != (world.rank == n - 1 ? (uint64_t)(n - 1) * sizeof message : 0);
+    ck_assert(comm_barrier(&world, &err) == TF_OK);
+    int64_t all_wrong = total_over_ranks(wrong);
+    if (world.rank == 0)
+        printf("all-gather-v, broadcast, barrier on %d rank(s): #wrong %lld (values and byte counts)\n", n,
+               (long long)all_wrong);
+    ck_assert_int_eq(all_wrong, 0);
+    free(gathered);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    char reason[256];
+    tf_error err;
+    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    if (world.size > 4) {
+        fprintf(stderr, "test_comm_mpi: crafted for 1 to 4 ranks\n");
+        comm_finalize(&world);
+        return 1;
+    }
+    if (world.rank == 0)
+        printf("%d rank(s): %s\n", world.size, reason);
+    Suite *suite = suite_create("comm");
+    TCase *cases = tcase_create("collectives");
+    tcase_add_test(cases, allreduce_sums_exactly);
+    tcase_add_test(cases, nonblocking_allreduce);
+    tcase_add_test(cases, alltoallv_delivers_every_block);
+    tcase_add_test(cases, allgatherv_and_broadcast);
+    suite_add_tcase(suite, cases);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    comm_finalize(&world);
+    return failed == 0 ? 0 : 1;
+}

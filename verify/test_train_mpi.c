@@ -1,0 +1,102 @@
+/* Training equivalence: the optimized twin (`--impl opt`: opt kernels, windows shared among
+ * MPI ranks, gradients all-reduced) against the reference trainer, on 1..4 ranks (ctest runs
+ * this under mpiexec). Every rank also runs the reference alone; the loss curve (train loss
+ * and test MSE of every epoch) and the final parameters must agree within the fp tolerance
+ * of design/TECHNIQUES.md, max |a - b| / max(1, |ref|) <= 1e-5.
+ *
+ * With 4 windows per step and 3 ranks, rank 0 holds two windows of a step and the others one:
+ * the case where dividing by the rank count instead of the window count would go wrong. */
+#include <math.h>
+
+#include "datasets/dataset.h"
+#include "opt/train.h"
+#include "verify/testing.h"
+
+#define TOLERANCE 1e-5
+
+static comm world;
+
+static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
+
+/* Trains the reference and the twin side by side; returns the worst difference seen. */
+static void compare(const char *data, model_kind kind, int64_t epochs)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    train_options options;
+    train_options_default(&options);
+    options.window = 8;
+    options.batch = 4;
+    options.train_ratio = 0.5;
+    options.learning_rate = 0.01;
+    model_config config = {kind, 0, 12, 0, 2};
+    trainer reference, twin;
+    ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
+    ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);
+    ck_assert_msg(opt_trainer_parallel(&twin, &world, &err) == TF_OK, "%s", err.message);
+    double worst_curve = 0, worst_parameter = 0;
+    for (int64_t e = 0; e < epochs; e++) {
+        epoch_report a, b;
+        ck_assert(trainer_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert_msg(trainer_epoch(&twin, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
+        worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+    }
+    /* The gradients of the last step are still in place: the all-reduced sum divided by the
+     * step's window count must equal the reference's mean. */
+    double worst_gradient = 0;
+    for (int64_t i = 0; i < reference.model.parameters.count; i++) {
+        const parameter *a = &reference.model.parameters.items[i], *b = &twin.model.parameters.items[i];
+        for (int64_t k = 0; k < a->value.size; k++) {
+            worst_parameter = fmax(worst_parameter, relative(b->value.data[k], a->value.data[k]));
+            worst_gradient = fmax(worst_gradient, relative(b->grad.data[k], a->grad.data[k]));
+        }
+    }
+    if (world.rank == 0)
+        printf("%-10s on %-14s %d rank(s), %lld epochs, 4 windows per step: loss curve %.2e, final parameters %.2e, "
+               "last step's gradient %.2e\n",
+               model_kind_name(kind), d.name, world.size, (long long)epochs, worst_curve, worst_parameter,
+               worst_gradient);
+    ck_assert_msg(worst_gradient <= TOLERANCE, "%s: gradients differ by %g", model_kind_name(kind), worst_gradient);
+    ck_assert_msg(worst_curve <= TOLERANCE, "%s: loss curves differ by %g", model_kind_name(kind), worst_curve);
+    ck_assert_msg(worst_parameter <= TOLERANCE, "%s: parameters differ by %g", model_kind_name(kind), worst_parameter);
+    trainer_free(&reference);
+    trainer_free(&twin);
+    dataset_free(&d);
+}
+
+START_TEST(chickenpox_all_models)
+{
+    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++)
+        compare("chickenpox", (model_kind)kind, 4);
+}
+END_TEST
+
+START_TEST(generated_graph)
+{
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_TGCN, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCLSTM, 3);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    char reason[256];
+    tf_error err;
+    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    Suite *suite = suite_create("train_parallel");
+    TCase *cases = tcase_create("equivalence");
+    tcase_set_timeout(cases, 600);
+    tcase_add_test(cases, chickenpox_all_models);
+    tcase_add_test(cases, generated_graph);
+    suite_add_tcase(suite, cases);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    comm_finalize(&world);
+    return failed == 0 ? 0 : 1;
+}
