@@ -95,7 +95,7 @@ static int churn_sweep(int quick, FILE *csv, double *threshold_out)
             incremental_options options = {INFINITY, 0};
             incremental_aggregation a, full;
             snapshot_delta *deltas;
-            if (!reference || snapshot_deltas_build(&deltas, &seq, (aggregator)k, &err) != TF_OK ||
+            if (!reference || snapshot_delta_chain_build(&deltas, &seq, (aggregator)k, &err) != TF_OK ||
                 opt_incremental_create(&a, (aggregator)k, n, width, &options, &err) != TF_OK ||
                 opt_incremental_create(&full, (aggregator)k, n, width, &options, &err) != TF_OK) {
                 fprintf(stderr, "bench_incremental: %s\n", err.message);
@@ -140,7 +140,7 @@ static int churn_sweep(int quick, FILE *csv, double *threshold_out)
             fprintf(csv, "%s,%g,%g,%g,%g,%g,%g,%g,%g\n", aggregator_name((aggregator)k), churns[c],
                     pt->entries_per_edge, pt->ref_full, pt->opt_full, pt->incremental,
                     pt->ref_full / pt->incremental, pt->opt_full / pt->incremental, error);
-            snapshot_deltas_free(deltas, snapshots);
+            snapshot_delta_chain_free(deltas, snapshots);
             opt_incremental_free(&a);
             opt_incremental_free(&full);
         }

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     const int64_t n = g->num_nodes, e = g->num_edges, size = n * width;
     propagation p;
     cuda_propagation device;
-    if (ref_propagation_gcn(&p, g, AGGREGATION_SYMMETRIC, 1, &err) != TF_OK ||
+    if (ref_propagation_gcn(&p, g, EDGE_NORM_SYMMETRIC, 1, &err) != TF_OK ||
         propagation_add_transpose(&p, &err) != TF_OK || cuda_propagation_upload(&gpu, &p, &device, &err) != TF_OK)
         return fail(&err);
     rng r;

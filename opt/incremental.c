@@ -263,14 +263,14 @@ void opt_incremental_seek(incremental_aggregation *a, const snapshot_seq *seq, c
     }
 }
 
-int snapshot_deltas_build(snapshot_delta **deltas, const snapshot_seq *seq, aggregator kind, tf_error *err)
+int snapshot_delta_chain_build(snapshot_delta **deltas, const snapshot_seq *seq, aggregator kind, tf_error *err)
 {
     *deltas = tf_alloc((size_t)seq->num_snapshots, sizeof **deltas, "snapshot deltas", err);
     if (!*deltas)
         return TF_ERR_INPUT;
     for (int64_t t = 1; t < seq->num_snapshots; t++)
         if (snapshot_delta_build(&(*deltas)[t], &seq->snapshots[t - 1], &seq->snapshots[t], kind, err) != TF_OK) {
-            snapshot_deltas_free(*deltas, seq->num_snapshots);
+            snapshot_delta_chain_free(*deltas, seq->num_snapshots);
             *deltas = NULL;
             tf_error_prefix(err, "snapshot %lld", (long long)t);
             return TF_ERR_INPUT;
@@ -278,7 +278,7 @@ int snapshot_deltas_build(snapshot_delta **deltas, const snapshot_seq *seq, aggr
     return TF_OK;
 }
 
-void snapshot_deltas_free(snapshot_delta *deltas, int64_t num_snapshots)
+void snapshot_delta_chain_free(snapshot_delta *deltas, int64_t num_snapshots)
 {
     if (!deltas)
         return;

@@ -112,13 +112,15 @@ void opt_incremental_advance(incremental_aggregation *a, const snapshot *previou
 void opt_incremental_seek(incremental_aggregation *a, const snapshot_seq *seq, const snapshot_delta *deltas, int64_t t);
 
 /**
- * Build deltas[k] from snapshot k-1 to k for every k >= 1 of @p seq (deltas[0] left zeroed).
- * @p *deltas is allocated here; free with snapshot_deltas_free().
+ * The delta chain of a whole sequence: snapshot_delta_build() (one pair of snapshots, in
+ * ref/incremental.h) for every consecutive pair. Builds deltas[k] from snapshot k-1 to k for
+ * every k >= 1 of @p seq (deltas[0] left zeroed).
+ * @p *deltas is allocated here; free with snapshot_delta_chain_free().
  */
-int snapshot_deltas_build(snapshot_delta **deltas, const snapshot_seq *seq, aggregator kind, tf_error *err);
+int snapshot_delta_chain_build(snapshot_delta **deltas, const snapshot_seq *seq, aggregator kind, tf_error *err);
 
-/** Free what snapshot_deltas_build() made. */
-void snapshot_deltas_free(snapshot_delta *deltas, int64_t num_snapshots);
+/** Free what snapshot_delta_chain_build() made. */
+void snapshot_delta_chain_free(snapshot_delta *deltas, int64_t num_snapshots);
 
 /** The stateless twin of ref_aggregate(): y = A x by a full recompute in parallel. */
 int opt_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, float *y, tf_error *err);

@@ -56,7 +56,7 @@ int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, c
     const int64_t test_length = trainer->options.window == 0 || trainer->options.window > test ? test : trainer->options.window;
     for (int64_t t = train; t < t_all; t++)
         in->visits[t] = size == 1 || ((t - train) / test_length) % size == rank;
-    if (snapshot_deltas_build(&in->deltas, seq, AGGREGATOR_SYMMETRIC, err) != TF_OK ||
+    if (snapshot_delta_chain_build(&in->deltas, seq, AGGREGATOR_SYMMETRIC, err) != TF_OK ||
         opt_incremental_create(&in->engine, AGGREGATOR_SYMMETRIC, seq->num_nodes, seq->feature_width, &options->engine,
                                err) != TF_OK)
         goto fail;
@@ -73,7 +73,7 @@ fail:
 void incremental_inputs_free(incremental_inputs *in)
 {
     if (in->seq)
-        snapshot_deltas_free(in->deltas, in->seq->num_snapshots);
+        snapshot_delta_chain_free(in->deltas, in->seq->num_snapshots);
     opt_incremental_free(&in->engine);
     incremental_cache_free(&in->cache);
     free(in->visits);

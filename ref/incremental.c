@@ -55,9 +55,9 @@ int ref_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, 
         return TF_OK;
     }
     propagation p;
-    aggregation normalization = kind == AGGREGATOR_SUM    ? AGGREGATION_SUM
-                                : kind == AGGREGATOR_MEAN ? AGGREGATION_MEAN
-                                                          : AGGREGATION_SYMMETRIC;
+    edge_normalization normalization = kind == AGGREGATOR_SUM    ? EDGE_NORM_NONE
+                                       : kind == AGGREGATOR_MEAN ? EDGE_NORM_MEAN
+                                                                 : EDGE_NORM_SYMMETRIC;
     if (ref_propagation_gcn(&p, g, normalization, kind == AGGREGATOR_SYMMETRIC, err) != TF_OK)
         return TF_ERR_INPUT;
     ref_propagate_forward(&p, x, width, y);
@@ -90,9 +90,9 @@ double aggregation_error(const csr *g, const float *x, int64_t width, aggregator
         ref_aggregate(&positive, absolute, width, AGGREGATOR_MAX, magnitude, &err);
         free(weights);
     } else {
-        aggregation normalization = kind == AGGREGATOR_SUM    ? AGGREGATION_SUM
-                                    : kind == AGGREGATOR_MEAN ? AGGREGATION_MEAN
-                                                              : AGGREGATION_SYMMETRIC;
+        edge_normalization normalization = kind == AGGREGATOR_SUM    ? EDGE_NORM_NONE
+                                           : kind == AGGREGATOR_MEAN ? EDGE_NORM_MEAN
+                                                                     : EDGE_NORM_SYMMETRIC;
         if (ref_propagation_gcn(&p, g, normalization, kind == AGGREGATOR_SYMMETRIC, &err) != TF_OK)
             goto done;
         for (int64_t e = 0; e < g->num_edges; e++)

@@ -45,7 +45,7 @@ int64_t model_state_width(const model *m)
 
 int model_gcn_operator(const model *m, propagation *p, const csr *g, tf_error *err)
 {
-    if (ref_propagation_gcn(p, g, AGGREGATION_SYMMETRIC, 1, err) != TF_OK)
+    if (ref_propagation_gcn(p, g, EDGE_NORM_SYMMETRIC, 1, err) != TF_OK)
         return TF_ERR_INPUT;
     return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
 }

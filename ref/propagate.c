@@ -34,7 +34,7 @@ void ref_propagation_free(propagation *p)
 /* 1 / sqrt(d), or 0 where d = 0 (PyTorch Geometric masks the infinity to 0). */
 static double inverse_sqrt(double degree) { return degree > 0 ? 1.0 / sqrt(degree) : 0.0; }
 
-int ref_propagation_gcn(propagation *p, const csr *g, aggregation kind, int self_loops, tf_error *err)
+int ref_propagation_gcn(propagation *p, const csr *g, edge_normalization kind, int self_loops, tf_error *err)
 {
     if (propagation_alloc(p, g, err) != TF_OK)
         return TF_ERR_INPUT;
@@ -68,15 +68,15 @@ int ref_propagation_gcn(propagation *p, const csr *g, aggregation kind, int self
         for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
             int32_t u = g->col[e];
             double w = g->weight[e];
-            double coefficient = kind == AGGREGATION_SUM    ? w
-                                 : kind == AGGREGATION_MEAN ? w / (double)in_edges[v]
-                                                            : w * inverse_sqrt(degree[u]) * inverse_sqrt(degree[v]);
+            double coefficient = kind == EDGE_NORM_NONE   ? w
+                                 : kind == EDGE_NORM_MEAN ? w / (double)in_edges[v]
+                                                          : w * inverse_sqrt(degree[u]) * inverse_sqrt(degree[v]);
             p->edge_coefficient[e] = (self_loops && u == v) ? 0.0f : (float)coefficient;
         }
         double w = self_loops ? loop_weight[v] : 0.0;
-        p->self_coefficient[v] = (float)(kind == AGGREGATION_SUM    ? w
-                                         : kind == AGGREGATION_MEAN ? (in_edges[v] ? w / (double)in_edges[v] : 0.0)
-                                                                    : w * inverse_sqrt(degree[v]) * inverse_sqrt(degree[v]));
+        p->self_coefficient[v] = (float)(kind == EDGE_NORM_NONE   ? w
+                                         : kind == EDGE_NORM_MEAN ? (in_edges[v] ? w / (double)in_edges[v] : 0.0)
+                                                                  : w * inverse_sqrt(degree[v]) * inverse_sqrt(degree[v]));
     }
     free(degree);
     free(loop_weight);

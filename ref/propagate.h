@@ -38,12 +38,13 @@
 extern "C" {
 #endif
 
-/** How neighbours' features are combined. */
-typedef enum aggregation {
-    AGGREGATION_SUM,         /**< sum of w x_u */
-    AGGREGATION_MEAN,        /**< sum of w x_u over the number of in-edges */
-    AGGREGATION_SYMMETRIC,   /**< GCN: sum of w x_u / sqrt(d_u d_v) */
-} aggregation;
+/** How a GCN operator scales each edge weight (the coefficients of a #propagation). Not to be
+ *  confused with ref/incremental.h's #aggregator, which also has max and min. */
+typedef enum edge_normalization {
+    EDGE_NORM_NONE,        /**< w: a plain sum of w x_u */
+    EDGE_NORM_MEAN,        /**< w over the number of in-edges: a mean */
+    EDGE_NORM_SYMMETRIC,   /**< GCN: w / sqrt(d_u d_v) */
+} edge_normalization;
 
 /** A sparse operator on one graph. Owns its coefficient arrays; the graph is borrowed. */
 typedef struct propagation {
@@ -59,7 +60,7 @@ typedef struct propagation {
 } propagation;
 
 /** Build the GCN operator of @p g for @p kind, with or without self loops. */
-int ref_propagation_gcn(propagation *p, const csr *g, aggregation kind, int self_loops, tf_error *err);
+int ref_propagation_gcn(propagation *p, const csr *g, edge_normalization kind, int self_loops, tf_error *err);
 
 /** Build the scaled Laplacian L^ of @p g, as PyTorch Geometric's ChebConv uses it. */
 int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err);

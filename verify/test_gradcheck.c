@@ -194,7 +194,7 @@ START_TEST(propagation_operators)
     for (int kind = 0; kind < 3; kind++)
         for (int loops = 0; loops < 2; loops++) {
             propagation p;
-            ck_assert(ref_propagation_gcn(&p, &g, (aggregation)kind, loops, &err) == TF_OK);
+            ck_assert(ref_propagation_gcn(&p, &g, (edge_normalization)kind, loops, &err) == TF_OK);
             propagate_case c = {&p, random_array(n * width, 1, &r), zero_array(n * width),
                                 random_array(n * width, 1, &r), width, 0};
             float *dx = zero_array(n * width);

@@ -340,7 +340,7 @@ START_TEST(threshold_and_seek)
     for (int j = 0; j < 3; j++) {
         const aggregator k = kinds[j];
         snapshot_delta *deltas;
-        ck_assert(snapshot_deltas_build(&deltas, seq, (aggregator)k, &err) == TF_OK);
+        ck_assert(snapshot_delta_chain_build(&deltas, seq, (aggregator)k, &err) == TF_OK);
         incremental_options options = {INFINITY, 16};
         incremental_aggregation forward, jumping;
         ck_assert(opt_incremental_create(&forward, (aggregator)k, n, width, &options, &err) == TF_OK);
@@ -360,7 +360,7 @@ START_TEST(threshold_and_seek)
         ck_assert_int_eq(differing, 0);
         opt_incremental_free(&forward);
         opt_incremental_free(&jumping);
-        snapshot_deltas_free(deltas, count);
+        snapshot_delta_chain_free(deltas, count);
     }
     free(order);
     dataset_free(&d);

@@ -44,7 +44,7 @@ static void check_propagation_on(const char *what, const csr *g, rng *r)
         for (int loops = 0; loops < (kind == 3 ? 1 : 2); loops++) {
             propagation p;
             int status = kind == 3 ? ref_propagation_chebyshev(&p, g, &err)
-                                   : ref_propagation_gcn(&p, g, (aggregation)kind, loops, &err);
+                                   : ref_propagation_gcn(&p, g, (edge_normalization)kind, loops, &err);
             ck_assert_msg(status == TF_OK, "%s", err.message);
             ck_assert(propagation_add_transpose(&p, &err) == TF_OK);
             static const int64_t widths[3] = {1, 7, 32};

@@ -57,7 +57,7 @@ START_TEST(propagation_bitwise)
         const csr *g = &tennis.snapshots.snapshots[t].graph;
         for (int kind = 0; kind < 2; kind++) {
             propagation p;
-            int status = kind == 0 ? ref_propagation_gcn(&p, g, AGGREGATION_SYMMETRIC, 1, &err)
+            int status = kind == 0 ? ref_propagation_gcn(&p, g, EDGE_NORM_SYMMETRIC, 1, &err)
                                    : ref_propagation_chebyshev(&p, g, &err);
             ck_assert(status == TF_OK && propagation_add_transpose(&p, &err) == TF_OK);
             cuda_propagation device;

@@ -29,7 +29,7 @@ static int demo_row(const char *spec, const char *label, aggregator kind, tf_err
     incremental_aggregation a;
     memset(&a, 0, sizeof a);
     float *reference = tf_alloc((size_t)cells, sizeof(float), "demo aggregation", err);
-    int status = reference ? snapshot_deltas_build(&deltas, seq, kind, err) : TF_ERR_INPUT;
+    int status = reference ? snapshot_delta_chain_build(&deltas, seq, kind, err) : TF_ERR_INPUT;
     if (status == TF_OK)
         status = opt_incremental_create(&a, kind, seq->num_nodes, seq->feature_width, NULL, err);
     double ref_seconds = 0, opt_seconds = 0, worst = 0;
@@ -61,7 +61,7 @@ static int demo_row(const char *spec, const char *label, aggregator kind, tf_err
         printf("  %-3s %-27s %-34s %-9s %s\n", "02", technique, label, error, speed);
     }
     free(reference);
-    snapshot_deltas_free(deltas, seq->num_snapshots);
+    snapshot_delta_chain_free(deltas, seq->num_snapshots);
     opt_incremental_free(&a);
     dataset_free(&d);
     return status;
