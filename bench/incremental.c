@@ -1,17 +1,24 @@
-/* ReInc's incremental aggregation and cache, measured (chapters/02-incremental.md).
+/* ReInc's incremental aggregation in the technique table, and its benchmark
+ * (chapters/02-incremental.md).
  *
- *   build/bench/bench_incremental [--quick] [--threads N] [--out DIR]
+ * The technique (technique_incremental): the aggregation of every snapshot of a sequence, by the
+ * reference's full recompute (ref_aggregate) and by the incremental engine with its defaults
+ * (opt_incremental_seek: deltas, a full recompute above the threshold and at every refresh). The
+ * deltas are built in setup, once per dataset like a delta-mode loader, and not timed; snapshot 0
+ * is a full recompute on both sides and is not timed either, so a speed is that of snapshots 1
+ * onwards. Equal means: sum, mean and symmetric within 1e-5 of the summed terms
+ * (aggregation_error(), ref/incremental.h: the reference's own float sum is that far from the
+ * exact value); max and min bitwise. Work = the edges of every timed snapshot (an edge rate says
+ * how fast aggregations are brought up to date).
  *
- * Three parts, each validating before it times:
+ * The benchmark (build/bench/bench incremental [--quick] [--threads N] [--out DIR]), three parts:
  *  1. churn: on generated power-law graphs of 10^6 edges (10^5 vertices, 16 features, a churn
  *     fraction of edges replaced and of vertices given new features per step: degrees=0), per
- *     aggregator, the time to bring the aggregation from snapshot t-1 to t by the reference's
- *     full recompute (ref_aggregate), the twin's full recompute (opt_incremental_reset) and
- *     the twin's delta (opt_incremental_advance, threshold infinity). The incremental result is
- *     compared with the reference first (fp for sum/mean/symmetric, bitwise for max/min); a
- *     wrong answer prints WRONG and no speed. Prints entries per edge, edges/s, the ratios, and
- *     the crossover: the delta size (entries per edge) at which the delta stops being faster
- *     than the twin's full recompute, which fixes INCREMENTAL_DEFAULT_THRESHOLD.
+ *     aggregator, the technique with two twins: the delta (threshold infinity, so it never falls
+ *     back) and the twin's own full recompute (opt_incremental_reset). Prints entries per edge,
+ *     the mean time per delta of each, the ratios, and the crossover: the delta size (entries per
+ *     edge) at which the delta stops being faster than the twin's full recompute, which fixes
+ *     INCREMENTAL_DEFAULT_THRESHOLD.
  *  2. cache: replays the global-cache accesses of ReInc's workload (a GraphRNN encoder-decoder
  *     with teacher forcing, sequences of L = 8, stride 1, input width 128, as the paper's
  *     GCRN-M2 runs) through the cache at capacities 0..100 % of all snapshots' input
@@ -21,18 +28,15 @@
  *  3. epoch: T-GCN training epochs on a generated graph: the reference (recompute in every
  *     window), the optimized kernels alone, and the optimized kernels with incremental inputs;
  *     the loss must agree within fp first.
- * CSV files go to DIR (default bench_incremental_out): churn.csv, cache.csv, epoch.csv;
- * bench/incremental.gp plots them. --quick shrinks everything (a smoke test, not a measurement).
- * Times are medians over 5 deltas (part 1) on whatever machine runs this; the chapter names
- * its machine. The opt side runs N OpenMP threads (default 1: ref and opt on one core each,
- * the ratio is the algorithm's, not the core count's). */
+ * CSV files: churn.csv, cache.csv, epoch.csv in DIR; bench/incremental.gp plots them. Times are on
+ * whatever machine runs this; the chapter names its machine. The twins run N OpenMP threads
+ * (default 1: the ratio is the algorithm's, not the core count's). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
+#include "bench/technique.h"
 #include "datasets/dataset.h"
 #include "datasets/generate.h"
 #include "opt/incremental.h"
@@ -40,20 +44,188 @@
 #include "opt/incremental_inputs.h"
 #include "opt/kernels.h"
 #include "ref/clock.h"
+#include "ref/compare.h"
 #include "ref/incremental.h"
+#include "ref/memory.h"
 #include "ref/train.h"
 
-static int compare_doubles(const void *a, const void *b)
+/* ---- the technique ------------------------------------------------------------------------ */
+
+static const char *const aggregator_variants[] = {"sum", "mean", "symmetric", "max", "min", NULL};
+
+/* What a caller may change (technique_context::params); NULL means the engine's defaults and
+ * one twin. */
+typedef struct incremental_params {
+    incremental_options engine;   /* threshold and refresh of the delta twin */
+    int full_twin;                /* 1: also time the twin's full recompute (twin 1) */
+} incremental_params;
+
+typedef struct incremental_state {
+    const snapshot_seq *seq;            /* borrowed from the dataset */
+    aggregator kind;
+    snapshot_delta *deltas;             /* [num_snapshots] deltas[t]: t-1 -> t */
+    float *reference;                   /* [num_nodes][width] ref_aggregate() of the current step */
+    incremental_aggregation delta;      /* twin 0: the engine, deltas and fallbacks */
+    incremental_aggregation full;       /* twin 1: the engine's full recompute at every step */
+    technique_twin twins[2];
+} incremental_state;
+
+static int incremental_setup(const technique_context *context, const dataset *data, int variant, void **state,
+                             int *twins, tf_error *err)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    if (data->kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TECHNIQUE_SKIP, "needs a snapshot sequence; %s is an event stream", data->name);
+    const incremental_params *params = context->params;
+    incremental_state *s = tf_alloc(1, sizeof *s, "incremental technique", err);
+    if (!(*state = s))
+        return err->code;
+    s->seq = &data->snapshots;
+    s->kind = (aggregator)variant;
+    const int bitwise = s->kind == AGGREGATOR_MAX || s->kind == AGGREGATOR_MIN;
+    technique_twin twin = {"incremental", bitwise ? TECHNIQUE_BITWISE : TECHNIQUE_FP,
+                           bitwise ? 0 : TECHNIQUE_CPU_TOLERANCE};
+    s->twins[0] = twin;
+    twin.name = "opt full recompute";
+    s->twins[1] = twin;
+    *twins = params && params->full_twin ? 2 : 1;
+    const int64_t n = s->seq->num_nodes, width = s->seq->feature_width;
+    if (!(s->reference = tf_alloc((size_t)(n * width), sizeof(float), "reference aggregation", err)))
+        return err->code;
+    if (snapshot_delta_chain_build(&s->deltas, s->seq, s->kind, err) != TF_OK)
+        return err->code;
+    const incremental_options *options = params ? &params->engine : NULL;
+    if (opt_incremental_create(&s->delta, s->kind, n, width, options, err) != TF_OK)
+        return err->code;
+    return *twins == 2 ? opt_incremental_create(&s->full, s->kind, n, width, options, err) : TF_OK;
 }
 
-static double median(double *t, int n)
+static const technique_twin *incremental_twin(const void *state, int index)
 {
-    qsort(t, (size_t)n, sizeof *t, compare_doubles);
-    return t[n / 2];
+    return &((const incremental_state *)state)->twins[index];
 }
+
+static int64_t incremental_steps(const void *state)
+{
+    return ((const incremental_state *)state)->seq->num_snapshots;
+}
+
+static int incremental_run_ref(void *state, int64_t step, tf_error *err)
+{
+    incremental_state *s = state;
+    const snapshot *snap = &s->seq->snapshots[step];
+    return ref_aggregate(&snap->graph, snap->features.data, s->seq->feature_width, s->kind, s->reference, err);
+}
+
+static int incremental_run_twin(void *state, int twin, int64_t step, tf_error *err)
+{
+    (void)err;
+    incremental_state *s = state;
+    if (twin == 0)
+        opt_incremental_seek(&s->delta, s->seq, s->deltas, step);
+    else
+        opt_incremental_reset(&s->full, &s->seq->snapshots[step], step);
+    return TF_OK;
+}
+
+static double incremental_compare(void *state, int twin, int64_t step)
+{
+    incremental_state *s = state;
+    const snapshot *snap = &s->seq->snapshots[step];
+    const float *value = twin == 0 ? s->delta.value : s->full.value;
+    const int64_t width = s->seq->feature_width;
+    if (s->twins[twin].equality == TECHNIQUE_BITWISE)
+        return (double)differing_values(value, s->reference, s->seq->num_nodes * width);
+    double e = aggregation_error(&snap->graph, snap->features.data, width, s->kind, value, s->reference);
+    return e < 0 ? NAN : e; /* out of memory while measuring: never a pass */
+}
+
+static void incremental_corrupt(void *state, int twin)
+{
+    incremental_state *s = state;
+    float *value = twin == 0 ? s->delta.value : s->full.value;
+    value[0] = technique_spoiled(value[0]);
+}
+
+/* A rerun starts from the same place (seek() gives snapshot t's value whatever came before);
+ * only the counts are reset, so they describe one run. */
+static int incremental_restart(void *state, int twin, tf_error *err)
+{
+    (void)err;
+    incremental_state *s = state;
+    memset(twin == 0 ? &s->delta.stats : &s->full.stats, 0, sizeof s->delta.stats);
+    return TF_OK;
+}
+
+/* Work of a run: the edges of every timed snapshot (1 .. T-1). */
+static double incremental_work(const void *state, const char **unit)
+{
+    const incremental_state *s = state;
+    double edges = 0;
+    for (int64_t t = 1; t < s->seq->num_snapshots; t++)
+        edges += (double)s->seq->snapshots[t].graph.num_edges;
+    *unit = "edges";
+    return edges;
+}
+
+static void incremental_describe(const void *state, const double *seconds, char *text, size_t size)
+{
+    const incremental_state *s = state;
+    const incremental_stats *c = &s->delta.stats;
+    if (seconds[0] > 0)
+        snprintf(text, size, "%.1fx ref's full recompute; %lld deltas, %lld full (%lld above the threshold)",
+                 seconds[0] / seconds[1], (long long)c->incremental, (long long)c->full, (long long)c->fallbacks);
+    else
+        snprintf(text, size, "%lld deltas, %lld full (%lld above the threshold)", (long long)c->incremental,
+                 (long long)c->full, (long long)c->fallbacks);
+}
+
+static void incremental_teardown(void *state)
+{
+    incremental_state *s = state;
+    if (!s)
+        return;
+    free(s->reference);
+    if (s->deltas)
+        snapshot_delta_chain_free(s->deltas, s->seq->num_snapshots);
+    opt_incremental_free(&s->delta);
+    opt_incremental_free(&s->full);
+    free(s);
+}
+
+static int incremental_benchmark(const benchmark_options *options, tf_error *err);
+
+#define INCREMENTAL_GENERATED "powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,features=16,degrees=0,seed=1"
+
+static const technique_case incremental_demo[] = {
+    {AGGREGATOR_SUM, "twitter_tennis", "twitter_tennis, 120 snapshots"},
+    {AGGREGATOR_MAX, "twitter_tennis", "twitter_tennis, 120 snapshots"},
+    {AGGREGATOR_SUM, INCREMENTAL_GENERATED, "powerlaw 10^6 edges, 1% churn"},
+    {AGGREGATOR_SYMMETRIC, INCREMENTAL_GENERATED, "powerlaw 10^6 edges, 1% churn"},
+    {0, NULL, NULL},
+};
+
+const technique technique_incremental = {
+    .name = "incremental",
+    .chapter = "02",
+    .title = "ReInc incremental",
+    .needs = "a snapshot sequence",
+    .variants = aggregator_variants,
+    .distributed = 0,
+    .demo = incremental_demo,
+    .setup = incremental_setup,
+    .twin = incremental_twin,
+    .steps = incremental_steps,
+    .untimed_steps = 1,
+    .run_ref = incremental_run_ref,
+    .run_twin = incremental_run_twin,
+    .compare = incremental_compare,
+    .corrupt = incremental_corrupt,
+    .restart = incremental_restart,
+    .work = incremental_work,
+    .describe = incremental_describe,
+    .teardown = incremental_teardown,
+    .benchmark = incremental_benchmark,
+};
 
 /* ---- 1. time against churn ------------------------------------------------------------ */
 
@@ -61,92 +233,74 @@ typedef struct churn_point {
     double entries_per_edge, ref_full, opt_full, incremental;
 } churn_point;
 
-static int churn_sweep(int quick, FILE *csv, double *threshold_out)
+/* engine_options::inspect: delta entries per current edge over snapshots 1 .. T-1. */
+static void inspect_entries(void *context, const void *state)
+{
+    const incremental_state *s = state;
+    double entries = 0, edges = 0;
+    for (int64_t t = 1; t < s->seq->num_snapshots; t++) {
+        entries += (double)snapshot_delta_entries(&s->deltas[t]);
+        edges += (double)s->seq->snapshots[t].graph.num_edges;
+    }
+    *(double *)context = entries / edges;
+}
+
+/* Returns the number of wrong points, or -1 when something failed to run. */
+static int churn_sweep(const benchmark_options *o, FILE *csv, double *threshold_out, tf_error *err)
 {
     static const double churns[] = {0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.35, 0.5};
-    const int churn_count = quick ? 3 : (int)(sizeof churns / sizeof churns[0]);
-    const int64_t edges = quick ? 20000 : 1000000, snapshots = 6; /* 5 deltas, each timed */
-    fprintf(csv, "aggregator,churn,entries_per_edge,ref_full_s,opt_full_s,incremental_s,speedup_vs_ref,speedup_vs_opt_full,"
-                 "error\n");
-    printf("== 1. aggregation time against churn: %lld edges, %lld vertices, 16 features, median over %lld deltas ==\n",
-           (long long)edges, (long long)(edges / 10), (long long)(snapshots - 1));
+    const int churn_count = o->quick ? 3 : (int)(sizeof churns / sizeof churns[0]);
+    const int64_t edges = o->quick ? 20000 : 1000000, snapshots = 6; /* 5 deltas, each timed */
+    fprintf(csv, "aggregator,churn,entries_per_edge,ref_full_s,opt_full_s,incremental_s,speedup_vs_ref,"
+                 "speedup_vs_opt_full,error\n");
+    printf("== 1. aggregation time against churn: %lld edges, %lld vertices, 16 features, mean over %lld deltas "
+           "(twins: best of %d runs) ==\n",
+           (long long)edges, (long long)(edges / 10), (long long)(snapshots - 1), o->repeats);
     printf("%-9s %6s %8s %10s %10s %10s %9s %9s %10s\n", "aggr", "churn", "entr/edge", "ref full", "opt full",
            "increment", "x ref", "x opt", "error");
     churn_point points[AGGREGATOR_COUNT][8];
+    incremental_params params = {{INFINITY, 0}, 1}; /* never fall back, no refresh; both twins */
+    engine_options engine = {.timed = 1, .repeats = o->repeats, .threads = o->threads, .inspect = inspect_entries};
+    int wrong = 0;
     for (int c = 0; c < churn_count; c++) {
-        powerlaw_params p;
-        powerlaw_params_default(&p);
-        p.num_edges = edges;
-        p.num_nodes = edges / 10;
-        p.num_snapshots = snapshots;
-        p.churn = churns[c];
-        p.feature_width = 16;
-        p.degree_features = 0;
-        p.seed = 7;
-        snapshot_seq seq;
-        tf_error err;
-        if (generate_powerlaw(&p, &seq, &err) != TF_OK) {
-            fprintf(stderr, "bench_incremental: %s\n", err.message);
-            return 1;
-        }
-        const int64_t n = seq.num_nodes, width = seq.feature_width, cells = n * width;
-        float *reference = malloc((size_t)cells * sizeof(float));
+        char spec[256];
+        snprintf(spec, sizeof spec, "powerlaw:nodes=%lld,edges=%lld,snapshots=%lld,churn=%g,features=16,degrees=0,seed=7",
+                 (long long)(edges / 10), (long long)edges, (long long)snapshots, churns[c]);
+        dataset d;
+        if (dataset_load(spec, NULL, &d, err) != TF_OK)
+            return -1;
         for (int k = 0; k < AGGREGATOR_COUNT; k++) {
-            incremental_options options = {INFINITY, 0};
-            incremental_aggregation a, full;
-            snapshot_delta *deltas;
-            if (!reference || snapshot_delta_chain_build(&deltas, &seq, (aggregator)k, &err) != TF_OK ||
-                opt_incremental_create(&a, (aggregator)k, n, width, &options, &err) != TF_OK ||
-                opt_incremental_create(&full, (aggregator)k, n, width, &options, &err) != TF_OK) {
-                fprintf(stderr, "bench_incremental: %s\n", err.message);
-                return 1;
-            }
-            double ref_times[8], opt_times[8], inc_times[8], error = 0, entries = 0, edge_total = 0;
-            opt_incremental_reset(&a, &seq.snapshots[0], 0);
-            for (int64_t t = 1; t < snapshots; t++) {
-                const snapshot *prev = &seq.snapshots[t - 1], *cur = &seq.snapshots[t];
-                double start = wall_seconds();
-                opt_incremental_advance(&a, prev, cur, &deltas[t], t);
-                inc_times[t - 1] = wall_seconds() - start;
-                start = wall_seconds();
-                ref_aggregate(&cur->graph, cur->features.data, width, (aggregator)k, reference, &err);
-                ref_times[t - 1] = wall_seconds() - start;
-                start = wall_seconds();
-                opt_incremental_reset(&full, cur, t);
-                opt_times[t - 1] = wall_seconds() - start;
-                /* validate: the chain against the reference, every snapshot: bitwise for max and
-                 * min, within 1e-5 of the summed terms' size for the others (ref/incremental.h) */
-                int extreme = k == AGGREGATOR_MAX || k == AGGREGATOR_MIN;
-                double e = extreme ? (double)(memcmp(a.value, reference, (size_t)cells * sizeof(float)) != 0)
-                                   : aggregation_error(&cur->graph, cur->features.data, width, (aggregator)k, a.value,
-                                                       reference);
-                error = fmax(error, e);
-                if (extreme ? e != 0 : !(e >= 0 && e <= 1e-5)) {
-                    printf("WRONG: %s at churn %g, snapshot %lld: error %g; no speed reported\n",
-                           aggregator_name((aggregator)k), churns[c], (long long)t, e);
-                    return 1;
-                }
-                entries += (double)snapshot_delta_entries(&deltas[t]);
-                edge_total += (double)cur->graph.num_edges;
-            }
+            engine_result r;
             churn_point *pt = &points[k][c];
-            pt->entries_per_edge = entries / edge_total;
-            pt->ref_full = median(ref_times, (int)snapshots - 1);
-            pt->opt_full = median(opt_times, (int)snapshots - 1);
-            pt->incremental = median(inc_times, (int)snapshots - 1);
+            engine.inspect_context = &pt->entries_per_edge;
+            if (engine_run(&technique_incremental, &d, &params, k, &engine, &r, err) != TF_OK) {
+                dataset_free(&d);
+                return -1;
+            }
+            double error = r.error[0];
+            if (r.wrong) {
+                printf("%-9s %5.1f%% WRONG: %s error %g (worst at snapshot %lld); no speed reported\n",
+                       aggregator_name((aggregator)k), 100 * churns[c],
+                       r.twin[0].equality == TECHNIQUE_BITWISE ? "values differing" : "fp", error,
+                       (long long)r.worst_step[0]);
+                wrong++;
+                continue;
+            }
+            const double deltas = (double)(snapshots - 1);
+            pt->ref_full = r.seconds[0] / deltas;
+            pt->incremental = r.seconds[1] / deltas;
+            pt->opt_full = r.seconds[2] / deltas;
             printf("%-9s %5.1f%% %8.4f %9.2fms %9.2fms %9.3fms %8.1fx %8.1fx %10.2g\n", aggregator_name((aggregator)k),
                    100 * churns[c], pt->entries_per_edge, 1e3 * pt->ref_full, 1e3 * pt->opt_full,
                    1e3 * pt->incremental, pt->ref_full / pt->incremental, pt->opt_full / pt->incremental, error);
             fprintf(csv, "%s,%g,%g,%g,%g,%g,%g,%g,%g\n", aggregator_name((aggregator)k), churns[c],
                     pt->entries_per_edge, pt->ref_full, pt->opt_full, pt->incremental,
                     pt->ref_full / pt->incremental, pt->opt_full / pt->incremental, error);
-            snapshot_delta_chain_free(deltas, snapshots);
-            opt_incremental_free(&a);
-            opt_incremental_free(&full);
         }
-        free(reference);
-        snapshot_seq_free(&seq);
+        dataset_free(&d);
     }
+    if (wrong)
+        return wrong;
     /* Crossover: where the delta's time meets the twin's full recompute, interpolated in
      * entries per edge between the last point faster and the first slower, per aggregator. */
     double smallest = INFINITY, largest = 0;
@@ -377,49 +531,30 @@ static int epoch_compare(int quick, FILE *csv)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int incremental_benchmark(const benchmark_options *o, tf_error *err)
 {
-    int quick = 0, threads = 1;
-    const char *out = "bench_incremental_out";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            quick = 1;
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            threads = atoi(argv[++i]);
-        else {
-            fprintf(stderr, "usage: bench_incremental [--quick] [--threads N] [--out DIR]\n");
-            return 2;
-        }
-    }
-    if (threads < 1) {
-        fprintf(stderr, "bench_incremental: --threads must be at least 1\n");
-        return 2;
-    }
-    opt_set_threads(threads);
-    printf("opt side: %d OpenMP thread(s); ref: one thread\n", threads);
-    mkdir(out, 0755);
-    char path[3][512];
+    printf("opt side: %d OpenMP thread(s); ref: one thread\n", o->threads);
+    char path[3][4096];
     const char *files[3] = {"churn.csv", "cache.csv", "epoch.csv"};
-    FILE *csv[3];
-    for (int i = 0; i < 3; i++) {
-        snprintf(path[i], sizeof path[i], "%s/%s", out, files[i]);
-        if (!(csv[i] = fopen(path[i], "w"))) {
-            fprintf(stderr, "bench_incremental: cannot write %s\n", path[i]);
-            return 1;
-        }
+    FILE *csv[3] = {NULL, NULL, NULL};
+    int status = 0;
+    for (int i = 0; i < 3 && status == 0; i++) {
+        snprintf(path[i], sizeof path[i], "%s/%s", o->out, files[i]);
+        if (!(csv[i] = fopen(path[i], "w")))
+            status = -tf_error_set(err, TF_ERR_INPUT, "bench incremental: cannot write %s", path[i]);
     }
     double crossovers[2] = {NAN, NAN};
-    int status = churn_sweep(quick, csv[0], crossovers);
+    if (status == 0)
+        status = churn_sweep(o, csv[0], crossovers, err);
     if (status == 0) {
         printf("=> crossovers between %.2f and %.2f delta entries per edge (INCREMENTAL_DEFAULT_THRESHOLD = %g)\n",
                crossovers[0], crossovers[1], INCREMENTAL_DEFAULT_THRESHOLD);
-        cache_sweep(quick, csv[1]);
-        status = epoch_compare(quick, csv[2]);
+        cache_sweep(o->quick, csv[1]);
+        status = epoch_compare(o->quick, csv[2]);
     }
     for (int i = 0; i < 3; i++)
-        fclose(csv[i]);
+        if (csv[i])
+            fclose(csv[i]);
     if (status == 0)
         printf("\nCSV: %s, %s, %s\n", path[0], path[1], path[2]);
     return status;

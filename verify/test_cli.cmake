@@ -114,3 +114,36 @@ if(NOT resumed MATCHES "resuming after epoch 1" OR straight_final STREQUAL "" OR
   message(FATAL_ERROR "event resume differs or files missing:\n${straight}\n---\n${resumed}\n---\n${evaluated}")
 endif()
 message(STATUS "event model uninterrupted: ${straight_final}; resumed after epoch 1: ${resumed_final}")
+
+#  3. `twofold verify`: the technique table's checks on the user's data. Bad arguments exit 2;
+#     a technique that does not apply is skipped, not failed; a twin spoiled on purpose
+#     (TWOFOLD_BREAK_TWIN) must make the row say WRONG and the exit status 1, so the check is
+#     seen to be able to fail.
+expect_failure("which data?" verify incremental)
+expect_failure("no technique called \"reinc\"" verify reinc --data chickenpox)
+expect_failure("unknown option --speed" verify --speed --data chickenpox)
+expect_failure("expected a whole number" verify --ranks many --data chickenpox)
+expect_failure("No such file" verify incremental --data /nonexistent/graph.json)
+expect_failure("this run has 1 rank(s)" verify incremental --data chickenpox --ranks 2)
+
+# expect_verify(EXIT_STATUS MUST_CONTAIN ARG...): run twofold verify, check the exit status and
+# that the output contains a text.
+function(expect_verify expected_status must_contain)
+  execute_process(COMMAND ${TWOFOLD} verify ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE error)
+  message(STATUS "twofold verify ${ARGN} (exit ${status}):\n${out}${error}")
+  if(NOT status EQUAL expected_status)
+    message(FATAL_ERROR "twofold verify ${ARGN}: exit status ${status}, expected ${expected_status}")
+  endif()
+  string(FIND "${out}" "${must_contain}" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "twofold verify ${ARGN}: the output lacks '${must_contain}'")
+  endif()
+endfunction()
+
+expect_verify(0 "#wrong 0" incremental fusion --data pedalme)
+expect_verify(0 "needs a snapshot sequence; bitcoin_alpha is an event stream" incremental --data bitcoin_alpha)
+set(ENV{TWOFOLD_BREAK_TWIN} incremental)
+expect_verify(1 "WRONG: not equal to the reference" incremental --data pedalme)
+set(ENV{TWOFOLD_BREAK_TWIN} all)
+expect_verify(1 "#wrong 2" fusion --data pedalme)  # spatial: pedalme has fewer vertices than 16 chunks
+unset(ENV{TWOFOLD_BREAK_TWIN})

@@ -1,9 +1,11 @@
-/* twofold demo: the main job on bundled data. It grows with the project: each technique
- * adds its line (equivalence error of opt against ref, and speedup) to the table. */
+/* twofold demo: the main job on bundled data: the data and the reference models, then every
+ * demo row of the technique table (bench/technique.h), each validated against its reference
+ * before it is timed. A technique joins by adding its line to the table, not by editing this. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/technique.h"
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
@@ -14,8 +16,10 @@
 static const char demo_usage[] =
     "usage: twofold demo\n"
     "\n"
-    "Load every bundled dataset and a generated graph, then run every technique that\n"
-    "exists, reference against optimized twin, and print the equivalence error and speed.\n";
+    "Load every bundled dataset and a generated graph, train the reference models briefly,\n"
+    "then run the demo rows of every technique: reference against optimized twin, the\n"
+    "equivalence error, and the speed (only for a twin that was equal). Under mpiexec -n R the\n"
+    "distributed twins run on R ranks. Exit status 1 when a twin was not equal.\n";
 
 /* Loads one dataset spec and prints its row; returns a tf_error_code. */
 static int demo_dataset(const char *spec, const char *label, tf_error *err)
@@ -70,58 +74,39 @@ static int demo_model(model_kind kind, const char *data, tf_error *err)
     return status;
 }
 
-/* The same training on the reference kernels and on the optimized ones: the largest parameter
- * difference after training, and the speed ratio (one process; mpiexec adds ranks). */
-static int demo_engine(const char *data, tf_error *err)
+/* The technique table: every demo row of every technique, validated, then timed. Returns the
+ * number of wrong rows, or a negative value with err set when a row failed to run. */
+static int demo_techniques(comm *group, tf_error *err)
 {
-    dataset d;
-    if (dataset_load(data, NULL, &d, err) != TF_OK)
-        return err->code;
-    model_config config = {MODEL_GCLSTM, 0, 32, 0, 2};
-    train_options options;
-    train_options_default(&options);
-    options.epochs = 3;
-    options.window = 8;
-    options.batch = 4;
-    trainer runs[2];
-    double seconds[2] = {0, 0};
-    int status = TF_OK;
-    for (int r = 0; r < 2; r++) {
-        status = trainer_create(&runs[r], &d.snapshots, &config, &options, err);
-        if (status != TF_OK) {
-            if (r == 1)
-                trainer_free(&runs[0]);
+    const int speaks = group->rank == 0;
+    engine_options options = {.timed = 1, .repeats = 3, .threads = 1, .group = group};
+    int rows = 0, skipped = 0, wrong = 0;
+    if (speaks) {
+        printf("\ntechniques (ref vs twin, validated before timed; under mpiexec -n R the distributed twins run on "
+               "R ranks):\n");
+        engine_print_header(stdout, 1);
+    }
+    for (const technique *const *t = technique_table; *t; t++)
+        for (const technique_case *c = (*t)->demo; c->data; c++) {
+            dataset d;
+            if (dataset_load(c->data, NULL, &d, err) != TF_OK)
+                return -1;
+            engine_result r;
+            int status = engine_run(*t, &d, NULL, c->variant, &options, &r, err);
             dataset_free(&d);
-            return status;
+            if (status != TF_OK && status != TECHNIQUE_SKIP)
+                return -1;
+            if (!speaks)
+                continue;
+            engine_print_row(stdout, *t, c->variant, c->label, &r);
+            fflush(stdout);
+            rows++;
+            skipped += r.skipped;
+            wrong += r.wrong != 0;
         }
-    }
-    runs[1].model.kernels = &opt_kernels;
-    opt_set_threads(1);
-    for (int r = 0; r < 2 && status == TF_OK; r++) {
-        double started = wall_seconds();
-        epoch_report report;
-        while (status == TF_OK && runs[r].epoch < options.epochs)
-            status = trainer_epoch(&runs[r], &d.snapshots, &report, err);
-        seconds[r] = wall_seconds() - started;
-    }
-    if (status == TF_OK) {
-        double worst = 0;
-        for (int64_t i = 0; i < runs[0].model.parameters.count; i++) {
-            const tensor *a = &runs[0].model.parameters.items[i].value, *b = &runs[1].model.parameters.items[i].value;
-            for (int64_t k = 0; k < a->size; k++) {
-                double scale = fabs(a->data[k]) > 1 ? fabs(a->data[k]) : 1;
-                double e = fabs((double)a->data[k] - (double)b->data[k]) / scale;
-                worst = e > worst ? e : worst;
-            }
-        }
-        printf("  opt kernels, gclstm on %-14s 3 epochs: parameters vs ref max relative difference %.1e; "
-               "ref %.2f s, opt %.2f s (%.1fx)\n",
-               d.name, worst, seconds[0], seconds[1], seconds[0] / seconds[1]);
-    }
-    trainer_free(&runs[0]);
-    trainer_free(&runs[1]);
-    dataset_free(&d);
-    return status;
+    if (speaks)
+        engine_print_footer(stdout, rows, skipped, wrong);
+    return wrong;
 }
 
 int command_demo(int argc, char **argv, tf_error *err)
@@ -133,25 +118,29 @@ int command_demo(int argc, char **argv, tf_error *err)
         }
         return tf_error_set(err, TF_ERR_INPUT, "demo: unexpected argument %s (see twofold demo --help)", argv[i]);
     }
-    printf("twofold demo\n\ndata (loaded by ref/, timed on this machine):\n");
-    for (const bundled_dataset *b = bundled_datasets; b->name; b++)
-        if (demo_dataset(b->name, b->name, err) != TF_OK)
-            return err->code;
-    if (demo_dataset("powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,seed=1", "powerlaw 1M edges", err) !=
-            TF_OK ||
-        demo_dataset("events:nodes=10000,events=1000000,repeat=0.5,seed=1", "events 1M", err) != TF_OK)
-        return err->code;
-    printf("\nmodels (ref/, chapter 01; train ratio 0.2, lr 0.01, hidden 32):\n");
-    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++)
-        if (demo_model((model_kind)kind, "chickenpox", err) != TF_OK)
-            return err->code;
-    printf("\nengine (opt/ vs ref/, chapter 01; mpiexec -n R twofold train --impl opt shares windows among ranks):\n");
-    if (demo_engine("chickenpox", err) != TF_OK || demo_engine("twitter_tennis", err) != TF_OK)
-        return err->code;
-    /* One row per technique (chapters 02-07), each from its own demo_technique_* function. */
-    printf("\ntechniques (ref vs opt, validated before timed):\n  %-3s %-27s %-34s %-9s %s\n", "ch", "technique",
-           "data", "max error", "speed");
-    if (demo_technique_incremental(err) != TF_OK || demo_technique_fusion(err) != TF_OK)
-        return err->code;
-    return TF_OK;
+    comm group;
+    if (start_ranks(&group, 1, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    int status = TF_OK;
+    if (group.rank == 0) { /* data and models: the reference alone, on rank 0 */
+        printf("twofold demo\n\ndata (loaded by ref/, timed on this machine):\n");
+        for (const bundled_dataset *b = bundled_datasets; status == TF_OK && b->name; b++)
+            status = demo_dataset(b->name, b->name, err);
+        if (status == TF_OK)
+            status = demo_dataset("powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,seed=1",
+                                  "powerlaw 1M edges", err);
+        if (status == TF_OK)
+            status = demo_dataset("events:nodes=10000,events=1000000,repeat=0.5,seed=1", "events 1M", err);
+        if (status == TF_OK)
+            printf("\nmodels (ref/, chapter 01; train ratio 0.2, lr 0.01, hidden 32):\n");
+        for (int kind = MODEL_TGCN; status == TF_OK && kind <= MODEL_EVOLVEGCN; kind++)
+            status = demo_model((model_kind)kind, "chickenpox", err);
+    }
+    int wrong = status == TF_OK ? demo_techniques(&group, err) : -1;
+    if (status == TF_OK && wrong < 0)
+        status = err->code;
+    finish_ranks(&group, status, err);
+    if (status == TF_OK && wrong > 0)
+        return tf_error_set(err, EXIT_WRONG, "demo: %d technique row(s) not equal to the reference", wrong);
+    return status;
 }

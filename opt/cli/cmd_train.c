@@ -1,5 +1,6 @@
 /* twofold train: train a snapshot model on a dataset, printing loss per epoch. */
 #include <errno.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,17 +11,12 @@
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
 #include "opt/incremental_inputs.h"
+#include "opt/kernels.h"
 #include "opt/train.h"
 #include "ref/clock.h"
 #include "ref/io.h"
 #include "ref/npy.h"
 #include "ref/train.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-#include "opt/kernels.h"
-#include <mpi.h>
 
 #ifdef TWOFOLD_HAVE_CUDA
 #include "cuda/kernels.h"
@@ -235,26 +231,6 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
     return status;
 }
 
-/* Starts MPI and the optimized twin's threads; prints the set-up on rank 0. */
-static int start_optimized(comm *group, tf_error *err)
-{
-    char reason[256];
-    if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
-        return TF_ERR_SYSTEM;
-    /* One thread per rank unless OMP_NUM_THREADS asks for more: ranks are the unit of
-     * parallelism (threads within a rank helped little and hurt small graphs on the 2-core
-     * development machine; chapter 01's performance section has the numbers). */
-    int threads = 1;
-#ifdef _OPENMP
-    if (getenv("OMP_NUM_THREADS"))
-        threads = omp_get_max_threads();
-#endif
-    opt_set_threads(threads);
-    if (group->rank == 0)
-        printf("impl opt: %d rank(s), %d thread(s) per rank; collectives: %s\n", group->size, threads, reason);
-    return TF_OK;
-}
-
 static int train(const train_command *c, comm *group, tf_error *err);
 
 int command_train(int argc, char **argv, tf_error *err)
@@ -282,16 +258,9 @@ int command_train(int argc, char **argv, tf_error *err)
     if (!c.optimized)
         return train(&c, NULL, err);
     comm group;
-    if (start_optimized(&group, err) != TF_OK)
+    if (start_ranks(&group, 0, err) != TF_OK)
         return TF_ERR_SYSTEM;
-    int status = train(&c, &group, err);
-    if (status != TF_OK && group.size > 1) {
-        /* The other ranks may be waiting in a collective: report and take them down. */
-        fprintf(stderr, "twofold: error on rank %d: %s\n", group.rank, err->message);
-        MPI_Abort(group.world, status);
-    }
-    comm_finalize(&group);
-    return status;
+    return finish_ranks(&group, train(&c, &group, err), err);
 }
 
 /* Training proper; `group` is NULL for the reference, the ranks for the optimized twin. */

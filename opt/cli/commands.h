@@ -5,6 +5,7 @@
 #ifndef TWOFOLD_OPT_CLI_COMMANDS_H
 #define TWOFOLD_OPT_CLI_COMMANDS_H
 
+#include "opt/comm.h"
 #include "ref/error.h"
 
 /** `twofold info DATASET`: print a dataset's statistics. */
@@ -27,15 +28,26 @@ int command_train_events(int argc, char **argv, tf_error *err);
  */
 int train_wants_event_model(int argc, char **argv, const char **model);
 
-/** `twofold demo`: run every technique that exists on bundled data, ref against opt. */
+/** `twofold demo`: the data, the reference models, and every technique's demo rows, ref against twin. */
 int command_demo(int argc, char **argv, tf_error *err);
 
-/** `twofold demo`'s rows for chapter 02 (opt/cli/demo_incremental.c): incremental aggregation against
- *  the reference's full recompute. */
-int demo_technique_incremental(tf_error *err);
+/** `twofold verify [TECHNIQUE...] --data D`: every twin of the technique table against its
+ *  reference on the user's data, untimed; exit status 1 when one is not equal. */
+int command_verify(int argc, char **argv, tf_error *err);
 
-/** `twofold demo`'s rows for chapter 03 (opt/cli/demo_fusion.c): temporal fusion (ref, padded, fused) and
- *  spatial fusion. */
-int demo_technique_fusion(tf_error *err);
+/**
+ * Start MPI (a single process without mpiexec) and the threads of each rank (one, unless
+ * OMP_NUM_THREADS says more); rank 0 prints the set-up unless @p quiet.
+ */
+int start_ranks(comm *group, int quiet, tf_error *err);
+
+/**
+ * End a run started by start_ranks(): when @p status is an error on several ranks, report it
+ * and abort them all (the others may wait in a collective); else shut MPI down. @return status.
+ */
+int finish_ranks(comm *group, int status, const tf_error *err);
+
+/** Exit status of demo and verify when a twin is not equal to its reference. */
+#define EXIT_WRONG 1
 
 #endif

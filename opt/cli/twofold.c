@@ -17,6 +17,7 @@ static const command commands[] = {
     {"info", command_info, "print a dataset's statistics"},
     {"train", command_train, "train a snapshot (tgcn, gconvgru, gclstm, evolvegcn) or event model (tgn, jodie)"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
+    {"verify", command_verify, "every technique's twins against their references on your data"},
 };
 
 static void print_usage(FILE *out)

@@ -1,0 +1,120 @@
+/* build/bench/bench: the full benchmark of each technique in the table (bench/technique.h),
+ * validated before timed.
+ *
+ *   build/bench/bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]
+ *
+ * Without names, every technique. A technique with its own benchmark (sweeps and CSV files:
+ * bench/incremental.c, bench/fusion.c) runs it; the others run their demo rows with the time,
+ * the work rate and its unit. Exit status 1 when any result was wrong, 2 for bad arguments. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench/technique.h"
+#include "opt/cli/cli.h"
+
+static const char usage[] =
+    "usage: bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]\n"
+    "  TECHNIQUE     a name from the table (default: all): train, incremental, fusion\n"
+    "  --quick       smaller inputs: a smoke test, not a measurement\n"
+    "  --threads N   OpenMP threads of the twins (default 1; the reference is single-threaded)\n"
+    "  --repeats N   timed runs of each twin, best kept; runs over 1 s are not repeated (default 3)\n"
+    "  --out DIR     where CSV files go (default bench_out, created)\n";
+
+/* The demo rows of a technique without its own benchmark, timed, with the work rate. */
+static int demo_rows(const technique *t, const benchmark_options *o, tf_error *err)
+{
+    int wrong = 0;
+    engine_options engine = {.timed = 1, .repeats = o->repeats, .threads = o->threads};
+    for (const technique_case *c = t->demo; c->data; c++) {
+        dataset d;
+        if (dataset_load(c->data, NULL, &d, err) != TF_OK)
+            return -1;
+        engine_result r;
+        int status = engine_run(t, &d, NULL, c->variant, &engine, &r, err);
+        dataset_free(&d);
+        if (status != TF_OK && status != TECHNIQUE_SKIP)
+            return -1;
+        engine_print_row(stdout, t, c->variant, c->label, &r);
+        if (!r.wrong && r.work > 0 && r.seconds[1] > 0)
+            printf("      work %.4g %s: ref %.3g %s/s, %s %.3g %s/s\n", r.work, r.work_unit, r.work / r.seconds[0],
+                   r.work_unit, r.twin[0].name, r.work / r.seconds[1], r.work_unit);
+        wrong += r.wrong != 0;
+    }
+    return wrong;
+}
+
+int main(int argc, char **argv)
+{
+    benchmark_options o = {0, 1, 3, "bench_out"};
+    const technique *chosen[32];
+    int count = 0;
+    tf_error err;
+    for (int i = 1; i < argc; i++) {
+        const char *value;
+        int matched = 0;
+        int64_t number;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--quick")) {
+            o.quick = 1;
+            continue;
+        }
+        if ((matched = cli_option(argc, argv, &i, "--out", &value, &err)) > 0) {
+            o.out = value;
+            continue;
+        }
+        if (matched == 0 && (matched = cli_option(argc, argv, &i, "--threads", &value, &err)) > 0) {
+            if (cli_parse_int("--threads", value, 1, 4096, &number, &err) != TF_OK)
+                matched = -1;
+            o.threads = (int)number;
+        } else if (matched == 0 && (matched = cli_option(argc, argv, &i, "--repeats", &value, &err)) > 0) {
+            if (cli_parse_int("--repeats", value, 1, 1000, &number, &err) != TF_OK)
+                matched = -1;
+            o.repeats = (int)number;
+        }
+        if (matched < 0) {
+            fprintf(stderr, "bench: %s\n", err.message);
+            return 2;
+        }
+        if (matched)
+            continue;
+        int found = 0;
+        for (const technique *const *t = technique_table; *t && count < 32; t++)
+            if (!strcmp((*t)->name, argv[i]))
+                chosen[count++] = *t, found = 1;
+        if (!found) {
+            fprintf(stderr, "bench: unknown technique or option %s (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (count == 0)
+        for (const technique *const *t = technique_table; *t && count < 32; t++)
+            chosen[count++] = *t;
+    struct stat info;
+    if (mkdir(o.out, 0755) != 0 && !(stat(o.out, &info) == 0 && S_ISDIR(info.st_mode))) {
+        fprintf(stderr, "bench: cannot create the output directory %s\n", o.out);
+        return 2;
+    }
+    int wrong = 0, failed = 0;
+    for (int k = 0; k < count; k++) {
+        const technique *t = chosen[k];
+        int seen = 0; /* one benchmark may cover several entries of a stem (fusion: temporal, spatial) */
+        for (int j = 0; j < k; j++)
+            seen |= t->benchmark && t->benchmark == chosen[j]->benchmark;
+        if (seen)
+            continue;
+        printf("\n### %s (chapter %s)\n", t->title, t->chapter);
+        int outcome = t->benchmark ? t->benchmark(&o, &err) : demo_rows(t, &o, &err);
+        if (outcome < 0) {
+            fprintf(stderr, "bench: %s: %s\n", t->name, err.message);
+            failed = 1;
+        } else {
+            wrong += outcome;
+        }
+    }
+    printf("\n#wrong %d%s\n", wrong, failed ? " (and some benchmarks failed to run)" : "");
+    return wrong || failed ? 1 : 0;
+}

@@ -1,0 +1,251 @@
+/* The engine of bench/technique.h: validate, then time, then print. */
+#include "bench/technique.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "opt/kernels.h"
+#include "ref/clock.h"
+
+const technique *technique_find(const char *name)
+{
+    for (const technique *const *t = technique_table; *t; t++)
+        if (strcmp((*t)->name, name) == 0)
+            return *t;
+    return NULL;
+}
+
+/* Whether this process takes part in t's runs: every rank for a distributed technique. */
+static int takes_part(const technique *t, const comm *group)
+{
+    return t->distributed || !group || group->rank == 0;
+}
+
+static int speaks(const comm *group)
+{
+    return !group || group->rank == 0;
+}
+
+/* The spoiled value of technique::corrupt: v + 1 + |v| differs from v by at least 1 relative
+ * to max(1, |v|), so no tolerance below 1 accepts it. */
+float technique_spoiled(float value)
+{
+    return value + 1.0f + fabsf(value);
+}
+
+/* A twin's error folded into its worst: a bitwise twin adds its differing values up over the
+ * steps, an fp twin keeps the largest (NaN already counts as infinite). */
+static void fold_error(engine_result *r, int twin, int64_t step, double error)
+{
+    if (r->twin[twin].equality == TECHNIQUE_BITWISE) {
+        if (error > 0 && r->error[twin] == 0)
+            r->worst_step[twin] = step;
+        r->error[twin] += error;
+    } else if (error > r->error[twin] || isnan(error)) {
+        r->error[twin] = isnan(error) ? INFINITY : error;
+        r->worst_step[twin] = step;
+    }
+}
+
+static int twin_is_wrong(const engine_result *r, int twin)
+{
+    return r->twin[twin].equality == TECHNIQUE_BITWISE ? r->error[twin] != 0
+                                                       : !(r->error[twin] <= r->twin[twin].tolerance);
+}
+
+/* The validating pass: every step, reference then each twin, compared at once. Rank 0 runs the
+ * reference and compares; in a distributed technique the other ranks run only the twins. The
+ * timed steps' seconds go into r->seconds. */
+static int validate(const technique *t, void *state, const comm *group, int corrupt, engine_result *r,
+                    tf_error *err)
+{
+    const int is_root = speaks(group);
+    for (int64_t step = 0; step < r->steps; step++) {
+        const int timed = step >= t->untimed_steps;
+        if (is_root) {
+            double started = wall_seconds();
+            if (t->run_ref(state, step, err) != TF_OK)
+                return err->code;
+            r->seconds[0] += timed ? wall_seconds() - started : 0;
+        }
+        for (int k = 0; k < r->twins; k++) {
+            double started = wall_seconds();
+            if (t->run_twin(state, k, step, err) != TF_OK)
+                return err->code;
+            r->seconds[1 + k] += timed ? wall_seconds() - started : 0;
+            if (corrupt)
+                t->corrupt(state, k);
+            if (is_root)
+                fold_error(r, k, step, t->compare(state, k, step));
+        }
+    }
+    return TF_OK;
+}
+
+/* A timed run of twin k alone over all steps; its time replaces the best when shorter. */
+static int time_again(const technique *t, void *state, int k, engine_result *r, tf_error *err)
+{
+    if (t->restart(state, k, err) != TF_OK)
+        return err->code;
+    double seconds = 0;
+    for (int64_t step = 0; step < r->steps; step++) {
+        double started = wall_seconds();
+        if (t->run_twin(state, k, step, err) != TF_OK)
+            return err->code;
+        seconds += step >= t->untimed_steps ? wall_seconds() - started : 0;
+    }
+    r->seconds[1 + k] = fmin(r->seconds[1 + k], seconds);
+    return TF_OK;
+}
+
+/* Rank 0's verdict (wrong count and whether to time) reaches every rank of a distributed run. */
+static int share_verdict(comm *group, int *wrong, tf_error *err)
+{
+    if (!group || group->size == 1)
+        return TF_OK;
+    double value = group->rank == 0 ? (double)*wrong : 0;
+    if (comm_allreduce_sum_double(group, &value, 1, err) != TF_OK)
+        return err->code;
+    *wrong = (int)value;
+    return TF_OK;
+}
+
+int engine_run(const technique *t, const dataset *data, const void *params, int variant,
+               const engine_options *options, engine_result *result, tf_error *err)
+{
+    memset(result, 0, sizeof *result);
+    if (!takes_part(t, options->group))
+        return TF_OK;
+    opt_set_threads(options->threads);
+    technique_context context = {options->group, options->threads, params};
+    void *state = NULL;
+    int twins = 0;
+    int status = t->setup(&context, data, variant, &state, &twins, err);
+    if (status == TECHNIQUE_SKIP) {
+        result->skipped = 1;
+        snprintf(result->reason, sizeof result->reason, "%s", err->message);
+        tf_error_clear(err); /* not an error: the row says why */
+        t->teardown(state);
+        return TECHNIQUE_SKIP;
+    }
+    if (status == TF_OK && (twins < 1 || twins > TECHNIQUE_MAX_TWINS))
+        status = tf_error_set(err, TF_ERR_SYSTEM, "%s: %d twins, expected 1 to %d", t->name, twins,
+                              TECHNIQUE_MAX_TWINS);
+    if (status != TF_OK) {
+        t->teardown(state);
+        return status;
+    }
+    result->twins = twins;
+    for (int k = 0; k < twins; k++)
+        result->twin[k] = *t->twin(state, k);
+    result->steps = t->steps(state);
+    status = validate(t, state, options->group, options->corrupt, result, err);
+    for (int k = 0; status == TF_OK && k < twins; k++)
+        result->wrong += speaks(options->group) && twin_is_wrong(result, k);
+    if (status == TF_OK && t->distributed)
+        status = share_verdict(options->group, &result->wrong, err);
+    /* Repeats are decided by each rank's own clock, so a distributed twin (whose ranks must
+     * call the same collectives) is timed once. */
+    const int repeatable = t->restart && !(t->distributed && options->group && options->group->size > 1);
+    if (status == TF_OK && options->timed && result->wrong == 0 && repeatable) {
+        /* Twins alternate, so a burst of load from elsewhere tends to hit all of them alike. */
+        for (int repeat = 1; status == TF_OK && repeat < options->repeats; repeat++)
+            for (int k = 0; status == TF_OK && k < twins; k++)
+                if (result->seconds[1 + k] < 1.0)
+                    status = time_again(t, state, k, result, err);
+    }
+    if (status == TF_OK && (!options->timed || result->wrong))
+        memset(result->seconds, 0, sizeof result->seconds); /* no speed for a wrong answer */
+    if (status == TF_OK && t->work)
+        result->work = t->work(state, &result->work_unit);
+    if (status == TF_OK && t->describe && result->wrong == 0)
+        t->describe(state, result->seconds, result->note, sizeof result->note);
+    if (status == TF_OK && options->inspect && speaks(options->group))
+        options->inspect(options->inspect_context, state);
+    t->teardown(state);
+    return status;
+}
+
+/* The columns of every row table: ch, technique, data, error, then speed or the check. */
+#define ROW_FORMAT "  %-3s %-30s %-31s %-9s %s\n"
+
+void engine_print_header(FILE *out, int timed)
+{
+    fprintf(out, ROW_FORMAT, "ch", "technique", "data", "max error", timed ? "speed" : "check");
+}
+
+/* The error column: "bitwise" when every twin is bitwise and equal, the count of differing
+ * values when a bitwise twin is not, else the largest fp error. */
+static void error_column(const engine_result *r, char *text, size_t size)
+{
+    double worst_fp = -1, differing = 0;
+    for (int k = 0; k < r->twins; k++) {
+        if (r->twin[k].equality == TECHNIQUE_BITWISE)
+            differing += r->error[k];
+        else
+            worst_fp = fmax(worst_fp, r->error[k]);
+    }
+    if (differing > 0)
+        snprintf(text, size, "%.0f diff", differing);
+    else if (worst_fp < 0)
+        snprintf(text, size, "bitwise");
+    else
+        snprintf(text, size, "%.1e", worst_fp);
+}
+
+/* The last column of an untimed row (and the detail line of a wrong one): each twin's verdict
+ * against its tolerance. */
+static void check_column(const engine_result *r, char *text, size_t size)
+{
+    size_t used = 0;
+    for (int k = 0; k < r->twins && used < size; k++) {
+        const technique_twin *w = &r->twin[k];
+        const char *separator = k ? "; " : "";
+        if (w->equality == TECHNIQUE_BITWISE && r->error[k] == 0)
+            used += (size_t)snprintf(text + used, size - used, "%s%s: bitwise equal", separator, w->name);
+        else if (w->equality == TECHNIQUE_BITWISE)
+            used += (size_t)snprintf(text + used, size - used, "%s%s: %.0f values differ (bitwise expected), first at "
+                                     "step %lld", separator, w->name, r->error[k], (long long)r->worst_step[k]);
+        else if (!twin_is_wrong(r, k))
+            used += (size_t)snprintf(text + used, size - used, "%s%s: ok %.1e <= %.0e", separator, w->name,
+                                     r->error[k], w->tolerance);
+        else
+            used += (size_t)snprintf(text + used, size - used, "%s%s: WRONG %.1e > %.0e, worst at step %lld", separator,
+                                     w->name, r->error[k], w->tolerance, (long long)r->worst_step[k]);
+    }
+    if (used < size)
+        snprintf(text + used, size - used, " over %lld step(s)", (long long)r->steps);
+}
+
+void engine_print_row(FILE *out, const technique *t, int variant, const char *data_label, const engine_result *r)
+{
+    char title[64], error[32], last[512];
+    if (t->variants[1])
+        snprintf(title, sizeof title, "%s %s", t->title, t->variants[variant]);
+    else
+        snprintf(title, sizeof title, "%s", t->title);
+    if (r->skipped) {
+        fprintf(out, ROW_FORMAT, t->chapter, title, data_label, "-", r->reason);
+        return;
+    }
+    error_column(r, error, sizeof error);
+    if (r->wrong) { /* WRONG, and on a line of its own each twin's verdict: never a speed */
+        check_column(r, last, sizeof last);
+        fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, "WRONG: not equal to the reference");
+        fprintf(out, ROW_FORMAT, "", "", "", "", last);
+        return;
+    }
+    if (r->seconds[0] == 0) /* untimed: the verdicts */
+        check_column(r, last, sizeof last);
+    else if (r->note[0])
+        snprintf(last, sizeof last, "%s", r->note);
+    else
+        snprintf(last, sizeof last, "%.1fx ref", r->seconds[0] / r->seconds[1]);
+    fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, last);
+}
+
+void engine_print_footer(FILE *out, int rows, int skipped, int wrong)
+{
+    fprintf(out, "# %d row(s), %d skipped (the technique does not apply to the data), #wrong %d\n", rows, skipped,
+            wrong);
+}

@@ -1,0 +1,207 @@
+/**
+ * @file bench/technique.h
+ * @brief One table of techniques and one engine that checks and times them: `twofold demo`,
+ *        `twofold verify` and the bench programs all loop over it.
+ *
+ * Each technique supplies one #technique: how to set up its inputs on a dataset, how to run
+ * its reference and its twin(s), how to compare a twin's answer with the reference's, and how
+ * much work a run does. The engine does the rest, in the project's one order (llm.c's dev/cuda
+ * habit, nccl-tests' #wrong count):
+ *
+ *  1. **validate**: run the reference, run each twin, compare. A run may have several steps
+ *     (snapshots, epochs); they are compared step by step, so drift along a chain shows;
+ *  2. **time**: only when every twin was within its tolerance. The reference's validating run is
+ *     its one timed run (it is the oracle); each twin's validating run is its first timed run,
+ *     and a twin whose technique can restart it is run again (best kept) while a run takes
+ *     under a second, up to the requested repeats;
+ *  3. **print** a row: the worst error against its tolerance, and the speed, or `WRONG` and no
+ *     speed. A footer counts the wrong rows (`#wrong`); a caller exits 1 when it is not zero.
+ *
+ * "Equal" is one of two things (chapters/00-overview.md, "What equal means"): **bitwise** (every
+ * value has the same bits: the error reported is the count of values that differ, and must be 0)
+ * or **fp** (the worst |twin - ref| / max(1, |ref|), or a technique's stated variant of it, at most
+ * the tolerance: 1e-5 for float32 on the CPU).
+ *
+ * Adding a technique: write its struct in bench/STEM.c beside its benchmark and add one line to
+ * technique_table[] (bench/techniques.c).
+ *
+ * Under MPI (`mpiexec -n R`) a technique marked `distributed` sets up and runs its twin on every
+ * rank of the #comm (the reference and the comparison run on rank 0 only); other techniques run on
+ * rank 0 alone. Rank 0 prints.
+ *
+ * Ownership: a technique's state is allocated by its setup() and released by its teardown(); the
+ * dataset is borrowed and must outlive the state.
+ */
+#ifndef TWOFOLD_BENCH_TECHNIQUE_H
+#define TWOFOLD_BENCH_TECHNIQUE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "datasets/dataset.h"
+#include "opt/comm.h"
+#include "ref/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The most twins one technique compares with its reference. */
+#define TECHNIQUE_MAX_TWINS 4
+
+/** The CPU tolerance of "fp" equality: max |twin - ref| / max(1, |ref|). */
+#define TECHNIQUE_CPU_TOLERANCE 1e-5
+
+/** Returned by a technique's setup() when it does not apply to the data (e.g. snapshots wanted,
+ *  an event stream given): the engine prints the reason and counts the row as skipped, not wrong. */
+#define TECHNIQUE_SKIP 77
+
+/** How one twin's answer is judged. */
+typedef enum technique_equality {
+    TECHNIQUE_BITWISE,   /**< every value has the reference's bits; the error is the count that differ */
+    TECHNIQUE_FP,        /**< the worst relative error is at most the tolerance */
+} technique_equality;
+
+/** One optimized twin of a technique. */
+typedef struct technique_twin {
+    const char *name;               /**< what rows call it: "opt", "padded", "fused lanes" */
+    technique_equality equality;    /**< bitwise or fp */
+    double tolerance;               /**< fp: the bound on the error (0 for bitwise) */
+} technique_twin;
+
+/** Where a run stands: which twin, which step. */
+typedef struct technique_context {
+    comm *group;       /**< the ranks (NULL: one process without MPI) */
+    int threads;       /**< OpenMP threads the twins may use */
+    const void *params; /**< the caller's technique-specific parameters (NULL = the technique's defaults) */
+} technique_context;
+
+/** What a technique's full benchmark (technique::benchmark) is asked to do. */
+typedef struct benchmark_options {
+    int quick;          /**< shrink everything: a smoke test, not a measurement */
+    int threads;        /**< OpenMP threads of the twins (the reference is single-threaded) */
+    int repeats;        /**< timed runs of a twin at most, best kept */
+    const char *out;    /**< directory for the CSV files */
+} benchmark_options;
+
+/** A row `twofold demo` shows: which variant, on which data. */
+typedef struct technique_case {
+    int variant;         /**< index into technique::variants */
+    const char *data;    /**< dataset spec for dataset_load() */
+    const char *label;   /**< the data column of the row */
+} technique_case;
+
+/**
+ * A technique: the struct each one supplies (nccl-tests' per-collective struct). Functions that
+ * can fail return a #tf_error_code with @p err set; setup() may return #TECHNIQUE_SKIP.
+ */
+typedef struct technique {
+    const char *name;        /**< the stem, what `twofold verify` takes: "incremental" */
+    const char *chapter;     /**< "02" */
+    const char *title;       /**< the row's technique column: "ReInc incremental" */
+    const char *needs;       /**< one line: the data it runs on ("a snapshot sequence") */
+    const char *const *variants; /**< NULL-terminated: "sum", "max", ...; a run picks one by index */
+    int distributed;         /**< 1: the twin runs on every rank of the group */
+
+    const technique_case *demo; /**< the rows `twofold demo` shows, terminated by an entry with data == NULL */
+
+    /**
+     * Build the inputs of @p variant on @p data (or on what context->params gives) into a new
+     * state: everything the runs read, allocated once and not timed. Sets *twins to how many
+     * twins the state has (their descriptions: twin()).
+     */
+    int (*setup)(const technique_context *context, const dataset *data, int variant, void **state, int *twins,
+                 tf_error *err);
+    /** The twins of @p state: descriptions for twin 0 .. twins-1. */
+    const technique_twin *(*twin)(const void *state, int index);
+    /** How many steps a run has (snapshots, epochs; 1 for a one-shot technique). */
+    int64_t (*steps)(const void *state);
+    /** Steps at the start that are not timed (a warm-up both sides do alike); usually 0. */
+    int64_t untimed_steps;
+    /** The reference's step @p step (into the state's reference buffers). */
+    int (*run_ref)(void *state, int64_t step, tf_error *err);
+    /** Twin @p twin's step @p step. */
+    int (*run_twin)(void *state, int twin, int64_t step, tf_error *err);
+    /** Compare twin @p twin's answer at @p step with the reference's: the error as #technique_equality
+     *  says (a count of differing values, or the worst relative error; NaN counts as infinite). */
+    double (*compare)(void *state, int twin, int64_t step);
+    /** Spoil twin @p twin's latest answer on purpose: add 1 + |v| to one value v of it (any v
+     *  changes, by at least 1 relative to max(1, |v|)), so a test can show the check fails. */
+    void (*corrupt)(void *state, int twin);
+    /** Make twin @p twin ready to run all steps again (NULL: a twin is timed once only). */
+    int (*restart)(void *state, int twin, tf_error *err);
+    /** The work of one run (all timed steps), in the unit @p unit names ("edges", "steps"),
+     *  for a rate column; its formula is written in the technique's file. NULL: no rate. */
+    double (*work)(const void *state, const char **unit);
+    /** Write the row's closing words (counts the technique wants beside the speed) into @p text.
+     *  @p seconds: the reference's time then each twin's (0 when not timed). NULL: none. */
+    void (*describe)(const void *state, const double *seconds, char *text, size_t size);
+    /** Release the state (safe on a state whose setup failed half way). */
+    void (*teardown)(void *state);
+    /** The technique's full benchmark (build/bench/bench NAME): sweeps that call engine_run()
+     *  for every point and write CSV files. @return the number of wrong results (0 or more), or
+     *  a negative value with @p err set when something failed to run. NULL: the demo rows. */
+    int (*benchmark)(const benchmark_options *options, tf_error *err);
+} technique;
+
+/** The table: every technique, in chapter order, terminated by NULL (bench/techniques.c). */
+extern const technique *const technique_table[];
+
+/** The technique called @p name, or NULL. */
+const technique *technique_find(const char *name);
+
+/** What to do with a technique. */
+typedef struct engine_options {
+    int timed;         /**< 0: validate only (twofold verify); 1: validate, then time */
+    int repeats;       /**< timed runs of a twin at most (best kept); at least 1 */
+    int threads;       /**< OpenMP threads of the twins */
+    comm *group;       /**< the ranks, or NULL */
+    int corrupt;       /**< 1: spoil every twin answer before it is compared (technique::corrupt) */
+    /** Called on rank 0 after the runs, before the state is released, so a benchmark in the
+     *  technique's own file can read numbers it tabulates (NULL: not called). */
+    void (*inspect)(void *context, const void *state);
+    void *inspect_context; /**< passed to inspect */
+} engine_options;
+
+/** What the engine measured for one (technique, variant, data). */
+typedef struct engine_result {
+    int skipped;                              /**< 1: the technique does not apply (why: `reason`) */
+    char reason[TF_ERROR_MESSAGE_SIZE];        /**< why it was skipped */
+    int twins;                                /**< how many twins ran */
+    technique_twin twin[TECHNIQUE_MAX_TWINS]; /**< their descriptions */
+    double error[TECHNIQUE_MAX_TWINS];        /**< each twin's worst error over all steps */
+    int64_t worst_step[TECHNIQUE_MAX_TWINS];  /**< the step where it was worst */
+    int wrong;                                /**< twins outside their tolerance */
+    int64_t steps;                            /**< steps compared */
+    double seconds[1 + TECHNIQUE_MAX_TWINS];  /**< reference, then twins (timed runs only; 0 when not timed) */
+    double work;                              /**< technique::work of a run, or 0 */
+    const char *work_unit;                    /**< its unit */
+    char note[256];                           /**< technique::describe's words */
+} engine_result;
+
+/**
+ * Validate (and, when options->timed, time) variant @p variant of @p t on @p data, with
+ * @p params passed to its setup. On every rank of options->group for a distributed technique, on
+ * rank 0 alone otherwise (other ranks return at once with a zeroed result). @return 0 (the result
+ * says whether the twins were right), #TECHNIQUE_SKIP, or a #tf_error_code when something failed.
+ */
+int engine_run(const technique *t, const dataset *data, const void *params, int variant,
+               const engine_options *options, engine_result *result, tf_error *err);
+
+/** What technique::corrupt writes in place of a value v: v + 1 + |v|. */
+float technique_spoiled(float value);
+
+/** Print the header of the row table to @p out. */
+void engine_print_header(FILE *out, int timed);
+
+/** Print one row for @p result: chapter, technique and variant, @p data_label, error, speed or WRONG. */
+void engine_print_row(FILE *out, const technique *t, int variant, const char *data_label, const engine_result *result);
+
+/** Print the footer: rows, skipped rows and the #wrong count. */
+void engine_print_footer(FILE *out, int rows, int skipped, int wrong);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,164 @@
+/* The optimized engine of chapter 01 in the technique table: snapshot-model training by the
+ * reference trainer (ref kernels, one process) and by the data-parallel twin (opt kernels, the
+ * step's windows shared among the ranks of the group, one gradient all-reduce per step;
+ * opt/train.h). Both start from the same seed and data; after every epoch (a step of the engine)
+ * the twin's parameters are compared with the reference's: fp, the worst
+ * |twin - ref| / max(1, |ref|) over every parameter (BLAS products and a different float
+ * addition order in the all-reduce are the only differences; chapter 01 measures them). Work =
+ * the snapshots trained per epoch times the epochs. Under `mpiexec -n R` the twin runs on R
+ * ranks; the reference runs on rank 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/technique.h"
+#include "opt/kernels.h"
+#include "opt/train.h"
+#include "ref/compare.h"
+#include "ref/memory.h"
+#include "ref/train.h"
+
+static const char *const model_variants[] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", NULL};
+
+/* The training every run uses (small, so `twofold verify` stays quick on the user's data). */
+enum { TRAIN_EPOCHS = 3, TRAIN_HIDDEN = 32, TRAIN_WINDOW = 8, TRAIN_BATCH = 4 };
+
+typedef struct train_state {
+    const snapshot_seq *seq;   /* borrowed */
+    trainer ref, twin;
+    int ranks;                 /* the twin's ranks */
+    technique_twin twins[1];
+} train_state;
+
+static int train_setup(const technique_context *context, const dataset *data, int variant, void **state, int *twins,
+                       tf_error *err)
+{
+    if (data->kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TECHNIQUE_SKIP, "needs a snapshot sequence; %s is an event stream", data->name);
+    train_state *s = tf_alloc(1, sizeof *s, "training technique", err);
+    if (!(*state = s))
+        return err->code;
+    s->seq = &data->snapshots;
+    /* model (kind, in, hidden, out, Chebyshev K): in and out come from the data */
+    model_config config = {(model_kind)variant, 0, TRAIN_HIDDEN, 0, 2};
+    train_options options;
+    train_options_default(&options);
+    options.epochs = TRAIN_EPOCHS;
+    options.window = TRAIN_WINDOW;
+    options.batch = TRAIN_BATCH;
+    if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK ||
+        trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
+        return err->code;
+    if (context->group) {
+        if (opt_trainer_parallel(&s->twin, context->group, err) != TF_OK)
+            return err->code;
+        s->ranks = context->group->size;
+    } else {
+        s->twin.model.kernels = &opt_kernels;
+        s->ranks = 1;
+    }
+    s->twins[0] = (technique_twin){"data-parallel opt", TECHNIQUE_FP, TECHNIQUE_CPU_TOLERANCE};
+    *twins = 1;
+    return TF_OK;
+}
+
+static const technique_twin *train_twin(const void *state, int index)
+{
+    return &((const train_state *)state)->twins[index];
+}
+
+static int64_t train_steps(const void *state)
+{
+    (void)state;
+    return TRAIN_EPOCHS;
+}
+
+static int train_run_ref(void *state, int64_t step, tf_error *err)
+{
+    (void)step;
+    train_state *s = state;
+    epoch_report report;
+    return trainer_epoch(&s->ref, s->seq, &report, err);
+}
+
+static int train_run_twin(void *state, int twin, int64_t step, tf_error *err)
+{
+    (void)twin, (void)step;
+    train_state *s = state;
+    epoch_report report;
+    return trainer_epoch(&s->twin, s->seq, &report, err);
+}
+
+static double train_compare(void *state, int twin, int64_t step)
+{
+    (void)twin, (void)step;
+    const train_state *s = state;
+    const parameter_list *ref = &s->ref.model.parameters, *ours = &s->twin.model.parameters;
+    double worst = 0;
+    for (int64_t i = 0; i < ref->count; i++)
+        worst = fmax(worst, relative_error(ours->items[i].value.data, ref->items[i].value.data,
+                                           ref->items[i].value.size));
+    return worst;
+}
+
+static void train_corrupt(void *state, int twin)
+{
+    (void)twin;
+    train_state *s = state;
+    float *first = s->twin.model.parameters.items[0].value.data;
+    first[0] = technique_spoiled(first[0]);
+}
+
+static double train_work(const void *state, const char **unit)
+{
+    const train_state *s = state;
+    *unit = "snapshots trained";
+    return (double)(s->ref.train_snapshots * TRAIN_EPOCHS);
+}
+
+static void train_describe(const void *state, const double *seconds, char *text, size_t size)
+{
+    const train_state *s = state;
+    if (seconds[0] > 0)
+        snprintf(text, size, "%d epochs, %d rank(s): ref %.2f s, opt %.2f s (%.1fx)", TRAIN_EPOCHS, s->ranks, seconds[0],
+                 seconds[1], seconds[0] / seconds[1]);
+    else
+        snprintf(text, size, "%d epochs on %d rank(s)", TRAIN_EPOCHS, s->ranks);
+}
+
+static void train_teardown(void *state)
+{
+    train_state *s = state;
+    if (!s)
+        return;
+    trainer_free(&s->ref);
+    trainer_free(&s->twin);
+    free(s);
+}
+
+static const technique_case train_demo[] = {
+    {2, "chickenpox", "chickenpox"},
+    {2, "twitter_tennis", "twitter_tennis"},
+    {0, NULL, NULL},
+};
+
+const technique technique_train = {
+    .name = "train",
+    .chapter = "01",
+    .title = "data-parallel train",
+    .needs = "a snapshot sequence",
+    .variants = model_variants,
+    .distributed = 1,
+    .demo = train_demo,
+    .setup = train_setup,
+    .twin = train_twin,
+    .steps = train_steps,
+    .run_ref = train_run_ref,
+    .run_twin = train_run_twin,
+    .compare = train_compare,
+    .corrupt = train_corrupt,
+    .work = train_work,
+    .describe = train_describe,
+    .teardown = train_teardown,
+};

@@ -1,0 +1,152 @@
+/* twofold verify: the technique table's engine (bench/technique.h) on the user's own data, no
+ * timing: every twin against its reference, the error against its tolerance, exit status 1 when
+ * one is not equal. Under `mpiexec -n R` the distributed twins run on R ranks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/technique.h"
+#include "datasets/dataset.h"
+#include "opt/cli/cli.h"
+#include "opt/cli/commands.h"
+
+static const char verify_usage[] =
+    "usage: twofold verify [TECHNIQUE...] --data DATASET [--ranks R]\n"
+    "\n"
+    "Check every optimized twin of the named techniques (default: all) against its reference\n"
+    "on DATASET (a bundled name, a file, or a generator spec such as\n"
+    "powerlaw:nodes=20000,edges=200000,snapshots=20,churn=0.01), every variant, untimed.\n"
+    "Each row prints the worst error over all steps beside its tolerance (bitwise, or fp:\n"
+    "|twin - ref| / max(1, |ref|) <= 1e-5 on the CPU). A technique that does not apply to the\n"
+    "data (snapshots wanted, events given) is skipped and says why. Exit status: 0 when every\n"
+    "twin is equal, 1 when one is not, 2 for bad input.\n"
+    "\n"
+    "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n"
+    "  --ranks R   refuse to run unless started on exactly R ranks\n"
+    "\n"
+    "To see a check fail: TWOFOLD_BREAK_TWIN=NAME (a technique, or all) spoils one value of\n"
+    "every answer of that technique's twins before it is compared; the rows must say WRONG.\n"
+    "\n"
+    "techniques:\n";
+
+static void print_usage(void)
+{
+    fputs(verify_usage, stdout);
+    for (const technique *const *t = technique_table; *t; t++)
+        printf("  %-12s chapter %s, %s: needs %s\n", (*t)->name, (*t)->chapter, (*t)->title, (*t)->needs);
+}
+
+/* Parsed arguments. */
+typedef struct verify_command {
+    const char *data;
+    int64_t ranks;                 /* 0: any */
+    const technique *chosen[32];   /* the techniques to run, in table order */
+    int count;
+    int help;
+} verify_command;
+
+static int parse_arguments(int argc, char **argv, verify_command *c, tf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    int named[32] = {0}; /* named[k]: table entry k was asked for */
+    int any_named = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *value;
+        int matched;
+        if (cli_is_help(argv[i])) {
+            c->help = 1;
+            return TF_OK;
+        }
+        if ((matched = cli_option(argc, argv, &i, "--data", &value, err)) < 0)
+            return err->code;
+        if (matched) {
+            c->data = value;
+            continue;
+        }
+        if ((matched = cli_option(argc, argv, &i, "--ranks", &value, err)) < 0)
+            return err->code;
+        if (matched) {
+            if (cli_parse_int("--ranks", value, 1, 1 << 20, &c->ranks, err) != TF_OK)
+                return err->code;
+            continue;
+        }
+        if (argv[i][0] == '-')
+            return tf_error_set(err, TF_ERR_INPUT, "verify: unknown option %s (see twofold verify --help)", argv[i]);
+        int found = 0;
+        for (int k = 0; k < 32 && technique_table[k]; k++)
+            if (strcmp(technique_table[k]->name, argv[i]) == 0)
+                named[k] = found = any_named = 1;
+        if (!found)
+            return tf_error_set(err, TF_ERR_INPUT, "verify: no technique called \"%s\" (see twofold verify --help)",
+                                argv[i]);
+    }
+    if (!c->data)
+        return tf_error_set(err, TF_ERR_INPUT, "verify: which data? --data DATASET (see twofold verify --help)");
+    for (int k = 0; k < 32 && technique_table[k]; k++)
+        if (!any_named || named[k])
+            c->chosen[c->count++] = technique_table[k];
+    return TF_OK;
+}
+
+/* Every variant of every chosen technique on the data; counts rows, skips and wrong rows. */
+static int verify_all(const verify_command *c, comm *group, tf_error *err)
+{
+    const int speaks = group->rank == 0;
+    dataset d;
+    if (dataset_load(c->data, NULL, &d, err) != TF_OK)
+        return err->code;
+    if (speaks) {
+        printf("twofold verify: %s (%s), %d rank(s); no timing\n\n", d.name, d.format, group->size);
+        engine_print_header(stdout, 0);
+    }
+    const char *broken = getenv("TWOFOLD_BREAK_TWIN");
+    engine_options options = {.timed = 0, .repeats = 1, .threads = 1, .group = group};
+    int rows = 0, skipped = 0, wrong = 0, status = TF_OK;
+    for (int k = 0; status == TF_OK && k < c->count; k++) {
+        const technique *t = c->chosen[k];
+        options.corrupt = broken && (strcmp(broken, t->name) == 0 || strcmp(broken, "all") == 0);
+        for (int v = 0; status == TF_OK && t->variants[v]; v++) {
+            engine_result r;
+            status = engine_run(t, &d, NULL, v, &options, &r, err);
+            if (status == TECHNIQUE_SKIP)
+                status = TF_OK;
+            if (status != TF_OK || !speaks)
+                continue;
+            engine_print_row(stdout, t, v, d.name, &r);
+            fflush(stdout);
+            rows++;
+            skipped += r.skipped;
+            wrong += r.wrong != 0;
+        }
+    }
+    if (status == TF_OK && speaks)
+        engine_print_footer(stdout, rows, skipped, wrong);
+    dataset_free(&d);
+    if (status == TF_OK && wrong)
+        return tf_error_set(err, EXIT_WRONG, "verify: %d twin result(s) not equal to the reference", wrong);
+    return status;
+}
+
+int command_verify(int argc, char **argv, tf_error *err)
+{
+    verify_command c;
+    if (parse_arguments(argc, argv, &c, err) != TF_OK)
+        return err->code;
+    if (c.help) {
+        print_usage();
+        return TF_OK;
+    }
+    comm group;
+    if (start_ranks(&group, 1, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    if (c.ranks && c.ranks != group.size) { /* every rank sees it: no collective is pending */
+        tf_error_set(err, TF_ERR_INPUT, "verify: --ranks %lld, but this run has %d rank(s): start it as mpiexec -n %lld",
+                     (long long)c.ranks, group.size, (long long)c.ranks);
+        comm_finalize(&group);
+        return err->code;
+    }
+    int status = verify_all(&c, &group, err);
+    /* A wrong result is rank 0's verdict, reached after every rank finished: nothing to abort. */
+    finish_ranks(&group, status == EXIT_WRONG ? TF_OK : status, err);
+    return status;
+}

@@ -1,0 +1,22 @@
+#include "ref/compare.h"
+
+#include <math.h>
+#include <string.h>
+
+double relative_error(const float *ours, const float *reference, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst;
+}
+
+int64_t differing_values(const float *a, const float *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    return differing;
+}

@@ -1,0 +1,34 @@
+/**
+ * @file ref/compare.h
+ * @brief The two comparisons every twin check uses: the fp error and the count of values whose
+ *        bits differ (chapters/00-overview.md, "What equal means").
+ */
+#ifndef TWOFOLD_REF_COMPARE_H
+#define TWOFOLD_REF_COMPARE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The fp error: the largest |ours - reference| / max(1, |reference|) over @p n values; infinity
+ * if any is NaN, so a NaN can never pass a tolerance.
+ * @param ours       [n] the twin's values
+ * @param reference  [n] the reference's values
+ */
+double relative_error(const float *ours, const float *reference, int64_t n);
+
+/**
+ * How many of @p n values differ bit for bit (0 = bitwise equal).
+ * @param a  [n] values
+ * @param b  [n] values
+ */
+int64_t differing_values(const float *a, const float *b, int64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,84 @@
+/* The technique table's engine (bench/technique.h): every technique in the table, on small
+ * generated data, every variant —
+ *  - its twins are equal to its reference (the row's errors within their tolerances), and
+ *  - with every twin answer spoiled on purpose (technique::corrupt), every twin is found wrong,
+ *    so no check in the table is one that cannot fail.
+ * Small inputs: this suite runs under Valgrind in CI. */
+#include "bench/technique.h"
+#include "verify/testing.h"
+
+/* Generated snapshots for every snapshot technique (the spatial one needs >= 16 vertices), and
+ * an event stream for the techniques that also take one. */
+static const char *const snapshot_data = "powerlaw:nodes=24,edges=96,snapshots=10,churn=0.1,features=4,seed=3";
+static const char *const event_data = "events:nodes=24,events=200,repeat=0.5,seed=3";
+
+/* Runs every variant of every technique on `spec`; returns rows run (not skipped). */
+static int run_table(const char *spec, int corrupt)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load(spec, NULL, &d, &err) == TF_OK, "%s", err.message);
+    engine_options options = {.timed = 0, .repeats = 1, .threads = 1, .corrupt = corrupt};
+    int rows = 0;
+    for (const technique *const *t = technique_table; *t; t++)
+        for (int v = 0; (*t)->variants[v]; v++) {
+            engine_result r;
+            int status = engine_run(*t, &d, NULL, v, &options, &r, &err);
+            ck_assert_msg(status == TF_OK || status == TECHNIQUE_SKIP, "%s: %s", (*t)->name, err.message);
+            engine_print_row(stdout, *t, v, d.name, &r);
+            if (r.skipped)
+                continue;
+            rows++;
+            ck_assert_int_ge(r.twins, 1);
+            ck_assert_int_eq(r.wrong, corrupt ? r.twins : 0);
+            for (int k = 0; k < r.twins; k++)
+                if (corrupt)
+                    ck_assert(r.twin[k].equality == TECHNIQUE_BITWISE ? r.error[k] >= 1
+                                                                      : r.error[k] > r.twin[k].tolerance);
+        }
+    dataset_free(&d);
+    return rows;
+}
+
+START_TEST(every_twin_equal)
+{
+    int rows = run_table(snapshot_data, 0) + run_table(event_data, 0);
+    printf("  %d rows, every twin within its tolerance (must be all)\n", rows);
+    ck_assert_int_gt(rows, 0);
+}
+END_TEST
+
+START_TEST(every_spoiled_twin_caught)
+{
+    int rows = run_table(snapshot_data, 1) + run_table(event_data, 1);
+    printf("  %d rows with spoiled twins, every one WRONG (must be all)\n", rows);
+    ck_assert_int_gt(rows, 0);
+}
+END_TEST
+
+START_TEST(skips_say_why)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load(event_data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    engine_options options = {.timed = 0, .repeats = 1, .threads = 1};
+    engine_result r;
+    ck_assert_int_eq(engine_run(technique_find("incremental"), &d, NULL, 0, &options, &r, &err), TECHNIQUE_SKIP);
+    ck_assert_int_eq(err.code, TF_OK); /* a skip is not an error */
+    ck_assert(r.skipped && strstr(r.reason, "needs a snapshot sequence"));
+    printf("  skipped as expected: %s\n", r.reason);
+    dataset_free(&d);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("technique");
+    TCase *cases = tcase_create("engine");
+    tcase_set_timeout(cases, 300);
+    tcase_add_test(cases, every_twin_equal);
+    tcase_add_test(cases, every_spoiled_twin_caught);
+    tcase_add_test(cases, skips_say_why);
+    suite_add_tcase(suite, cases);
+    return run_suite(suite);
+}
