@@ -341,51 +341,37 @@ typedef struct access {
 } access;
 
 typedef struct trace {
-    access *items;
-    int64_t count, allocated;
+    access *items;   /* [count] */
+    int64_t count;
 } trace;
-
-static void trace_push(trace *tr, int64_t key, int64_t count, double imminence)
-{
-    if (tr->count == tr->allocated) {
-        tr->allocated = tr->allocated ? 2 * tr->allocated : 4096;
-        tr->items = realloc(tr->items, (size_t)tr->allocated * sizeof *tr->items);
-        if (!tr->items) {
-            fprintf(stderr, "bench_incremental: out of memory\n");
-            exit(1);
-        }
-    }
-    tr->items[tr->count++] = (access){key, count, imminence, 0};
-}
 
 /* ReInc's workload, seq-first: for each sequence start s (stride S), the encoder runs
  * snapshots s .. s+L-1 and the decoder, fed the ground truth (teacher forcing), s+L .. s+2L-1.
  * Each cell reads its snapshot's input aggregation from the global cache once and shares it
  * among its K gates (reuse across gates happens inside the cell, as in ref/model_tgcn.c); the
  * hidden-state aggregations live in the per-layer local caches for one cell (F = K - g) and
- * never compete with the global cache, so the global cache sees one access per cell. */
-static trace reinc_trace(int64_t snapshots, int64_t length, int64_t stride, int64_t input_floats)
+ * never compete with the global cache, so the global cache sees one access per cell. F of
+ * every access (how many later accesses the same snapshot has) is exact, from a backward scan. */
+static int reinc_trace(int64_t snapshots, int64_t length, int64_t stride, int64_t input_floats, trace *tr,
+                       tf_error *err)
 {
-    trace tr = {0};
+    const int64_t sequences = snapshots >= 2 * length ? (snapshots - 2 * length) / stride + 1 : 0;
+    tr->count = 0;
+    tr->items = tf_alloc((size_t)(sequences * 2 * length), sizeof *tr->items, "cache trace", err);
+    int64_t *seen = tr->items ? tf_alloc((size_t)snapshots, sizeof *seen, "cache trace counts", err) : NULL;
+    if (!seen) {
+        free(tr->items);
+        return err->code;
+    }
     for (int64_t s = 0; s + 2 * length <= snapshots; s += stride)
         for (int part = 0; part < 2; part++) /* 0 encoder, 1 decoder */
             for (int64_t idx = 0; idx < length; idx++)
-                trace_push(&tr, s + part * length + idx, input_floats,
-                           part == 0 ? (double)(length - stride) : (double)(length - 1));
-    return tr;
-}
-
-/* F of every access: how many later accesses the same snapshot has (exact, from the trace). */
-static void fill_future(trace *tr, int64_t snapshots)
-{
-    int64_t *seen = calloc((size_t)snapshots, sizeof *seen);
-    if (!seen) {
-        fprintf(stderr, "bench_incremental: out of memory\n");
-        exit(1);
-    }
+                tr->items[tr->count++] = (access){s + part * length + idx, input_floats,
+                                                  part == 0 ? (double)(length - stride) : (double)(length - 1), 0};
     for (int64_t i = tr->count - 1; i >= 0; i--)
         tr->items[i].future = seen[tr->items[i].key]++;
     free(seen);
+    return TF_OK;
 }
 
 static double replay(const trace *tr, cache_policy policy, int64_t capacity_bytes)
@@ -403,12 +389,13 @@ static double replay(const trace *tr, cache_policy policy, int64_t capacity_byte
     return rate;
 }
 
-static void cache_sweep(int quick, FILE *csv)
+static int cache_sweep(int quick, FILE *csv, tf_error *err)
 {
     const int64_t snapshots = quick ? 24 : 100, length = 8, stride = 1, nodes = 1000;
     const int gates = 4;
-    trace tr = reinc_trace(snapshots, length, stride, nodes * 128);
-    fill_future(&tr, snapshots);
+    trace tr;
+    if (reinc_trace(snapshots, length, stride, nodes * 128, &tr, err) != TF_OK)
+        return -1;
     /* The data size: every snapshot's input aggregation once. */
     const int64_t data_bytes = snapshots * nodes * 128 * (int64_t)sizeof(float);
     printf("\n== 2. global cache hit rate against capacity: ReInc's workload (encoder-decoder with teacher forcing, "
@@ -448,6 +435,7 @@ static void cache_sweep(int quick, FILE *csv)
                    (long long)((tr.items[position].future + 1) * gates - 1), paper);
     }
     free(tr.items);
+    return 0;
 }
 
 /* ---- 3. end-to-end epochs ----------------------------------------------------------------- */
@@ -549,9 +537,10 @@ static int incremental_benchmark(const benchmark_options *o, tf_error *err)
     if (status == 0) {
         printf("=> crossovers between %.2f and %.2f delta entries per edge (INCREMENTAL_DEFAULT_THRESHOLD = %g)\n",
                crossovers[0], crossovers[1], INCREMENTAL_DEFAULT_THRESHOLD);
-        cache_sweep(o->quick, csv[1]);
-        status = epoch_compare(o->quick, csv[2]);
+        status = cache_sweep(o->quick, csv[1], err);
     }
+    if (status == 0)
+        status = epoch_compare(o->quick, csv[2]);
     for (int i = 0; i < 3; i++)
         if (csv[i])
             fclose(csv[i]);
