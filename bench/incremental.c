@@ -474,7 +474,7 @@ static int epoch_compare(int quick, FILE *csv)
             double start = wall_seconds();
             incremental_inputs_options options;
             incremental_inputs_options_default(&options);
-            if (incremental_inputs_create(&inputs, &d.snapshots, &tr, &options, &err) != TF_OK) {
+            if (incremental_inputs_create(&inputs, &d.snapshots, &tr, NULL, &options, &err) != TF_OK) {
                 fprintf(stderr, "bench_incremental: %s\n", err.message);
                 return 1;
             }

@@ -30,32 +30,31 @@ static int serve(void *context, int64_t t, float *out, tf_error *err)
 }
 
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,
-                              const incremental_inputs_options *options, tf_error *err)
+                              const comm *ranks, const incremental_inputs_options *options, tf_error *err)
 {
     memset(in, 0, sizeof *in);
     in->seq = seq;
     const int64_t t_all = seq->num_snapshots, train = trainer->train_snapshots;
-    const int64_t length = trainer->options.window > 0 && trainer->options.window < train ? trainer->options.window : train;
-    const int64_t stride = trainer->options.stride > 0 ? trainer->options.stride : length;
-    in->imminence = (double)(length - stride);
+    const train_schedule s = trainer_schedule(trainer);
+    const int rank = ranks ? ranks->rank : 0, size = ranks ? ranks->size : 1;
+    in->imminence = (double)(s.length - s.stride);
     if (!(in->visits = tf_alloc((size_t)t_all, sizeof(int64_t), "cache visit counts", err)) ||
         !(in->visited = tf_alloc((size_t)t_all, sizeof(int64_t), "cache visit counts", err)))
         goto fail;
-    /* The windows this process runs (ref/train.c: window w sits in slot w % batch of its step,
-     * or with blocks in slot w / steps; slot j belongs to rank j % size). Training windows start
-     * every `stride` and hold `length` snapshots (fewer at the split's end); evaluation windows
-     * tile the test split, window j on rank j % size. */
-    const int64_t windows = (train + stride - 1) / stride, batch = trainer->options.batch;
-    const int64_t steps = (windows + batch - 1) / batch, size = trainer->group.size, rank = trainer->group.rank;
-    for (int64_t w = 0; w < windows; w++) {
-        int64_t slot = trainer->options.blocks ? w / steps : w % batch;
-        for (int64_t t = w * stride; slot % size == rank && t < w * stride + length && t < train; t++)
-            in->visits[t]++;
-    }
-    const int64_t test = t_all - train;
-    const int64_t test_length = trainer->options.window == 0 || trainer->options.window > test ? test : trainer->options.window;
+    /* The windows this process runs: slot j of every step, and evaluation window j of the test
+     * split, belong to rank j % size (opt/train.h). */
+    for (int64_t step = 0; step < s.steps; step++)
+        for (int64_t slot = 0; slot < s.batch; slot++) {
+            int64_t w = train_schedule_window(&s, step, slot), first, count;
+            if (w < 0 || opt_trainer_rank_of(slot, size) != rank)
+                continue;
+            train_schedule_span(&s, w, &first, &count);
+            for (int64_t t = first; t < first + count; t++)
+                in->visits[t]++;
+        }
+    const int64_t test_length = trainer_evaluation_length(trainer, t_all - train);
     for (int64_t t = train; t < t_all; t++)
-        in->visits[t] = size == 1 || ((t - train) / test_length) % size == rank;
+        in->visits[t] = opt_trainer_rank_of((t - train) / test_length, size) == rank;
     if (snapshot_delta_chain_build(&in->deltas, seq, AGGREGATOR_SYMMETRIC, err) != TF_OK ||
         opt_incremental_create(&in->engine, AGGREGATOR_SYMMETRIC, seq->num_nodes, seq->feature_width, &options->engine,
                                err) != TF_OK)

@@ -26,8 +26,8 @@
 
 #include "opt/incremental.h"
 #include "opt/incremental_cache.h"
+#include "opt/train.h"
 #include "ref/model.h"
-#include "ref/train.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,10 +58,12 @@ typedef struct incremental_inputs {
 
 /**
  * Build the deltas of @p seq and an empty cache sized @p options->capacity x (snapshots x
- * N x F floats), with the visit counts of @p trainer's windows (its options and split).
+ * N x F floats), with the visit counts of the windows this process runs of @p trainer's
+ * schedule: those of this rank of @p ranks when opt_trainer_epoch() shares them, all of them
+ * when @p ranks is NULL (trainer_epoch(), one process).
  */
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,
-                              const incremental_inputs_options *options, tf_error *err);
+                              const comm *ranks, const incremental_inputs_options *options, tf_error *err);
 
 /** Release everything. */
 void incremental_inputs_free(incremental_inputs *in);

@@ -1,26 +1,36 @@
 /**
  * @file opt/train.h
- * @brief The data-parallel twin of snapshot-model training (ref/train.h): windows shared among
- *        MPI ranks, one gradient all-reduce per step, the optimized kernels.
+ * @brief The data-parallel twin of snapshot-model training (ref/train.h): a step's windows
+ *        shared among MPI ranks, one gradient all-reduce per step, the optimized kernels.
  *
  * What changes from the reference trainer, and why the result is still equal:
- *  - Window j of every optimizer step runs on rank j % size. Each rank adds its windows'
- *    gradients (each already scaled by 1 / windows-in-step), then one all-reduce sums them:
- *    the step's gradient is the sum over all its windows divided by their number, exactly
- *    the reference's mean, never divided by the rank count (which would be wrong when ranks
- *    hold different numbers of windows). Only the order of the float additions differs.
+ *  - The windows and steps are the reference's (trainer_schedule()); slot j of every step runs
+ *    on rank j % size (opt_trainer_rank_of()). Each rank adds its windows' gradients, each
+ *    already scaled by 1 / windows-in-step (trainer_train_slot()), then one all-reduce of every
+ *    gradient, packed into one buffer, sums them: the step's gradient is the sum over all its
+ *    windows divided by their number, exactly the reference's mean, never divided by the rank
+ *    count (which would be wrong when ranks hold different numbers of windows). Only the order
+ *    of the float additions differs.
+ *  - With the block order (BATCH_ACROSS_BLOCKS) slot j of a step is block j, so with one rank
+ *    per block (size = batch) each rank walks its own block of consecutive snapshots: ReInc's
+ *    placement, which lets a rank's incremental engine move forward one delta at a time
+ *    (opt/incremental_inputs.h). The order, and so the result, is the reference's.
  *  - Every rank applies the same Adam update to the same gradient, so parameters stay
  *    identical on all ranks without being sent (checked once at the start).
+ *  - Evaluation windows are shared the same way, window j on rank j % size, and the squared
+ *    errors summed across ranks; so is the epoch's train loss.
  *  - The models run on opt_kernels (opt/kernels.h): BLAS products within the fp tolerance,
  *    propagation bitwise.
  * Hence "equal within fp tolerance": the loss curve and final parameters of `--impl opt` on
  * any number of ranks match `--impl ref` (verify/test_train_mpi.c).
  *
  * The bytes sent are counted by the comm layer: per step, one all-reduce of every gradient;
- * per epoch, two of one double (train loss, test MSE).
+ * per epoch, two of one double (train loss, test MSE). A rank alone sends nothing.
  */
 #ifndef TWOFOLD_OPT_TRAIN_H
 #define TWOFOLD_OPT_TRAIN_H
+
+#include <stdint.h>
 
 #include "opt/comm.h"
 #include "ref/error.h"
@@ -31,11 +41,30 @@ extern "C" {
 #endif
 
 /**
- * Make @p tr the data-parallel twin: optimized kernels, the ranks of @p c as its group.
- * Every rank must have created its trainer identically; this checks that the parameters
- * agree on all ranks. @p c must use the MPI transport (gradients are host memory).
+ * Make @p tr the data-parallel twin on the ranks of @p c: optimized kernels, and a check that
+ * the parameters agree on all ranks. Every rank must have created its trainer identically
+ * (same data, options and seed, or the same checkpoint) and call this once before
+ * opt_trainer_epoch(). @p c must use the MPI transport (gradients are host memory).
  */
 int opt_trainer_parallel(trainer *tr, comm *c, tf_error *err);
+
+/**
+ * Twin of trainer_epoch(): train one epoch with the step's slots shared among the ranks of
+ * @p c, and evaluate (opt_trainer_evaluate()). Every rank calls it; every rank's @p tr and
+ * @p report end the same. Allocates and frees its gradient packing buffer.
+ */
+int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_report *report, tf_error *err);
+
+/**
+ * Twin of trainer_evaluate() without predictions: evaluation window j of snapshots first ..
+ * first+count-1 runs on rank j % size, and every rank receives the mean squared error.
+ * (Predictions of every window live on one rank: use trainer_evaluate() there.)
+ */
+int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, int64_t first, int64_t count,
+                         double *mse, tf_error *err);
+
+/** The rank among @p size that runs slot @p position of a step, and evaluation window @p position. */
+int opt_trainer_rank_of(int64_t position, int size);
 
 #ifdef __cplusplus
 }

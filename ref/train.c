@@ -23,17 +23,6 @@ void train_options_default(train_options *options)
     options->seed = 1;
 }
 
-/* Length of windows and distance between their starts over a split of `length` snapshots. */
-static int64_t window_length(const trainer *tr, int64_t length)
-{
-    return tr->options.window == 0 || tr->options.window > length ? length : tr->options.window;
-}
-
-static int64_t window_stride(const trainer *tr, int64_t length)
-{
-    return tr->options.stride > 0 ? tr->options.stride : window_length(tr, length);
-}
-
 int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *config, const train_options *options,
                    tf_error *err)
 {
@@ -59,8 +48,6 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
         model_free(&tr->model);
         return TF_ERR_INPUT;
     }
-    tr->group.rank = 0;
-    tr->group.size = 1;
     return TF_OK;
 }
 
@@ -68,59 +55,45 @@ void trainer_free(trainer *tr)
 {
     model_free(&tr->model);
     adam_free(&tr->optimizer);
-    free(tr->gradients);
-    tr->gradients = NULL;
 }
 
-int trainer_join_group(trainer *tr, const train_group *group, tf_error *err)
+/* ---- the schedule ---------------------------------------------------------------------------- */
+
+train_schedule trainer_schedule(const trainer *tr)
 {
-    if (group->size < 1 || group->rank < 0 || group->rank >= group->size ||
-        (group->size > 1 && (!group->sum_floats || !group->sum_doubles)))
-        return tf_error_set(err, TF_ERR_INPUT, "train group: rank %d of %d, expected 0 <= rank < size with sum functions",
-                            group->rank, group->size);
-    tr->group = *group;
-    free(tr->gradients);
-    tr->gradients = NULL;
-    if (group->size > 1 &&
-        !(tr->gradients = tf_alloc((size_t)parameters_size(&tr->model.parameters), sizeof(float), "gradient buffer", err)))
-        return TF_ERR_INPUT;
-    return TF_OK;
+    train_schedule s;
+    s.train_snapshots = tr->train_snapshots;
+    s.length = tr->options.window == 0 || tr->options.window > s.train_snapshots ? s.train_snapshots
+                                                                                 : tr->options.window;
+    s.stride = tr->options.stride > 0 ? tr->options.stride : s.length;
+    s.windows = (s.train_snapshots + s.stride - 1) / s.stride;
+    s.batch = tr->options.batch;
+    s.steps = (s.windows + s.batch - 1) / s.batch;
+    s.batching = tr->options.batching;
+    return s;
 }
 
-/* Sums every parameter's gradient across the group: packed into one buffer, one collective. */
-static int sum_gradients(trainer *tr, tf_error *err)
+int64_t train_schedule_window(const train_schedule *s, int64_t step, int64_t slot)
 {
-    if (tr->group.size == 1)
-        return TF_OK;
-    parameter_list *list = &tr->model.parameters;
-    int64_t offset = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(tr->gradients + offset, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
-        offset += list->items[i].grad.size;
-    }
-    if (tr->group.sum_floats(tr->group.context, tr->gradients, offset, err) != TF_OK)
-        return err->code;
-    offset = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(list->items[i].grad.data, tr->gradients + offset, (size_t)list->items[i].grad.size * sizeof(float));
-        offset += list->items[i].grad.size;
-    }
-    return TF_OK;
+    int64_t w = s->batching == BATCH_ACROSS_BLOCKS ? slot * s->steps + step : step * s->batch + slot;
+    return w < s->windows ? w : -1;
 }
 
-/* Sums `count` doubles across the group (a group of one: nothing to do). */
-static int sum_across_group(const trainer *tr, double *values, int64_t count, tf_error *err)
+int64_t train_schedule_windows_in_step(const train_schedule *s, int64_t step)
 {
-    return tr->group.size == 1 ? TF_OK : tr->group.sum_doubles(tr->group.context, values, count, err);
+    int64_t in_step = 0;
+    for (int64_t slot = 0; slot < s->batch; slot++)
+        in_step += train_schedule_window(s, step, slot) >= 0;
+    return in_step;
 }
 
-/* The window in slot `slot` of step `step`, or -1 when that slot is empty (the last step, or
- * the end of a short block): consecutive windows, or the step-th window of block `slot`. */
-static int64_t step_window(const trainer *tr, int64_t windows, int64_t steps, int64_t step, int64_t slot)
+void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first, int64_t *count)
 {
-    int64_t w = tr->options.blocks ? slot * steps + step : step * tr->options.batch + slot;
-    return w < windows ? w : -1;
+    *first = window * s->stride;
+    *count = *first + s->length > s->train_snapshots ? s->train_snapshots - *first : s->length;
 }
+
+/* ---- one window ------------------------------------------------------------------------------ */
 
 /* Forward one window; optionally backward with the loss scaled by `scale`. */
 static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float scale, int backward,
@@ -147,47 +120,71 @@ static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t 
     return status;
 }
 
+int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
+                       double *loss_sum, tf_error *err)
+{
+    const int64_t w = train_schedule_window(s, step, slot);
+    if (w < 0)
+        return TF_OK;
+    int64_t first, count;
+    train_schedule_span(s, w, &first, &count);
+    /* Scaled by 1 / windows-in-step: the step sees their mean, the sum over all windows of the
+     * step divided by their number. */
+    const float scale = 1.0f / (float)train_schedule_windows_in_step(s, step);
+    double loss = 0;
+    int status = run_window(&tr->model, seq, first, count, scale, 1, &loss, NULL, err);
+    *loss_sum += loss;
+    return status;
+}
+
+int64_t trainer_evaluation_length(const trainer *tr, int64_t count)
+{
+    return tr->options.window == 0 || tr->options.window > count ? count : tr->options.window;
+}
+
+int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t first, int64_t count, int64_t j,
+                            double *error_sum, float *predictions, tf_error *err)
+{
+    const int64_t length = trainer_evaluation_length(tr, count), start = first + j * length;
+    const int64_t in_window = start + length > first + count ? first + count - start : length;
+    const int64_t per_snapshot = seq->num_nodes * seq->target_width;
+    double loss;
+    /* Evaluation never touches gradients: the model is only read (backward = 0). */
+    int status = run_window((model *)&tr->model, seq, start, in_window, 1.0f, 0, &loss,
+                            predictions ? predictions + j * length * per_snapshot : NULL, err);
+    if (status == TF_OK)
+        *error_sum += loss * (double)in_window;
+    return status;
+}
+
+/* ---- an epoch -------------------------------------------------------------------------------- */
+
+void trainer_close_epoch(trainer *tr, const train_schedule *s, double loss_sum, epoch_report *report)
+{
+    tr->epoch++;
+    report->epoch = tr->epoch;
+    report->windows = s->windows;
+    report->train_loss = loss_sum / (double)s->windows;
+}
+
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
-    const int64_t length = window_length(tr, tr->train_snapshots), stride = window_stride(tr, tr->train_snapshots);
-    const int64_t windows = (tr->train_snapshots + stride - 1) / stride;
+    const train_schedule s = trainer_schedule(tr);
     double loss_sum = 0;
     int status = TF_OK;
-    const int64_t batch = tr->options.batch, steps = (windows + batch - 1) / batch;
-    for (int64_t step = 0; status == TF_OK && step < steps; step++) {
-        int64_t in_step = 0;
-        for (int64_t slot = 0; slot < batch; slot++)
-            in_step += step_window(tr, windows, steps, step, slot) >= 0;
+    for (int64_t step = 0; status == TF_OK && step < s.steps; step++) {
         parameters_zero_grad(&tr->model.parameters);
-        /* This process runs slots rank, rank + size, ... of the step. */
-        for (int64_t slot = tr->group.rank; status == TF_OK && slot < batch; slot += tr->group.size) {
-            int64_t w = step_window(tr, windows, steps, step, slot);
-            if (w < 0)
-                continue;
-            int64_t first = w * stride;
-            int64_t count = first + length > tr->train_snapshots ? tr->train_snapshots - first : length;
-            double loss;
-            /* Each window's gradient is scaled by 1 / windows-in-step: the step sees their mean,
-             * the sum over all windows of the step divided by their number, whoever ran them. */
-            status = run_window(&tr->model, seq, first, count, 1.0f / (float)in_step, 1, &loss, NULL, err);
-            loss_sum += loss;
-        }
-        if (status == TF_OK)
-            status = sum_gradients(tr, err);
+        for (int64_t slot = 0; status == TF_OK && slot < s.batch; slot++)
+            status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
         if (status == TF_OK) {
             ref_adam_step(&tr->optimizer, &tr->model.parameters);
             report->steps++;
         }
     }
-    if (status == TF_OK)
-        status = sum_across_group(tr, &loss_sum, 1, err);
     if (status != TF_OK)
         return status;
-    tr->epoch++;
-    report->epoch = tr->epoch;
-    report->windows = windows;
-    report->train_loss = loss_sum / (double)windows;
+    trainer_close_epoch(tr, &s, loss_sum, report);
     return trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots, &report->test_mse,
                             NULL, err);
 }
@@ -196,28 +193,14 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
                      float *predictions, tf_error *err)
 {
     /* Window 0 evaluates the whole range from one zero state, as the library's examples do. */
-    const int64_t length = tr->options.window == 0 || tr->options.window > count ? count : tr->options.window;
-    const int64_t per_snapshot = seq->num_nodes * seq->target_width;
-    /* Window j goes to rank j % size; with predictions wanted, every rank runs every window,
-     * since each needs all of them. */
-    const int share = predictions == NULL && tr->group.size > 1;
-    double total = 0;
-    int64_t j = 0;
-    for (int64_t start = first; start < first + count; start += length, j++) {
-        if (share && j % tr->group.size != tr->group.rank)
-            continue;
-        int64_t in_window = start + length > first + count ? first + count - start : length;
-        double loss;
-        /* Evaluation never touches gradients: the model is only read (backward = 0). */
-        int status = run_window((model *)&tr->model, seq, start, in_window, 1.0f, 0, &loss,
-                                predictions ? predictions + (start - first) * per_snapshot : NULL, err);
+    const int64_t length = trainer_evaluation_length(tr, count);
+    double error_sum = 0;
+    for (int64_t j = 0; j * length < count; j++) {
+        int status = trainer_evaluate_window(tr, seq, first, count, j, &error_sum, predictions, err);
         if (status != TF_OK)
             return status;
-        total += loss * (double)in_window;
     }
-    if (share && sum_across_group(tr, &total, 1, err) != TF_OK)
-        return err->code;
-    *mse = total / (double)count;
+    *mse = error_sum / (double)count;
     return TF_OK;
 }
 

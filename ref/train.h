@@ -11,10 +11,15 @@
  * (truncated back-propagation through time). A window's loss is the mean over its snapshots
  * of the mean squared error over present vertices.
  *
- * An optimizer step takes `batch` windows (consecutive ones, or with `blocks` one from each
- * of `batch` consecutive blocks of the epoch) and applies Adam to the *mean* of their gradients: the sum divided by the number of windows in that step (the last step of
- * an epoch may hold fewer), never by anything else; the data-parallel twin divides the same
- * way. Windows are visited in time order, so a seed fixes the whole run bit for bit.
+ * An optimizer step takes `batch` windows and applies Adam to the *mean* of their gradients:
+ * the sum divided by the number of windows in that step (the last step of an epoch may hold
+ * fewer), never by anything else. Which windows share a step is the batching order
+ * (#batch_order): it changes the result, since each step averages other gradients. Windows are
+ * visited in a fixed order (no shuffling), so a seed fixes the whole run bit for bit.
+ *
+ * This is the oracle: one process runs every window of a step. The data-parallel twin
+ * (opt/train.h) shares a step's windows among ranks; it builds on the schedule and the
+ * one-window functions below, so both walk the same windows.
  *
  * Evaluation runs the test split in windows of the same length (stride = window, state from
  * zero in each; window 0: the whole test split from one zero state) and reports the mean over
@@ -34,6 +39,15 @@
 extern "C" {
 #endif
 
+/** Which windows share an optimizer step. */
+typedef enum batch_order {
+    BATCH_CONSECUTIVE,   /**< step k takes windows k * batch .. k * batch + batch - 1 */
+    BATCH_ACROSS_BLOCKS, /**< the epoch's windows are cut into `batch` consecutive blocks of `steps`
+                              windows, and step k takes the k-th window of each block (ReInc's order:
+                              a step's windows lie far apart in time, and slot j of successive
+                              steps walks consecutive snapshots) */
+} batch_order;
+
 /** How to train. */
 typedef struct train_options {
     int64_t epochs;          /**< epochs to reach (a resumed run continues up to this) */
@@ -41,33 +55,13 @@ typedef struct train_options {
     int64_t window;          /**< snapshots per window; 0 = the whole split */
     int64_t stride;          /**< snapshots between window starts; 0 = window (no overlap) */
     int64_t batch;           /**< windows per optimizer step (>= 1) */
-    int blocks;              /**< 0: a step takes `batch` consecutive windows; 1: the epoch's windows
-                                  are cut into `batch` consecutive blocks and step k takes the k-th
-                                  window of each block (ReInc's placement: with one rank per block,
-                                  each rank walks consecutive snapshots) */
+    batch_order batching;    /**< which windows share a step */
     double train_ratio;      /**< fraction of snapshots used for training, in (0, 1) */
     uint64_t seed;           /**< initial parameters */
 } train_options;
 
-/** Set @p options to the defaults: 50 epochs, lr 0.01, window 0, batch 1, ratio 0.8, seed 1. */
+/** Set @p options to the defaults: 50 epochs, lr 0.01, window 0, batch 1 (consecutive), ratio 0.8, seed 1. */
 void train_options_default(train_options *options);
-
-/**
- * How the windows of a step are shared among processes and their partial sums combined.
- * Window j of a step (j = 0, 1, ...) is run by the process with rank j % size; after the
- * step's windows every gradient is summed across the group, so each process applies the same
- * Adam update to the same parameters. A group of one (the default) is plain training; the
- * data-parallel twin (opt/train.h) makes a group of MPI ranks.
- */
-typedef struct train_group {
-    int rank;     /**< this process, 0 .. size-1 */
-    int size;     /**< processes sharing the work */
-    /** Sum @p count floats across the group in place (the gradients). */
-    int (*sum_floats)(void *context, float *values, int64_t count, tf_error *err);
-    /** Sum @p count doubles across the group in place (losses). */
-    int (*sum_doubles)(void *context, double *values, int64_t count, tf_error *err);
-    void *context; /**< passed to the two functions */
-} train_group;
 
 /** A model being trained: the model, its optimizer and where training stands. */
 typedef struct trainer {
@@ -76,8 +70,6 @@ typedef struct trainer {
     train_options options;     /**< the settings */
     int64_t epoch;             /**< epochs completed */
     int64_t train_snapshots;   /**< snapshots 0 .. train_snapshots-1 train, the rest test */
-    train_group group;         /**< who shares the work (a group of one by default) */
-    float *gradients;          /**< [parameter count] packing buffer for the group's sum, or NULL */
 } trainer;
 
 /** Results of one epoch. */
@@ -97,21 +89,84 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
 void trainer_free(trainer *tr);
 
 /**
- * Share the work with a group of processes (see #train_group). Every process must create
- * its trainer identically (same data, options and seed, or the same checkpoint) and call this.
+ * Train one epoch and evaluate: every step zeroes the gradients, trains each of its slots
+ * (trainer_train_slot()) and takes one Adam step.
  */
-int trainer_join_group(trainer *tr, const train_group *group, tf_error *err);
-
-/** Train one epoch and evaluate. */
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
 /**
  * Mean squared error over snapshots first .. first+count-1, run in windows of the
- * training window length from a zero state; writes every prediction into @p predictions
- * [count][N][out] unless it is NULL.
+ * training window length from a zero state (trainer_evaluate_window() for each); writes every
+ * prediction into @p predictions [count][N][out] unless it is NULL.
  */
 int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, int64_t count, double *mse,
                      float *predictions, tf_error *err);
+
+/* ---- the building blocks of an epoch, shared with the data-parallel twin ------------------ */
+
+/**
+ * Where an epoch's windows lie and which of them share a step. Window w covers training
+ * snapshots w * stride .. w * stride + length - 1, cut at the end of the split; a step has
+ * `batch` slots, each holding one window or none.
+ */
+typedef struct train_schedule {
+    int64_t train_snapshots; /**< snapshots the windows cover */
+    int64_t length;          /**< snapshots per window (one at the end of the split may hold fewer) */
+    int64_t stride;          /**< snapshots between window starts */
+    int64_t windows;         /**< windows per epoch: ceil(train_snapshots / stride) */
+    int64_t batch;           /**< slots per step */
+    int64_t steps;           /**< optimizer steps per epoch: ceil(windows / batch) */
+    batch_order batching;    /**< which windows share a step */
+} train_schedule;
+
+/** The schedule of every epoch of @p tr (its options and split). */
+train_schedule trainer_schedule(const trainer *tr);
+
+/**
+ * The window in slot @p slot (0 .. batch-1) of step @p step, or -1 when the slot is empty (the
+ * last step of the consecutive order, the last block of the block order). Every window sits in
+ * exactly one slot of one step.
+ */
+int64_t train_schedule_window(const train_schedule *s, int64_t step, int64_t slot);
+
+/** The number of windows in step @p step: `batch`, or fewer in a step with empty slots. */
+int64_t train_schedule_windows_in_step(const train_schedule *s, int64_t step);
+
+/** The snapshots of window @p window: @p first and the @p count that follow it. */
+void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first, int64_t *count);
+
+/**
+ * Train slot @p slot of step @p step: its window forward and backward with the loss scaled by
+ * 1 / windows-in-step, so the gradients added to the model's (zeroed by the caller before the
+ * step) sum to the step's mean once every slot has run, whoever ran them. Adds the window's
+ * (unscaled) loss to @p loss_sum. An empty slot does nothing.
+ */
+int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
+                       double *loss_sum, tf_error *err);
+
+/**
+ * Count the epoch just trained (after its last Adam step) and fill @p report's epoch, windows,
+ * and train loss: @p loss_sum, the sum of every window's loss, over the number of windows.
+ * The steps taken and the test MSE are the caller's.
+ */
+void trainer_close_epoch(trainer *tr, const train_schedule *s, double loss_sum, epoch_report *report);
+
+/**
+ * Snapshots per evaluation window over a range of @p count: the training window, or all of
+ * @p count for window 0 or a window longer than the range. Evaluation window j starts at the
+ * range's first snapshot + j * length.
+ */
+int64_t trainer_evaluation_length(const trainer *tr, int64_t count);
+
+/**
+ * Evaluation window @p j of snapshots first .. first+count-1, forward from a zero state (the
+ * model is only read): adds its squared error, the mean over its snapshots times their number,
+ * to @p error_sum, and writes its rows of @p predictions [count][N][out] unless it is NULL.
+ */
+int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t first, int64_t count, int64_t j,
+                            double *error_sum, float *predictions, tf_error *err);
+
+/* ---- checkpoints -------------------------------------------------------------------------- */
 
 /**
  * Save a checkpoint in @p directory: parameters as NAME.npy (PyTorch state_dict names), Adam

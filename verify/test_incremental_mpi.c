@@ -1,12 +1,13 @@
 /* ReInc's distributed training (notes/reinc.md section 4) on 1..4 ranks: the epoch's windows cut
- * into consecutive blocks (train_options.blocks, batch = 4), rank r running block r % size with
- * T-GCN's inputs served by its own incremental engine and cache, against the reference trainer
- * alone (same blocks order, full recompute, ref kernels) on every rank:
+ * into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is block j,
+ * on rank j % size with T-GCN's inputs served by its own incremental engine and cache, against
+ * the reference trainer alone (same order, full recompute, ref kernels) on every rank:
  *  - loss curve and final parameters fp-equal (max |a - b| / max(1, |ref|) <= 1e-5);
  *  - the only values that cross ranks are gradients, plus one double per epoch for the train
- *    loss and one for the test MSE: each sum across the group is counted by type, and the comm
- *    layer's byte counter must equal exactly what those sums account for; no feature or hidden
- *    state is ever sent (each rank reads its snapshots from its own copy of the data). */
+ *    loss and one for the test MSE: from the schedule, one all-reduce of every gradient per step
+ *    and two of one double per epoch; the comm layer's byte and call counters must equal exactly
+ *    what those account for, so no feature or hidden state is ever sent (each rank reads its
+ *    snapshots from its own copy of the data). */
 #include <math.h>
 
 #include "datasets/dataset.h"
@@ -20,33 +21,8 @@ static comm world;
 
 static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
 
-/* Counts what crosses ranks, by kind, then hands over to the real group functions. */
-typedef struct counting_group {
-    train_group inner;
-    int size;
-    int64_t gradient_floats, other_doubles, gradient_calls, other_calls;
-    uint64_t accounted_bytes; /* opt/comm.h's all-reduce formula, 2 (n - 1) S / n, per call */
-} counting_group;
-
+/* opt/comm.h's all-reduce formula, 2 (n - 1) S / n bytes for a payload of S on n ranks. */
 static uint64_t allreduce_formula(int n, uint64_t payload) { return 2 * (uint64_t)(n - 1) * payload / (uint64_t)n; }
-
-static int count_floats(void *context, float *values, int64_t count, tf_error *err)
-{
-    counting_group *g = context;
-    g->gradient_floats += count;
-    g->gradient_calls++;
-    g->accounted_bytes += allreduce_formula(g->size, (uint64_t)count * sizeof(float));
-    return g->inner.sum_floats(g->inner.context, values, count, err);
-}
-
-static int count_doubles(void *context, double *values, int64_t count, tf_error *err)
-{
-    counting_group *g = context;
-    g->other_doubles += count;
-    g->other_calls++;
-    g->accounted_bytes += allreduce_formula(g->size, (uint64_t)count * sizeof(double));
-    return g->inner.sum_doubles(g->inner.context, values, count, err);
-}
 
 static void compare(const char *data, int64_t window, int64_t stride, int64_t epochs)
 {
@@ -58,28 +34,25 @@ static void compare(const char *data, int64_t window, int64_t stride, int64_t ep
     options.window = window;
     options.stride = stride;
     options.batch = 4;
-    options.blocks = 1;
+    options.batching = BATCH_ACROSS_BLOCKS;
     options.train_ratio = 0.75;
     model_config config = {MODEL_TGCN, 0, 8, 0, 1};
     trainer reference, twin;
     ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
     ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);
     ck_assert_msg(opt_trainer_parallel(&twin, &world, &err) == TF_OK, "%s", err.message);
-    counting_group counter = {twin.group, world.size, 0, 0, 0, 0, 0};
-    twin.group.sum_floats = count_floats;
-    twin.group.sum_doubles = count_doubles;
-    twin.group.context = &counter;
     incremental_inputs inputs;
     incremental_inputs_options inc;
     incremental_inputs_options_default(&inc);
-    ck_assert_msg(incremental_inputs_create(&inputs, &d.snapshots, &twin, &inc, &err) == TF_OK, "%s", err.message);
+    ck_assert_msg(incremental_inputs_create(&inputs, &d.snapshots, &twin, &world, &inc, &err) == TF_OK, "%s",
+                  err.message);
     twin.model.inputs = &inputs.source;
-    const uint64_t bytes_before = world.bytes_sent;
+    const uint64_t bytes_before = world.bytes_sent, calls_before = world.calls;
     double worst_curve = 0, worst_parameter = 0;
     for (int64_t e = 0; e < epochs; e++) {
         epoch_report a, b;
         ck_assert(trainer_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
-        ck_assert_msg(trainer_epoch(&twin, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
+        ck_assert_msg(opt_trainer_epoch(&twin, &world, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
         worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
     }
     for (int64_t i = 0; i < reference.model.parameters.count; i++) {
@@ -87,24 +60,32 @@ static void compare(const char *data, int64_t window, int64_t stride, int64_t ep
         for (int64_t k = 0; k < a->value.size; k++)
             worst_parameter = fmax(worst_parameter, relative(b->value.data[k], a->value.data[k]));
     }
-    /* The comm layer counts an all-reduce of S bytes as 2 (n - 1) / n S sent (opt/comm.h). */
-    const double n = world.size, factor = 2.0 * (n - 1) / n;
-    const double accounted = (double)counter.accounted_bytes;
+    /* What the schedule lets cross ranks (a rank alone sends nothing): per step one all-reduce
+     * of every gradient, per epoch one of the train loss and one of the test MSE. */
+    const int alone = world.size == 1;
+    const int64_t parameter_count = parameters_size(&twin.model.parameters);
+    const int64_t gradient_calls = alone ? 0 : trainer_schedule(&twin).steps * epochs;
+    const int64_t gradient_floats = gradient_calls * parameter_count, loss_doubles = alone ? 0 : 2 * epochs;
+    const double accounted =
+        (double)(gradient_calls * allreduce_formula(world.size, (uint64_t)parameter_count * sizeof(float)) +
+                 loss_doubles * allreduce_formula(world.size, sizeof(double)));
     const double sent = (double)(world.bytes_sent - bytes_before);
-    const double gradient_bytes = factor * (double)counter.gradient_floats * 4;
+    const int64_t calls = (int64_t)(world.calls - calls_before);
+    const double n = world.size, gradient_bytes = 2.0 * (n - 1) / n * (double)gradient_floats * 4;
     if (world.rank == 0)
         printf("tgcn on %-14s %d rank(s), blocks of consecutive windows, %lld epochs: loss curve %.2e, final parameters "
                "%.2e; rank 0 sent %.0f bytes: gradients %.0f (%lld floats in %lld all-reduces), losses %.0f (%lld "
                "doubles), features and states 0; cache hit rate %.3f, engine %lld full, %lld deltas\n",
                d.name, world.size, (long long)epochs, worst_curve, worst_parameter, sent, gradient_bytes,
-               (long long)counter.gradient_floats, (long long)counter.gradient_calls, sent - gradient_bytes,
-               (long long)counter.other_doubles, incremental_cache_hit_rate(&inputs.cache),
-               (long long)inputs.engine.stats.full, (long long)inputs.engine.stats.incremental);
+               (long long)gradient_floats, (long long)gradient_calls, sent - gradient_bytes, (long long)loss_doubles,
+               incremental_cache_hit_rate(&inputs.cache), (long long)inputs.engine.stats.full,
+               (long long)inputs.engine.stats.incremental);
     ck_assert_msg(worst_curve <= TOLERANCE, "loss curves differ by %g", worst_curve);
     ck_assert_msg(worst_parameter <= TOLERANCE, "parameters differ by %g", worst_parameter);
-    ck_assert_msg(fabs(sent - accounted) < 0.5, "sent %.0f bytes, the sums account for %.0f", sent, accounted);
-    /* Per epoch: one double of train loss and one of test MSE, nothing else besides gradients. */
-    ck_assert_int_eq(counter.other_doubles, world.size == 1 ? 0 : 2 * epochs);
+    ck_assert_msg(fabs(sent - accounted) < 0.5, "sent %.0f bytes, gradients and losses account for %.0f", sent,
+                  accounted);
+    ck_assert_msg(calls == gradient_calls + loss_doubles, "%lld collectives, gradients and losses account for %lld",
+                  (long long)calls, (long long)(gradient_calls + loss_doubles));
     incremental_inputs_free(&inputs);
     trainer_free(&reference);
     trainer_free(&twin);

@@ -44,7 +44,7 @@ static run_result train(const snapshot_seq *seq, const train_options *train_opts
     ck_assert_msg(trainer_create(&tr, seq, &config, train_opts, &err) == TF_OK, "%s", err.message);
     incremental_inputs inputs;
     if (options) {
-        ck_assert_msg(incremental_inputs_create(&inputs, seq, &tr, options, &err) == TF_OK, "%s", err.message);
+        ck_assert_msg(incremental_inputs_create(&inputs, seq, &tr, NULL, options, &err) == TF_OK, "%s", err.message);
         tr.model.inputs = &inputs.source;
     }
     run_result r = {0};

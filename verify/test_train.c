@@ -1,5 +1,6 @@
-/* Training: determinism, exact resume from a checkpoint, the gradient of a step being the mean
- * over its windows, learning at all, and the checkpoint errors a user can run into. */
+/* Training: determinism, exact resume from a checkpoint, the batching orders and window spans,
+ * the gradient of a step being the mean over its windows, learning at all, and the checkpoint
+ * errors a user can run into. */
 #include <math.h>
 #include <sys/stat.h>
 
@@ -135,6 +136,72 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
 }
 END_TEST
 
+/* The batching orders, by their definitions, on 10 windows of 5 snapshots with 4 per step:
+ * consecutive steps take {0 1 2 3} {4 5 6 7} {8 9}; across blocks (blocks 0-2, 3-5, 6-8, 9)
+ * they take the k-th window of each block, {0 3 6 9} {1 4 7} {2 5 8}. Every window sits in one
+ * slot; with stride 3 the windows overlap and the last one is cut at the end of the split. */
+START_TEST(schedule_orders_and_spans)
+{
+    dataset d;
+    load("chickenpox", &d);
+    train_options o;
+    train_options_default(&o);
+    o.window = 5;
+    o.batch = 4;
+    o.train_ratio = 50.5 / 517.0; /* 50 training snapshots */
+    static const int64_t expected[2][3][4] = {
+        {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, -1, -1}},
+        {{0, 3, 6, 9}, {1, 4, 7, -1}, {2, 5, 8, -1}},
+    };
+    for (int order = 0; order < 2; order++) {
+        o.batching = order == 0 ? BATCH_CONSECUTIVE : BATCH_ACROSS_BLOCKS;
+        trainer tr;
+        make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
+        const train_schedule s = trainer_schedule(&tr);
+        ck_assert_int_eq(s.windows, 10);
+        ck_assert_int_eq(s.steps, 3);
+        int64_t differing = 0, seen[10] = {0};
+        printf("%-13s steps:", order == 0 ? "consecutive" : "across blocks");
+        for (int64_t step = 0; step < s.steps; step++) {
+            int64_t filled = 0;
+            printf(" {");
+            for (int64_t slot = 0; slot < s.batch; slot++) {
+                int64_t w = train_schedule_window(&s, step, slot);
+                differing += w != expected[order][step][slot];
+                filled += expected[order][step][slot] >= 0;
+                if (w >= 0 && w < 10) {
+                    seen[w]++;
+                    printf(slot ? " %lld" : "%lld", (long long)w);
+                }
+            }
+            printf("}");
+            differing += train_schedule_windows_in_step(&s, step) != filled;
+        }
+        printf("; %lld slots or step sizes differ from the definition (must be 0)\n", (long long)differing);
+        ck_assert_int_eq(differing, 0);
+        for (int w = 0; w < 10; w++)
+            ck_assert_int_eq(seen[w], 1);
+        trainer_free(&tr);
+    }
+    o.stride = 3;
+    o.batching = BATCH_CONSECUTIVE;
+    trainer tr;
+    make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
+    const train_schedule s = trainer_schedule(&tr);
+    int64_t first, count, last_first, last_count;
+    train_schedule_span(&s, 15, &first, &count);
+    train_schedule_span(&s, s.windows - 1, &last_first, &last_count);
+    printf("window 5, stride 3 over 50 snapshots: %lld windows, window 15 is %lld..%lld, the last %lld..%lld\n",
+           (long long)s.windows, (long long)first, (long long)(first + count - 1), (long long)last_first,
+           (long long)(last_first + last_count - 1));
+    ck_assert_int_eq(s.windows, 17); /* starts 0, 3, ..., 48 */
+    ck_assert(first == 45 && count == 5);
+    ck_assert(last_first == 48 && last_count == 2);
+    trainer_free(&tr);
+    dataset_free(&d);
+}
+END_TEST
+
 /* One step over two windows applies the mean of the two windows' gradients. */
 START_TEST(step_gradient_is_mean_over_windows)
 {
@@ -260,6 +327,7 @@ int main(void)
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, same_seed_same_bits);
     tcase_add_test(cases, resume_ends_where_uninterrupted_run_ends);
+    tcase_add_test(cases, schedule_orders_and_spans);
     tcase_add_test(cases, step_gradient_is_mean_over_windows);
     tcase_add_test(cases, training_reduces_the_loss);
     tcase_add_test(cases, checkpoint_errors);

@@ -39,7 +39,7 @@ static void compare(const char *data, model_kind kind, int64_t epochs)
     for (int64_t e = 0; e < epochs; e++) {
         epoch_report a, b;
         ck_assert(trainer_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
-        ck_assert_msg(trainer_epoch(&twin, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
+        ck_assert_msg(opt_trainer_epoch(&twin, &world, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
         worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
     }
     /* The gradients of the last step are still in place: the all-reduced sum divided by the

@@ -132,7 +132,7 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             if (matched < 0 || cli_parse_int("--batch", value, 1, INT64_MAX, &c->options.batch, err) != TF_OK)
                 return TF_ERR_INPUT;
         } else if (strcmp(argv[i], "--blocks") == 0) {
-            c->options.blocks = 1;
+            c->options.batching = BATCH_ACROSS_BLOCKS;
         } else if (strcmp(argv[i], "--incremental") == 0) {
             c->incremental = 1;
         } else if (OPTION("--cache")) {
@@ -315,7 +315,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     memset(&inputs, 0, sizeof inputs);
     if (status == TF_OK && c.incremental) {
         double built = wall_seconds();
-        status = incremental_inputs_create(&inputs, seq, &tr, &c.inputs, err);
+        status = incremental_inputs_create(&inputs, seq, &tr, group, &c.inputs, err);
         if (status == TF_OK)
             tr.model.inputs = &inputs.source;
         if (status == TF_OK && speaks)
@@ -344,7 +344,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     while (status == TF_OK && tr.epoch < c.options.epochs) {
         epoch_report report;
         double epoch_started = wall_seconds();
-        status = trainer_epoch(&tr, seq, &report, err);
+        status = group ? opt_trainer_epoch(&tr, group, seq, &report, err) : trainer_epoch(&tr, seq, &report, err);
         if (status != TF_OK)
             break;
         if (!speaks)
@@ -356,8 +356,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     }
     if (status == TF_OK) {
         double test_mse;
-        status = trainer_evaluate(&tr, seq, tr.train_snapshots, seq->num_snapshots - tr.train_snapshots, &test_mse,
-                                  NULL, err);
+        const int64_t test = seq->num_snapshots - tr.train_snapshots;
+        status = group ? opt_trainer_evaluate(&tr, group, seq, tr.train_snapshots, test, &test_mse, err)
+                       : trainer_evaluate(&tr, seq, tr.train_snapshots, test, &test_mse, NULL, err);
         if (status == TF_OK && speaks)
             printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr.epoch,
                    wall_seconds() - started);
