@@ -26,6 +26,7 @@ enum { TRAIN_EPOCHS = 3, TRAIN_HIDDEN = 32, TRAIN_WINDOW = 8, TRAIN_BATCH = 4 };
 
 typedef struct train_state {
     const snapshot_seq *seq;   /* borrowed */
+    comm *group;               /* the twin's ranks, or NULL: the opt kernels in one process */
     trainer ref, twin;
     int ranks;                 /* the twin's ranks */
     technique_twin twins[1];
@@ -50,10 +51,11 @@ static int train_setup(const technique_context *context, const dataset *data, in
     if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK ||
         trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
         return err->code;
-    if (context->group) {
-        if (opt_trainer_parallel(&s->twin, context->group, err) != TF_OK)
+    s->group = context->group;
+    if (s->group) {
+        if (opt_trainer_parallel(&s->twin, s->group, err) != TF_OK)
             return err->code;
-        s->ranks = context->group->size;
+        s->ranks = s->group->size;
     } else {
         s->twin.model.kernels = &opt_kernels;
         s->ranks = 1;
@@ -87,7 +89,8 @@ static int train_run_twin(void *state, int twin, int64_t step, tf_error *err)
     (void)twin, (void)step;
     train_state *s = state;
     epoch_report report;
-    return trainer_epoch(&s->twin, s->seq, &report, err);
+    return s->group ? opt_trainer_epoch(&s->twin, s->group, s->seq, &report, err)
+                    : trainer_epoch(&s->twin, s->seq, &report, err);
 }
 
 static double train_compare(void *state, int twin, int64_t step)
