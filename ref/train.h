@@ -145,6 +145,15 @@ int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedul
                        double *loss_sum, tf_error *err);
 
 /**
+ * Train window @p window alone: forward and backward with the loss scaled by @p scale (the
+ * caller's 1 / groups-in-step), gradients added to the model's; adds the window's unscaled
+ * loss to @p loss_sum. trainer_train_slot() is this with the step's scale; a schedule that
+ * groups windows otherwise (ref/schedule.h) calls it directly.
+ */
+int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t window, float scale,
+                         double *loss_sum, tf_error *err);
+
+/**
  * Count the epoch just trained (after its last Adam step) and fill @p report's epoch, windows,
  * and train loss: @p loss_sum, the sum of every window's loss, over the number of windows.
  * The steps taken and the test MSE are the caller's.
