@@ -35,6 +35,10 @@ int command_demo(int argc, char **argv, tf_error *err);
  *  reference on the user's data, untimed; exit status 1 when one is not equal. */
 int command_verify(int argc, char **argv, tf_error *err);
 
+/** `twofold schedule (--data D | --times T,...) --ranks R`: DyGNeX schedules, predicted, measured
+ *  (--run) and simulated (--simulate). */
+int command_schedule(int argc, char **argv, tf_error *err);
+
 /**
  * Start MPI (a single process without mpiexec) and the threads of each rank (one, unless
  * OMP_NUM_THREADS says more); rank 0 prints the set-up unless @p quiet.
