@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-/** The tolerance of "fp" equality (TECHNIQUES.md): max |a - b| / max(1, |ref|) on the CPU. */
+/** The tolerance of "fp" equality on the CPU, max |a - b| / max(1, |ref|) (chapters/00-overview.md,
+ *  "What equal means"). */
 #define FUSION_TOLERANCE 1e-5
 
 /** What fusion_measure() found for one set and one cell. */

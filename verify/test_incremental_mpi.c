@@ -1,4 +1,4 @@
-/* ReInc's distributed training (notes/reinc.md section 4) on 1..4 ranks: the epoch's windows cut
+/* ReInc's distributed training ([ReInc] §3.4, chapters/references.md) on 1..4 ranks: the epoch's windows cut
  * into consecutive blocks (train_options.blocks, batch = 4), rank r running block r % size with
  * T-GCN's inputs served by its own incremental engine and cache, against the reference trainer
  * alone (same blocks order, full recompute, ref kernels) on every rank:
