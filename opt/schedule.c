@@ -308,6 +308,64 @@ int opt_schedule_alpha(comm *c, int64_t floats, int repeats, double *seconds, tf
 
 /* ---- the scheduled epoch ------------------------------------------------------------------------- */
 
+/* The groups of s by iteration, ascending id within each (a counting sort over a_k): iteration i
+ * holds order[start[i] .. start[i+1]-1]. start [iterations + 1] and order [groups] are allocated. */
+static int iteration_index(const schedule *s, int64_t **start, int64_t **order, tf_error *err)
+{
+    *start = tf_alloc((size_t)s->iterations + 1, sizeof **start, "iteration index", err);
+    *order = *start ? tf_alloc((size_t)s->groups, sizeof **order, "iteration index", err) : NULL;
+    int64_t *next = *order ? tf_alloc((size_t)s->iterations, sizeof *next, "iteration index", err) : NULL;
+    if (!next) {
+        free(*start);
+        free(*order);
+        return TF_ERR_INPUT;
+    }
+    for (int64_t k = 0; k < s->groups; k++)
+        (*start)[s->iteration[k] + 1]++;
+    for (int64_t i = 0; i < s->iterations; i++) {
+        (*start)[i + 1] += (*start)[i];
+        next[i] = (*start)[i];
+    }
+    for (int64_t k = 0; k < s->groups; k++)
+        (*order)[next[s->iteration[k]]++] = k;
+    free(next);
+    return TF_OK;
+}
+
+int opt_schedule_gradient(trainer *tr, comm *c, const snapshot_seq *seq, const schedule *s, float *sum,
+                          tf_error *err)
+{
+    const train_schedule windows = trainer_schedule(tr);
+    if (s->groups != windows.windows || s->ranks != c->size)
+        return tf_error_set(err, TF_ERR_INPUT, "a schedule of %lld groups on %d ranks for %lld windows on %d ranks",
+                            (long long)s->groups, s->ranks, (long long)windows.windows, c->size);
+    parameter_list *list = &tr->model.parameters;
+    const int64_t size = parameters_size(list);
+    int64_t *start, *order;
+    if (iteration_index(s, &start, &order, err) != TF_OK)
+        return TF_ERR_INPUT;
+    float *packed = c->size > 1 ? tf_alloc((size_t)size, sizeof(float), "gradient buffer", err) : NULL;
+    int status = c->size > 1 && !packed ? TF_ERR_INPUT : TF_OK;
+    memset(sum, 0, (size_t)size * sizeof *sum);
+    for (int64_t i = 0; status == TF_OK && i < s->iterations; i++) {
+        parameters_zero_grad(list);
+        double loss = 0;
+        for (int64_t q = start[i]; status == TF_OK && q < start[i + 1]; q++)
+            if (s->rank[order[q]] == c->rank)
+                status = trainer_train_window(tr, seq, &windows, order[q], 1.0f, &loss, err);
+        if (status == TF_OK)
+            status = opt_trainer_sum_gradients(list, packed, c, err);
+        for (int64_t p = 0, at = 0; status == TF_OK && p < list->count; p++)
+            for (int64_t v = 0; v < list->items[p].grad.size; v++)
+                sum[at++] += list->items[p].grad.data[v];
+    }
+    parameters_zero_grad(list);
+    free(start);
+    free(order);
+    free(packed);
+    return status;
+}
+
 int opt_schedule_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const schedule *s, double *group_seconds,
                        epoch_report *report, tf_error *err)
 {
@@ -317,27 +375,11 @@ int opt_schedule_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const sche
         return tf_error_set(err, TF_ERR_INPUT, "a schedule of %lld groups on %d ranks for %lld windows on %d ranks",
                             (long long)s->groups, s->ranks, (long long)windows.windows, c->size);
     parameter_list *list = &tr->model.parameters;
-    /* groups by iteration, ascending id in each (a counting sort over a_k) */
-    int64_t *start = tf_alloc((size_t)s->iterations + 1, sizeof *start, "iteration index", err);
-    int64_t *order = start ? tf_alloc((size_t)s->groups, sizeof *order, "iteration index", err) : NULL;
-    float *packed = order && c->size > 1 ? tf_alloc((size_t)parameters_size(list), sizeof(float), "gradient buffer", err)
-                                         : NULL;
-    if (!order || (c->size > 1 && !packed)) {
-        free(start);
-        free(order);
+    int64_t *start, *order;
+    if (iteration_index(s, &start, &order, err) != TF_OK)
         return TF_ERR_INPUT;
-    }
-    for (int64_t k = 0; k < s->groups; k++)
-        start[s->iteration[k] + 1]++;
-    for (int64_t i = 0; i < s->iterations; i++)
-        start[i + 1] += start[i];
-    int64_t *next = tf_alloc((size_t)s->iterations, sizeof *next, "iteration index", err);
-    int status = next ? TF_OK : TF_ERR_INPUT;
-    for (int64_t i = 0; next && i < s->iterations; i++)
-        next[i] = start[i];
-    for (int64_t k = 0; status == TF_OK && k < s->groups; k++)
-        order[next[s->iteration[k]]++] = k;
-    free(next);
+    float *packed = c->size > 1 ? tf_alloc((size_t)parameters_size(list), sizeof(float), "gradient buffer", err) : NULL;
+    int status = c->size > 1 && !packed ? TF_ERR_INPUT : TF_OK;
     double loss_sum = 0; /* of this rank's windows */
     for (int64_t i = 0; status == TF_OK && i < s->iterations; i++) {
         parameters_zero_grad(list);

@@ -94,6 +94,17 @@ int opt_schedule_alpha(comm *c, int64_t floats, int repeats, double *seconds, tf
 int opt_schedule_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const schedule *s, double *group_seconds,
                        epoch_report *report, tf_error *err);
 
+/**
+ * The epoch gradient at the current parameters, sum_k grad L_k over every window (each loss
+ * scaled by 1), computed the way training under @p s shares the work: iteration by iteration each
+ * rank runs its groups and one all-reduce sums them; the iterations' sums are added into
+ * @p sum [parameter count, in parameter_list order] on every rank. It is the same for every
+ * schedule up to the order of float additions: the check that a schedule drops or repeats no
+ * window (verify/test_schedule_mpi.c). The parameters do not change; the gradients end zeroed.
+ */
+int opt_schedule_gradient(trainer *tr, comm *c, const snapshot_seq *seq, const schedule *s, float *sum,
+                          tf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

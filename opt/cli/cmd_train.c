@@ -59,6 +59,12 @@ static const char train_usage[] =
     "  --cache F          with --incremental: cache size as a fraction of all snapshots'\n"
     "                     aggregations (default 1; 0 = no cache)\n"
     "  --cache-policy P   with --incremental: reinc (default, ReInc's F/S - I) or lru\n"
+    "  --schedule M       with --impl opt: group the windows into steps and place them on the\n"
+    "                     ranks by a DyGNeX schedule: roundrobin (one window per rank and step),\n"
+    "                     lpt, greedy or ilp (twofold schedule --help explains them)\n"
+    "  --per-rank L       with --schedule: windows per rank and step (default 2)\n"
+    "  --cost C           with --schedule: window times measured (default) or linear:A,B,C\n"
+    "  --ilp-seconds S, --ilp-gap G   with --schedule ilp: time limit (10) and gap (0.02)\n"
     "\n"
     "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
 
@@ -70,6 +76,7 @@ typedef struct train_command {
     int gpu;       /* --device cuda */
     int incremental; /* --incremental */
     incremental_inputs_options inputs;
+    train_scheduling scheduling; /* --schedule */
     model_config config;
     train_options options;
 } train_command;
@@ -81,6 +88,7 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     c->config.hidden = 32;
     c->config.chebyshev_k = 2;
     incremental_inputs_options_default(&c->inputs);
+    train_scheduling_default(&c->scheduling);
     int have_model = 0, have_cache = 0;
     for (int i = 0; i < argc; i++) {
         const char *value = NULL;
@@ -169,6 +177,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
                 return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
             c->optimized = strcmp(value, "opt") == 0;
+        } else if ((matched = train_scheduling_option(argc, argv, &i, &c->scheduling, err)) != 0) {
+            /* --schedule and its options (cmd_train_schedule.c) */
         } else {
             return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --help)", argv[i]);
         }
@@ -183,6 +193,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     if (c->incremental && (!c->optimized || c->config.kind != MODEL_TGCN))
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves T-GCN's layer-1 aggregation A^ X_t (the "
                                                "other models convolve inside their gates): use --model tgcn --impl opt");
+    if (train_scheduling_check(&c->scheduling, c->optimized, c->incremental, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (c->gpu && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
 #ifndef TWOFOLD_HAVE_CUDA
@@ -307,7 +319,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                        gpu.name, gpu.compute_major, gpu.compute_minor, devices);
         }
 #endif
-        if (status == TF_OK && speaks && group->size > c.options.batch)
+        if (status == TF_OK && c.scheduling.enabled)
+            status = train_scheduling_start(&c.scheduling, &tr, seq, group, tr.epoch > 0, err);
+        else if (status == TF_OK && speaks && group->size > c.options.batch)
             printf("note: %lld window(s) per step for %d ranks: %d rank(s) idle in every step (use --batch %d)\n",
                    (long long)c.options.batch, group->size, group->size - (int)c.options.batch, group->size);
     }
@@ -331,10 +345,13 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                model_kind_name(c.config.kind), (long long)model_state_width(&tr.model),
                (long long)parameters_size(&tr.model.parameters), d.name, (long long)seq->num_snapshots,
                (long long)seq->num_nodes, (long long)seq->feature_width);
-        printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %lld per step; Adam lr %g; "
+        char per_step[64];
+        snprintf(per_step, sizeof per_step, c.scheduling.enabled ? "steps from --schedule" : "%lld per step",
+                 (long long)c.options.batch);
+        printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %s; Adam lr %g; "
                "seed %llu%s\n",
                (long long)train - 1, (long long)train, (long long)seq->num_snapshots - 1, (long long)window,
-               (long long)(c.options.stride ? c.options.stride : window), (long long)c.options.batch,
+               (long long)(c.options.stride ? c.options.stride : window), per_step,
                c.options.learning_rate, (unsigned long long)c.options.seed, tr.epoch ? " (resumed)" : "");
         if (tr.epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr.epoch, c.load);
@@ -344,7 +361,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     while (status == TF_OK && tr.epoch < c.options.epochs) {
         epoch_report report;
         double epoch_started = wall_seconds();
-        status = group ? opt_trainer_epoch(&tr, group, seq, &report, err) : trainer_epoch(&tr, seq, &report, err);
+        status = c.scheduling.enabled ? train_scheduling_epoch(&c.scheduling, &tr, group, seq, &report, err)
+                 : group              ? opt_trainer_epoch(&tr, group, seq, &report, err)
+                                      : trainer_epoch(&tr, seq, &report, err);
         if (status != TF_OK)
             break;
         if (!speaks)
@@ -363,6 +382,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr.epoch,
                    wall_seconds() - started);
     }
+    if (status == TF_OK && c.scheduling.enabled)
+        status = train_scheduling_finish(&c.scheduling, group, err);
     if (status == TF_OK && group && speaks)
         printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
                (unsigned long long)group->calls);
@@ -381,6 +402,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     if (status == TF_OK && c.dump && speaks)
         status = dump_outputs(&tr, seq, c.dump, err);
     trainer_free(&tr);
+    train_scheduling_free(&c.scheduling);
     incremental_inputs_free(&inputs);
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context_destroy(&gpu);

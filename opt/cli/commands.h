@@ -6,6 +6,7 @@
 #define TWOFOLD_OPT_CLI_COMMANDS_H
 
 #include "opt/comm.h"
+#include "opt/schedule.h"
 #include "ref/error.h"
 
 /** `twofold info DATASET`: print a dataset's statistics. */
@@ -27,6 +28,38 @@ int command_train_events(int argc, char **argv, tf_error *err);
  * @param model  out: the value of the last --model option, or NULL when there is none
  */
 int train_wants_event_model(int argc, char **argv, const char **model);
+
+/** `twofold train --schedule M` (opt/cli/cmd_train_schedule.c): a DyGNeX schedule in place of
+ *  the trainer's steps and round-robin placement. */
+typedef struct train_scheduling {
+    int enabled;              /**< --schedule given */
+    schedule_method method;   /**< its method */
+    int64_t per_rank;         /**< --per-rank L (default 2) */
+    const char *cost;         /**< --cost: "measured" (default) or "linear:A,B,C" */
+    int64_t repeats;          /**< measured runs per window (3) */
+    ilp_options ilp;          /**< --ilp-seconds, --ilp-gap */
+    int options_given;        /**< one of the options above was given */
+    schedule plan;            /**< the schedule every rank runs (train_scheduling_start()) */
+    double *group_seconds;    /**< [windows] busy thread CPU seconds of each window, summed over epochs */
+    int64_t epochs_run;       /**< epochs trained under the plan */
+} train_scheduling;
+
+/** Defaults: off, L = 2, measured, 3 repeats, ILP 10 s and 2 %. */
+void train_scheduling_default(train_scheduling *s);
+/** If argv[*i] is one of the options above, parse it: 1, 0 (not one of them) or -1 with @p err set. */
+int train_scheduling_option(int argc, char **argv, int *i, train_scheduling *s, tf_error *err);
+/** The options' consistency with --impl opt and --incremental; an input error names the fix. */
+int train_scheduling_check(const train_scheduling *s, int optimized, int incremental, tf_error *err);
+/** Times (measured or modelled), alpha, the schedule built on rank 0 and broadcast; rank 0 prints. */
+int train_scheduling_start(train_scheduling *s, trainer *tr, const snapshot_seq *seq, comm *group, int resumed,
+                           tf_error *err);
+/** One epoch under the plan (opt_schedule_epoch()), busy times accumulated. */
+int train_scheduling_epoch(train_scheduling *s, trainer *tr, comm *group, const snapshot_seq *seq,
+                           epoch_report *report, tf_error *err);
+/** Rank 0 prints the measured busy imbalance and efficiency of the epochs run (every rank calls it). */
+int train_scheduling_finish(train_scheduling *s, comm *group, tf_error *err);
+/** Release the plan and the busy times. */
+void train_scheduling_free(train_scheduling *s);
 
 /** `twofold demo`: the data, the reference models, and every technique's demo rows, ref against twin. */
 int command_demo(int argc, char **argv, tf_error *err);

@@ -1,0 +1,178 @@
+/* twofold train --schedule M: the windows grouped into steps and placed on the ranks by a DyGNeX
+ * schedule (opt/schedule.h) instead of the trainer's steps with slot j on rank j mod R. The group
+ * times come from the cost model or are measured on the ranks; rank 0 schedules and every rank
+ * receives the schedule; each epoch is opt_schedule_epoch(), and the end of the run prints the
+ * ranks' measured busy imbalance. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt/cli/cli.h"
+#include "opt/cli/commands.h"
+#include "ref/memory.h"
+#include "ref/schedule_cost.h"
+
+void train_scheduling_default(train_scheduling *s)
+{
+    memset(s, 0, sizeof *s);
+    s->per_rank = 2;
+    s->cost = "measured";
+    s->repeats = 3;
+    ilp_options_default(&s->ilp);
+}
+
+static int parse_fraction(const char *name, const char *value, double minimum, double below, double *out,
+                          tf_error *err)
+{
+    char *end;
+    double parsed = strtod(value, &end);
+    if (end == value || *end || !(parsed >= minimum && parsed < below))
+        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a number in [%g, %g)", name, value, minimum,
+                            below);
+    *out = parsed;
+    return TF_OK;
+}
+
+int train_scheduling_option(int argc, char **argv, int *i, train_scheduling *s, tf_error *err)
+{
+    const char *value;
+    int matched;
+    if ((matched = cli_option(argc, argv, i, "--schedule", &value, err)) != 0) {
+        if (matched > 0 && schedule_method_parse(value, &s->method, err) != TF_OK)
+            return -1;
+        s->enabled = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--per-rank", &value, err)) != 0) {
+        if (matched > 0 && cli_parse_int("--per-rank", value, 1, 64, &s->per_rank, err) != TF_OK)
+            return -1;
+        s->options_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--cost", &value, err)) != 0) {
+        cost_model unused;
+        if (matched > 0 && strcmp(value, "measured") != 0 && cost_model_parse(value, &unused, err) != TF_OK)
+            return -1;
+        s->cost = value;
+        s->options_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--ilp-seconds", &value, err)) != 0) {
+        if (matched > 0 && parse_fraction("--ilp-seconds", value, 1e-3, 86400.0001, &s->ilp.seconds, err) != TF_OK)
+            return -1;
+        s->options_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--ilp-gap", &value, err)) != 0) {
+        if (matched > 0 && parse_fraction("--ilp-gap", value, 0, 1, &s->ilp.gap, err) != TF_OK)
+            return -1;
+        s->options_given = 1;
+    }
+    return matched;
+}
+
+int train_scheduling_check(const train_scheduling *s, int optimized, int incremental, tf_error *err)
+{
+    if (s->options_given && !s->enabled)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --per-rank, --cost, --ilp-seconds and --ilp-gap configure "
+                                               "--schedule: add it");
+    if (!s->enabled)
+        return TF_OK;
+    if (!optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --schedule places windows on ranks: add --impl opt");
+    if (incremental)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental follows the trainer's own placement of windows "
+                                               "(slot j on rank j mod R): drop --schedule");
+    if (s->method == SCHEDULE_GREEDY && s->per_rank != 2)
+        return tf_error_set(err, TF_ERR_INPUT, "train: greedy pairs at most 2 groups per rank and iteration "
+                                               "(--per-rank %lld): use --schedule ilp", (long long)s->per_rank);
+    return TF_OK;
+}
+
+int train_scheduling_start(train_scheduling *s, trainer *tr, const snapshot_seq *seq, comm *group, int resumed,
+                           tf_error *err)
+{
+    const int speaks = group->rank == 0;
+    const train_schedule windows = trainer_schedule(tr);
+    const int64_t n = windows.windows;
+    double *times = tf_alloc((size_t)n, sizeof *times, "group times", err);
+    int64_t *rows = times ? tf_alloc((size_t)n, sizeof *rows, "group sizes", err) : NULL;
+    int64_t *edges = rows ? tf_alloc((size_t)n, sizeof *edges, "group sizes", err) : NULL;
+    s->group_seconds = edges ? tf_alloc((size_t)n, sizeof *s->group_seconds, "busy times", err) : NULL;
+    int status = s->group_seconds ? TF_OK : TF_ERR_INPUT;
+    cost_model m;
+    if (status == TF_OK) {
+        schedule_group_sizes(&windows, seq, rows, edges);
+        if (strcmp(s->cost, "measured") == 0) {
+            status = opt_schedule_profile(tr, seq, group, (int)s->repeats, times, err);
+            if (status == TF_OK)
+                status = cost_model_fit(rows, edges, times, n, &m, err);
+            if (status == TF_OK && speaks)
+                printf("schedule %s: %lld windows measured (thread CPU, median of %lld); fit t = %.4g rows + %.4g "
+                       "edges + %.4g s, residual %.2f %% of the mean\n",
+                       schedule_method_name(s->method), (long long)n, (long long)s->repeats, m.per_row, m.per_edge,
+                       m.per_group, 100 * m.residual);
+            if (status == TF_OK && speaks)
+                printf("note: measured times differ from run to run, and so may the schedule (and the result); "
+                       "--cost linear:A,B,C makes the run repeatable%s\n",
+                       resumed ? ". This resumed run re-measured them: it is not bitwise an uninterrupted run" : "");
+        } else {
+            cost_model_parse(s->cost, &m, err);
+            for (int64_t k = 0; k < n; k++)
+                times[k] = cost_model_predict(&m, rows[k], edges[k]);
+            status = schedule_check_times(times, n, err);
+            if (status == TF_OK && speaks)
+                printf("schedule %s: %lld windows, times from t = %g rows + %g edges + %g s\n",
+                       schedule_method_name(s->method), (long long)n, m.per_row, m.per_edge, m.per_group);
+        }
+    }
+    double alpha = 0;
+    if (status == TF_OK)
+        status = opt_schedule_alpha(group, parameters_size(&tr->model.parameters), 20, &alpha, err);
+    train_schedule steps = windows;
+    steps.batch = group->size; /* roundrobin under --schedule: one window per rank and step (PSG) */
+    steps.steps = (steps.windows + steps.batch - 1) / steps.batch;
+    ilp_report report;
+    memset(&report, 0, sizeof report);
+    if (status == TF_OK)
+        status = opt_schedule_build(&s->plan, s->method, times, n, group, (int)s->per_rank, &steps, alpha, &s->ilp,
+                                    &report, err);
+    if (status == TF_OK && speaks) {
+        schedule_cost cost;
+        schedule_evaluate(&s->plan, times, alpha, &cost);
+        printf("schedule %s on %d rank(s): %lld steps (iterations), critical path %.4g s, %.1f %% above the lower "
+               "bound; predicted imbalance %.4f, efficiency %.4f; alpha %.3g s",
+               schedule_method_name(s->method), group->size, (long long)s->plan.iterations, cost.critical_path,
+               100 * (cost.critical_path / cost.lower_bound - 1), cost.imbalance, cost.efficiency, alpha);
+        if (s->method == SCHEDULE_ILP)
+            printf("; ILP %s, gap %.2f %%", report.status, 100 * report.gap);
+        printf("\n");
+    }
+    free(times);
+    free(rows);
+    free(edges);
+    return status;
+}
+
+int train_scheduling_epoch(train_scheduling *s, trainer *tr, comm *group, const snapshot_seq *seq,
+                           epoch_report *report, tf_error *err)
+{
+    s->epochs_run++;
+    return opt_schedule_epoch(tr, group, seq, &s->plan, s->group_seconds, report, err);
+}
+
+int train_scheduling_finish(train_scheduling *s, comm *group, tf_error *err)
+{
+    if (s->epochs_run == 0)
+        return TF_OK;
+    if (group->size > 1 && comm_allreduce_sum_double(group, s->group_seconds, s->plan.groups, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    if (group->rank == 0) {
+        schedule_cost measured;
+        schedule_evaluate(&s->plan, s->group_seconds, 0, &measured);
+        printf("measured over %lld epoch(s): busy imbalance %.4f (rank totals %.4g .. %.4g s of thread CPU), "
+               "efficiency %.4f\n",
+               (long long)s->epochs_run, measured.imbalance, measured.busy_min, measured.busy_max, measured.efficiency);
+    }
+    return TF_OK;
+}
+
+void train_scheduling_free(train_scheduling *s)
+{
+    schedule_free(&s->plan);
+    free(s->group_seconds);
+    s->group_seconds = NULL;
+}
