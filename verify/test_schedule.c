@@ -16,6 +16,7 @@
 #include "opt/kernels.h"
 #include "opt/schedule.h"
 #include "opt/schedule_ilp.h"
+#include "opt/schedule_simulate.h"
 #include "ref/rng.h"
 #include "ref/schedule.h"
 #include "ref/schedule_cost.h"
@@ -528,6 +529,54 @@ START_TEST(balance_pass)
 }
 END_TEST
 
+/* ---- 10. the simulator ------------------------------------------------------------------------------ */
+
+START_TEST(simulator)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load("england_covid", NULL, &d, &err) == TF_OK, "%s", err.message);
+    int64_t *nodes, *edges, groups;
+    double *times;
+    ck_assert(schedule_sizes_cycle(&d.snapshots, 203, &nodes, &edges, &err) == TF_OK);
+    ck_assert_int_eq(edges[202], d.snapshots.snapshots[202 % d.snapshots.num_snapshots].graph.num_edges);
+    cost_model m = {1e-6, 1e-7, 1e-4, 0, 0, 1};
+    ck_assert(schedule_window_times(nodes, edges, 203, 4, 1, &m, &times, &groups, &err) == TF_OK);
+    ck_assert_int_eq(groups, 203);
+    const int ranks[3] = {4, 16, 64};
+    simulation_row *rows;
+    ck_assert(opt_schedule_simulate(times, groups, ranks, 3, &rows, &err) == TF_OK);
+    for (int k = 0; k < 9; k++) {
+        /* E recomputed from the schedule, built again here */
+        schedule s;
+        const train_schedule steps = {groups, 1, 1, groups, rows[k].ranks, (groups + rows[k].ranks - 1) / rows[k].ranks,
+                                      BATCH_CONSECUTIVE};
+        ck_assert(opt_schedule_compute(&s, rows[k].method, times, groups, rows[k].ranks, 2, &steps, 0, NULL, NULL,
+                                       &err) == TF_OK);
+        double total = 0;
+        for (int64_t g = 0; g < groups; g++)
+            total += times[g];
+        const double efficiency = total / (rows[k].ranks * naive_critical_path(&s, times));
+        printf("simulated n=%lld G=%-3d %-10s: %lld iterations, efficiency %.4f (recomputed %.4f), imbalance %.4f\n",
+               (long long)groups, rows[k].ranks, schedule_method_name(rows[k].method), (long long)rows[k].iterations,
+               rows[k].efficiency, efficiency, rows[k].imbalance);
+        ck_assert(rows[k].efficiency > 0 && rows[k].efficiency <= 1 + 1e-12);
+        ck_assert(fabs(rows[k].efficiency - efficiency) <= 1e-12);
+        schedule_free(&s);
+    }
+    double imbalance;
+    ck_assert(schedule_predict_esdg(nodes, edges, 203, 4, 1, &m, 4, &imbalance, &err) == TF_OK);
+    printf("ESDG predicted imbalance on 4 ranks: %.4f\n", imbalance);
+    ck_assert(imbalance >= 1);
+    EXPECT_INPUT_ERROR(schedule_predict_esdg(nodes, edges, 203, 4, 1, &m, 5, &imbalance, &err), &err, "1..4");
+    free(rows);
+    free(times);
+    free(nodes);
+    free(edges);
+    dataset_free(&d);
+}
+END_TEST
+
 /* ---- 11. bad input ------------------------------------------------------------------------------------- */
 
 START_TEST(bad_input)
@@ -667,6 +716,7 @@ int main(void)
                                {"ilp_limits", ilp_limits},
                                {"cost_fit", cost_fit},
                                {"balance_pass", balance_pass},
+                               {"simulator", simulator},
                                {"bad_input", bad_input},
                                {"roundrobin_epoch_is_trainer_epoch", roundrobin_epoch_is_trainer_epoch}};
     const named_test slow[] = {{"ilp_against_exhaustive_larger", ilp_against_exhaustive_larger},

@@ -6,7 +6,8 @@
  *    the same iterations in one process (ref_schedule_epoch()): loss curve, test MSE, parameters;
  *  - the gradient-scaling pitfall: with rank 0 holding two windows of an iteration and the other
  *    ranks one, the all-reduced sum divided by the iteration's window count is the reference's
- *    mean, while dividing by each rank's own count and averaging the ranks is not.
+ *    mean, while dividing by each rank's own count and averaging the ranks is not;
+ *  - the round-robin schedule of the trainer's steps trains bit for bit as opt_trainer_epoch().
  * england_covid (129 vertices, 53 snapshots), T-GCN hidden 8, windows of 4 with stride 1 over
  * half the snapshots (26 windows), times from a linear cost (deterministic). All fp: max
  * |a - b| / max(1, |ref|) <= 1e-5 (chapters/00-overview.md, "What equal means"). */
@@ -212,6 +213,39 @@ START_TEST(gradient_scaling_pitfall)
 }
 END_TEST
 
+/* Round-robin of the trainer's own steps is the placement opt_trainer_epoch() uses (slot j on
+ * rank j mod R): the same windows on the same ranks in the same order, so the same bits. */
+START_TEST(roundrobin_is_the_trainers_placement)
+{
+    tf_error err;
+    trainer a, b;
+    make_trainer(&a, 1);
+    make_trainer(&b, 1);
+    a.options.batch = b.options.batch = 4; /* 4 windows per step: on 3 ranks, rank 0 holds two */
+    schedule s;
+    const train_schedule steps = trainer_schedule(&a);
+    ck_assert(ref_schedule_roundrobin(&s, &steps, world.size, &err) == TF_OK);
+    int64_t differing = 0;
+    for (int e = 0; e < 2; e++) {
+        epoch_report ra, rb;
+        ck_assert(opt_trainer_epoch(&a, &world, &data.snapshots, &ra, &err) == TF_OK);
+        ck_assert(opt_schedule_epoch(&b, &world, &data.snapshots, &s, NULL, &rb, &err) == TF_OK);
+        differing += memcmp(&ra.train_loss, &rb.train_loss, sizeof(double)) != 0;
+        differing += memcmp(&ra.test_mse, &rb.test_mse, sizeof(double)) != 0;
+    }
+    for (int64_t i = 0; i < a.model.parameters.count; i++)
+        differing += differing_bits(a.model.parameters.items[i].value.data, b.model.parameters.items[i].value.data,
+                                    a.model.parameters.items[i].value.size);
+    if (world.rank == 0)
+        printf("round-robin schedule vs opt_trainer_epoch, batch 4 on %d rank(s), 2 epochs: %lld values differ (must "
+               "be 0)\n", world.size, (long long)differing);
+    ck_assert_int_eq(differing, 0);
+    schedule_free(&s);
+    trainer_free(&a);
+    trainer_free(&b);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     char reason[256];
@@ -231,6 +265,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, epoch_gradient_same_under_every_schedule);
     tcase_add_test(cases, training_equals_single_process_grouping);
     tcase_add_test(cases, gradient_scaling_pitfall);
+    tcase_add_test(cases, roundrobin_is_the_trainers_placement);
     suite_add_tcase(suite, cases);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
