@@ -126,6 +126,15 @@ int64_t hybrid_batch_differing(const hybrid_batch *a, const hybrid_batch *b);
 int hybrid_batch_gradient(model *m, const hybrid_batch *b, float scale, double *loss, tf_error *err);
 
 /**
+ * The oracle of hybrid_batch_gradient(): the full snapshot batch of @p seq over the batch's
+ * snapshots (every vertex computed) with the loss over the batch's present targets only, combined
+ * over the snapshots as model_window_loss() combines them, scaled by @p scale; gradients added to
+ * @p m's. Any model kind (it never reads the batch's blocks).
+ */
+int hybrid_window_gradient(model *m, const snapshot_seq *seq, const hybrid_batch *b, float scale, double *loss,
+                           tf_error *err);
+
+/**
  * DynaHB's nine batch sizes (Definition 5, its code): snapshots {10, 20, 30} % of T_train (at
  * least 1), targets {1, 5, 10} % of N (within groups .. N); action a is (snapshots[a / 3],
  * targets[a % 3]); action 4 (20 %, 5 %) is the paper's default.

@@ -13,7 +13,6 @@
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
 #include "opt/schedule_reservoir.h"
-#include "ref/layers.h"
 #include "ref/model.h"
 #include "ref/rng.h"
 #include "ref/schedule_dqn.h"
@@ -193,34 +192,6 @@ END_TEST
 
 /* ---- 4. the equality ----------------------------------------------------------------------------------- */
 
-/* The oracle: the full window over the batch's snapshots, the loss over present targets only,
- * combined as model_window_loss() combines snapshots. */
-static double restricted_window(model *m, const snapshot_seq *seq, const hybrid_batch *b, tf_error *err)
-{
-    const int64_t n = seq->num_nodes, out = seq->target_width;
-    float *predictions = calloc((size_t)(b->count * n * out), sizeof(float));
-    float *dpredictions = calloc((size_t)(b->count * n * out), sizeof(float));
-    uint8_t *mask = calloc((size_t)n, 1);
-    window_tape tape;
-    memset(&tape, 0, sizeof tape);
-    ck_assert(model_forward(m, seq, b->first, b->count, &tape, predictions, err) == TF_OK);
-    double total = 0;
-    for (int64_t t = 0; t < b->count; t++) {
-        const snapshot *s = &seq->snapshots[b->first + t];
-        memset(mask, 0, (size_t)n);
-        for (int64_t i = 0; i < b->num_targets; i++)
-            mask[b->frontier[i]] = s->present[b->frontier[i]];
-        total += ref_mse_loss(predictions + t * n * out, s->targets.data, mask, n, out, 1.0f / (float)b->count,
-                              dpredictions + t * n * out);
-    }
-    ck_assert(model_backward(m, seq, &tape, dpredictions, err) == TF_OK);
-    window_tape_free(m, &tape);
-    free(predictions);
-    free(dpredictions);
-    free(mask);
-    return total / (double)b->count;
-}
-
 static void equality_on(const char *spec)
 {
     tf_error err;
@@ -248,7 +219,8 @@ static void equality_on(const char *spec)
                     absent_targets += !b.view.snapshots[t].present[i];
             parameters_zero_grad(&oracle.parameters);
             parameters_zero_grad(&ours.parameters);
-            const double expected = restricted_window(&oracle, seq, &b, &err);
+            double expected;
+            ck_assert(hybrid_window_gradient(&oracle, seq, &b, 1.0f, &expected, &err) == TF_OK);
             double loss;
             ck_assert_msg(hybrid_batch_gradient(&ours, &b, 1.0f, &loss, &err) == TF_OK, "%s", err.message);
             worst = fmax(worst, fabs(loss - expected) / fmax(1, fabs(expected)));

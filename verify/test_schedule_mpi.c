@@ -7,7 +7,8 @@
  *  - the gradient-scaling pitfall: with rank 0 holding two windows of an iteration and the other
  *    ranks one, the all-reduced sum divided by the iteration's window count is the reference's
  *    mean, while dividing by each rank's own count and averaging the ranks is not;
- *  - the round-robin schedule of the trainer's steps trains bit for bit as opt_trainer_epoch().
+ *  - the round-robin schedule of the trainer's steps trains bit for bit as opt_trainer_epoch();
+ *  - hybrid batches (fixed sizes, fresh or from a reservoir) on R ranks equal the reference.
  * england_covid (129 vertices, 53 snapshots), T-GCN hidden 8, windows of 4 with stride 1 over
  * half the snapshots (26 windows), times from a linear cost (deterministic). All fp: max
  * |a - b| / max(1, |ref|) <= 1e-5 (chapters/00-overview.md, "What equal means"). */
@@ -15,6 +16,7 @@
 
 #include "datasets/dataset.h"
 #include "opt/schedule.h"
+#include "opt/schedule_hybrid.h"
 #include "opt/train.h"
 #include "ref/schedule_cost.h"
 #include "verify/testing.h"
@@ -246,6 +248,58 @@ START_TEST(roundrobin_is_the_trainers_placement)
 }
 END_TEST
 
+/* Hybrid batches, fixed sizes, 4 per step: the data-parallel epoch on R ranks against the reference
+ * epoch in one process, with fresh batches and with a reservoir (serial in the reference, a
+ * generator thread per rank in the twin: one batch size, one thread). */
+START_TEST(hybrid_fixed_equals_single_process)
+{
+    tf_error err;
+    for (int reservoir = 0; reservoir <= 1; reservoir++) {
+        trainer reference, twin;
+        make_trainer(&reference, 0);
+        make_trainer(&twin, 1);
+        hybrid_options o;
+        hybrid_options_default(&o);
+        o.batch = 4;
+        o.reservoir = reservoir;
+        hybrid_run ref_run, twin_run;
+        ck_assert_msg(hybrid_run_create(&ref_run, &reference, &data.snapshots, &o, &err) == TF_OK, "%s", err.message);
+        o.reservoir = 0;
+        ck_assert(hybrid_run_create(&twin_run, &twin, &data.snapshots, &o, &err) == TF_OK);
+        opt_reservoir *threaded = NULL;
+        if (reservoir)
+            ck_assert(opt_hybrid_use_reservoir(&twin_run, 1, &threaded, &err) == TF_OK); /* one size: one thread */
+        double worst_curve = 0, worst_parameter = 0;
+        for (int e = 0; e < 2; e++) {
+            epoch_report a, b;
+            ck_assert_msg(ref_hybrid_epoch(&reference, &ref_run, &data.snapshots, &a, &err) == TF_OK, "%s", err.message);
+            ck_assert_msg(opt_hybrid_epoch(&twin, &twin_run, &world, &data.snapshots, &b, &err) == TF_OK, "%s",
+                          err.message);
+            ck_assert_int_eq(a.steps, b.steps);
+            worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+        }
+        for (int64_t i = 0; i < reference.model.parameters.count; i++) {
+            const parameter *a = &reference.model.parameters.items[i], *b = &twin.model.parameters.items[i];
+            for (int64_t k = 0; k < a->value.size; k++)
+                worst_parameter = fmax(worst_parameter, relative(b->value.data[k], a->value.data[k]));
+        }
+        if (world.rank == 0)
+            printf("hybrid batches %lld x %lld, 4 per step, %s, on %d rank(s), 2 epochs of %lld steps: loss curve "
+                   "%.2e, parameters %.2e against one process (<= 1e-5)\n",
+                   (long long)ref_run.sizes[0].targets, (long long)ref_run.sizes[0].snapshots,
+                   reservoir ? "reservoir (a generator thread per rank)" : "fresh", world.size,
+                   (long long)ref_run.steps_per_epoch, worst_curve, worst_parameter);
+        ck_assert(worst_curve <= TOLERANCE);
+        ck_assert(worst_parameter <= TOLERANCE);
+        hybrid_run_free(&ref_run);
+        hybrid_run_free(&twin_run);
+        opt_reservoir_free(threaded);
+        trainer_free(&reference);
+        trainer_free(&twin);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     char reason[256];
@@ -266,6 +320,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, training_equals_single_process_grouping);
     tcase_add_test(cases, gradient_scaling_pitfall);
     tcase_add_test(cases, roundrobin_is_the_trainers_placement);
+    tcase_add_test(cases, hybrid_fixed_equals_single_process);
     suite_add_tcase(suite, cases);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);

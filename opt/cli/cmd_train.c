@@ -65,6 +65,15 @@ static const char train_usage[] =
     "  --per-rank L       with --schedule: windows per rank and step (default 2)\n"
     "  --cost C           with --schedule: window times measured (default) or linear:A,B,C\n"
     "  --ilp-seconds S, --ilp-gap G   with --schedule ilp: time limit (10) and gap (0.02)\n"
+    "  --batching B       snapshot (default: windows of all vertices) or hybrid (tgcn: DynaHB's\n"
+    "                     batches of N_V target vertices x N_S snapshots; --window sets N_S,\n"
+    "                     default 20 % of the training snapshots; --batch batches per step)\n"
+    "  --targets N        with hybrid: target vertices per batch (default 5 % of the vertices)\n"
+    "  --balanced-groups G  with hybrid: load-sorted groups every batch samples from (default 10)\n"
+    "  --adjust A         with hybrid: fixed (default) or dqn (a DQN picks among nine sizes)\n"
+    "  --adjust-every K   with --adjust dqn: steps per decision (default 10)\n"
+    "  --reservoir T      with hybrid: keep and reuse batches (DynaHB's reservoir), built ahead by\n"
+    "                     T generator threads with --impl opt (at most 1 with fixed sizes, 9 with dqn)\n"
     "\n"
     "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
 
@@ -77,6 +86,7 @@ typedef struct train_command {
     int incremental; /* --incremental */
     incremental_inputs_options inputs;
     train_scheduling scheduling; /* --schedule */
+    train_batching batching;     /* --batching hybrid */
     model_config config;
     train_options options;
 } train_command;
@@ -89,6 +99,7 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     c->config.chebyshev_k = 2;
     incremental_inputs_options_default(&c->inputs);
     train_scheduling_default(&c->scheduling);
+    train_batching_default(&c->batching);
     int have_model = 0, have_cache = 0;
     for (int i = 0; i < argc; i++) {
         const char *value = NULL;
@@ -179,6 +190,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             c->optimized = strcmp(value, "opt") == 0;
         } else if ((matched = train_scheduling_option(argc, argv, &i, &c->scheduling, err)) != 0) {
             /* --schedule and its options (cmd_train_schedule.c) */
+        } else if ((matched = train_batching_option(argc, argv, &i, &c->batching, err)) != 0) {
+            /* --batching hybrid and its options (cmd_train_schedule.c) */
         } else {
             return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --help)", argv[i]);
         }
@@ -194,6 +207,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves T-GCN's layer-1 aggregation A^ X_t (the "
                                                "other models convolve inside their gates): use --model tgcn --impl opt");
     if (train_scheduling_check(&c->scheduling, c->optimized, c->incremental, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const train_command_view view = {c->config.kind, c->scheduling.enabled, c->incremental, c->optimized,
+                                     c->options.window, c->options.batch, c->options.seed};
+    if (train_batching_check(&c->batching, &view, err) != TF_OK)
         return TF_ERR_INPUT;
     if (c->gpu && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
@@ -338,6 +355,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                    (long long)seq->num_snapshots, wall_seconds() - built, cache_policy_name(c.inputs.policy),
                    100 * c.inputs.capacity, c.inputs.engine.threshold, (long long)c.inputs.engine.refresh_interval);
     }
+    if (status == TF_OK && c.batching.hybrid)
+        status = train_batching_start(&c.batching, &tr, seq, group, err);
     if (status == TF_OK && speaks) {
         const int64_t train = tr.train_snapshots, window = c.options.window ? c.options.window : train;
         printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices x %lld "
@@ -346,7 +365,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                (long long)parameters_size(&tr.model.parameters), d.name, (long long)seq->num_snapshots,
                (long long)seq->num_nodes, (long long)seq->feature_width);
         char per_step[64];
-        snprintf(per_step, sizeof per_step, c.scheduling.enabled ? "steps from --schedule" : "%lld per step",
+        snprintf(per_step, sizeof per_step,
+                 c.scheduling.enabled ? "steps from --schedule" : c.batching.hybrid ? "%lld hybrid batches per step"
+                                                                                    : "%lld per step",
                  (long long)c.options.batch);
         printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %s; Adam lr %g; "
                "seed %llu%s\n",
@@ -362,6 +383,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         epoch_report report;
         double epoch_started = wall_seconds();
         status = c.scheduling.enabled ? train_scheduling_epoch(&c.scheduling, &tr, group, seq, &report, err)
+                 : c.batching.hybrid  ? train_batching_epoch(&c.batching, &tr, group, seq, &report, err)
                  : group              ? opt_trainer_epoch(&tr, group, seq, &report, err)
                                       : trainer_epoch(&tr, seq, &report, err);
         if (status != TF_OK)
@@ -384,6 +406,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     }
     if (status == TF_OK && c.scheduling.enabled)
         status = train_scheduling_finish(&c.scheduling, group, err);
+    if (status == TF_OK)
+        train_batching_finish(&c.batching, group);
     if (status == TF_OK && group && speaks)
         printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
                (unsigned long long)group->calls);
@@ -403,6 +427,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         status = dump_outputs(&tr, seq, c.dump, err);
     trainer_free(&tr);
     train_scheduling_free(&c.scheduling);
+    train_batching_free(&c.batching);
     incremental_inputs_free(&inputs);
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context_destroy(&gpu);

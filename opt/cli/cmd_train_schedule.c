@@ -176,3 +176,130 @@ void train_scheduling_free(train_scheduling *s)
     free(s->group_seconds);
     s->group_seconds = NULL;
 }
+
+/* ---- twofold train --batching hybrid: DynaHB's hybrid batches -------------------------------------- */
+
+void train_batching_default(train_batching *b)
+{
+    memset(b, 0, sizeof *b);
+    hybrid_options_default(&b->options);
+}
+
+int train_batching_option(int argc, char **argv, int *i, train_batching *b, tf_error *err)
+{
+    const char *value;
+    int64_t number;
+    int matched;
+    if ((matched = cli_option(argc, argv, i, "--batching", &value, err)) != 0) {
+        if (matched > 0 && strcmp(value, "snapshot") != 0 && strcmp(value, "hybrid") != 0) {
+            tf_error_set(err, TF_ERR_INPUT, "option --batching: \"%s\", expected snapshot or hybrid", value);
+            return -1;
+        }
+        b->hybrid = matched > 0 && strcmp(value, "hybrid") == 0;
+    } else if ((matched = cli_option(argc, argv, i, "--adjust", &value, err)) != 0) {
+        if (matched > 0 && strcmp(value, "fixed") != 0 && strcmp(value, "dqn") != 0) {
+            tf_error_set(err, TF_ERR_INPUT, "option --adjust: \"%s\", expected fixed or dqn", value);
+            return -1;
+        }
+        b->options.adjust_dqn = matched > 0 && strcmp(value, "dqn") == 0;
+        b->options_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--targets", &value, err)) != 0) {
+        if (matched > 0 && cli_parse_int("--targets", value, 1, INT32_MAX, &b->options.fixed.targets, err) != TF_OK)
+            return -1;
+        b->options_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--balanced-groups", &value, err)) != 0) {
+        if (matched > 0 && cli_parse_int("--balanced-groups", value, 1, 100000, &number, err) != TF_OK)
+            return -1;
+        b->options.balanced_groups = (int)number;
+        b->options_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--adjust-every", &value, err)) != 0) {
+        if (matched > 0 && cli_parse_int("--adjust-every", value, 1, 1000000, &b->options.adjust_every, err) != TF_OK)
+            return -1;
+        b->every_given = 1;
+    } else if ((matched = cli_option(argc, argv, i, "--reservoir", &value, err)) != 0) {
+        if (matched > 0 && cli_parse_int("--reservoir", value, 0, HYBRID_ACTIONS, &number, err) != TF_OK)
+            return -1;
+        b->threads = (int)number;
+        b->options_given = 1;
+    }
+    return matched;
+}
+
+int train_batching_check(train_batching *b, const train_command_view *c, tf_error *err)
+{
+    if ((b->options_given || b->every_given) && !b->hybrid)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --adjust, --targets, --balanced-groups, --adjust-every and "
+                                               "--reservoir configure --batching hybrid: add it");
+    if (!b->hybrid)
+        return TF_OK;
+    if (b->every_given && !b->options.adjust_dqn)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --adjust-every sets the DQN's interval: add --adjust dqn");
+    if (c->kind != MODEL_TGCN)
+        return tf_error_set(err, TF_ERR_INPUT, "train: hybrid batches train a target's one-hop neighbourhood, which is "
+                                               "all T-GCN reads: use --model tgcn, not %s", model_kind_name(c->kind));
+    if (c->scheduled)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --schedule places windows; hybrid batches are not windows: drop "
+                                               "one of --schedule and --batching hybrid");
+    if (c->incremental)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves whole snapshots' aggregations; hybrid "
+                                               "batches aggregate their targets' rows themselves: drop --incremental");
+    if (b->threads > (b->options.adjust_dqn ? HYBRID_ACTIONS : 1))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --reservoir %d: a generator thread per batch size at most (%d "
+                                               "with --adjust %s)", b->threads, b->options.adjust_dqn ? HYBRID_ACTIONS : 1,
+                            b->options.adjust_dqn ? "dqn" : "fixed");
+    b->options.fixed.snapshots = c->window;
+    b->options.batch = c->batch;
+    b->options.seed = c->seed;
+    b->options.reservoir = b->threads > 0 && !c->optimized; /* the reference's serial reservoir */
+    return TF_OK;
+}
+
+int train_batching_start(train_batching *b, trainer *tr, const snapshot_seq *seq, comm *group, tf_error *err)
+{
+    if (hybrid_run_create(&b->run, tr, seq, &b->options, err) != TF_OK)
+        return TF_ERR_INPUT;
+    b->started = 1;
+    if (group && b->threads > 0 && opt_hybrid_use_reservoir(&b->run, b->threads, &b->reservoir, err) != TF_OK)
+        return err->code;
+    if (!group || group->rank == 0) {
+        printf("hybrid batches: %lld vertices in %d balanced groups; %s", (long long)seq->num_nodes,
+               b->options.balanced_groups, b->options.adjust_dqn ? "the DQN picks among" : "fixed");
+        for (int a = 0; a < b->run.actions; a++)
+            printf(" %lld x %lld", (long long)b->run.sizes[a].targets, (long long)b->run.sizes[a].snapshots);
+        printf(" (targets x snapshots); %lld per step, %lld steps per epoch; batches %s\n", (long long)b->options.batch,
+               (long long)b->run.steps_per_epoch,
+               b->threads ? (group ? "from a reservoir with generator threads" : "from the serial reservoir")
+                          : "built when needed");
+    }
+    return TF_OK;
+}
+
+int train_batching_epoch(train_batching *b, trainer *tr, comm *group, const snapshot_seq *seq, epoch_report *report,
+                         tf_error *err)
+{
+    return group ? opt_hybrid_epoch(tr, &b->run, group, seq, report, err)
+                 : ref_hybrid_epoch(tr, &b->run, seq, report, err);
+}
+
+void train_batching_finish(const train_batching *b, const comm *group)
+{
+    if (!b->started || (group && group->rank != 0))
+        return;
+    printf("hybrid batches: %lld steps, %.4g rows + edges trained", (long long)b->run.steps, b->run.work);
+    if (b->options.adjust_dqn) {
+        printf("; steps per size:");
+        for (int a = 0; a < HYBRID_ACTIONS; a++)
+            printf(" %lldx%lld:%lld", (long long)b->run.sizes[a].targets, (long long)b->run.sizes[a].snapshots,
+                   (long long)b->run.action_steps[a]);
+    }
+    printf("\n");
+}
+
+void train_batching_free(train_batching *b)
+{
+    if (b->started)
+        hybrid_run_free(&b->run);
+    opt_reservoir_free(b->reservoir);
+    b->reservoir = NULL;
+    b->started = 0;
+}

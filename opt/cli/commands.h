@@ -7,6 +7,7 @@
 
 #include "opt/comm.h"
 #include "opt/schedule.h"
+#include "opt/schedule_hybrid.h"
 #include "ref/error.h"
 
 /** `twofold info DATASET`: print a dataset's statistics. */
@@ -60,6 +61,42 @@ int train_scheduling_epoch(train_scheduling *s, trainer *tr, comm *group, const 
 int train_scheduling_finish(train_scheduling *s, comm *group, tf_error *err);
 /** Release the plan and the busy times. */
 void train_scheduling_free(train_scheduling *s);
+
+/** What train_batching_check() needs from the rest of the train command line. */
+typedef struct train_command_view {
+    model_kind kind;
+    int scheduled, incremental, optimized;
+    int64_t window, batch;
+    uint64_t seed;
+} train_command_view;
+
+/** `twofold train --batching hybrid` (opt/cli/cmd_train_schedule.c): DynaHB's hybrid batches. */
+typedef struct train_batching {
+    int hybrid;               /**< --batching hybrid */
+    hybrid_options options;   /**< --adjust, --targets, --balanced-groups, --adjust-every; window, batch, seed */
+    int threads;              /**< --reservoir T (0: batches built when needed) */
+    int options_given, every_given;
+    hybrid_run run;           /**< once started */
+    int started;
+    opt_reservoir *reservoir; /**< the threaded reservoir (--impl opt --reservoir T) */
+} train_batching;
+
+/** Defaults: snapshot batches. */
+void train_batching_default(train_batching *b);
+/** If argv[*i] is one of the options above, parse it: 1, 0 (not one of them) or -1 with @p err set. */
+int train_batching_option(int argc, char **argv, int *i, train_batching *b, tf_error *err);
+/** The options' consistency with the rest of the command line (an input error names the fix); takes
+ *  the window (N_S), batch and seed from it. */
+int train_batching_check(train_batching *b, const train_command_view *c, tf_error *err);
+/** The hybrid run (and reservoir) for the trainer; rank 0 prints the sizes. */
+int train_batching_start(train_batching *b, trainer *tr, const snapshot_seq *seq, comm *group, tf_error *err);
+/** One hybrid epoch: the reference's (@p group NULL) or the data-parallel twin's. */
+int train_batching_epoch(train_batching *b, trainer *tr, comm *group, const snapshot_seq *seq, epoch_report *report,
+                         tf_error *err);
+/** Rank 0 prints the steps, the work and (with the DQN) the steps per size. */
+void train_batching_finish(const train_batching *b, const comm *group);
+/** Release the run and the reservoir. */
+void train_batching_free(train_batching *b);
 
 /** `twofold demo`: the data, the reference models, and every technique's demo rows, ref against twin. */
 int command_demo(int argc, char **argv, tf_error *err);
