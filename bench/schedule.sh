@@ -30,13 +30,15 @@ for data in "${datasets[@]}"; do
                --epochs 5 --model gconvgru --hidden 16 --window 4 --stride 1 --ilp-seconds 10)
       printf '### %s, %s ranks, repeat %s\n%s\n\n' "$data" "$ranks" "$repeat" "$output" >> "$runs"
       # a method's row (predicted imbalance in field 7, efficiency in 8) and its "measured" line
-      awk -v data="$data" -v ranks="$ranks" -v repeat="$repeat" '
+      label=${data//,/;}   # the CSV's data column without commas
+      awk -v data="$label" -v ranks="$ranks" -v repeat="$repeat" '
         $1 ~ /^(roundrobin|lpt|greedy|ilp)$/ && NF >= 9 { method = $1; predicted = $7; efficiency = $8 }
         $1 == "measured" { gsub(/,/, "", $4); gsub(/,/, "", $14);
-                           printf "\"%s\",%s,%s,%s,%s,%s,%s,%s\n", data, ranks, repeat, method, predicted, $4,
+                           printf "%s,%s,%s,%s,%s,%s,%s,%s\n", data, ranks, repeat, method, predicted, $4,
                                   efficiency, $14 }' <<<"$output" >> "$csv"
       echo "done: $data on $ranks ranks, repeat $repeat" >&2
     done
   done
 done
-echo "wrote $runs and $csv"
+awk -F, -f bench/schedule_summary.awk "$csv" | tee "$out/imbalance_summary.txt"
+echo "wrote $runs, $csv and $out/imbalance_summary.txt"

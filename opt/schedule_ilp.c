@@ -188,7 +188,8 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
                                                "[0, 1)", o->seconds, o->gap);
     layout l = {groups, (groups + ranks - 1) / ranks, ranks, alpha > 0};
     report->columns = column_count(&l);
-    if ((double)groups * (double)l.iterations * ranks > ILP_MAX_COLUMNS || report->columns > ILP_MAX_COLUMNS)
+    if (groups > ranks && ((double)groups * (double)l.iterations * ranks > ILP_MAX_COLUMNS ||
+                           report->columns > ILP_MAX_COLUMNS))
         return tf_error_set(err, TF_ERR_INPUT, "the ILP of %lld groups on %d ranks needs %.0f columns, more than %d: use "
                                                "--method greedy", (long long)groups, ranks,
                             (double)groups * (double)l.iterations * ranks + (double)l.iterations, ILP_MAX_COLUMNS);
@@ -205,7 +206,7 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
     double longest = 0;
     for (int64_t k = 0; k < groups; k++)
         longest = fmax(longest, times[k]);
-    if (longest == 0) { /* nothing to balance: the start is optimal */
+    if (longest == 0 || groups <= ranks) { /* every group alone in one iteration (or nothing to balance): optimal */
         *s = start;
         report->status = "optimal";
         report->objective = report->bound = start_cost.objective;

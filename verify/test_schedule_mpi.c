@@ -28,6 +28,18 @@ static dataset data;
 
 static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
 
+/* The worst relative difference between two trainers' parameters. */
+static double parameter_difference(const trainer *reference, const trainer *twin)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < reference->model.parameters.count; i++) {
+        const parameter *a = &reference->model.parameters.items[i], *b = &twin->model.parameters.items[i];
+        for (int64_t k = 0; k < a->value.size; k++)
+            worst = fmax(worst, relative(b->value.data[k], a->value.data[k]));
+    }
+    return worst;
+}
+
 static void make_trainer(trainer *tr, int parallel)
 {
     tf_error err;
@@ -122,7 +134,7 @@ START_TEST(training_equals_single_process_grouping)
         double *times = linear_times(&reference, &groups);
         schedule s;
         build(&s, (schedule_method)m, &twin, times, groups);
-        double worst_curve = 0, worst_parameter = 0;
+        double worst_curve = 0, worst_parameter;
         for (int e = 0; e < 2; e++) {
             epoch_report a, b;
             ck_assert_msg(ref_schedule_epoch(&reference, &data.snapshots, &s, &a, &err) == TF_OK, "%s", err.message);
@@ -131,11 +143,7 @@ START_TEST(training_equals_single_process_grouping)
             ck_assert_int_eq(a.steps, b.steps);
             worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
         }
-        for (int64_t i = 0; i < reference.model.parameters.count; i++) {
-            const parameter *a = &reference.model.parameters.items[i], *b = &twin.model.parameters.items[i];
-            for (int64_t k = 0; k < a->value.size; k++)
-                worst_parameter = fmax(worst_parameter, relative(b->value.data[k], a->value.data[k]));
-        }
+        worst_parameter = parameter_difference(&reference, &twin);
         if (world.rank == 0)
             printf("training under %-7s on %d rank(s), %lld steps per epoch, 2 epochs: loss curve %.2e, parameters "
                    "%.2e against one process (<= 1e-5)\n",
@@ -269,7 +277,7 @@ START_TEST(hybrid_fixed_equals_single_process)
         opt_reservoir *threaded = NULL;
         if (reservoir)
             ck_assert(opt_hybrid_use_reservoir(&twin_run, 1, &threaded, &err) == TF_OK); /* one size: one thread */
-        double worst_curve = 0, worst_parameter = 0;
+        double worst_curve = 0, worst_parameter;
         for (int e = 0; e < 2; e++) {
             epoch_report a, b;
             ck_assert_msg(ref_hybrid_epoch(&reference, &ref_run, &data.snapshots, &a, &err) == TF_OK, "%s", err.message);
@@ -278,11 +286,7 @@ START_TEST(hybrid_fixed_equals_single_process)
             ck_assert_int_eq(a.steps, b.steps);
             worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
         }
-        for (int64_t i = 0; i < reference.model.parameters.count; i++) {
-            const parameter *a = &reference.model.parameters.items[i], *b = &twin.model.parameters.items[i];
-            for (int64_t k = 0; k < a->value.size; k++)
-                worst_parameter = fmax(worst_parameter, relative(b->value.data[k], a->value.data[k]));
-        }
+        worst_parameter = parameter_difference(&reference, &twin);
         if (world.rank == 0)
             printf("hybrid batches %lld x %lld, 4 per step, %s, on %d rank(s), 2 epochs of %lld steps: loss curve "
                    "%.2e, parameters %.2e against one process (<= 1e-5)\n",

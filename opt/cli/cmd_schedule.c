@@ -61,18 +61,6 @@ typedef struct schedule_command {
     train_options options;
 } schedule_command;
 
-static int parse_double(const char *name, const char *value, double minimum, double below, double *out,
-                        tf_error *err)
-{
-    char *end;
-    double parsed = strtod(value, &end);
-    if (end == value || *end || !(parsed >= minimum && parsed < below))
-        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a number in [%g, %g)", name, value, minimum,
-                            below);
-    *out = parsed;
-    return TF_OK;
-}
-
 static int parse_arguments(int argc, char **argv, schedule_command *c, int *help, tf_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -132,11 +120,11 @@ static int parse_arguments(int argc, char **argv, schedule_command *c, int *help
         } else if (OPTION("--batch")) {
             CHECK(cli_parse_int("--batch", value, 1, INT32_MAX, &c->batch, err));
         } else if (OPTION("--alpha")) {
-            CHECK(parse_double("--alpha", value, 0, 1e6, &c->alpha, err));
+            CHECK(cli_parse_number("--alpha", value, 0, 1e6, &c->alpha, err));
         } else if (OPTION("--ilp-seconds")) {
-            CHECK(parse_double("--ilp-seconds", value, 1e-3, 86400.0001, &c->ilp.seconds, err));
+            CHECK(cli_parse_number("--ilp-seconds", value, 1e-3, 86400.0001, &c->ilp.seconds, err));
         } else if (OPTION("--ilp-gap")) {
-            CHECK(parse_double("--ilp-gap", value, 0, 1, &c->ilp.gap, err));
+            CHECK(cli_parse_number("--ilp-gap", value, 0, 1, &c->ilp.gap, err));
         } else if (OPTION("--cost")) {
             CHECK(TF_OK);
             c->cost_text = value;
@@ -168,7 +156,7 @@ static int parse_arguments(int argc, char **argv, schedule_command *c, int *help
         } else if (OPTION("--stride")) {
             CHECK(cli_parse_int("--stride", value, 1, INT32_MAX, &c->options.stride, err));
         } else if (OPTION("--train-ratio")) {
-            CHECK(parse_double("--train-ratio", value, 1e-9, 1, &c->options.train_ratio, err));
+            CHECK(cli_parse_number("--train-ratio", value, 1e-9, 1, &c->options.train_ratio, err));
         } else if (OPTION("--seed")) {
             CHECK(cli_parse_int("--seed", value, 0, INT64_MAX, &number, err));
             c->options.seed = (uint64_t)number;

@@ -22,18 +22,6 @@ void train_scheduling_default(train_scheduling *s)
     ilp_options_default(&s->ilp);
 }
 
-static int parse_fraction(const char *name, const char *value, double minimum, double below, double *out,
-                          tf_error *err)
-{
-    char *end;
-    double parsed = strtod(value, &end);
-    if (end == value || *end || !(parsed >= minimum && parsed < below))
-        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a number in [%g, %g)", name, value, minimum,
-                            below);
-    *out = parsed;
-    return TF_OK;
-}
-
 int train_scheduling_option(int argc, char **argv, int *i, train_scheduling *s, tf_error *err)
 {
     const char *value;
@@ -53,11 +41,11 @@ int train_scheduling_option(int argc, char **argv, int *i, train_scheduling *s, 
         s->cost = value;
         s->options_given = 1;
     } else if ((matched = cli_option(argc, argv, i, "--ilp-seconds", &value, err)) != 0) {
-        if (matched > 0 && parse_fraction("--ilp-seconds", value, 1e-3, 86400.0001, &s->ilp.seconds, err) != TF_OK)
+        if (matched > 0 && cli_parse_number("--ilp-seconds", value, 1e-3, 86400.0001, &s->ilp.seconds, err) != TF_OK)
             return -1;
         s->options_given = 1;
     } else if ((matched = cli_option(argc, argv, i, "--ilp-gap", &value, err)) != 0) {
-        if (matched > 0 && parse_fraction("--ilp-gap", value, 0, 1, &s->ilp.gap, err) != TF_OK)
+        if (matched > 0 && cli_parse_number("--ilp-gap", value, 0, 1, &s->ilp.gap, err) != TF_OK)
             return -1;
         s->options_given = 1;
     }
