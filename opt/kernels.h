@@ -16,8 +16,9 @@
  *    terms in the same order as ref: **bitwise equal**. The backward gathers over a transpose
  *    (propagation_add_transpose(), ref/propagate.h) instead of scattering, ordered so each sum is
  *    formed exactly as ref's scatter forms it.
- *  - The LSTM pointwise part is ref's arithmetic split across threads: bitwise equal. The GRU
- *    cell computes its six products with sgemm, then the gates pointwise: fp.
+ *  - The LSTM pointwise part is ref's arithmetic (ref/recurrent_gates.h) split across threads:
+ *    bitwise equal. The GRU cell computes its six products with sgemm, then the gates pointwise
+ *    with the same functions: fp.
  *
  * Threads: OpenMP's for the loops (opt_set_threads()); OpenBLAS runs single-threaded in the
  * calling thread, because its spinning threads and OpenMP's fought over the cores (a T-GCN

@@ -22,6 +22,10 @@
  * The pointwise part is its own function so GC-LSTM, whose pre-activations come from graph
  * convolutions, shares it with the plain cell.
  *
+ * The optimized twins (opt/, cuda/) compute these pointwise equations with the functions of
+ * ref/recurrent_gates.h; the loops here deliberately do not, so that they stay an independent
+ * oracle for the twins.
+ *
  * Elman RNN (torch.nn.RNNCell with nonlinearity 'tanh'), JODIE's memory updater in TGL:
  *
  *     h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)
