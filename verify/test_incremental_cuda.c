@@ -20,7 +20,7 @@
 #include "datasets/dataset.h"
 #include "opt/incremental.h"
 #include "ref/incremental.h"
-#include "verify/testing.h"
+#include "verify/testing_cuda.h"
 
 #define TOLERANCE 1e-4
 
@@ -149,23 +149,11 @@ END_TEST
 
 int main(void)
 {
-    if (cuda_device_count() == 0) {
-        printf("no GPU (or no driver): skipping\n");
-        return 77;
-    }
-    tf_error err;
-    if (cuda_context_create(&gpu, 0, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        return 1;
-    }
-    printf("GPU: %s\n", gpu.name);
     Suite *suite = suite_create("cuda_incremental");
     TCase *cases = tcase_create("cuda_incremental");
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, twitter_tennis_chain);
     tcase_add_test(cases, generated_chain);
     suite_add_tcase(suite, cases);
-    int status = run_suite(suite);
-    cuda_context_destroy(&gpu);
-    return status;
+    return run_suite_cuda(suite, &gpu);
 }

@@ -1,7 +1,8 @@
 /* Shared helpers for the Check suites in verify/: paths into the source tree, a suite
  * runner, asserting that a call failed the way it should, and the two comparisons every
  * twin check prints (the fp error and the count of values that differ in bits).
- * Header-only, test-only. */
+ * Header-only, test-only. The mains of the MPI and CUDA tests are in verify/testing_mpi.h and
+ * verify/testing_cuda.h. */
 #ifndef TWOFOLD_VERIFY_TESTING_H
 #define TWOFOLD_VERIFY_TESTING_H
 
@@ -74,7 +75,6 @@ static inline void assert_input_error(int status, const tf_error *err, const cha
         assert_input_error((status), (err), expect_parts_);                                                    \
     } while (0)
 
-/* Run one suite; returns the process exit status (0 when every test passed). */
 /* The fp error of design/TECHNIQUES.md: the largest |ours - reference| / max(1, |reference|)
  * over n values; infinity if any is NaN. */
 static inline double relative_error(const float *ours, const float *reference, int64_t n)
@@ -96,6 +96,7 @@ static inline int64_t differing_bits(const float *a, const float *b, int64_t n)
     return differing;
 }
 
+/* Run one suite and free it; returns the process exit status (0 when every test passed). */
 static inline int run_suite(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
