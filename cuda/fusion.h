@@ -30,6 +30,7 @@
 #include "ref/error.h"
 #include "ref/fusion.h"
 #include "ref/fusion_plan.h"
+#include "ref/fusion_sequences.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,8 @@
 /**
  * @file opt/fusion.h
- * @brief The optimized twins of ref/fusion.h: the time encoder over many sequences as one
- *        batched recurrence (zero-padded, or DGC's fused lanes with a reset mask), and chunk
- *        loading with spatial fusion. Implemented in opt/fusion.c.
+ * @brief The optimized twins of ref/fusion.h and ref/fusion_chunks.h: the time encoder over
+ *        many sequences as one batched recurrence (zero-padded, or DGC's fused lanes with a
+ *        reset mask), and chunk loading with spatial fusion. Implemented in opt/fusion.c.
  *
  * **Temporal fusion** (DGC, Section 5.1, Fig. 9 and Eqs. 4-5). Both batched layouts are a
  * #fusion_plan: a grid of lanes (batch rows) by steps, in which every sequence of the
@@ -60,7 +60,9 @@
 #include <stdint.h>
 
 #include "ref/fusion.h"
+#include "ref/fusion_chunks.h"
 #include "ref/fusion_plan.h"
+#include "ref/fusion_sequences.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,6 +17,8 @@
 #include "opt/fusion.h"
 #include "opt/kernels.h"
 #include "ref/fusion.h"
+#include "ref/fusion_chunks.h"
+#include "ref/fusion_sequences.h"
 #include "ref/rng.h"
 #include "verify/testing.h"
 

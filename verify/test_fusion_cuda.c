@@ -11,6 +11,7 @@
 #include "datasets/dataset.h"
 #include "opt/fusion.h"
 #include "ref/fusion.h"
+#include "ref/fusion_sequences.h"
 #include "ref/rng.h"
 #include "verify/testing_cuda.h"
 
