@@ -75,11 +75,12 @@ int ref_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
                        tf_error *err);
 
 /**
- * Backward of ref_fusion_forward(), given the loss gradient @p dh_out [total_steps][hidden]
- * with respect to every step's output. Adds into @p dx [total_steps][in] (may be NULL) and the
- * parameter gradients. Each sequence's forward is recomputed, so no tape is kept between the
- * calls. A parameter's gradient is summed over all steps in double (as ref_linear_backward()
- * sums over rows), so the reference does not drift over thousands of steps.
+ * Backward of ref_fusion_forward() at the inputs x [total_steps][in], given the loss gradient
+ * @p dh_out [total_steps][hidden] with respect to every step's output. Adds into @p dx
+ * [total_steps][in] (may be NULL) and the parameter gradients. Each sequence's forward is
+ * recomputed, so no tape is kept between the calls. A parameter's gradient is summed over all
+ * steps in double (as ref_linear_backward() sums over rows), so the reference does not drift
+ * over thousands of steps.
  */
 int ref_fusion_backward(const time_encoder *encoder, const sequence_set *set, const float *x, const float *dh_out,
                         float *dx, const time_encoder_gradients *gradients, tf_error *err);

@@ -53,7 +53,8 @@ typedef struct chunk_load {
 
 /**
  * The vertices chunk @p chunk needs: its own and every in-neighbour of one of them in any
- * snapshot (its halo), sorted, each once. @p out_vertices is allocated (caller frees).
+ * snapshot (its halo), sorted, each once: out_vertices [1] gets an allocated [count] array
+ * (caller frees), out_count [1] its length.
  */
 int ref_fusion_chunk_vertices(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk,
                               int32_t **out_vertices, int64_t *out_count, tf_error *err);

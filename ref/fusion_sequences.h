@@ -37,7 +37,7 @@ typedef struct sequence_set {
 } sequence_set;
 
 /**
- * Build a set from @p count lengths (each >= 1). vertex and first_snapshot stay NULL.
+ * Build a set from lengths [count] (each >= 1). vertex and first_snapshot stay NULL.
  * @return 0, or TF_ERR_INPUT naming the first bad length.
  */
 int sequence_set_from_lengths(const int64_t *lengths, int64_t count, sequence_set *out, tf_error *err);
