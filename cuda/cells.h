@@ -32,8 +32,8 @@ int cuda_gru_cell_forward(cuda_context *context, const float *d_x, const float *
 /**
  * Twin of ref_gru_cell_backward(): adds into every gradient given (any may be NULL).
  * Shapes: d_x [n][in], d_h [n][hidden], d_weight_ih [3 hidden][in], d_weight_hh [3 hidden][hidden],
- * d_cache [n][4 hidden], d_dh_out [n][hidden]; d_dx [n][in], d_dh [n][hidden], d_dweight_ih [3
- * hidden][in], d_dweight_hh [3 hidden][hidden], d_dbias_ih, d_dbias_hh [3 hidden].
+ * d_cache [n][4 hidden], d_dh_out [n][hidden]; d_dx [n][in], d_dh [n][hidden],
+ * d_dweight_ih [3 hidden][in], d_dweight_hh [3 hidden][hidden], d_dbias_ih, d_dbias_hh [3 hidden].
  */
 int cuda_gru_cell_backward(cuda_context *context, const float *d_x, const float *d_h, const float *d_weight_ih,
                            const float *d_weight_hh, const float *d_cache, const float *d_dh_out, int64_t n,
@@ -42,16 +42,16 @@ int cuda_gru_cell_backward(cuda_context *context, const float *d_x, const float 
 
 /**
  * Twin of ref_lstm_pointwise_forward().
- * Shapes: d_preactivation [n][4 hidden], d_c [n][hidden]; d_c_out, d_h_out [n][hidden], d_gates
- * [n][4 hidden].
+ * Shapes: d_preactivation [n][4 hidden], d_c [n][hidden]; d_c_out, d_h_out [n][hidden],
+ * d_gates [n][4 hidden].
  */
 int cuda_lstm_pointwise_forward(cuda_context *context, const float *d_preactivation, const float *d_c, int64_t n,
                                 int64_t hidden, float *d_c_out, float *d_h_out, float *d_gates, tf_error *err);
 
 /**
  * Twin of ref_lstm_pointwise_backward() (@p d_dc_out and @p d_dc may be NULL).
- * Shapes: d_gates [n][4 hidden], d_c, d_c_out, d_dh_out, d_dc_out [n][hidden]; d_dpreactivation
- * [n][4 hidden], d_dc [n][hidden].
+ * Shapes: d_gates [n][4 hidden], d_c, d_c_out, d_dh_out, d_dc_out [n][hidden];
+ * d_dpreactivation [n][4 hidden], d_dc [n][hidden].
  */
 int cuda_lstm_pointwise_backward(cuda_context *context, const float *d_gates, const float *d_c, const float *d_c_out,
                                  const float *d_dh_out, const float *d_dc_out, int64_t n, int64_t hidden,

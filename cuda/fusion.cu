@@ -124,7 +124,10 @@ __global__ static void masked_lstm_step_backward(const float *gates, const float
     dc_prev[index] = through_cell;
 }
 
-/* Through the mask: at a reset the gradient belongs to the zero initial state and stops. */
+/* Through the mask: at a reset the gradient belongs to the zero initial state and stops.
+ *   dh_prev, dc_prev [n][H]   this step's dL/dh_prev, dL/dc_prev (dc_prev NULL for the GRU)
+ *   reset [n]                 this step's reset flags
+ *   carry_h, carry_c [n][H]   what the previous step receives */
 __global__ static void masked_carry(const float *dh_prev, const float *dc_prev, const uint8_t *reset, int64_t n,
                                     int64_t H, float *carry_h, float *carry_c)
 {

@@ -192,7 +192,7 @@ static float *transposed(const float *weight, int64_t out, int64_t in, tf_error 
 /* y[o] = start[o] + v[0] w[0][o] + v[1] w[1][o] + ... (start NULL: 0), added left to right in
  * float: the order of ref_linear_forward() and of ref_gru_cell_forward()'s gate sums, so every
  * y[o] is bit for bit the reference's. The loop runs across o, which vectorizes without
- * reordering any one sum. `transposed_weight` is [in][out]. */
+ * reordering any one sum. v [in], transposed_weight [in][out], start [out] (or NULL), y [out]. */
 static void products_in_reference_order(const float *v, const float *transposed_weight, int64_t in, int64_t out,
                                         const float *start, float *y)
 {
@@ -207,10 +207,11 @@ static void products_in_reference_order(const float *v, const float *transposed_
     }
 }
 
-/* The carried state of the rows of step t, after the mask rule: into `prev` (what the cell
- * reads) and, for the update-gate-only rule, the masked one into `masked` ([lanes][H]). `state` holds every
- * row's new state; rows of step t - 1 start at step_offset[t - 1] and include lane l, because
- * lanes stop running only at the end, so active[t - 1] >= active[t]. */
+/* The carried state of the rows of step t, after the mask rule: into prev [computed_rows][H]
+ * (what the cell reads; rows of step t written) and, for the update-gate-only rule, the masked
+ * one into masked [lanes][H]. state [computed_rows][H] holds every row's new state; rows of
+ * step t - 1 start at step_offset[t - 1] and include lane l, because lanes stop running only
+ * at the end, so active[t - 1] >= active[t]. */
 static void carried_state(const fusion_plan *plan, int64_t t, const float *state, int64_t H, fusion_mask_rule rule,
                           float *prev, float *masked)
 {
@@ -337,7 +338,8 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
 
 /* Parameter gradients of all rows: each row's terms are the float products ref forms for one
  * step (d * x, d * h_prev, d), summed in double as ref sums its steps; only the order of the
- * double sum differs (rows in plan order, threads' partial sums added at the end). */
+ * double sum differs (rows in plan order, threads' partial sums added at the end).
+ * d_input, d_recurrent [computed_rows][G H]; step_of_row [computed_rows] (-1: padding). */
 static int parameter_gradients(const time_encoder *encoder, const fusion_plan *plan, const fusion_tape *tape,
                                const float *d_input, const float *d_recurrent, const int64_t *step_of_row,
                                const time_encoder_gradients *gradients, tf_error *err)
@@ -521,7 +523,7 @@ void fusion_groups_free(fusion_groups *groups)
     memset(groups, 0, sizeof *groups);
 }
 
-/* |a ∩ b| for two increasing id lists. */
+/* |a ∩ b| for two increasing id lists a [na] and b [nb]. */
 static int64_t shared_count(const int32_t *a, int64_t na, const int32_t *b, int64_t nb)
 {
     int64_t i = 0, j = 0, shared = 0;
@@ -536,7 +538,7 @@ static int64_t shared_count(const int32_t *a, int64_t na, const int32_t *b, int6
     return shared;
 }
 
-/* a ∪ b for two increasing id lists, into `out` (room for na + nb); returns its length. */
+/* a ∪ b for two increasing id lists a [na] and b [nb], into out [na + nb]; returns its length. */
 static int64_t union_of(const int32_t *a, int64_t na, const int32_t *b, int64_t nb, int32_t *out)
 {
     int64_t i = 0, j = 0, k = 0;

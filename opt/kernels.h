@@ -99,8 +99,8 @@ void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih
 
 /**
  * Twin of ref_gru_cell_backward(): gate gradients in one fused loop, then four sgemm.
- * Shapes: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden], cache
- * [n][4 hidden], dh_out [n][hidden]; dx [n][in], dh [n][hidden], dweight_ih [3 hidden][in],
+ * Shapes: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
+ * cache [n][4 hidden], dh_out [n][hidden]; dx [n][in], dh [n][hidden], dweight_ih [3 hidden][in],
  * dweight_hh [3 hidden][hidden], dbias_ih, dbias_hh [3 hidden].
  */
 void opt_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
@@ -109,8 +109,8 @@ void opt_gru_cell_backward(const float *x, const float *h, const float *weight_i
 
 /**
  * Twin of ref_lstm_pointwise_forward(): rows across threads, bitwise equal.
- * Shapes: preactivation [n][4 hidden], c [n][hidden]; c_out, h_out [n][hidden], gates [n][4
- * hidden].
+ * Shapes: preactivation [n][4 hidden], c [n][hidden]; c_out, h_out [n][hidden],
+ * gates [n][4 hidden].
  */
 void opt_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                 float *h_out, float *gates);

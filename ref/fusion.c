@@ -72,7 +72,7 @@ static int scratch_alloc(sequence_scratch *s, const time_encoder *e, int64_t max
 }
 
 /* Run sequence of `length` steps from the zero state: states into s->h (and s->c), caches
- * into s->cache, outputs also into h_out when given. */
+ * into s->cache, outputs also into h_out when given. x [length][in], h_out [length][H] or NULL. */
 static void sequence_forward(const time_encoder *e, const float *x, int64_t length, sequence_scratch *s, float *h_out)
 {
     const int64_t H = e->hidden, in = e->in;

@@ -52,7 +52,7 @@ int sequence_set_from_lengths(const int64_t *lengths, int64_t count, sequence_se
     return TF_OK;
 }
 
-/* Sequences from an [num_snapshots][num_nodes] alive map: each maximal run of alive snapshots
+/* Sequences from alive [num_snapshots][num_nodes] (1: alive): each maximal run of alive snapshots
  * of one vertex, ordered by first snapshot, then vertex. */
 static int sequences_from_alive(const uint8_t *alive, int64_t num_snapshots, int64_t num_nodes, const char *what,
                                 sequence_set *out, tf_error *err)

@@ -36,7 +36,7 @@ int pygt_default_lags(pygt_layout layout)
 
 /* ---- shared snapshot construction ------------------------------------------------------ */
 
-/* numpy's (x - x.mean(axis=0)) / (x.std(axis=0) + epsilon) over a [T][N] series, in place.
+/* numpy's (x - x.mean(axis=0)) / (x.std(axis=0) + epsilon) over series [steps][columns], in place.
  * numpy reduces axis 0 of a C-ordered array row after row, so plain sequential sums in
  * double reproduce its rounding. A column with zero spread has no standard score: numpy
  * would silently produce NaN, twofold reports it. */
@@ -84,7 +84,7 @@ static int lagged_snapshots(const pygt_json_context *c, const char *path, const 
     return TF_OK;
 }
 
-/* Give every snapshot the same edges. */
+/* Give every snapshot the same edges src, dst, weights [count] (weights NULL: all ones). */
 static int static_edges(snapshot_seq *out, int64_t count, const int32_t *src, const int32_t *dst,
                         const float *weights, tf_error *err)
 {
@@ -182,6 +182,7 @@ static int load_england_covid(const pygt_json_context *c, const cJSON *root, int
  * then one-hot of floor(10 * transitivity) in 11 columns. */
 #define TENNIS_DEGREE_CLASSES 5
 #define TENNIS_TRANSITIVITY_CLASSES 11
+/* raw [num_nodes][2] (degree, transitivity) -> features [num_nodes][16] (zeroed before). */
 static int tennis_encode(const pygt_json_context *c, const char *path, const double *raw, int64_t num_nodes,
                          float *features)
 {
@@ -203,7 +204,8 @@ static int tennis_encode(const pygt_json_context *c, const char *path, const dou
 /* Finds the step objects "0" .. "steps-1" in one pass over the root's members and checks
  * that each has an `X` with as many rows as step 0's, before anything is allocated: a file
  * announcing more steps or vertices than it holds then fails fast, not after allocating
- * what it announced. *items is allocated (caller frees). */
+ * what it announced. *items is allocated [steps] (caller frees); num_nodes [1] gets the
+ * rows of $.0.X. */
 static int tennis_index_steps(const pygt_json_context *c, const cJSON *root, int64_t steps, const cJSON ***items,
                               int64_t *num_nodes)
 {
