@@ -23,7 +23,9 @@
  * formula:
  *  - On the host (C11, ISO mode) expf() and tanhf() are the C library's, the same calls
  *    ref/recurrent.c makes, and every product and sum is rounded on its own (ISO C mode does
- *    not contract a * b + c into a fused multiply-add). The CPU twins are bitwise equal to ref.
+ *    not contract a * b + c into a fused multiply-add). Given the same pre-activations, the CPU
+ *    twins' gates are bitwise ref's (opt_gru_cell_*() differ from ref only through their sgemm
+ *    products).
  *  - On the device, nvcc supplies CUDA's own expf() and tanhf() (accurate to a few ulp, with
  *    their bounds in the CUDA C++ Programming Guide's table of mathematical functions, but not
  *    the C library's bits), and it contracts a * b + c into one fused multiply-add (its default,
