@@ -644,7 +644,7 @@ START_TEST(roundrobin_epoch_is_trainer_epoch)
             differing += ra.steps != rb.steps;
         }
         for (int64_t i = 0; i < a.model.parameters.count; i++)
-            differing += differing_bits(a.model.parameters.items[i].value.data, b.model.parameters.items[i].value.data,
+            differing += differing_values(a.model.parameters.items[i].value.data, b.model.parameters.items[i].value.data,
                                           a.model.parameters.items[i].value.size);
         printf("chickenpox %s batches of 3: ref_schedule_epoch on round-robin vs trainer_epoch, 2 epochs: %lld values "
                "differ (must be 0)\n", blocks ? "block" : "consecutive", (long long)differing);

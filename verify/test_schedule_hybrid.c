@@ -228,7 +228,7 @@ static void equality_on(const char *spec)
             for (int64_t p = 0; p < oracle.parameters.count; p++) {
                 const tensor *a = &ours.parameters.items[p].grad, *e = &oracle.parameters.items[p].grad;
                 worst = fmax(worst, relative_error(a->data, e->data, a->size));
-                differing += differing_bits(a->data, e->data, a->size);
+                differing += differing_values(a->data, e->data, a->size);
             }
             hybrid_batch_free(&b);
         }
@@ -468,9 +468,9 @@ START_TEST(dqn_deterministic_and_learns)
         other_actions += first[k] != other[k];
     }
     for (int64_t p = 0; p < a.online.count; p++)
-        differing_parameters += differing_bits(a.online.items[p].value.data, b.online.items[p].value.data,
+        differing_parameters += differing_values(a.online.items[p].value.data, b.online.items[p].value.data,
                                                a.online.items[p].value.size) +
-                                differing_bits(a.target.items[p].value.data, b.target.items[p].value.data,
+                                differing_values(a.target.items[p].value.data, b.target.items[p].value.data,
                                                a.target.items[p].value.size);
     dqn_free(&a);
     dqn_free(&b);

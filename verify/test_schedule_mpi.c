@@ -19,7 +19,7 @@
 #include "opt/schedule_hybrid.h"
 #include "opt/train.h"
 #include "ref/schedule_cost.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
 
@@ -244,7 +244,7 @@ START_TEST(roundrobin_is_the_trainers_placement)
         differing += memcmp(&ra.test_mse, &rb.test_mse, sizeof(double)) != 0;
     }
     for (int64_t i = 0; i < a.model.parameters.count; i++)
-        differing += differing_bits(a.model.parameters.items[i].value.data, b.model.parameters.items[i].value.data,
+        differing += differing_values(a.model.parameters.items[i].value.data, b.model.parameters.items[i].value.data,
                                     a.model.parameters.items[i].value.size);
     if (world.rank == 0)
         printf("round-robin schedule vs opt_trainer_epoch, batch 4 on %d rank(s), 2 epochs: %lld values differ (must "
@@ -306,12 +306,9 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
+    tf_error err;
     if (dataset_load("england_covid", NULL, &data, &err) != TF_OK) {
         fprintf(stderr, "%s\n", err.message);
         comm_finalize(&world);
@@ -326,11 +323,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, roundrobin_is_the_trainers_placement);
     tcase_add_test(cases, hybrid_fixed_equals_single_process);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
+    const int status = run_suite_mpi(suite, &world);
     dataset_free(&data);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return status;
 }
