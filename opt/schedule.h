@@ -56,7 +56,7 @@ int opt_schedule_greedy(schedule *s, const double *times, int64_t groups, int ra
  * Any method by name, for @p ranks ranks: roundrobin (from @p steps, the trainer's steps),
  * lpt (@p per_rank recorded), greedy (opt twin, L = 2: another @p per_rank is an input error
  * naming --method ilp), ilp (@p ilp limits, @p report filled; NULL report allowed).
- * @param times  [groups] group times (unused by roundrobin)
+ * (@p times: [groups] group times (unused by roundrobin).)
  */
 int opt_schedule_compute(schedule *s, schedule_method method, const double *times, int64_t groups, int ranks,
                          int per_rank, const train_schedule *steps, double alpha, const ilp_options *ilp,
@@ -76,7 +76,7 @@ int opt_schedule_build(schedule *s, schedule_method method, const double *times,
  * @p tr at its current parameters @p repeats times, timing each with the thread's CPU clock
  * (several ranks sharing cores would otherwise time each other), and keeps the median; the
  * gradients are zeroed afterwards. Every rank receives every group's time.
- * @param seconds  out [windows]
+ * (@p seconds: out [windows].)
  */
 int opt_schedule_profile(trainer *tr, const snapshot_seq *seq, comm *c, int repeats, double *seconds, tf_error *err);
 

@@ -171,6 +171,27 @@ static int read_solution(glp_prob *p, const layout *l, schedule *s, tf_error *er
     return TF_OK;
 }
 
+/* The time limit ended the solve before it had a schedule of its own: the start stands (moved
+ * into s), with the simple bound max(t_max, sum t / G) + alpha ceil(n / (G L)) (an iteration
+ * holds at most G L groups). */
+static void keep_start(schedule *s, schedule *start, const schedule_cost *start_cost, const double *times,
+                       int64_t groups, int ranks, int per_rank, double alpha, double started, ilp_report *report)
+{
+    double total = 0, longest = 0;
+    for (int64_t k = 0; k < groups; k++) {
+        total += times[k];
+        longest = fmax(longest, times[k]);
+    }
+    report->status = "time limit";
+    report->objective = start_cost->objective;
+    report->bound = fmax(longest, total / ranks) +
+                    alpha * (double)((groups + (int64_t)ranks * per_rank - 1) / ((int64_t)ranks * per_rank));
+    report->gap = fmax(0, (report->objective - report->bound) / report->objective);
+    report->seconds = wall_seconds() - started;
+    *s = *start;
+    memset(start, 0, sizeof *start);
+}
+
 int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks, int per_rank, double alpha,
                      const ilp_options *o, ilp_report *report, tf_error *err)
 {
@@ -240,22 +261,11 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
             status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: the relaxation of the schedule ILP failed (code %d)", lp);
     }
     if (status == TF_OK && out_of_time) {
-        /* no time left for branch and cut: the start stands, with the simple bound
-         * max(t_max, sum t / G) + alpha ceil(n / (G L)) (an iteration holds at most G L groups) */
-        double total = 0;
-        for (int64_t k = 0; k < groups; k++)
-            total += times[k];
-        report->status = "time limit";
-        report->objective = start_cost.objective;
-        report->bound = fmax(longest, total / ranks) +
-                        alpha * (double)((groups + (int64_t)ranks * per_rank - 1) / ((int64_t)ranks * per_rank));
-        report->gap = fmax(0, (report->objective - report->bound) / report->objective);
-        report->seconds = wall_seconds() - started;
         glp_delete_prob(p);
         glp_free_env();
         free(scaled);
         free(solution);
-        *s = start;
+        keep_start(s, &start, &start_cost, times, groups, ranks, per_rank, alpha, started, report);
         return TF_OK;
     }
     if (status == TF_OK) {
@@ -271,6 +281,14 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
         const int mip = glp_mip_status(p);
         solved = (returned == 0 || returned == GLP_ETMLIM || returned == GLP_EMIPGAP) &&
                  (mip == GLP_OPT || mip == GLP_FEAS);
+        if (returned == GLP_ETMLIM && !solved) { /* the limit came before the start was offered: it stands */
+            glp_delete_prob(p);
+            glp_free_env();
+            free(scaled);
+            free(solution);
+            keep_start(s, &start, &start_cost, times, groups, ranks, per_rank, alpha, started, report);
+            return TF_OK;
+        }
         if (returned != 0 && returned != GLP_ETMLIM && returned != GLP_EMIPGAP)
             status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: branch and cut failed with code %d", returned);
         else if (!solved)

@@ -24,7 +24,8 @@
  * a gap exists from the first node. The search stops at the time limit or the relative gap
  * (GLPK's mip_gap). The result's empty iterations are dropped, then the balance pass. When the
  * time limit ends even the LP relaxation (hundreds of groups), the start is returned with the
- * bound max(t_max, sum t / G) + alpha ceil(n / (G L)) and status "time limit".
+ * bound max(t_max, sum t / G) + alpha ceil(n / (G L)) and status "time limit"; so it is when the
+ * limit ends branch and cut before the start was offered (a very slow machine, Valgrind).
  *
  * GLPK is the only library this file needs; no other file includes glpk.h.
  */

@@ -31,6 +31,7 @@ extern "C" {
 /** Fresh batches a generator may build ahead of training, per action. */
 #define RESERVOIR_AHEAD 4
 
+/** The threaded reservoir (opaque: its threads, locks and store are opt/schedule_reservoir.c's). */
 typedef struct opt_reservoir opt_reservoir;
 
 /** Start a reservoir with @p threads generator threads over @p source for @p sizes [actions]. */

@@ -38,8 +38,8 @@ typedef struct simulation_row {
 
 /**
  * The sizes of @p seq's snapshots repeated to @p snapshots snapshots.
- * @param nodes  out [snapshots], allocated (caller frees)
- * @param edges  out [snapshots], allocated (caller frees)
+ * (@p nodes: out [snapshots], allocated (caller frees).)
+ * (@p edges: out [snapshots], allocated (caller frees).)
  */
 int schedule_sizes_cycle(const snapshot_seq *seq, int64_t snapshots, int64_t **nodes, int64_t **edges, tf_error *err);
 

@@ -117,7 +117,7 @@ int ref_schedule_roundrobin(schedule *s, const train_schedule *steps, int ranks,
  * Longest processing time first: groups sorted by (t descending, id ascending), the first G in
  * iteration 0 one per rank, the next G in iteration 1, ... (then the balance pass). For L = 1
  * this is optimal (chapters/07-schedule.md proves it); @p per_rank is recorded as L.
- * @param times  [groups] group times
+ * (@p times: [groups] group times.)
  */
 int ref_schedule_lpt(schedule *s, const double *times, int64_t groups, int ranks, int per_rank, tf_error *err);
 
@@ -135,7 +135,7 @@ int ref_schedule_lpt(schedule *s, const double *times, int64_t groups, int ranks
  *
  * Times are compared as integers: t_k is quantized to round(t_k / max_t * 2^40) ticks, so every
  * sum and waste is exact and the optimized twin's pruning can never change a choice.
- * @param times  [groups] group times
+ * (@p times: [groups] group times.)
  */
 int ref_schedule_greedy(schedule *s, const double *times, int64_t groups, int ranks, tf_error *err);
 
@@ -156,7 +156,7 @@ int schedule_greedy_sort(const double *times, int64_t groups, int64_t *ticks, in
  * within it to a rank bin already opened or the first new one (iterations and ranks are
  * interchangeable); at most ceil(n / G) iterations; a branch is cut when its partial cost
  * (its iterations' maxima plus alpha each) reaches the best. Then the balance pass.
- * @param times  [groups] group times
+ * (@p times: [groups] group times.)
  */
 int ref_schedule_optimal(schedule *s, const double *times, int64_t groups, int ranks, int per_rank, double alpha,
                          tf_error *err);
@@ -167,7 +167,7 @@ int ref_schedule_optimal(schedule *s, const double *times, int64_t groups, int r
  * iteration's bins (the groups of one rank) are sorted by load descending (ties: lower rank
  * first) and the k-th heaviest goes to the rank with the k-th smallest total so far (ties:
  * lower rank first). Deterministic.
- * @param times  [groups] group times
+ * (@p times: [groups] group times.)
  */
 int schedule_balance_ranks(schedule *s, const double *times, tf_error *err);
 

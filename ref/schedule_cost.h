@@ -27,8 +27,8 @@ extern "C" {
 /**
  * The rows and edges of every window of @p windows (the trainer's, so they cannot drift from
  * what it trains) on @p seq.
- * @param rows   out [windows->windows]
- * @param edges  out [windows->windows]
+ * (@p rows: out [windows->windows].)
+ * (@p edges: out [windows->windows].)
  */
 void schedule_group_sizes(const train_schedule *windows, const snapshot_seq *seq, int64_t *rows, int64_t *edges);
 
@@ -47,9 +47,9 @@ typedef struct cost_model {
  * modified Gram-Schmidt, and a column whose part orthogonal to the earlier ones is below 1e-9
  * of its norm is dropped (coefficient 0, its bit set in `dropped`): with full windows on a
  * fixed vertex set the rows are constant, the same column as the intercept. Needs n >= 2.
- * @param rows     [n]
- * @param edges    [n]
- * @param seconds  [n] measured times
+ * (@p rows: [n].)
+ * (@p edges: [n].)
+ * (@p seconds: [n] measured times.)
  */
 int cost_model_fit(const int64_t *rows, const int64_t *edges, const double *seconds, int64_t n, cost_model *out,
                    tf_error *err);

@@ -62,7 +62,7 @@ void dqn_options_default(dqn_options *o);
 
 /** An agent. Owns its networks, optimizer and replay. */
 typedef struct dqn {
-    dqn_options options;
+    dqn_options options;     /**< the settings */
     parameter_list online;   /**< l1.weight [16][1], l1.bias [16], l2.weight [9][16], l2.bias [9] */
     parameter_list target;   /**< the same names: the slowly following copy */
     adam optimizer;          /**< on online */
@@ -99,9 +99,9 @@ double dqn_reward(double work_last, double work_current, double drop_last, doubl
 /**
  * The TD loss (1/n) sum (Q(states_i)[actions_i] - targets_i)^2 of @p online and, when
  * @p backward, its gradient added into @p online's gradients (for the gradient check).
- * @param states   [n]
- * @param actions  [n]
- * @param targets  [n] the TD targets y
+ * (@p states: [n].)
+ * (@p actions: [n].)
+ * (@p targets: [n] the TD targets y.)
  */
 double dqn_td_loss(parameter_list *online, const float *states, const int *actions, const float *targets, int64_t n,
                    int backward);

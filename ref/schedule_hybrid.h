@@ -56,7 +56,7 @@ extern "C" {
 
 /**
  * Walk-count load of every vertex over snapshots first .. first+count-1, @p hops hops (>= 1).
- * @param load  out [num_nodes]
+ * (@p load: out [num_nodes].)
  */
 int hybrid_vertex_load(const snapshot_seq *seq, int64_t first, int64_t count, int hops, int64_t *load, tf_error *err);
 
@@ -93,7 +93,8 @@ typedef struct hybrid_block {
 
 /** A hybrid batch (Definition 3) and what training it needs. */
 typedef struct hybrid_batch {
-    int64_t first, count;        /**< snapshots first .. first+count-1 */
+    int64_t first;               /**< the first snapshot */
+    int64_t count;               /**< snapshots first .. first+count-1 (N_S) */
     int64_t num_targets;         /**< N_V' */
     int64_t num_frontier;        /**< targets and their in-neighbours over the batch's snapshots */
     int32_t *frontier;           /**< [num_frontier] vertex ids: the targets ascending, then the rest ascending */
@@ -106,7 +107,7 @@ typedef struct hybrid_batch {
 
 /**
  * Build batch @p index of stream @p stream: draws from rng_seed_keyed(seed, stream, index).
- * @param scratch  [num_nodes] all -1 on entry and on return (the frontier's position map)
+ * (@p scratch: [num_nodes] all -1 on entry and on return (the frontier's position map).)
  */
 int hybrid_batch_build(hybrid_batch *b, const hybrid_source *h, hybrid_sizes sizes, uint64_t seed, uint64_t stream,
                        uint64_t index, int32_t *scratch, tf_error *err);

@@ -59,42 +59,46 @@ typedef struct batch_supplier {
     int (*get)(void *context, int action, uint64_t number, const hybrid_batch **batch, tf_error *err);
     /** Done with a batch get() lent (NULL: nothing to do). */
     void (*release)(void *context, const hybrid_batch *batch);
-    void *context;
+    void *context;  /**< passed to get() and release() */
 } batch_supplier;
 
 /** The ranks a hybrid epoch runs on: NULL for one process. */
 typedef struct hybrid_ranks {
-    int rank, size;
+    int rank;       /**< this rank */
+    int size;       /**< the ranks */
     /** Sum the gradients over the ranks, in place. */
     int (*sum_gradients)(void *context, parameter_list *list, tf_error *err);
     /** Sum @p count doubles over the ranks, in place. */
     int (*sum_numbers)(void *context, double *values, int64_t count, tf_error *err);
     /** Rank 0's action to every rank. */
     int (*share_action)(void *context, int *action, tf_error *err);
-    void *context;
+    void *context;  /**< passed to the three hooks */
 } hybrid_ranks;
 
 /** A hybrid training run: what persists from epoch to epoch. */
 typedef struct hybrid_run {
-    hybrid_options options;
-    hybrid_source source;
+    hybrid_options options;                /**< as created */
+    hybrid_source source;                  /**< loads, groups, operators */
     int actions;                           /**< 1 (fixed) or HYBRID_ACTIONS (DQN) */
     hybrid_sizes sizes[HYBRID_ACTIONS];    /**< per action */
     int action;                            /**< the current one */
-    int64_t steps_per_epoch;
+    int64_t steps_per_epoch;               /**< ceil(N T_train / (N_V N_S batch)) at the middle sizes */
     int64_t steps;                         /**< taken over the run */
-    dqn agent;
-    int have_agent;
+    dqn agent;                             /**< the adjuster (with --adjust dqn) */
+    int have_agent;                        /**< agent is created */
     ref_reservoir reservoir;               /**< when options.reservoir and nobody installed another supplier */
-    int have_reservoir;
-    batch_supplier supplier;
+    int have_reservoir;                    /**< reservoir is created */
+    batch_supplier supplier;               /**< where batches come from */
     int32_t *scratch;                      /**< [num_nodes] all -1, for fresh batches */
     hybrid_batch fresh;                    /**< the fresh batch being trained */
-    /* the DQN interval */
-    int64_t interval;                      /**< intervals completed */
-    int64_t interval_steps;
-    double interval_loss, interval_batches, interval_work;
-    double last_loss, last_drop, last_work;
+    int64_t interval;                      /**< DQN intervals completed */
+    int64_t interval_steps;                /**< steps of the current interval */
+    double interval_loss;                  /**< its batch losses, summed */
+    double interval_batches;               /**< its batches */
+    double interval_work;                  /**< its rows + edges */
+    double last_loss;                      /**< the previous interval's mean batch loss L_{k-1} */
+    double last_drop;                      /**< its relative drop Delta_{k-1} */
+    double last_work;                      /**< its work W_{k-1} */
     int64_t action_steps[HYBRID_ACTIONS];  /**< steps taken under each action */
     double work;                           /**< rows + edges trained over the run */
 } hybrid_run;

@@ -43,7 +43,7 @@ typedef struct reservoir_ledger {
     int64_t *max_batches;   /**< [actions] max_a */
     int64_t *stored;        /**< [actions] batches of a handed out so far (built, kept) */
     int64_t calls;          /**< requests so far */
-    uint64_t seed;
+    uint64_t seed;          /**< of every decision and every fresh batch */
 } reservoir_ledger;
 
 /** A ledger for @p actions sizes @p sizes [actions] on @p vertices x @p train_snapshots. */
@@ -59,7 +59,7 @@ void reservoir_ledger_next(reservoir_ledger *l, int action, int *fresh, int64_t 
 
 /** The serial reservoir: fresh batches built when the ledger asks for them. */
 typedef struct ref_reservoir {
-    reservoir_ledger ledger;
+    reservoir_ledger ledger;       /**< the decisions */
     const hybrid_source *source;   /**< borrowed */
     hybrid_sizes *sizes;           /**< [actions] */
     hybrid_batch **store;          /**< [actions][max_a] */

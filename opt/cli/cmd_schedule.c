@@ -546,6 +546,11 @@ static int simulate(schedule_run *r, tf_error *err)
 
 static int run_schedule(schedule_run *r, tf_error *err)
 {
+    if (r->c.gantt && speaks(r)) { /* before any work: a bad path fails at once */
+        if (!(r->gantt = fopen(r->c.gantt, "w")))
+            return tf_error_set(err, TF_ERR_INPUT, "schedule: cannot write %s", r->c.gantt);
+        fprintf(r->gantt, "method,iteration,rank,group,start,end\n");
+    }
     if (group_times(r, err) != TF_OK)
         return err->code;
     double alpha = r->c.alpha;
@@ -565,11 +570,6 @@ static int run_schedule(schedule_run *r, tf_error *err)
                total / (double)r->c.ranks, fmax(longest, total / (double)r->c.ranks), alpha);
         printf("%-11s %10s %13s %12s %11s %10s %10s %9s\n", "method", "iterations", "critical path", "objective",
                "gap to LB", "imbalance", "efficiency", "solve s");
-    }
-    if (r->c.gantt && speaks(r)) {
-        if (!(r->gantt = fopen(r->c.gantt, "w")))
-            return tf_error_set(err, TF_ERR_INPUT, "schedule: cannot write %s", r->c.gantt);
-        fprintf(r->gantt, "method,iteration,rank,group,start,end\n");
     }
     int status = TF_OK;
     for (int m = 0; status == TF_OK && m < r->c.method_count; m++) {

@@ -64,10 +64,13 @@ void train_scheduling_free(train_scheduling *s);
 
 /** What train_batching_check() needs from the rest of the train command line. */
 typedef struct train_command_view {
-    model_kind kind;
-    int scheduled, incremental, optimized;
-    int64_t window, batch;
-    uint64_t seed;
+    model_kind kind;   /**< --model */
+    int scheduled;     /**< --schedule given */
+    int incremental;   /**< --incremental given */
+    int optimized;     /**< --impl opt */
+    int64_t window;    /**< --window (hybrid: N_S; 0 = the default) */
+    int64_t batch;     /**< --batch (hybrid: batches per step) */
+    uint64_t seed;     /**< --seed */
 } train_command_view;
 
 /** `twofold train --batching hybrid` (opt/cli/cmd_train_schedule.c): DynaHB's hybrid batches. */
@@ -75,9 +78,10 @@ typedef struct train_batching {
     int hybrid;               /**< --batching hybrid */
     hybrid_options options;   /**< --adjust, --targets, --balanced-groups, --adjust-every; window, batch, seed */
     int threads;              /**< --reservoir T (0: batches built when needed) */
-    int options_given, every_given;
+    int options_given;        /**< one of --adjust, --targets, --balanced-groups, --reservoir was given */
+    int every_given;          /**< --adjust-every was given */
     hybrid_run run;           /**< once started */
-    int started;
+    int started;              /**< run holds a started hybrid run */
     opt_reservoir *reservoir; /**< the threaded reservoir (--impl opt --reservoir T) */
 } train_batching;
 
