@@ -260,15 +260,7 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
         if (!out_of_time && (lp != 0 || glp_get_status(p) != GLP_OPT))
             status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: the relaxation of the schedule ILP failed (code %d)", lp);
     }
-    if (status == TF_OK && out_of_time) {
-        glp_delete_prob(p);
-        glp_free_env();
-        free(scaled);
-        free(solution);
-        keep_start(s, &start, &start_cost, times, groups, ranks, per_rank, alpha, started, report);
-        return TF_OK;
-    }
-    if (status == TF_OK) {
+    if (status == TF_OK && !out_of_time) {
         glp_iocp search;
         glp_init_iocp(&search);
         search.msg_lev = GLP_MSG_OFF;
@@ -281,24 +273,21 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
         const int mip = glp_mip_status(p);
         solved = (returned == 0 || returned == GLP_ETMLIM || returned == GLP_EMIPGAP) &&
                  (mip == GLP_OPT || mip == GLP_FEAS);
-        if (returned == GLP_ETMLIM && !solved) { /* the limit came before the start was offered: it stands */
-            glp_delete_prob(p);
-            glp_free_env();
-            free(scaled);
-            free(solution);
-            keep_start(s, &start, &start_cost, times, groups, ranks, per_rank, alpha, started, report);
-            return TF_OK;
+        out_of_time = returned == GLP_ETMLIM && !solved; /* the limit came before the start was offered */
+        if (!out_of_time) {
+            if (returned != 0 && returned != GLP_ETMLIM && returned != GLP_EMIPGAP)
+                status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: branch and cut failed with code %d", returned);
+            else if (!solved)
+                status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: no integer solution, not even the greedy start");
+            else if (returned == 0 && mip == GLP_OPT)
+                report->status = "optimal";
+            else
+                report->status = returned == GLP_EMIPGAP || returned == 0 ? "gap reached" : "time limit";
         }
-        if (returned != 0 && returned != GLP_ETMLIM && returned != GLP_EMIPGAP)
-            status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: branch and cut failed with code %d", returned);
-        else if (!solved)
-            status = tf_error_set(err, TF_ERR_SYSTEM, "GLPK: no integer solution, not even the greedy start");
-        else if (returned == 0 && mip == GLP_OPT)
-            report->status = "optimal";
-        else
-            report->status = returned == GLP_EMIPGAP || returned == 0 ? "gap reached" : "time limit";
     }
-    if (status == TF_OK)
+    if (status == TF_OK && out_of_time) /* no schedule of its own: the start stands */
+        keep_start(s, &start, &start_cost, times, groups, ranks, per_rank, alpha, started, report);
+    else if (status == TF_OK)
         status = schedule_alloc(s, groups, ranks, per_rank, err);
     if (status == TF_OK && (read_solution(p, &l, s, err) != TF_OK || schedule_balance_ranks(s, times, err) != TF_OK)) {
         schedule_free(s);
@@ -309,8 +298,8 @@ int opt_schedule_ilp(schedule *s, const double *times, int64_t groups, int ranks
     free(scaled);
     free(solution);
     schedule_free(&start);
-    if (status != TF_OK)
-        return status;
+    if (status != TF_OK || out_of_time)
+        return status; /* keep_start() filled the report */
     schedule_cost cost;
     schedule_evaluate(s, times, alpha, &cost);
     report->objective = cost.objective;
