@@ -1,0 +1,205 @@
+/* Chapter 05 in the technique table: asynchronous and stale updates of snapshot training, each
+ * twin (opt/async.h, on the ranks of the group) against its serial reference (ref/async.h, on
+ * rank 0). Variants:
+ *  - average: DynaHB's local updates, parameters averaged every 2 steps. Reference: R replicas
+ *    stepped serially on the twin's kernels (R = the group's ranks). Bitwise: after every epoch
+ *    (which ends with an average, so every replica holds one model) rank 0's parameters against
+ *    the simulation's; the error is the count of values that differ.
+ *  - stale: Sven's stale gradients, staleness 1. Reference: the serial delayed recurrence, on the
+ *    twin's kernels too, so that what differs is the all-reduce's addition order alone (against
+ *    the reference kernels: verify/test_async_mpi.c). fp: the worst |twin - ref| / max(1, |ref|)
+ *    over every parameter; 0 on one rank, where the all-reduce is the identity.
+ * T-GCN, hidden 12, windows of 8, 2R windows per step, 2 epochs. Work = snapshots trained.
+ * Without a group (one process without MPI, as verify/test_technique.c runs the table) the
+ * twin runs as one rank, where it calls no collective at all (opt/async.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/technique.h"
+#include "opt/async.h"
+#include "opt/kernels.h"
+#include "ref/async.h"
+#include "ref/compare.h"
+#include "ref/memory.h"
+
+static const char *const async_variants[] = {"average", "stale", NULL};
+enum { VARIANT_AVERAGE, VARIANT_STALE };
+
+enum { ASYNC_EPOCHS = 2, ASYNC_HIDDEN = 12, ASYNC_WINDOW = 8, ASYNC_EVERY = 2 };
+
+typedef struct async_state {
+    const snapshot_seq *seq;  /* borrowed */
+    int variant;
+    comm alone;               /* the twin's one rank when there is no group */
+    comm *group;              /* the twin's ranks */
+    int root;                 /* 1 on the rank that runs the reference and compares */
+    replica_set simulation;   /* VARIANT_AVERAGE's reference (root only) */
+    trainer reference;        /* VARIANT_STALE's reference (root only) */
+    trainer mine;             /* this rank's trainer of the twin */
+    async_trainer twin;
+    int64_t averages;         /* in the twin's last epoch */
+    technique_twin twins[1];
+} async_state;
+
+static int async_setup(const technique_context *context, const dataset *data, int variant, void **state, int *twins,
+                       tf_error *err)
+{
+    if (data->kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TECHNIQUE_SKIP, "needs a snapshot sequence; %s is an event stream", data->name);
+    async_state *s = tf_alloc(1, sizeof *s, "async technique", err);
+    if (!(*state = s))
+        return err->code;
+    s->seq = &data->snapshots;
+    s->variant = variant;
+    s->alone = (comm){.world = MPI_COMM_NULL, .rank = 0, .size = 1, .local_size = 1, .device = -1};
+    s->group = context->group ? context->group : &s->alone;
+    s->root = s->group->rank == 0;
+    const int ranks = s->group->size;
+    model_config config = {MODEL_TGCN, 0, ASYNC_HIDDEN, 0, 2};
+    train_options options;
+    train_options_default(&options);
+    options.epochs = ASYNC_EPOCHS;
+    options.window = ASYNC_WINDOW;
+    options.batch = 2 * ranks;
+    async_options async;
+    async_options_default(&async);
+    if (variant == VARIANT_AVERAGE) {
+        async.mode = SYNC_AVERAGE;
+        async.every = ASYNC_EVERY;
+    } else {
+        async.staleness = 1;
+    }
+    if (trainer_create(&s->mine, s->seq, &config, &options, err) != TF_OK ||
+        opt_async_create(&s->twin, &s->mine, s->group, &async, err) != TF_OK)
+        return err->code;
+    if (s->root && variant == VARIANT_AVERAGE) {
+        if (replica_set_create(&s->simulation, s->seq, &config, &options, ranks, ASYNC_EVERY, err) != TF_OK)
+            return err->code;
+        for (int i = 0; i < ranks; i++) /* the twin's arithmetic: bitwise comparable */
+            s->simulation.replicas[i].model.kernels = &opt_kernels;
+    }
+    if (s->root && variant == VARIANT_STALE) {
+        if (trainer_create(&s->reference, s->seq, &config, &options, err) != TF_OK)
+            return err->code;
+        s->reference.model.kernels = &opt_kernels; /* what differs is then the protocol's all-reduce alone */
+    }
+    s->twins[0] = variant == VARIANT_AVERAGE
+                      ? (technique_twin){"average every 2 (DynaHB)", TECHNIQUE_BITWISE, 0}
+                      : (technique_twin){"staleness 1 (Sven)", TECHNIQUE_FP, TECHNIQUE_CPU_TOLERANCE};
+    *twins = 1;
+    return TF_OK;
+}
+
+static const technique_twin *async_twin(const void *state, int index)
+{
+    return &((const async_state *)state)->twins[index];
+}
+
+static int64_t async_steps(const void *state)
+{
+    (void)state;
+    return ASYNC_EPOCHS;
+}
+
+static int async_run_ref(void *state, int64_t step, tf_error *err)
+{
+    (void)step;
+    async_state *s = state;
+    epoch_report report;
+    return s->variant == VARIANT_AVERAGE ? ref_local_average_epoch(&s->simulation, s->seq, &report, err)
+                                         : ref_stale_epoch(&s->reference, s->seq, &report, err);
+}
+
+static int async_run_twin(void *state, int twin, int64_t step, tf_error *err)
+{
+    (void)twin, (void)step;
+    async_state *s = state;
+    epoch_report report;
+    int status = opt_async_epoch(&s->twin, s->seq, &report, err);
+    s->averages = s->twin.averages;
+    return status;
+}
+
+static double async_compare(void *state, int twin, int64_t step)
+{
+    (void)twin, (void)step;
+    const async_state *s = state;
+    const parameter_list *ours = &s->mine.model.parameters;
+    const parameter_list *ref = s->variant == VARIANT_AVERAGE ? &s->simulation.replicas[0].model.parameters
+                                                              : &s->reference.model.parameters;
+    double error = 0;
+    for (int64_t i = 0; i < ref->count; i++) {
+        const float *a = ours->items[i].value.data, *b = ref->items[i].value.data;
+        const int64_t n = ref->items[i].value.size;
+        error = s->variant == VARIANT_AVERAGE ? error + (double)differing_values(a, b, n)
+                                              : fmax(error, relative_error(a, b, n));
+    }
+    return error;
+}
+
+static void async_corrupt(void *state, int twin)
+{
+    (void)twin;
+    async_state *s = state;
+    float *first = s->mine.model.parameters.items[0].value.data;
+    first[0] = technique_spoiled(first[0]);
+}
+
+static double async_work(const void *state, const char **unit)
+{
+    const async_state *s = state;
+    *unit = "snapshots trained";
+    return (double)(s->mine.train_snapshots * ASYNC_EPOCHS);
+}
+
+static void async_describe(const void *state, const double *seconds, char *text, size_t size)
+{
+    const async_state *s = state;
+    const train_schedule sc = trainer_schedule(&s->mine);
+    int used = snprintf(text, size, "%d epochs of %lld steps on %d rank(s)", ASYNC_EPOCHS, (long long)sc.steps,
+                        s->group->size);
+    if (s->variant == VARIANT_AVERAGE)
+        used += snprintf(text + used, size - (size_t)used, ", %lld averages per epoch", (long long)s->averages);
+    if (seconds[0] > 0)
+        snprintf(text + used, size - (size_t)used, ": ref %.2f s, opt %.2f s", seconds[0], seconds[1]);
+}
+
+static void async_teardown(void *state)
+{
+    async_state *s = state;
+    if (!s)
+        return;
+    opt_async_free(&s->twin);
+    trainer_free(&s->mine);
+    trainer_free(&s->reference);
+    replica_set_free(&s->simulation);
+    free(s);
+}
+
+static const technique_case async_demo[] = {
+    {VARIANT_AVERAGE, "chickenpox", "chickenpox"},
+    {VARIANT_STALE, "chickenpox", "chickenpox"},
+    {0, NULL, NULL},
+};
+
+const technique technique_async = {
+    .name = "async",
+    .chapter = "05",
+    .title = "async updates",
+    .needs = "a snapshot sequence",
+    .variants = async_variants,
+    .distributed = 1,
+    .demo = async_demo,
+    .setup = async_setup,
+    .twin = async_twin,
+    .steps = async_steps,
+    .run_ref = async_run_ref,
+    .run_twin = async_run_twin,
+    .compare = async_compare,
+    .corrupt = async_corrupt,
+    .work = async_work,
+    .describe = async_describe,
+    .teardown = async_teardown,
+};
