@@ -75,16 +75,15 @@ void stale_reducer_free(stale_reducer *r)
 int stale_reducer_push(stale_reducer *r, parameter_list *parameters, int *apply, tf_error *err)
 {
     float *mine = r->buffers[r->pushed % 2];
-    parameters_pack_gradients(parameters, mine);
     *apply = 0;
     if (r->staleness == 0) {
-        /* The blocking all-reduce, as opt_trainer_epoch() calls it: bitwise synchronous training. */
-        if (r->c->size > 1 && comm_allreduce_sum(r->c, mine, r->size, err) != TF_OK)
+        /* The synchronous trainer's own blocking all-reduce: bitwise synchronous training. */
+        if (opt_trainer_sum_gradients(parameters, mine, r->c, err) != TF_OK)
             return err->code;
-        parameters_unpack_gradients(parameters, mine);
         *apply = 1;
         return TF_OK;
     }
+    parameters_pack_gradients(parameters, mine);
     /* Staleness 1: this step's sum starts travelling, the previous one's is collected. */
     if (r->c->size > 1 && comm_iallreduce_sum(r->c, mine, r->size, &r->requests[r->pushed % 2], err) != TF_OK)
         return err->code;

@@ -134,6 +134,17 @@ static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t 
     return status;
 }
 
+int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
+                       double *loss_sum, tf_error *err)
+{
+    const int64_t w = train_schedule_window(s, step, slot);
+    if (w < 0)
+        return TF_OK;
+    /* Scaled by 1 / windows-in-step: the step sees their mean, the sum over all windows of the
+     * step divided by their number. */
+    return trainer_train_window(tr, seq, s, w, 1.0f / (float)train_schedule_windows_in_step(s, step), loss_sum, err);
+}
+
 int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t window, float scale,
                          double *loss_sum, tf_error *err)
 {
@@ -143,18 +154,6 @@ int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_sched
     int status = run_window(&tr->model, seq, first, count, scale, 1, &loss, NULL, err);
     *loss_sum += loss;
     return status;
-}
-
-int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
-                       double *loss_sum, tf_error *err)
-{
-    const int64_t w = train_schedule_window(s, step, slot);
-    if (w < 0)
-        return TF_OK;
-    /* Scaled by 1 / windows-in-step: the step sees their mean, the sum over all windows of the
-     * step divided by their number. */
-    const float scale = 1.0f / (float)train_schedule_windows_in_step(s, step);
-    return trainer_train_window(tr, seq, s, w, scale, loss_sum, err);
 }
 
 void trainer_apply_gradient(trainer *tr)

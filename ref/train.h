@@ -149,13 +149,6 @@ int64_t train_schedule_windows_in_step(const train_schedule *s, int64_t step);
 void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first, int64_t *count);
 
 /**
- * Train window @p window (train_schedule_span()): forward, the loss scaled by @p scale, backward
- * adding into the model's gradients. Adds the window's (unscaled) loss to @p loss_sum.
- */
-int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t window, float scale,
-                         double *loss_sum, tf_error *err);
-
-/**
  * Train slot @p slot of step @p step: its window forward and backward with the loss scaled by
  * 1 / windows-in-step, so the gradients added to the model's (zeroed by the caller before the
  * step) sum to the step's mean once every slot has run, whoever ran them. Adds the window's
@@ -163,6 +156,15 @@ int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_sched
  */
 int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
                        double *loss_sum, tf_error *err);
+
+/**
+ * Train window @p window alone: forward and backward with the loss scaled by @p scale (the
+ * caller's 1 / groups-in-step), gradients added to the model's; adds the window's unscaled
+ * loss to @p loss_sum. trainer_train_slot() is this with the step's scale; a schedule that
+ * groups windows otherwise (ref/schedule.h) calls it directly.
+ */
+int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t window, float scale,
+                         double *loss_sum, tf_error *err);
 
 /** One optimizer step (Adam or SGD, as the options say) on the model's current gradients;
  *  counts it in tr->optimizer.step either way. */
