@@ -5,6 +5,9 @@
  *  - model averaging: the combine by hand, identical replicas average to themselves, one
  *    replica is plain training, SGD averaged every step is synchronous SGD (fp) while Adam is
  *    not (printed), replicas agree after an average while their Adam moments do not;
+ *  - DGC's stale embeddings: the threshold's two signs, the reuse rule, why the cache holds the
+ *    last SENT copy, and the serial simulation of R ranks (theta = 0 is bitwise plain training,
+ *    theta > 0 reuses only rows within theta, bytes counted);
  *  - the straggler's draws and the options' one-line errors.
  * Small inputs: this suite runs under Valgrind in CI. */
 #include <math.h>
@@ -13,6 +16,7 @@
 #include "opt/async.h"
 #include "opt/train.h"
 #include "ref/async.h"
+#include "ref/async_embeddings.h"
 #include "ref/sgd.h"
 #include "verify/testing.h"
 
@@ -325,6 +329,191 @@ START_TEST(placement_agrees_with_the_twin)
 }
 END_TEST
 
+/* theta / D from Eqs. 6-7: both signs start at 1/2; a loss that fell all the way (norm 1) takes
+ * the printed one to 1/(1+e) and the text's to 1/(1+1/e); static and zero are constants. */
+START_TEST(threshold_schedule)
+{
+    tf_error err;
+    stale_schedule text, printed, fixed, zero;
+    ck_assert(stale_schedule_parse("adaptive", &text, &err) == TF_OK);
+    ck_assert(stale_schedule_parse("adaptive-printed", &printed, &err) == TF_OK);
+    ck_assert(stale_schedule_parse("static:0.3", &fixed, &err) == TF_OK);
+    ck_assert(stale_schedule_parse("zero", &zero, &err) == TF_OK);
+    const double start_text = stale_threshold_fraction(&text, 2.0, 2.0);
+    const double start_printed = stale_threshold_fraction(&printed, 2.0, 2.0);
+    const double end_text = stale_threshold_fraction(&text, 2.0, 0.0);
+    const double end_printed = stale_threshold_fraction(&printed, 2.0, 0.0);
+    const double rising = stale_threshold_fraction(&text, 2.0, 3.0);
+    printf("theta/D at epoch 2: text %.5f, printed %.5f; after the loss fell to 0: text %.5f, printed %.5f; loss "
+           "risen by half: text %.5f; static:0.3 %.2f; zero %.0f\n",
+           start_text, start_printed, end_text, end_printed, rising, stale_threshold_fraction(&fixed, 2.0, 1.0),
+           stale_threshold_fraction(&zero, 2.0, 1.0));
+    ck_assert(start_text == 0.5 && start_printed == 0.5);
+    ck_assert_double_eq_tol(end_printed, 1.0 / (1.0 + exp(1.0)), 1e-15);
+    ck_assert_double_eq_tol(end_text, 1.0 / (1.0 + exp(-1.0)), 1e-15);
+    ck_assert_double_lt(rising, 0.5);
+    ck_assert(stale_threshold_fraction(&fixed, 2.0, 1.0) == 0.3);
+    ck_assert(stale_threshold_fraction(&zero, 2.0, 1.0) == 0);
+    char name[32];
+    ck_assert_str_eq(stale_schedule_name(&fixed, name, sizeof name), "static:0.3");
+    ck_assert_str_eq(stale_schedule_name(&printed, name, sizeof name), "adaptive-printed");
+}
+END_TEST
+
+START_TEST(reuse_rule)
+{
+    const float fresh[2] = {1.0f, 2.0f}, near[2] = {1.0f, 2.5f}, far[2] = {1.0f, 3.5f};
+    const float plus_zero[2] = {0.0f, 1.0f}, minus_zero[2] = {-0.0f, 1.0f}, nan_row[2] = {NAN, 1.0f};
+    double d;
+    const int within = stale_reuse(fresh, near, 2, 1.0, &d);      /* d = 0.5 <= 1 */
+    const int beyond = stale_reuse(fresh, far, 2, 1.0, &d);       /* d = 1.5 > 1 */
+    const int at = stale_reuse(fresh, far, 2, 1.5, &d);           /* d = theta: reused (sent iff d > theta) */
+    const int exact = stale_reuse(fresh, fresh, 2, 0.0, &d);      /* theta 0, same bits */
+    const int signed_zero = stale_reuse(plus_zero, minus_zero, 2, 0.0, &d); /* distance 0, other bits */
+    const int not_a_number = stale_reuse(nan_row, fresh, 2, 1e30, &d);
+    printf("reuse: d 0.5 <= theta 1: %d; d 1.5 > theta 1: %d; d = theta: %d; theta 0 same bits: %d; theta 0 with -0 "
+           "for +0: %d; NaN: %d\n",
+           within, beyond, at, exact, signed_zero, not_a_number);
+    ck_assert(within && !beyond && at && exact && !signed_zero && !not_a_number);
+}
+END_TEST
+
+/* A row drifting delta per epoch with theta just above delta: measured against the previous
+ * epoch it would never be sent; against the last sent copy its drift adds up and it is. */
+START_TEST(last_sent_not_previous_epoch)
+{
+    const double delta = 0.1, theta = 0.15;
+    float row[1] = {0}, previous[1] = {0}, sent[1] = {0};
+    int64_t sends_previous = 0, sends_last = 0;
+    char epochs[128] = "";
+    for (int epoch = 2; epoch <= 10; epoch++) {
+        row[0] = (float)(delta * (epoch - 1));
+        double d;
+        if (!stale_reuse(row, previous, 1, theta, &d))
+            sends_previous++;
+        if (!stale_reuse(row, sent, 1, theta, &d)) {
+            sends_last++;
+            sent[0] = row[0];
+            snprintf(epochs + strlen(epochs), sizeof epochs - strlen(epochs), " %d", epoch);
+        }
+        previous[0] = row[0];
+    }
+    printf("drift %.2f per epoch, theta %.2f, epochs 2..10: against the previous epoch %lld sends; against the last "
+           "sent copy %lld, in epochs%s\n",
+           delta, theta, (long long)sends_previous, (long long)sends_last, epochs);
+    ck_assert_int_eq(sends_previous, 0);
+    ck_assert_int_eq(sends_last, 4); /* every second epoch: 2 delta > theta >= delta */
+}
+END_TEST
+
+/* The simulation of stale aggregation: a generated graph, owners v % R. */
+static const char *const stale_data = "powerlaw:nodes=120,edges=700,snapshots=10,arrival=0.05,seed=4";
+
+static void stale_options(train_options *o)
+{
+    train_options_default(o);
+    o->window = 4;
+    o->batch = 1;
+    o->train_ratio = 0.8;
+    o->learning_rate = 0.01;
+}
+
+/* Runs `epochs` epochs of `kind` under the simulation with `schedule` on `ranks` ranks beside a
+ * plain trainer; returns the parameter values that differ, fills the stats. */
+static int64_t simulate(const dataset *d, model_kind kind, const char *schedule, int ranks, int epochs,
+                        stale_stats *stats, double *worst_loss)
+{
+    tf_error err;
+    train_options o;
+    stale_options(&o);
+    model_config config = {kind, 0, 4, 0, 2};
+    trainer plain, stale;
+    ck_assert(trainer_create(&plain, &d->snapshots, &config, &o, &err) == TF_OK);
+    ck_assert(trainer_create(&stale, &d->snapshots, &config, &o, &err) == TF_OK);
+    int32_t *owner = malloc((size_t)d->snapshots.num_nodes * sizeof(int32_t));
+    for (int64_t v = 0; v < d->snapshots.num_nodes; v++)
+        owner[v] = (int32_t)(v % ranks);
+    stale_schedule rule;
+    ck_assert(stale_schedule_parse(schedule, &rule, &err) == TF_OK);
+    stale_simulation s;
+    ck_assert_msg(stale_simulation_create(&s, &d->snapshots, owner, ranks, &rule, &ref_kernels, &err) == TF_OK, "%s",
+                  err.message);
+    stale.model.kernels = &s.table;
+    *worst_loss = 0;
+    for (int e = 0; e < epochs; e++) {
+        epoch_report a, b;
+        ck_assert(trainer_epoch(&plain, &d->snapshots, &a, &err) == TF_OK);
+        ck_assert_msg(ref_stale_embeddings_epoch(&s, &stale, &d->snapshots, &b, &err) == TF_OK, "%s", err.message);
+        *worst_loss = fmax(*worst_loss, relative(b.train_loss, a.train_loss));
+    }
+    const int64_t differing = differing_parameters(&plain.model.parameters, &stale.model.parameters);
+    *stats = s.stats;
+    stale_simulation_free(&s);
+    free(owner);
+    trainer_free(&plain);
+    trainer_free(&stale);
+    return differing;
+}
+
+START_TEST(stale_simulation_zero_is_plain)
+{
+    dataset d;
+    load(stale_data, &d);
+    const model_kind kinds[2] = {MODEL_GCONVGRU, MODEL_GCLSTM};
+    for (int k = 0; k < 2; k++)
+        for (int off = 0; off < 2; off++) {
+            stale_stats st;
+            double loss;
+            int64_t differing = simulate(&d, kinds[k], off ? "off" : "zero", 3, 3, &st, &loss);
+            printf("%s, theta %s on 3 ranks, 3 epochs: %lld values differ from plain training (must be 0); rows sent "
+                   "%lld, reused exactly %lld, stale %lld (must be 0); bytes %llu of the exchange mode's %llu\n",
+                   model_kind_name(kinds[k]), off ? "off" : "= 0", (long long)differing, (long long)st.rows_sent,
+                   (long long)st.rows_reused_exact, (long long)st.rows_reused_stale,
+                   (unsigned long long)st.bytes_sent, (unsigned long long)st.bytes_fresh);
+            ck_assert_int_eq(differing, 0);
+            ck_assert_int_eq(st.rows_reused_stale, 0);
+            ck_assert_uint_gt(st.bytes_fresh, 0);
+            if (off)
+                ck_assert_uint_eq(st.bytes_sent, st.bytes_fresh);
+            else
+                ck_assert_int_gt(st.rows_reused_exact, 0); /* zero states at window starts, at least */
+        }
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(stale_simulation_within_threshold)
+{
+    dataset d;
+    load(stale_data, &d);
+    const char *const schedules[3] = {"adaptive", "adaptive-printed", "static:0.5"};
+    for (int k = 0; k < 3; k++) {
+        stale_stats st;
+        double loss;
+        int64_t differing = simulate(&d, MODEL_GCONVGRU, schedules[k], 3, 4, &st, &loss);
+        printf("gconvgru, %-16s on 3 ranks, 4 epochs: rows sent %lld, reused exactly %lld, stale %lld; worst d/theta "
+               "%.4f (must be <= 1); bytes %llu (%llu in bitmaps) of %llu, %.1f%% saved; %lld parameter values moved "
+               "away from plain training, train loss within %.2e\n",
+               schedules[k], (long long)st.rows_sent, (long long)st.rows_reused_exact, (long long)st.rows_reused_stale,
+               st.worst_ratio, (unsigned long long)st.bytes_sent, (unsigned long long)st.bytes_bitmap,
+               (unsigned long long)st.bytes_fresh, 100.0 * (1.0 - (double)st.bytes_sent / (double)st.bytes_fresh),
+               (long long)differing, loss);
+        ck_assert_int_gt(st.rows_reused_stale, 0);
+        ck_assert_double_le(st.worst_ratio, 1.0);
+        ck_assert_uint_lt(st.bytes_sent, st.bytes_fresh);
+        ck_assert_int_gt(differing, 0); /* stale rows change the result: this is an approximation */
+    }
+    stale_stats alone;
+    double loss;
+    int64_t differing = simulate(&d, MODEL_GCONVGRU, "adaptive", 1, 2, &alone, &loss);
+    printf("one rank: %llu bytes (must be 0), %lld values differ from plain training (must be 0)\n",
+           (unsigned long long)alone.bytes_sent, (long long)differing);
+    ck_assert_uint_eq(alone.bytes_sent + alone.bytes_fresh, 0);
+    ck_assert_int_eq(differing, 0);
+    dataset_free(&d);
+}
+END_TEST
+
 START_TEST(straggler_draws_replay)
 {
     tf_error err;
@@ -360,6 +549,9 @@ START_TEST(option_errors)
     EXPECT_INPUT_ERROR(straggler_parse("1:0", &s, &err), &err, "1:0");
     sync_mode mode;
     EXPECT_INPUT_ERROR(sync_mode_parse("gossip", &mode, &err), &err, "gossip", "allreduce or average");
+    stale_schedule rule;
+    EXPECT_INPUT_ERROR(stale_schedule_parse("static:1.5", &rule, &err), &err, "static:1.5", "[0, 1]");
+    EXPECT_INPUT_ERROR(stale_schedule_parse("adaptive-sign", &rule, &err), &err, "adaptive-sign", "adaptive-printed");
     async_options o;
     async_options_default(&o);
     o.staleness = 2;
@@ -399,6 +591,11 @@ int main(void)
     tcase_add_test(cases, replicas_sgd_every_step_is_synchronous);
     tcase_add_test(cases, replicas_identical_after_average_adam_not);
     tcase_add_test(cases, placement_agrees_with_the_twin);
+    tcase_add_test(cases, threshold_schedule);
+    tcase_add_test(cases, reuse_rule);
+    tcase_add_test(cases, last_sent_not_previous_epoch);
+    tcase_add_test(cases, stale_simulation_zero_is_plain);
+    tcase_add_test(cases, stale_simulation_within_threshold);
     tcase_add_test(cases, straggler_draws_replay);
     tcase_add_test(cases, option_errors);
     suite_add_tcase(suite, cases);
