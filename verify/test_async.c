@@ -8,12 +8,14 @@
  *  - DGC's stale embeddings: the threshold's two signs, the reuse rule, why the cache holds the
  *    last SENT copy, and the serial simulation of R ranks (theta = 0 is bitwise plain training,
  *    theta > 0 reuses only rows within theta, bytes counted);
+ *  - the prefetch queue: any depth hands out the same stream, stops cleanly, passes errors on;
  *  - the straggler's draws and the options' one-line errors.
  * Small inputs: this suite runs under Valgrind in CI. */
 #include <math.h>
 
 #include "datasets/dataset.h"
 #include "opt/async.h"
+#include "opt/async_pipeline.h"
 #include "opt/train.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
@@ -514,6 +516,101 @@ START_TEST(stale_simulation_within_threshold)
 }
 END_TEST
 
+/* A stand-in for a batch's structure: contents drawn from a generator keyed by the index, so
+ * any thread builds the same item for the same index. */
+typedef struct synthetic_batch {
+    int64_t index;
+    int64_t size;
+    float values[64];
+} synthetic_batch;
+
+static int build_synthetic(void *context, int64_t index, void *item, tf_error *err)
+{
+    const int64_t fail_at = *(const int64_t *)context;
+    if (index == fail_at)
+        return tf_error_set(err, TF_ERR_INPUT, "synthetic batch %lld: cannot be built", (long long)index);
+    synthetic_batch *b = item;
+    rng r;
+    rng_seed(&r, 1000 + (uint64_t)index);
+    b->index = index;
+    b->size = 1 + (int64_t)rng_below(&r, 64);
+    memset(b->values, 0, sizeof b->values);
+    for (int64_t k = 0; k < b->size; k++)
+        b->values[k] = (float)rng_uniform(&r);
+    return TF_OK;
+}
+
+static uint64_t hash_synthetic(const synthetic_batch *b, uint64_t hash)
+{
+    const unsigned char *bytes = (const unsigned char *)b;
+    for (size_t k = 0; k < sizeof *b; k++)
+        hash = (hash ^ bytes[k]) * 1099511628211ull;
+    return hash;
+}
+
+START_TEST(batch_queue_same_stream)
+{
+    tf_error err;
+    synthetic_batch storage[BATCH_QUEUE_MAX_DEPTH + 1];
+    void *items[BATCH_QUEUE_MAX_DEPTH + 1];
+    for (int k = 0; k <= BATCH_QUEUE_MAX_DEPTH; k++)
+        items[k] = &storage[k];
+    const int64_t never = -1, at_five = 5;
+    uint64_t hashes[BATCH_QUEUE_MAX_DEPTH + 1];
+    for (int depth = 0; depth <= BATCH_QUEUE_MAX_DEPTH; depth++) {
+        batch_queue q;
+        ck_assert(batch_queue_start(&q, depth, 50, items, build_synthetic, (void *)&never, &err) == TF_OK);
+        uint64_t hash = 1469598103934665603ull;
+        for (int64_t i = 0; i < 50; i++) {
+            void *item;
+            ck_assert_msg(batch_queue_pop(&q, &item, &err) == TF_OK, "%s", err.message);
+            ck_assert_int_eq(((synthetic_batch *)item)->index, i);
+            hash = hash_synthetic(item, hash);
+            batch_queue_recycle(&q);
+        }
+        void *item;
+        EXPECT_INPUT_ERROR(batch_queue_pop(&q, &item, &err), &err, "no batch left");
+        batch_queue_stop(&q);
+        batch_queue_stop(&q); /* idempotent */
+        hashes[depth] = hash;
+    }
+    int64_t differing = 0;
+    for (int depth = 1; depth <= BATCH_QUEUE_MAX_DEPTH; depth++)
+        differing += hashes[depth] != hashes[0];
+    /* stopping early joins a producer that may be waiting for a free slot */
+    batch_queue early;
+    ck_assert(batch_queue_start(&early, 2, 10, items, build_synthetic, (void *)&never, &err) == TF_OK);
+    for (int i = 0; i < 3; i++) {
+        void *item;
+        ck_assert(batch_queue_pop(&early, &item, &err) == TF_OK);
+        batch_queue_recycle(&early);
+    }
+    batch_queue_stop(&early);
+    /* a failed build reaches the consumer at its own index, with its message */
+    int64_t delivered = 0;
+    for (int depth = 0; depth <= BATCH_QUEUE_MAX_DEPTH; depth += 2) {
+        batch_queue failing;
+        ck_assert(batch_queue_start(&failing, depth, 10, items, build_synthetic, (void *)&at_five, &err) == TF_OK);
+        void *item;
+        for (int i = 0; i < 5; i++, delivered++) {
+            ck_assert(batch_queue_pop(&failing, &item, &err) == TF_OK);
+            batch_queue_recycle(&failing);
+        }
+        EXPECT_INPUT_ERROR(batch_queue_pop(&failing, &item, &err), &err, "synthetic batch 5");
+        batch_queue_stop(&failing);
+    }
+    printf("prefetch queue, 50 synthetic batches at depths 0..%d: %lld stream hashes differ from depth 0's (must be "
+           "0); stopped after 3 of 10; a build failing at batch 5 delivered batches 0..4 and then its error (%lld "
+           "batches over depths 0, 2, 4)\n",
+           BATCH_QUEUE_MAX_DEPTH, (long long)differing, (long long)delivered);
+    ck_assert_int_eq(differing, 0);
+    batch_queue bad;
+    EXPECT_INPUT_ERROR(batch_queue_start(&bad, 5, 10, items, build_synthetic, (void *)&never, &err), &err,
+                       "depth 5", "[0, 4]");
+    batch_queue_stop(&bad);
+}
+END_TEST
+
 START_TEST(straggler_draws_replay)
 {
     tf_error err;
@@ -596,6 +693,7 @@ int main(void)
     tcase_add_test(cases, last_sent_not_previous_epoch);
     tcase_add_test(cases, stale_simulation_zero_is_plain);
     tcase_add_test(cases, stale_simulation_within_threshold);
+    tcase_add_test(cases, batch_queue_same_stream);
     tcase_add_test(cases, straggler_draws_replay);
     tcase_add_test(cases, option_errors);
     suite_add_tcase(suite, cases);
