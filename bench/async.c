@@ -9,7 +9,11 @@
  *    twin's kernels too, so that what differs is the all-reduce's addition order alone (against
  *    the reference kernels: verify/test_async_mpi.c). fp: the worst |twin - ref| / max(1, |ref|)
  *    over every parameter; 0 on one rank, where the all-reduce is the identity.
- * T-GCN, hidden 12, windows of 8, 2R windows per step, 2 epochs. Work = snapshots trained.
+ *  - dgc-zero: DGC's stale aggregation with theta = 0 on R = 4 simulated ranks (owner v mod R,
+ *    ref/async_embeddings.h) against plain training, GConvGRU hidden 12, one window of 8 per step:
+ *    bitwise (only rows whose bits the receiver already holds are reused). Serial: rank 0 alone.
+ * average, stale: T-GCN, hidden 12, windows of 8, 2R windows per step, 2 epochs. Work = snapshots
+ * trained.
  * Without a group (one process without MPI, as verify/test_technique.c runs the table) the
  * twin runs as one rank, where it calls no collective at all (opt/async.h). */
 #include <math.h>
@@ -21,13 +25,26 @@
 #include "opt/async.h"
 #include "opt/kernels.h"
 #include "ref/async.h"
+#include "ref/async_embeddings.h"
 #include "ref/compare.h"
 #include "ref/memory.h"
 
-static const char *const async_variants[] = {"average", "stale", NULL};
-enum { VARIANT_AVERAGE, VARIANT_STALE };
-
 enum { ASYNC_EPOCHS = 2, ASYNC_HIDDEN = 12, ASYNC_WINDOW = 8, ASYNC_EVERY = 2 };
+
+static const char *const async_variants[] = {"average", "stale", "dgc-zero", NULL};
+enum { VARIANT_AVERAGE, VARIANT_STALE, VARIANT_DGC_ZERO };
+
+/* What the benchmark may change for dgc-zero (technique_context::params); NULL: GConvGRU, hidden
+ * 12, 4 simulated ranks. */
+typedef struct dgc_params {
+    model_kind kind;      /* the model */
+    int64_t hidden;       /* its state width */
+    int ranks;            /* simulated ranks (owner v mod R) */
+    int epochs;           /* epochs compared */
+} dgc_params;
+
+static const dgc_params dgc_defaults = {MODEL_GCONVGRU, 12, 4, ASYNC_EPOCHS};
+
 
 typedef struct async_state {
     const snapshot_seq *seq;  /* borrowed */
@@ -40,8 +57,40 @@ typedef struct async_state {
     trainer mine;             /* this rank's trainer of the twin */
     async_trainer twin;
     int64_t averages;         /* in the twin's last epoch */
+    dgc_params dgc;           /* VARIANT_DGC_ZERO's settings */
+    int32_t *owner;           /* [num_nodes] VARIANT_DGC_ZERO's simulated owners */
+    stale_simulation simulated; /* VARIANT_DGC_ZERO's twin: the model `mine` runs on its kernels */
     technique_twin twins[1];
 } async_state;
+
+/* dgc-zero: plain training (the reference) against DGC's stale aggregation with theta = 0 on R
+ * simulated ranks, one process. Reusing only rows whose bits the receiver already holds changes
+ * nothing: bitwise. */
+static int dgc_setup(async_state *s, const technique_context *context, tf_error *err)
+{
+    s->dgc = context->params ? *(const dgc_params *)context->params : dgc_defaults;
+    s->root = !context->group || context->group->rank == 0;
+    s->twins[0] = (technique_twin){"stale aggregation theta 0 (DGC)", TECHNIQUE_BITWISE, 0};
+    if (!s->root)
+        return TF_OK; /* a serial simulation: the other ranks of a group only wait */
+    model_config config = {s->dgc.kind, 0, s->dgc.hidden, 0, 2};
+    train_options options;
+    train_options_default(&options);
+    options.window = ASYNC_WINDOW;
+    options.batch = 1;
+    if (trainer_create(&s->reference, s->seq, &config, &options, err) != TF_OK ||
+        trainer_create(&s->mine, s->seq, &config, &options, err) != TF_OK)
+        return err->code;
+    if (!(s->owner = tf_alloc((size_t)s->seq->num_nodes, sizeof(int32_t), "owners", err)))
+        return err->code;
+    for (int64_t v = 0; v < s->seq->num_nodes; v++)
+        s->owner[v] = (int32_t)(v % s->dgc.ranks);
+    stale_schedule zero = {STALE_ZERO, 0};
+    if (stale_simulation_create(&s->simulated, s->seq, s->owner, s->dgc.ranks, &zero, &ref_kernels, err) != TF_OK)
+        return err->code;
+    s->mine.model.kernels = &s->simulated.table;
+    return TF_OK;
+}
 
 static int async_setup(const technique_context *context, const dataset *data, int variant, void **state, int *twins,
                        tf_error *err)
@@ -53,6 +102,9 @@ static int async_setup(const technique_context *context, const dataset *data, in
         return err->code;
     s->seq = &data->snapshots;
     s->variant = variant;
+    *twins = 1;
+    if (variant == VARIANT_DGC_ZERO) /* serial: no ranks involved */
+        return dgc_setup(s, context, err);
     s->alone = (comm){.world = MPI_COMM_NULL, .rank = 0, .size = 1, .local_size = 1, .device = -1};
     s->group = context->group ? context->group : &s->alone;
     s->root = s->group->rank == 0;
@@ -99,8 +151,8 @@ static const technique_twin *async_twin(const void *state, int index)
 
 static int64_t async_steps(const void *state)
 {
-    (void)state;
-    return ASYNC_EPOCHS;
+    const async_state *s = state;
+    return s->variant == VARIANT_DGC_ZERO ? s->dgc.epochs : ASYNC_EPOCHS;
 }
 
 static int async_run_ref(void *state, int64_t step, tf_error *err)
@@ -108,6 +160,8 @@ static int async_run_ref(void *state, int64_t step, tf_error *err)
     (void)step;
     async_state *s = state;
     epoch_report report;
+    if (s->variant == VARIANT_DGC_ZERO)
+        return trainer_epoch(&s->reference, s->seq, &report, err);
     return s->variant == VARIANT_AVERAGE ? ref_local_average_epoch(&s->simulation, s->seq, &report, err)
                                          : ref_stale_epoch(&s->reference, s->seq, &report, err);
 }
@@ -117,6 +171,8 @@ static int async_run_twin(void *state, int twin, int64_t step, tf_error *err)
     (void)twin, (void)step;
     async_state *s = state;
     epoch_report report;
+    if (s->variant == VARIANT_DGC_ZERO)
+        return s->root ? ref_stale_embeddings_epoch(&s->simulated, &s->mine, s->seq, &report, err) : TF_OK;
     int status = opt_async_epoch(&s->twin, s->seq, &report, err);
     s->averages = s->twin.averages;
     return status;
@@ -128,13 +184,13 @@ static double async_compare(void *state, int twin, int64_t step)
     const async_state *s = state;
     const parameter_list *ours = &s->mine.model.parameters;
     const parameter_list *ref = s->variant == VARIANT_AVERAGE ? &s->simulation.replicas[0].model.parameters
-                                                              : &s->reference.model.parameters;
+                                                              : &s->reference.model.parameters; /* stale, dgc */
     double error = 0;
     for (int64_t i = 0; i < ref->count; i++) {
         const float *a = ours->items[i].value.data, *b = ref->items[i].value.data;
         const int64_t n = ref->items[i].value.size;
-        error = s->variant == VARIANT_AVERAGE ? error + (double)differing_values(a, b, n)
-                                              : fmax(error, relative_error(a, b, n));
+        error = s->variant == VARIANT_STALE ? fmax(error, relative_error(a, b, n))
+                                            : error + (double)differing_values(a, b, n);
     }
     return error;
 }
@@ -143,6 +199,8 @@ static void async_corrupt(void *state, int twin)
 {
     (void)twin;
     async_state *s = state;
+    if (s->mine.model.parameters.count == 0)
+        return; /* a rank that holds no twin (dgc-zero runs on rank 0) */
     float *first = s->mine.model.parameters.items[0].value.data;
     first[0] = technique_spoiled(first[0]);
 }
@@ -151,12 +209,21 @@ static double async_work(const void *state, const char **unit)
 {
     const async_state *s = state;
     *unit = "snapshots trained";
-    return (double)(s->mine.train_snapshots * ASYNC_EPOCHS);
+    return (double)(s->mine.train_snapshots * async_steps(state));
 }
 
 static void async_describe(const void *state, const double *seconds, char *text, size_t size)
 {
     const async_state *s = state;
+    if (s->variant == VARIANT_DGC_ZERO) {
+        const stale_stats *st = &s->simulated.stats;
+        snprintf(text, size, "%lld epochs, %d simulated ranks: %llu of %llu exchange bytes sent (%.1f%% saved, all by "
+                 "exact reuse)",
+                 (long long)s->dgc.epochs, s->dgc.ranks, (unsigned long long)st->bytes_sent,
+                 (unsigned long long)st->bytes_fresh,
+                 st->bytes_fresh ? 100.0 * (1.0 - (double)st->bytes_sent / (double)st->bytes_fresh) : 0.0);
+        return;
+    }
     const train_schedule sc = trainer_schedule(&s->mine);
     int used = snprintf(text, size, "%d epochs of %lld steps on %d rank(s)", ASYNC_EPOCHS, (long long)sc.steps,
                         s->group->size);
@@ -172,6 +239,8 @@ static void async_teardown(void *state)
     if (!s)
         return;
     opt_async_free(&s->twin);
+    stale_simulation_free(&s->simulated);
+    free(s->owner);
     trainer_free(&s->mine);
     trainer_free(&s->reference);
     replica_set_free(&s->simulation);
@@ -181,6 +250,7 @@ static void async_teardown(void *state)
 static const technique_case async_demo[] = {
     {VARIANT_AVERAGE, "chickenpox", "chickenpox"},
     {VARIANT_STALE, "chickenpox", "chickenpox"},
+    {VARIANT_DGC_ZERO, "twitter_tennis", "twitter_tennis"},
     {0, NULL, NULL},
 };
 

@@ -214,8 +214,10 @@ static int64_t decide_pair(stale_simulation *s, stale_transfer *tr, int64_t pair
             sent++;
         } else if (memcmp(fresh, cached, (size_t)row_bytes) == 0) {
             st->rows_reused_exact++;
+            st->bytes_exact += row_bytes;
         } else {
             stale++;
+            st->bytes_stale += row_bytes;
             st->worst_ratio = fmax(st->worst_ratio, d / theta);
         }
     }

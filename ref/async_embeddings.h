@@ -106,6 +106,8 @@ typedef struct stale_stats {
     uint64_t bytes_fresh;       /**< what the exchange mode sends: every row, width * 4 bytes */
     uint64_t bytes_sent;        /**< bitmaps + fresh rows */
     uint64_t bytes_bitmap;      /**< of which bitmaps */
+    uint64_t bytes_exact;       /**< rows not sent because the receiver held their very bits */
+    uint64_t bytes_stale;       /**< rows not sent because they moved at most theta */
     int64_t transfers;          /**< (training product, pair) transfers with at least one row */
 } stale_stats;
 
