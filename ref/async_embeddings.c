@@ -234,7 +234,7 @@ static void simulated_forward(const propagation *p, const float *x, int64_t widt
 {
     stale_simulation *s = active;
     const int64_t t = snapshot_of(s, p);
-    if (!s->training || t < 0 || s->ranks == 1 || s->failure.code != TF_OK) {
+    if (!s->training || t < 0 || t >= s->train_snapshots || s->ranks == 1 || s->failure.code != TF_OK) {
         s->base->propagate_forward(p, x, width, y);
         return;
     }
@@ -348,32 +348,17 @@ void stale_simulation_free(stale_simulation *s)
 int ref_stale_embeddings_epoch(stale_simulation *s, trainer *tr, const snapshot_seq *seq, epoch_report *report,
                                tf_error *err)
 {
-    memset(report, 0, sizeof *report);
     if (tr->model.kernels != &s->table)
         return tf_error_set(err, TF_ERR_INPUT, "stale simulation: the model runs on %s kernels, not the simulation's",
                             tr->model.kernels->name);
     active = s;
     s->epoch++;
     s->fraction = s->epoch >= 2 ? stale_threshold_fraction(&s->schedule, s->first_loss, s->previous_loss) : 0;
+    /* Evaluation runs the test snapshots, all at or after train_snapshots: fresh by that alone. */
+    s->train_snapshots = tr->train_snapshots;
     s->training = 1;
-    const train_schedule sc = trainer_schedule(tr);
-    double loss_sum = 0;
-    int status = TF_OK;
-    for (int64_t step = 0; status == TF_OK && step < sc.steps; step++) {
-        parameters_zero_grad(&tr->model.parameters);
-        for (int64_t slot = 0; status == TF_OK && slot < sc.batch; slot++)
-            status = trainer_train_slot(tr, seq, &sc, step, slot, &loss_sum, err);
-        if (status == TF_OK) {
-            trainer_apply_gradient(tr);
-            report->steps++;
-        }
-    }
-    s->training = 0; /* evaluation reads fresh rows */
-    if (status == TF_OK) {
-        trainer_close_epoch(tr, &sc, loss_sum, report);
-        status = trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
-                                  &report->test_mse, NULL, err);
-    }
+    int status = trainer_epoch(tr, seq, report, err);
+    s->training = 0;
     if (status == TF_OK) {
         if (s->epoch == 1)
             s->first_loss = report->train_loss;

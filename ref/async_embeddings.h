@@ -133,7 +133,8 @@ typedef struct stale_simulation {
     double first_loss;          /**< l_1 */
     double previous_loss;       /**< l_{r-1} */
     double fraction;            /**< theta / D in the current epoch */
-    int training;               /**< 1 while training products run (0: evaluation, always fresh) */
+    int training;               /**< 1 during an epoch (evaluation products, on test snapshots, stay fresh) */
+    int64_t train_snapshots;    /**< snapshots 0 .. train_snapshots-1 train; products on later ones are fresh */
     int64_t *calls;             /**< [T] products of each snapshot since its operator was built */
     int64_t *transfer_count;    /**< [T] transfers recorded for each snapshot */
     stale_transfer **transfers; /**< [T][transfer_count] indexed by the product's ordinal */
@@ -154,9 +155,10 @@ int stale_simulation_create(stale_simulation *s, const snapshot_seq *seq, const 
 void stale_simulation_free(stale_simulation *s);
 
 /**
- * One epoch of @p tr (whose model runs on s->table) as trainer_epoch() would run it, training
- * products through the stale rule and evaluation fresh; then records the epoch's training loss
- * as l_1 (epoch 1) and l_{r-1} for the next.
+ * One epoch of @p tr (whose model runs on s->table): trainer_epoch() with the products of
+ * training snapshots through the stale rule; evaluation reads the test snapshots, after the
+ * training split, and stays fresh. Then records the epoch's training loss as l_1 (epoch 1) and
+ * l_{r-1} for the next.
  */
 int ref_stale_embeddings_epoch(stale_simulation *s, trainer *tr, const snapshot_seq *seq, epoch_report *report,
                                tf_error *err);

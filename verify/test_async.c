@@ -503,6 +503,8 @@ START_TEST(stale_simulation_within_threshold)
         ck_assert_int_gt(st.rows_reused_stale, 0);
         ck_assert_double_le(st.worst_ratio, 1.0);
         ck_assert_uint_lt(st.bytes_sent, st.bytes_fresh);
+        /* every fresh byte is sent, or reused exactly, or reused stale; bitmaps come on top */
+        ck_assert_uint_eq(st.bytes_sent + st.bytes_exact + st.bytes_stale, st.bytes_fresh + st.bytes_bitmap);
         ck_assert_int_gt(differing, 0); /* stale rows change the result: this is an approximation */
     }
     stale_stats alone;
