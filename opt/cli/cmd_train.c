@@ -16,7 +16,9 @@
 #include "opt/train.h"
 #include "ref/clock.h"
 #include "ref/async.h"
+#include "ref/async_embeddings.h"
 #include "ref/io.h"
+#include "ref/memory.h"
 #include "ref/npy.h"
 #include "ref/train.h"
 
@@ -70,7 +72,14 @@ static const char train_usage[] =
     "  --every K          with --sync average: steps between averages (K >= 1)\n"
     "  --staleness N      0 (default) or 1: apply each step's all-reduced gradient one step late\n"
     "                     (Sven Eq. 13), so its all-reduce overlaps the next step's compute\n"
-    "  --replicas R       with --impl ref --sync average: simulate R ranks serially (default 1)\n"
+    "  --stale-embeddings S\n"
+    "                     DGC's stale aggregation, simulated serially (--impl ref) on the ranks of\n"
+    "                     --replicas (vertex v on rank v mod R): off, zero, static:C,\n"
+    "                     adaptive (theta grows as the loss falls, the paper's text; default of the\n"
+    "                     rule) or adaptive-printed (Eq. 6 as printed: theta shrinks); prints the\n"
+    "                     exchange bytes it saves\n"
+    "  --replicas R       with --impl ref: the ranks --sync average or --stale-embeddings simulate\n"
+    "                     serially (default 1)\n"
     "\n"
     "Testing options:\n"
     "  --straggler RANK:MS[:P] | each:MS:P\n"
@@ -92,6 +101,8 @@ typedef struct train_command {
     train_options options;
     async_options async; /* --sync, --every, --staleness, --straggler */
     int replicas;        /* --replicas: ranks simulated serially by the reference */
+    int stale_embeddings; /* --stale-embeddings given */
+    stale_schedule stale; /* its schedule */
 } train_command;
 
 /* Which epoch function a run uses: the plain trainers, or one of chapter 05's. */
@@ -194,6 +205,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
                                     value);
             c->async.staleness = value[0] - '0';
             have_staleness = 1;
+        } else if (OPTION("--stale-embeddings")) {
+            if (matched < 0 || stale_schedule_parse(value, &c->stale, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->stale_embeddings = 1;
         } else if (OPTION("--replicas")) {
             if (matched < 0 || cli_parse_int("--replicas", value, 1, 1024, &number, err) != TF_OK)
                 return TF_ERR_INPUT;
@@ -248,8 +263,18 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     if (have_replicas && c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --replicas simulates ranks serially in the reference; under "
                                                "--impl opt the ranks are mpiexec's");
-    if (have_replicas && c->async.mode != SYNC_AVERAGE)
-        return tf_error_set(err, TF_ERR_INPUT, "train: --replicas simulates the ranks of --sync average: add it");
+    if (have_replicas && c->async.mode != SYNC_AVERAGE && !c->stale_embeddings)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --replicas sets the ranks --sync average or --stale-embeddings "
+                                               "simulate: add one");
+    if (c->stale_embeddings && c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --stale-embeddings runs DGC's rule in the serial simulation "
+                                               "(--impl ref --replicas R); over MPI it needs chapter 06's exchange mode");
+    if (c->stale_embeddings && (c->async.mode == SYNC_AVERAGE || c->async.staleness))
+        return tf_error_set(err, TF_ERR_INPUT, "train: choose one kind of staleness: --stale-embeddings with "
+                                               "synchronous parameters");
+    if (c->stale_embeddings && c->incremental)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --stale-embeddings and --incremental both change where T-GCN's "
+                                               "aggregation comes from: choose one");
     if (c->async.straggler.rank != STRAGGLER_NONE && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: a straggler delays an MPI rank: use --impl opt");
     if ((c->save || c->load) && c->async.mode == SYNC_AVERAGE && c->replicas > 1)
@@ -369,6 +394,20 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         status = trainer_load(tr, c.load, err);
     async_trainer async;
     memset(&async, 0, sizeof async);
+    /* --stale-embeddings: the model runs on the simulation's kernels (ref/async_embeddings.h). */
+    stale_simulation stale;
+    memset(&stale, 0, sizeof stale);
+    int32_t *owner = NULL;
+    if (status == TF_OK && c.stale_embeddings) {
+        if (!(owner = tf_alloc((size_t)seq->num_nodes, sizeof(int32_t), "owners", err)))
+            status = TF_ERR_INPUT;
+        for (int64_t v = 0; status == TF_OK && v < seq->num_nodes; v++)
+            owner[v] = (int32_t)(v % c.replicas);
+        if (status == TF_OK)
+            status = stale_simulation_create(&stale, seq, owner, c.replicas, &c.stale, &ref_kernels, err);
+        if (status == TF_OK)
+            tr->model.kernels = &stale.table;
+    }
     const int asynchronous = group && wants_async(&c);
     if (status == TF_OK && asynchronous && group->size > 1 && c.async.mode == SYNC_AVERAGE && (c.save || c.load))
         status = tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank; a checkpoint "
@@ -425,6 +464,11 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                c.options.learning_rate, (unsigned long long)c.options.seed, tr->epoch ? " (resumed)" : "");
         if (tr->epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
+        if (c.stale_embeddings) {
+            char name[64];
+            printf("stale embeddings: %s on %d simulated rank(s), vertex v on rank v mod %d\n",
+                   stale_schedule_name(&c.stale, name, sizeof name), c.replicas, c.replicas);
+        }
         if (wants_async(&c)) {
             char slow[64];
             const int ranks = group ? group->size : c.replicas;
@@ -451,6 +495,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             status = ref_local_average_epoch(&replicas, seq, &report, err);
         else if (c.async.staleness)
             status = ref_stale_epoch(tr, seq, &report, err);
+        else if (c.stale_embeddings)
+            status = ref_stale_embeddings_epoch(&stale, tr, seq, &report, err);
         else
             status = trainer_epoch(tr, seq, &report, err);
         if (status != TF_OK)
@@ -474,6 +520,17 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     if (status == TF_OK && group && speaks)
         printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
                (unsigned long long)group->calls);
+    if (status == TF_OK && c.stale_embeddings) {
+        const stale_stats *st = &stale.stats;
+        const double fresh = st->bytes_fresh ? (double)st->bytes_fresh : 1;
+        char name[64];
+        printf("stale embeddings %s on %d simulated rank(s): %llu of the exchange mode's %llu bytes sent, %.2f%% "
+               "saved (exact reuse %.2f%%, stale reuse %.2f%%, bitmaps -%.2f%%); worst d/theta %.4f\n",
+               stale_schedule_name(&c.stale, name, sizeof name), c.replicas, (unsigned long long)st->bytes_sent,
+               (unsigned long long)st->bytes_fresh, 100.0 * (1.0 - (double)st->bytes_sent / fresh),
+               100.0 * (double)st->bytes_exact / fresh, 100.0 * (double)st->bytes_stale / fresh,
+               100.0 * (double)st->bytes_bitmap / fresh, st->worst_ratio);
+    }
     if (status == TF_OK && asynchronous && speaks)
         printf("rank 0 spent %.3f s in the steps' exchanges (all-reduce waits or averages)\n", async.blocked_seconds);
     if (status == TF_OK && c.incremental && speaks)
@@ -492,6 +549,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         status = dump_outputs(tr, seq, c.dump, err);
     simulate ? replica_set_free(&replicas) : trainer_free(&single);
     opt_async_free(&async);
+    stale_simulation_free(&stale);
+    free(owner);
     incremental_inputs_free(&inputs);
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context_destroy(&gpu);
