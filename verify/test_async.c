@@ -49,24 +49,6 @@ static void make_trainer(trainer *tr, const snapshot_seq *seq, const train_optio
     ck_assert_msg(trainer_create(tr, seq, &small_model, o, &err) == TF_OK, "%s", err.message);
 }
 
-/* Values that differ in bits between two parameter lists of the same layout. */
-static int64_t differing_parameters(const parameter_list *a, const parameter_list *b)
-{
-    int64_t differing = 0;
-    for (int64_t i = 0; i < a->count; i++)
-        differing += differing_bits(a->items[i].value.data, b->items[i].value.data, a->items[i].value.size);
-    return differing;
-}
-
-static double parameter_error(const parameter_list *ours, const parameter_list *reference)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < ours->count; i++)
-        worst = fmax(worst, relative_error(ours->items[i].value.data, reference->items[i].value.data,
-                                           ours->items[i].value.size));
-    return worst;
-}
-
 static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
 
 START_TEST(sgd_step_by_hand)
@@ -133,9 +115,9 @@ START_TEST(stale_one_lags_one_step)
         if (due)
             trainer_apply_gradient(&stale);
         if (step == 0)
-            after_step0 = differing_parameters(&stale.model.parameters, &whole.model.parameters); /* initial */
+            after_step0 = parameters_differing_values(&stale.model.parameters, &whole.model.parameters); /* initial */
         else
-            after_step1 = differing_parameters(&stale.model.parameters, &sync.model.parameters);
+            after_step1 = parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
     }
     delayed_gradient_free(&delay);
 
@@ -158,7 +140,7 @@ START_TEST(stale_one_lags_one_step)
         }
         memcpy(previous, current, (size_t)size * sizeof(float));
     }
-    const int64_t epoch_differing = differing_parameters(&whole.model.parameters, &by_hand.model.parameters);
+    const int64_t epoch_differing = parameters_differing_values(&whole.model.parameters, &by_hand.model.parameters);
     printf("staleness 1 on chickenpox (%lld steps of 4 windows): after step 0, %lld values differ from the initial "
            "ones; after step 1, %lld from synchronous training after its step 0; after the epoch, %lld from the "
            "recurrence written in the test (all must be 0); %lld optimizer steps (must be %lld), train loss %.9g and "
@@ -203,7 +185,7 @@ START_TEST(average_combine_by_hand)
     int64_t identical_differing = 0;
     for (int w = 0; w < 3; w++) {
         local_average_combine(same, uneven[w], 3, 3, identical_out);
-        identical_differing += differing_bits(identical_out, x, 3);
+        identical_differing += differing_values(identical_out, x, 3);
     }
     printf("weighted average by hand: %lld of 2 values differ; identical replicas under 3 weightings: %lld of 9 "
            "values differ from the replicas' (both must be 0)\n",
@@ -230,7 +212,7 @@ START_TEST(replicas_one_is_plain)
         epoch_report a, b;
         ck_assert(trainer_epoch(&plain, &d.snapshots, &a, &err) == TF_OK);
         ck_assert_msg(ref_local_average_epoch(&one, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
-        differing += differing_parameters(&plain.model.parameters, &one.replicas[0].model.parameters);
+        differing += parameters_differing_values(&plain.model.parameters, &one.replicas[0].model.parameters);
         loss_differing += a.train_loss != b.train_loss || a.test_mse != b.test_mse || a.steps != b.steps;
     }
     printf("1 replica averaging every 3 steps against plain training, 2 epochs: %lld parameter values and %lld "
@@ -269,7 +251,7 @@ START_TEST(replicas_sgd_every_step_is_synchronous)
             ck_assert(ref_local_average_epoch(&three, &d.snapshots, &b, &err) == TF_OK);
             worst = fmax(worst, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
         }
-        errors[with_adam] = fmax(worst, parameter_error(&three.replicas[0].model.parameters, &sync.model.parameters));
+        errors[with_adam] = fmax(worst, parameters_relative_error(&three.replicas[0].model.parameters, &sync.model.parameters));
         trainer_free(&sync);
         replica_set_free(&three);
     }
@@ -297,7 +279,7 @@ START_TEST(replicas_identical_after_average_adam_not)
     for (int step = 0; step < 2; step++) {
         ck_assert(ref_local_average_step(&three, &d.snapshots, &report, &done, &err) == TF_OK);
         for (int i = 1; i < 3; i++) {
-            int64_t differing = differing_parameters(&three.replicas[0].model.parameters,
+            int64_t differing = parameters_differing_values(&three.replicas[0].model.parameters,
                                                      &three.replicas[i].model.parameters);
             if (step == 0)
                 between += differing;
@@ -306,7 +288,7 @@ START_TEST(replicas_identical_after_average_adam_not)
         }
     }
     for (int i = 1; i < 3; i++)
-        moments += differing_parameters(&three.replicas[0].optimizer.moments, &three.replicas[i].optimizer.moments);
+        moments += parameters_differing_values(&three.replicas[0].optimizer.moments, &three.replicas[i].optimizer.moments);
     printf("3 replicas, average every 2 steps: after step 1 (local) %lld values differ from replica 0's, after step 2 "
            "(averaged) %lld (must be 0); Adam first moments differing: %lld (never averaged, must be > 0)\n",
            (long long)between, (long long)after, (long long)moments);
@@ -448,7 +430,7 @@ static int64_t simulate(const dataset *d, model_kind kind, const char *schedule,
         ck_assert_msg(ref_stale_embeddings_epoch(&s, &stale, &d->snapshots, &b, &err) == TF_OK, "%s", err.message);
         *worst_loss = fmax(*worst_loss, relative(b.train_loss, a.train_loss));
     }
-    const int64_t differing = differing_parameters(&plain.model.parameters, &stale.model.parameters);
+    const int64_t differing = parameters_differing_values(&plain.model.parameters, &stale.model.parameters);
     *stats = s.stats;
     stale_simulation_free(&s);
     free(owner);

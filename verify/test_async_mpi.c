@@ -15,7 +15,7 @@
 #include "opt/kernels.h"
 #include "opt/train.h"
 #include "ref/clock.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
 
@@ -73,23 +73,6 @@ static void make_async(async_trainer *at, trainer *tr, sync_mode mode, int64_t e
     ck_assert_msg(opt_async_create(at, tr, &world, &o, &err) == TF_OK, "%s", err.message);
 }
 
-static int64_t differing_parameters(const parameter_list *a, const parameter_list *b)
-{
-    int64_t differing = 0;
-    for (int64_t i = 0; i < a->count; i++)
-        differing += differing_bits(a->items[i].value.data, b->items[i].value.data, a->items[i].value.size);
-    return differing;
-}
-
-static double parameter_error(const parameter_list *ours, const parameter_list *reference)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < ours->count; i++)
-        worst = fmax(worst, relative_error(ours->items[i].value.data, reference->items[i].value.data,
-                                           ours->items[i].value.size));
-    return worst;
-}
-
 /* Averaging every `every` steps: every step of the twin against the simulation. */
 static void average_against_simulation(const char *data, model_kind kind, int64_t every, int64_t epochs)
 {
@@ -116,7 +99,7 @@ static void average_against_simulation(const char *data, model_kind kind, int64_
             ck_assert_msg(opt_async_step(&twin, &d.snapshots, &b, &done_twin, &err) == TF_OK, "%s", err.message);
             ck_assert(ref_local_average_step(&simulation, &d.snapshots, &a, &done_simulation, &err) == TF_OK);
             ck_assert_int_eq(done_twin, done_simulation);
-            differing += differing_parameters(&mine.model.parameters,
+            differing += parameters_differing_values(&mine.model.parameters,
                                               &simulation.replicas[world.rank].model.parameters);
             steps++;
         }
@@ -170,7 +153,7 @@ START_TEST(average_sgd_every_step_equals_sync)
         ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
         worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
     }
-    const double worst_parameter = max_over_ranks(parameter_error(&averaged.model.parameters, &sync.model.parameters));
+    const double worst_parameter = max_over_ranks(parameters_relative_error(&averaged.model.parameters, &sync.model.parameters));
     if (world.rank == 0)
         printf("SGD averaged every step against synchronous SGD, %d rank(s), 3 epochs: loss curve %.2e, final "
                "parameters %.2e (fp, must be <= %g)\n",
@@ -203,7 +186,7 @@ START_TEST(stale_zero_is_sync)
         epoch_report a, b;
         ck_assert(opt_trainer_epoch(&sync, &world, &d.snapshots, &a, &err) == TF_OK);
         ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
-        differing += differing_parameters(&stale.model.parameters, &sync.model.parameters);
+        differing += parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
         reports += memcmp(&a.train_loss, &b.train_loss, sizeof(double)) != 0 ||
                    memcmp(&a.test_mse, &b.test_mse, sizeof(double)) != 0 || a.steps != b.steps;
     }
@@ -248,7 +231,7 @@ static void stale_one(const char *data, model_kind kind, int64_t epochs)
         ck_assert_int_eq(a.steps, b.steps);
         steps += b.steps;
     }
-    const double worst_parameter = max_over_ranks(parameter_error(&stale.model.parameters,
+    const double worst_parameter = max_over_ranks(parameters_relative_error(&stale.model.parameters,
                                                                   &reference.model.parameters));
     worst_curve = max_over_ranks(worst_curve);
     if (world.rank == 0) {
@@ -258,11 +241,11 @@ static void stale_one(const char *data, model_kind kind, int64_t epochs)
                worst_parameter, TOLERANCE);
         if (world.size == 1)
             printf("; on the same kernels %lld values differ (must be 0)",
-                   (long long)differing_parameters(&stale.model.parameters, &same_kernels.model.parameters));
+                   (long long)parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters));
         printf("\n");
     }
     if (world.size == 1)
-        ck_assert_int_eq(differing_parameters(&stale.model.parameters, &same_kernels.model.parameters), 0);
+        ck_assert_int_eq(parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters), 0);
     ck_assert_double_le(worst_curve, TOLERANCE);
     ck_assert_double_le(worst_parameter, TOLERANCE);
     ck_assert_int_eq(stale.optimizer.step, reference.optimizer.step);
@@ -306,7 +289,7 @@ START_TEST(straggler_changes_nothing)
         double started = wall_seconds();
         ck_assert(opt_async_epoch(&b, &d.snapshots, &rb, &err) == TF_OK);
         seconds[mode] = wall_seconds() - started;
-        differing += differing_parameters(&plain.model.parameters, &delayed.model.parameters);
+        differing += parameters_differing_values(&plain.model.parameters, &delayed.model.parameters);
         differing += memcmp(&ra.train_loss, &rb.train_loss, sizeof(double)) != 0;
         opt_async_free(&a);
         opt_async_free(&b);
@@ -365,12 +348,8 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
     Suite *suite = suite_create("async_mpi");
     TCase *cases = tcase_create("twins");
     tcase_set_timeout(cases, 600);
@@ -381,10 +360,5 @@ int main(int argc, char **argv)
     tcase_add_test(cases, straggler_changes_nothing);
     tcase_add_test(cases, bytes_counted);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return run_suite_mpi(suite, &world);
 }
