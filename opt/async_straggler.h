@@ -24,8 +24,11 @@
 extern "C" {
 #endif
 
-/** Which ranks a straggler delays. */
-enum { STRAGGLER_NONE = -1, STRAGGLER_EACH = -2 };
+/** Which ranks a straggler delays, besides one rank's number. */
+enum straggler_ranks {
+    STRAGGLER_NONE = -1, /**< no rank */
+    STRAGGLER_EACH = -2, /**< every rank, each with its own draws */
+};
 
 /** The delay to inject. */
 typedef struct straggler {

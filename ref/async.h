@@ -123,7 +123,9 @@ void average_clock_reset(average_clock *c);
  * that are equal average to exactly their value, whatever the weights.
  * @param replicas  [count][size] replica i's values at replicas + i * size
  * @param weights   [count] w_i >= 0, not all zero
- * @param out       [size] may alias no replica
+ * @param count     how many replicas
+ * @param size      values per replica
+ * @param out       [size] the average; may alias no replica
  */
 void local_average_combine(const float *replicas, const int64_t *weights, int count, int64_t size, float *out);
 
