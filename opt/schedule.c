@@ -397,7 +397,7 @@ int opt_schedule_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const sche
         if (status == TF_OK)
             status = opt_trainer_sum_gradients(list, packed, c, err);
         if (status == TF_OK) {
-            ref_adam_step(&tr->optimizer, list);
+            trainer_apply_gradient(tr);
             report->steps++;
         }
     }

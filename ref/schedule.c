@@ -592,7 +592,7 @@ int ref_schedule_epoch(trainer *tr, const snapshot_seq *seq, const schedule *s, 
         for (int64_t q = 0; status == TF_OK && q < in_iteration; q++)
             status = trainer_train_window(tr, seq, &windows, ids[q], scale, &loss_sum, err);
         if (status == TF_OK) {
-            ref_adam_step(&tr->optimizer, &tr->model.parameters);
+            trainer_apply_gradient(tr);
             report->steps++;
         }
     }

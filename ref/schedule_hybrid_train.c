@@ -177,7 +177,7 @@ int hybrid_epoch(trainer *tr, hybrid_run *run, const hybrid_ranks *ranks, epoch_
             status = ranks->sum_gradients(ranks->context, list, err);
         if (status != TF_OK)
             break;
-        ref_adam_step(&tr->optimizer, list);
+        trainer_apply_gradient(tr);
         report->steps++;
         run->steps++;
         run->action_steps[run->action]++;

@@ -56,6 +56,27 @@ expect_failure("configure --incremental: add it" train --model tgcn --data chick
 expect_failure("expected a fraction in [0, 1]" train --model tgcn --data chickenpox --impl opt --incremental --cache 2)
 expect_failure("expected reinc or lru" train --model tgcn --data chickenpox --impl opt --incremental --cache-policy lfu)
 expect_failure("degrees=2, expected 0 or 1" info powerlaw:nodes=10,degrees=2)
+expect_failure("expected allreduce or average" train --model tgcn --data chickenpox --sync gossip)
+expect_failure("interval of --sync average: add it" train --model tgcn --data chickenpox --every 4)
+expect_failure("expected a whole number" train --model tgcn --data chickenpox --sync average --every 0)
+expect_failure("expected 0 or 1 (Sven bounds staleness to one step)" train --model tgcn --data chickenpox --staleness 2)
+expect_failure("choose one kind of staleness" train --model tgcn --data chickenpox --sync average --staleness 1)
+expect_failure("expected adam or sgd" train --model tgcn --data chickenpox --optimizer adamw)
+expect_failure("the ranks are mpiexec's" train --model tgcn --data chickenpox --impl opt --sync average --replicas 2)
+expect_failure("--sync average or --stale-embeddings simulate: add one" train --model tgcn --data chickenpox --replicas 2)
+expect_failure("expected off, zero, static:C, adaptive or adaptive-printed" train --model gconvgru --data chickenpox
+               --stale-embeddings sign)
+expect_failure("static:C takes a fraction C of D_r in [0, 1]" train --model gconvgru --data chickenpox
+               --stale-embeddings static:2)
+expect_failure("over MPI it needs chapter 06's exchange mode" train --model gconvgru --data chickenpox --impl opt
+               --stale-embeddings adaptive)
+expect_failure("choose one kind of staleness" train --model gconvgru --data chickenpox --stale-embeddings zero
+               --sync average)
+expect_failure("a straggler delays an MPI rank: use --impl opt" train --model tgcn --data chickenpox --straggler 1:5)
+expect_failure("expected RANK:MS or RANK:MS:P" train --model tgcn --data chickenpox --impl opt --straggler 1:abc)
+expect_failure("rank 5, but 1 rank(s) run" train --model tgcn --data chickenpox --impl opt --straggler 5:100)
+expect_failure("save from a synchronous run" train --model tgcn --data chickenpox --sync average --replicas 2
+               --save ${WORK}/never)
 expect_failure("tgn, jodie (event models)" train --model gnn --data wikipedia)
 expect_failure("is a snapshot sequence; model tgn needs an event stream" train --model tgn --data chickenpox)
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
