@@ -218,3 +218,4 @@ expect_failure("expected a whole number in 0..9" train --model tgcn --data chick
 expect_failure("at most (1 with --adjust fixed)" train --model tgcn --data chickenpox --batching hybrid --reservoir 2)
 expect_failure("drop --incremental" train --model tgcn --data chickenpox --impl opt --incremental --batching hybrid)
 expect_verify(0 "#wrong 0" hybrid --data pedalme)
+expect_failure("take synchronous steps" train --model tgcn --data chickenpox --impl opt --schedule lpt --sync average)
