@@ -443,30 +443,30 @@ int partition_cache_depth(const model_config *c, int64_t window_length)
     return depth > INT32_MAX ? INT32_MAX : (int)depth;
 }
 
-void partition_model_traffic(const model_config *c, int64_t *spatial, int64_t *temporal)
+void partition_model_traffic(const model_config *c, int64_t *forward, int64_t *backward, int64_t *temporal)
 {
     const int64_t f = c->in_features > 0 ? c->in_features : 1, h = c->hidden,
                   k = c->chebyshev_k > 1 ? c->chebyshev_k - 1 : 0;
     switch (c->kind) {
-    case MODEL_TGCN: /* A^ X_t forward only: T-GCN never propagates backward */
-        *spatial = f;
+    case MODEL_TGCN:
+        *forward = f;
+        *backward = 0;
         *temporal = 2 * h;
         break;
-    case MODEL_GCLSTM: /* K-1 products of H each way; h and c carried */
-        *spatial = 2 * k * h;
+    case MODEL_GCLSTM:
+        *forward = *backward = k * h;
         *temporal = 2 * 2 * h;
         break;
-    case MODEL_GCONVGRU: /* forward: basis of X, of H, of H * R; backward: of H * R and of H */
-        *spatial = k * (f + 2 * h) + 2 * k * h;
+    case MODEL_GCONVGRU:
+        *forward = k * (f + 2 * h);
+        *backward = 2 * k * h;
         *temporal = 2 * h;
         break;
-    default: /* EvolveGCN-O: X W_t forward and backward; its state is the weight, not per vertex */
-        *spatial = 2 * f;
+    default:
+        *forward = *backward = f;
         *temporal = 0;
         break;
     }
-    if (*spatial < 1)
-        *spatial = 1;
 }
 
 /* ---- metrics -------------------------------------------------------------------------------- */
@@ -496,6 +496,39 @@ int64_t partition_halo_rows(const csr *g, const int32_t *owner, int ranks, int64
     for (int64_t v = 0; v < g->num_nodes; v++)
         mark[v] = 0;
     return total;
+}
+
+int partition_exchange_bytes(const snapshot_seq *seq, const int32_t *owner, int ranks, const model_config *c,
+                             int64_t train_snapshots, int64_t window, int64_t stride, int64_t *bytes, tf_error *err)
+{
+    const int64_t steps = seq->num_snapshots;
+    if (train_snapshots < 1 || train_snapshots > steps || window < 0 || stride < 0)
+        return tf_error_set(err, TF_ERR_INPUT, "exchange bytes of %lld training snapshots of %lld in windows of %lld "
+                                               "every %lld: out of range",
+                            (long long)train_snapshots, (long long)steps, (long long)window, (long long)stride);
+    model_config shaped = *c;
+    shaped.in_features = seq->feature_width;
+    int64_t forward, backward, temporal;
+    partition_model_traffic(&shaped, &forward, &backward, &temporal);
+    const int64_t length = window == 0 || window > train_snapshots ? train_snapshots : window;
+    const int64_t every = stride > 0 ? stride : length;
+    int32_t *mark = tf_alloc((size_t)seq->num_nodes, sizeof *mark, "halo marks", err);
+    if (!mark)
+        return TF_ERR_INPUT;
+    int64_t floats = 0;
+    for (int64_t t = 0; t < steps; t++) {
+        int64_t visits = 0; /* training windows holding t, or one forward evaluation */
+        if (t >= train_snapshots)
+            visits = 0;
+        else
+            for (int64_t first = 0; first < train_snapshots; first += every)
+                visits += t >= first && t < first + length;
+        const int64_t halo = partition_halo_rows(&seq->snapshots[t].graph, owner, ranks, NULL, mark);
+        floats += t >= train_snapshots ? halo * forward : visits * halo * (forward + backward);
+    }
+    free(mark);
+    *bytes = floats * (int64_t)sizeof(float);
+    return TF_OK;
 }
 
 void partition_pss_costs(const snapshot_seq *seq, const int32_t *snapshot_owner, int ranks, int64_t *rank_load,

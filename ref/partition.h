@@ -213,12 +213,15 @@ int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int dept
 int partition_cache_depth(const model_config *c, int64_t window_length);
 
 /**
- * The floats one cut edge moves per snapshot in exchange mode, forward plus backward (DGC's
- * spatial super-edge weight), and per temporal cut (state width x (1 GRU, 2 LSTM) x 2 ways).
- * T-GCN: F spatial; GC-LSTM 2(K-1)H; GConvGRU (K-1)(F+2H) + 2(K-1)H; EvolveGCN 2F (and no
- * per-vertex state: temporal 0).
+ * The floats one halo row costs per snapshot in exchange mode, from the models' equations:
+ * @p forward floats fetched, @p backward floats of gradient given back; and @p temporal, the
+ * floats a state crossing ranks between consecutive snapshots would move (state width x
+ * (1 GRU, 2 LSTM) x 2 ways). T-GCN: F forward (A^ X_t), none backward (its product reads X only);
+ * GC-LSTM: (K-1)H each way; GConvGRU: (K-1)(F + 2H) forward (bases of X, H and H*R), 2(K-1)H
+ * backward (of H*R and H); EvolveGCN-O: F each way (X W_t) and no per-vertex state (temporal 0).
+ * DGC's spatial super-edge weight is forward + backward.
  */
-void partition_model_traffic(const model_config *c, int64_t *spatial, int64_t *temporal);
+void partition_model_traffic(const model_config *c, int64_t *forward, int64_t *backward, int64_t *temporal);
 
 /* ---- what a split costs ------------------------------------------------------------------ */
 
@@ -258,6 +261,16 @@ void partition_metrics_free(partition_metrics *m);
  * @param mark      [num_nodes] scratch, zero on entry and on return
  */
 int64_t partition_halo_rows(const csr *g, const int32_t *owner, int ranks, int64_t *per_rank, int32_t *mark);
+
+/**
+ * Exchange mode's bytes in one epoch of training plus its evaluation, counted from the graph: the
+ * windows of ref/train.h (training snapshots 0 .. train_snapshots-1 in windows of @p window,
+ * starting every @p stride, 0 = as train_options), each snapshot's halo rows times the forward and
+ * backward floats of partition_model_traffic(), and every test snapshot forward once; 4 bytes a float.
+ * @param owner [N]
+ */
+int partition_exchange_bytes(const snapshot_seq *seq, const int32_t *owner, int ranks, const model_config *c,
+                             int64_t train_snapshots, int64_t window, int64_t stride, int64_t *bytes, tf_error *err);
 
 /** PSS's costs: per-rank load sum over its snapshots of (present + edges), and the state rows
  *  crossing block boundaries in a full-sequence pass (present at t-1 and t). @param rank_load [R] out */

@@ -282,8 +282,9 @@ int partition_dgc(const snapshot_seq *seq, const partition_options *o, int32_t *
 {
     const int64_t n = seq->num_nodes;
     const model_config model = shaped_model(seq, o);
-    int64_t spatial, temporal;
-    partition_model_traffic(&model, &spatial, &temporal);
+    int64_t forward, backward, temporal;
+    partition_model_traffic(&model, &forward, &backward, &temporal);
+    const int64_t spatial = forward + backward > 0 ? forward + backward : 1;
     chunk_cost_model cost;
     chunk_cost_model_for(&model, &cost);
     partition_graph g;
@@ -310,8 +311,9 @@ int partition_dgc_steps(const snapshot_seq *seq, const partition_options *o, int
 {
     const int64_t n = seq->num_nodes, count = seq->num_snapshots * n;
     const model_config model = shaped_model(seq, o);
-    int64_t spatial, temporal;
-    partition_model_traffic(&model, &spatial, &temporal);
+    int64_t forward, backward, temporal;
+    partition_model_traffic(&model, &forward, &backward, &temporal);
+    const int64_t spatial = forward + backward > 0 ? forward + backward : 1;
     chunk_cost_model cost;
     chunk_cost_model_for(&model, &cost);
     int64_t *index = tf_alloc((size_t)count, sizeof *index, "super vertex index", err);
@@ -351,8 +353,9 @@ int partition_dgc_steps_costs(const snapshot_seq *seq, const partition_options *
     (void)err;
     const int64_t n = seq->num_nodes;
     const model_config model = shaped_model(seq, o);
-    int64_t spatial, temporal;
-    partition_model_traffic(&model, &spatial, &temporal);
+    int64_t forward, backward, temporal;
+    partition_model_traffic(&model, &forward, &backward, &temporal);
+    const int64_t spatial = forward + backward > 0 ? forward + backward : 1;
     chunk_cost_model cost;
     chunk_cost_model_for(&model, &cost);
     *spatial_cut = *temporal_cut = 0;

@@ -28,6 +28,9 @@ int command_train_events(int argc, char **argv, tf_error *err);
  */
 int train_wants_event_model(int argc, char **argv, const char **model);
 
+/** `twofold partition --data D --ranks R --method M`: split a dataset and print what it costs. */
+int command_partition(int argc, char **argv, tf_error *err);
+
 /** `twofold demo`: the data, the reference models, and every technique's demo rows, ref against twin. */
 int command_demo(int argc, char **argv, tf_error *err);
 
