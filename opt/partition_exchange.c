@@ -19,10 +19,13 @@ static void record_failure(const tf_error *err)
         first_failure = *err;
 }
 
-/* Grows *buffer to hold `count` elements of `size` bytes. */
+/* Grows *buffer to hold `count` elements of `size` bytes (at least one, so a rank with nothing to
+ * hold still gets a buffer and goes on to the collective every rank must join). */
 static int grow(void **buffer, int64_t *capacity, int64_t count, size_t size, const char *what, tf_error *err)
 {
-    if (count <= *capacity)
+    if (count < 1)
+        count = 1;
+    if (*buffer && count <= *capacity)
         return TF_OK;
     void *grown = tf_realloc(*buffer, (size_t)count, size, what, err);
     if (!grown)
