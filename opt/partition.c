@@ -35,6 +35,7 @@ void partition_trainer_free(partition_trainer *pt)
 {
     trainer_free(&pt->base);
     partition_exchange_free(&pt->exchange);
+    partition_shuffle_free(&pt->shuffle);
     partition_part_free(&pt->part);
     partition_operators_free(&pt->operators);
     free(pt->packed);
@@ -53,8 +54,8 @@ static int64_t longest_window(const train_options *options, int64_t steps)
 }
 
 int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_seq *seq, const int32_t *owner,
-                             partition_mode mode, const model_config *config, const train_options *options,
-                             const kernels *dense, tf_error *err)
+                             const int32_t *snapshot_owner, partition_mode mode, const model_config *config,
+                             const train_options *options, const kernels *dense, tf_error *err)
 {
     memset(pt, 0, sizeof *pt);
     pt->group = group;
@@ -62,6 +63,8 @@ int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_
     model_config shaped = *config;
     shaped.in_features = seq->feature_width;
     shaped.out_features = seq->target_width;
+    if (snapshot_owner && partition_training_supported(PARTITION_PSS_TS, mode, config->kind, err) != TF_OK)
+        return TF_ERR_INPUT;
     int status = partition_operators_create(&pt->operators, seq, config->kind, err);
     if (status == TF_OK)
         status = partition_part_create(&pt->part, seq, &pt->operators, owner, group->size, group->rank, mode, &shaped,
@@ -69,6 +72,8 @@ int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_
     partition_operators_free(&pt->operators); /* the part copied what it needs */
     if (status == TF_OK && mode == PARTITION_EXCHANGE)
         status = partition_exchange_create(&pt->exchange, group, &pt->part, seq, owner, dense, err);
+    if (status == TF_OK && snapshot_owner)
+        status = partition_shuffle_create(&pt->shuffle, group, seq, snapshot_owner, owner, err);
     if (status == TF_OK)
         status = trainer_create(&pt->base, &pt->part.local, config, options, err);
     if (status == TF_OK)
@@ -85,6 +90,8 @@ int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_
         pt->table = partition_kernels(dense);
         pt->base.model.kernels = &pt->table;
         pt->base.model.operators = &pt->exchange.operators;
+        if (snapshot_owner) /* T-GCN's only product comes shuffled: no halo is ever fetched */
+            pt->base.model.inputs = &pt->shuffle.source;
     } else
         pt->base.model.kernels = dense;
     return TF_OK;
@@ -166,13 +173,14 @@ static void account(partition_trainer *pt, double cpu_started, double exchange_c
 {
     const double used = cpu_seconds() - cpu_started;
     pt->stats.step_cpu_seconds += used;
-    pt->stats.busy_cpu_seconds += used - (pt->exchange.cpu_seconds - exchange_cpu_started) - collective_cpu;
-    pt->stats.exchange_bytes = pt->exchange.bytes;
+    pt->stats.busy_cpu_seconds += used - (pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds - exchange_cpu_started) -
+                                  collective_cpu;
+    pt->stats.exchange_bytes = pt->exchange.bytes + pt->shuffle.bytes;
 }
 
 int partition_trainer_gradient(partition_trainer *pt, int64_t step, double *loss_sum, tf_error *err)
 {
-    const double cpu_started = cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds;
+    const double cpu_started = cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
     const train_schedule s = trainer_schedule(&pt->base);
     parameters_zero_grad(&pt->base.model.parameters);
     const float scale = 1.0f / (float)train_schedule_windows_in_step(&s, step);
@@ -228,7 +236,7 @@ int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_erro
 
 int partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err)
 {
-    const double cpu_started = cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds;
+    const double cpu_started = cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
     const int64_t length = trainer_evaluation_length(&pt->base, count);
     double error_sum = 0;
     int status = TF_OK;

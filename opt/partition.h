@@ -43,6 +43,7 @@
 #include "opt/comm.h"
 #include "opt/partition_exchange.h"
 #include "opt/partition_part.h"
+#include "opt/partition_shuffle.h"
 #include "ref/partition.h"
 #include "ref/train.h"
 
@@ -73,6 +74,7 @@ typedef struct partition_trainer {
     partition_operators operators; /**< the whole graph's operators (freed once the part is built) */
     partition_part part;         /**< this rank's rows */
     partition_exchange exchange; /**< exchange mode's plans (zeroed in cache mode) */
+    partition_shuffle shuffle;   /**< pss-ts: A^ X_t from the snapshot owners (zeroed otherwise) */
     kernels table;               /**< exchange mode: partition_kernels(dense) */
     float *packed;               /**< [parameter count] the gradient all-reduce buffer */
     partition_stats stats;       /**< this rank's counts */
@@ -81,12 +83,14 @@ typedef struct partition_trainer {
 /**
  * Create rank group->rank's trainer: its part of @p seq under @p owner [N] (values 0 .. size-1), the
  * model of @p config on it, the optimizer; check that every rank starts from the same parameters.
- * Every rank calls it with the same data, owners and options. @p dense: &opt_kernels, or
- * &ref_kernels for a bitwise check of the forward. The sequence may be freed afterwards.
+ * Every rank calls it with the same data, owners and options. @p snapshot_owner [T] is pss-ts's
+ * placement of the structure encoder (T-GCN in exchange mode only; NULL otherwise). @p dense:
+ * &opt_kernels, or &ref_kernels for a bitwise check of the forward. The sequence may be freed
+ * afterwards. The trainer points into itself: do not copy it.
  */
 int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_seq *seq, const int32_t *owner,
-                             partition_mode mode, const model_config *config, const train_options *options,
-                             const kernels *dense, tf_error *err);
+                             const int32_t *snapshot_owner, partition_mode mode, const model_config *config,
+                             const train_options *options, const kernels *dense, tf_error *err);
 
 /** Release everything. */
 void partition_trainer_free(partition_trainer *pt);

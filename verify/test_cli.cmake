@@ -74,6 +74,21 @@ expect_failure("is an event stream (use reflexbicut" partition --data collegemsg
 expect_failure("cannot create" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
 
+# twofold train --split vertex (chapter 06): what it needs and what it refuses.
+expect_failure("add --impl opt" train --model tgcn --data chickenpox --split vertex --partition hash)
+expect_failure("configure --split vertex: add it" train --model tgcn --data chickenpox --impl opt --mode cache)
+expect_failure("needs --partition" train --model tgcn --data chickenpox --impl opt --split vertex)
+expect_failure("--split window --blocks" train --model tgcn --data chickenpox --impl opt --split vertex --partition pss)
+expect_failure("no hook between steps" train --model tgcn --data chickenpox --impl opt --split vertex --partition dgc-st)
+expect_failure("separable from the recurrence" train --model gclstm --data chickenpox --impl opt --split vertex
+               --partition pss-ts)
+expect_failure("drop --blocks" train --model tgcn --data chickenpox --impl opt --split vertex --partition hash --blocks)
+expect_failure("drop --incremental" train --model tgcn --data chickenpox --impl opt --split vertex --partition hash
+               --incremental)
+expect_failure("expected window or vertex" train --model tgcn --data chickenpox --impl opt --split diagonal)
+expect_failure("expected cache or exchange" train --model tgcn --data chickenpox --impl opt --split vertex
+               --partition hash --mode ram)
+
 execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
 if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")
   message(FATAL_ERROR "twofold info --help: status ${status}, output:\n${out}")

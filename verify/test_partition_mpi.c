@@ -147,15 +147,39 @@ static int64_t plain_count(const snapshot_seq *seq, const int32_t *owner, int ra
     return floats * 4;
 }
 
+/* pss-ts's bytes: per visit of t, F floats for every vertex its snapshot's owner does not own. */
+static int64_t shuffle_count(const snapshot_seq *seq, const int32_t *owner, const int32_t *snapshot_owner,
+                             const train_schedule *s, int64_t train_snapshots)
+{
+    int64_t rows = 0;
+    for (int64_t t = 0; t < seq->num_snapshots; t++) {
+        int64_t visits = t >= train_snapshots; /* the test split once */
+        for (int64_t step = 0; step < STEPS; step++)
+            for (int64_t slot = 0; slot < s->batch; slot++) {
+                const int64_t w = train_schedule_window(s, step, slot);
+                int64_t first, count;
+                if (w < 0)
+                    continue;
+                train_schedule_span(s, w, &first, &count);
+                visits += t >= first && t < first + count;
+            }
+        int64_t foreign = 0;
+        for (int64_t v = 0; v < seq->num_nodes; v++)
+            foreign += owner[v] != snapshot_owner[t];
+        rows += visits * foreign;
+    }
+    return rows * seq->feature_width * 4;
+}
+
 /* One case: the trainer on the ranks with `owner`, compared with the reference. */
 static void check_case(const char *label, const snapshot_seq *seq, const char *data, const int32_t *owner,
-                       partition_mode mode, const model_config *config, const train_options *options,
-                       const reference_run *ref)
+                       const int32_t *snapshot_owner, partition_mode mode, const model_config *config,
+                       const train_options *options, const reference_run *ref)
 {
     tf_error err;
     partition_trainer pt;
     const uint64_t sent_before = world.bytes_sent;
-    ck_assert_msg(partition_trainer_create(&pt, &world, seq, owner, mode, config, options, &opt_kernels, &err) == TF_OK,
+    ck_assert_msg(partition_trainer_create(&pt, &world, seq, owner, snapshot_owner, mode, config, options, &opt_kernels, &err) == TF_OK,
                   "%s", err.message);
     const uint64_t setup_bytes = world.bytes_sent - sent_before; /* the parameter check */
     const train_schedule s = partition_trainer_schedule(&pt);
@@ -181,9 +205,10 @@ static void check_case(const char *label, const snapshot_seq *seq, const char *d
     ck_assert(comm_allreduce_sum_double(&world, bytes, 3, &err) == TF_OK);
     double held = (double)(pt.part.rows + pt.part.cached);
     ck_assert(comm_allreduce_sum_double(&world, &held, 1, &err) == TF_OK);
-    const int64_t expected = mode == PARTITION_EXCHANGE
-                                 ? plain_count(seq, owner, world.size, config, &s, pt.base.train_snapshots)
-                                 : 0;
+    const int64_t expected =
+        snapshot_owner ? shuffle_count(seq, owner, snapshot_owner, &s, pt.base.train_snapshots)
+        : mode == PARTITION_EXCHANGE ? plain_count(seq, owner, world.size, config, &s, pt.base.train_snapshots)
+                                     : 0;
     const double test_error = relative(test_mse, ref->test_mse);
     if (world.rank == 0)
         printf("%-9s %-8s %-9s %-15s %d rank(s)  loss %.1e  grad %.1e  test MSE %.1e  params %.1e  bytes %.0f (graph "
@@ -239,9 +264,19 @@ static void matrix(const char *spec, const char *name, double ratio)
             ck_assert_msg(ref_partition_snapshots(seq, trainable[m], &o, &p, &err) == TF_OK, "%s", err.message);
             for (int mode = 0; mode < 2; mode++) {
                 ck_assert(partition_training_supported(trainable[m], (partition_mode)mode, kinds[k], &err) == TF_OK);
-                check_case(partition_method_name(trainable[m]), seq, name, p.vertex_owner, (partition_mode)mode,
+                check_case(partition_method_name(trainable[m]), seq, name, p.vertex_owner, NULL, (partition_mode)mode,
                            &config, &options, &ref);
             }
+            partition_free(&p);
+        }
+        if (kinds[k] == MODEL_TGCN && world.size <= seq->num_snapshots) { /* pss-ts: T-GCN in exchange mode */
+            partition_options o;
+            partition_options_default(&o);
+            o.ranks = world.size;
+            partition p;
+            ck_assert(ref_partition_snapshots(seq, PARTITION_PSS_TS, &o, &p, &err) == TF_OK);
+            check_case("pss-ts", seq, name, p.vertex_owner, p.snapshot_owner, PARTITION_EXCHANGE, &config, &options,
+                       &ref);
             partition_free(&p);
         }
         free_reference(&ref);
@@ -277,7 +312,8 @@ START_TEST(other_models_and_edges)
         reference_run ref;
         run_reference(seq, &config, &options, &ref);
         for (int mode = 0; mode < 2; mode++)
-            check_case("dynahb", seq, "powerlaw/arrival", p.vertex_owner, (partition_mode)mode, &config, &options, &ref);
+            check_case("dynahb", seq, "powerlaw/arrival", p.vertex_owner, NULL, (partition_mode)mode, &config, &options,
+                       &ref);
         free_reference(&ref);
     }
     /* A rank without vertices still joins every collective. */
@@ -288,7 +324,7 @@ START_TEST(other_models_and_edges)
         int32_t *owner = malloc((size_t)n * sizeof *owner);
         partition_hash(n, world.size - 1, owner); /* rank size-1 owns nothing */
         for (int mode = 0; mode < 2; mode++)
-            check_case("empty", seq, "powerlaw/arrival", owner, (partition_mode)mode, &gclstm, &options, &ref);
+            check_case("empty", seq, "powerlaw/arrival", owner, NULL, (partition_mode)mode, &gclstm, &options, &ref);
         free(owner);
     }
     free_reference(&ref);
@@ -301,7 +337,7 @@ START_TEST(other_models_and_edges)
     ck_assert(model_forward(&whole.model, seq, 0, count, &tape, expected, &err) == TF_OK);
     window_tape_free(&whole.model, &tape);
     partition_trainer pt;
-    ck_assert(partition_trainer_create(&pt, &world, seq, p.vertex_owner, PARTITION_EXCHANGE, &gclstm, &options,
+    ck_assert(partition_trainer_create(&pt, &world, seq, p.vertex_owner, NULL, PARTITION_EXCHANGE, &gclstm, &options,
                                        &ref_kernels, &err) == TF_OK);
     float *mine = malloc((size_t)(count * pt.part.owned * out + 1) * sizeof(float));
     ck_assert(partition_trainer_predict(&pt, 0, count, mine, &err) == TF_OK);

@@ -71,8 +71,9 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
     partition_trainer pt;
     memset(&pt, 0, sizeof pt);
     if (status == TF_OK)
-        status = partition_trainer_create(&pt, group, seq, p.vertex_owner, split->mode, request->config,
-                                          request->options, &opt_kernels, err);
+        status = partition_trainer_create(&pt, group, seq, p.vertex_owner,
+                                          split->method == PARTITION_PSS_TS ? p.snapshot_owner : NULL, split->mode,
+                                          request->config, request->options, &opt_kernels, err);
     const int64_t num_nodes = seq->num_nodes, num_snapshots = seq->num_snapshots;
     if (status == TF_OK && speaks)
         printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices; %s mode, "
