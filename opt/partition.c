@@ -76,8 +76,8 @@ int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_
         status = partition_shuffle_create(&pt->shuffle, group, seq, snapshot_owner, owner, err);
     if (status == TF_OK)
         status = trainer_create(&pt->base, &pt->part.local, config, options, err);
-    if (status == TF_OK)
-        status = opt_trainer_parallel(&pt->base, group, err); /* same parameters on every rank */
+    if (status == TF_OK && group->size > 1) /* same parameters on every rank (one rank: no MPI needed) */
+        status = opt_trainer_parallel(&pt->base, group, err);
     if (status == TF_OK && !(pt->packed = tf_alloc((size_t)parameters_size(&pt->base.model.parameters), sizeof(float),
                                                     "gradient buffer", err)))
         status = TF_ERR_INPUT;

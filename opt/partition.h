@@ -86,7 +86,8 @@ typedef struct partition_trainer {
  * Every rank calls it with the same data, owners and options. @p snapshot_owner [T] is pss-ts's
  * placement of the structure encoder (T-GCN in exchange mode only; NULL otherwise). @p dense:
  * &opt_kernels, or &ref_kernels for a bitwise check of the forward. The sequence may be freed
- * afterwards. The trainer points into itself: do not copy it.
+ * afterwards. The trainer points into itself: do not copy it. On one rank it makes no collective
+ * call at all, so @p group may then be a comm that never started MPI ({.rank = 0, .size = 1}).
  */
 int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_seq *seq, const int32_t *owner,
                              const int32_t *snapshot_owner, partition_mode mode, const model_config *config,

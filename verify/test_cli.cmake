@@ -167,8 +167,11 @@ endfunction()
 
 expect_verify(0 "#wrong 0" incremental fusion --data pedalme)
 expect_verify(0 "needs a snapshot sequence; bitcoin_alpha is an event stream" incremental --data bitcoin_alpha)
+expect_verify(0 "#wrong 0" partition --data pedalme)  # chapter 06 on one rank: every partitioner, both modes
 set(ENV{TWOFOLD_BREAK_TWIN} incremental)
 expect_verify(1 "WRONG: not equal to the reference" incremental --data pedalme)
+set(ENV{TWOFOLD_BREAK_TWIN} partition)
+expect_verify(1 "#wrong 11" partition --data pedalme)
 set(ENV{TWOFOLD_BREAK_TWIN} all)
 expect_verify(1 "#wrong 2" fusion --data pedalme)  # spatial: pedalme has fewer vertices than 16 chunks
 unset(ENV{TWOFOLD_BREAK_TWIN})
