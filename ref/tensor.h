@@ -50,7 +50,7 @@ int tensor_same_shape(const tensor *a, const tensor *b);
 double tensor_max_abs_diff(const tensor *a, const tensor *b);
 
 /**
- * The project's "fp" comparison (design/TECHNIQUES.md): the largest
+ * The project's "fp" comparison (chapters/00-overview.md, "What equal means"): the largest
  * |a - b| / max(1, |b|) over all elements, @p b being the reference.
  */
 double tensor_max_rel_diff(const tensor *a, const tensor *b);

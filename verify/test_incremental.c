@@ -13,8 +13,9 @@
  *  - integer-valued data makes sum exact: every value equal to the reference (as numbers: an
  *    empty row is -0 in the reference when its self coefficient 0 meets a negative feature);
  *  - crafted max/min cases: the winner deleted, ties, the winner's features changed, -0;
- *  - the delta's structural part rebuilds E_t from E_{t-1} exactly (notes/reinc.md V4);
- *  - threshold 0 (always full) and infinity (always incremental) agree (V5), and seek() gives
+ *  - the delta's structural part rebuilds E_t from E_{t-1} exactly (chapters/02-incremental.md,
+ *    "The delta");
+ *  - threshold 0 (always full) and infinity (always incremental) agree, and seek() gives
  *    snapshot t the same bits from any starting point (what makes caching exact).
  * Runs with 2 OpenMP threads so the parallel row updates are exercised. Prints what it measured. */
 #include <math.h>
@@ -271,7 +272,7 @@ static void collect(const csr *g, const uint8_t *skip, uint64_t *triples, int64_
         }
 }
 
-/* V4: E_{t-1} minus the removed edges plus the added ones is E_t, as a multiset. */
+/* E_{t-1} minus the removed edges plus the added ones is E_t, as a multiset. */
 static int64_t check_difference(const snapshot_seq *seq)
 {
     int64_t changes = 0;
@@ -319,7 +320,7 @@ START_TEST(difference_rebuilds_the_next_graph)
 }
 END_TEST
 
-/* V5 and the seek property, on twitter_tennis. */
+/* Threshold 0 against infinity, and the seek property, on twitter_tennis. */
 START_TEST(threshold_and_seek)
 {
     tf_error err;

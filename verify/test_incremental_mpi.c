@@ -1,7 +1,7 @@
-/* ReInc's distributed training (notes/reinc.md section 4) on 1..4 ranks: the epoch's windows cut
- * into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is block j,
- * on rank j % size with T-GCN's inputs served by its own incremental engine and cache, against
- * the reference trainer alone (same order, full recompute, ref kernels) on every rank:
+/* ReInc's distributed training ([ReInc] §3.4, chapters/references.md) on 1..4 ranks: the epoch's
+ * windows cut into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is
+ * block j, on rank j % size with T-GCN's inputs served by its own incremental engine and cache,
+ * against the reference trainer alone (same order, full recompute, ref kernels) on every rank:
  *  - loss curve and final parameters fp-equal (max |a - b| / max(1, |ref|) <= 1e-5);
  *  - the only values that cross ranks are gradients, plus one double per epoch for the train
  *    loss and one for the test MSE: from the schedule, one all-reduce of every gradient per step

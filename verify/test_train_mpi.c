@@ -2,7 +2,7 @@
  * MPI ranks, gradients all-reduced) against the reference trainer, on 1..4 ranks (ctest runs
  * this under mpiexec). Every rank also runs the reference alone; the loss curve (train loss
  * and test MSE of every epoch) and the final parameters must agree within the fp tolerance
- * of design/TECHNIQUES.md, max |a - b| / max(1, |ref|) <= 1e-5.
+ * of chapters/00-overview.md ("What equal means"), max |a - b| / max(1, |ref|) <= 1e-5.
  *
  * With 4 windows per step and 3 ranks, rank 0 holds two windows of a step and the others one:
  * the case where dividing by the rank count instead of the window count would go wrong. */

@@ -75,8 +75,8 @@ static inline void assert_input_error(int status, const tf_error *err, const cha
     } while (0)
 
 /* Run one suite; returns the process exit status (0 when every test passed). */
-/* The fp error of design/TECHNIQUES.md: the largest |ours - reference| / max(1, |reference|)
- * over n values; infinity if any is NaN. */
+/* The fp error (chapters/00-overview.md, "What equal means"): the largest
+ * |ours - reference| / max(1, |reference|) over n values; infinity if any is NaN. */
 static inline double relative_error(const float *ours, const float *reference, int64_t n)
 {
     double worst = 0;
