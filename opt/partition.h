@@ -85,7 +85,7 @@ typedef struct partition_trainer {
  * model of @p config on it, the optimizer; check that every rank starts from the same parameters.
  * Every rank calls it with the same data, owners and options. @p snapshot_owner [T] is pss-ts's
  * placement of the structure encoder (T-GCN in exchange mode only; NULL otherwise). @p dense:
- * &opt_kernels, or &ref_kernels for a bitwise check of the forward. The sequence may be freed
+ * opt_kernels, or ref_kernels for a bitwise check of the forward. The sequence may be freed
  * afterwards. The trainer points into itself: do not copy it. On one rank it makes no collective
  * call at all, so @p group may then be a comm that never started MPI ({.rank = 0, .size = 1}).
  */

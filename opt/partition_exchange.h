@@ -111,15 +111,19 @@ typedef struct partition_exchange {
     int64_t transfers;         /**< all-to-all-v calls made */
     double cpu_seconds;        /**< this thread's CPU time inside exchanges */
     double wall_seconds;       /**< wall time inside exchanges */
-    float *send, *receive;     /**< grown scratch: rows gathered for and received from the peers */
-    unsigned char *message_out, *message_in; /**< grown scratch for a packing policy */
+    float *send;               /**< grown scratch: rows gathered for the peers */
+    float *receive;            /**< grown scratch: rows received from the peers */
+    unsigned char *message_out; /**< grown scratch for a packing policy's messages, out then in */
     float *extended;           /**< grown scratch: [2][owned + halo][width] a local product's operand and result */
-    int64_t send_capacity, receive_capacity, message_capacity, extended_capacity; /**< their sizes in elements */
+    int64_t send_capacity;     /**< floats `send` holds */
+    int64_t receive_capacity;  /**< floats `receive` holds */
+    int64_t message_capacity;  /**< bytes `message_out` holds */
+    int64_t extended_capacity; /**< floats `extended` holds */
 } partition_exchange;
 
 /**
  * Set up exchange mode for @p part (created with PARTITION_EXCHANGE from @p seq and @p owner) on
- * the ranks of @p group, products on @p dense (&opt_kernels; &ref_kernels for a bitwise check).
+ * the ranks of @p group, products on @p dense (opt_kernels; ref_kernels for a bitwise check).
  * Attaches the hooks to the part's halos. Every rank calls it with its own part; no communication.
  */
 int partition_exchange_create(partition_exchange *ex, comm *group, partition_part *part, const snapshot_seq *seq,

@@ -101,8 +101,13 @@ typedef struct partition_part {
 
 /**
  * Build rank @p rank's part.
+ * @param part           out
+ * @param seq            the whole sequence
  * @param ops            partition_operators_create() of @p seq for the model
  * @param owner          [N] the owner of every vertex, 0 .. ranks-1
+ * @param ranks          R
+ * @param rank           this part's rank
+ * @param mode           cache or exchange
  * @param config         the model (its kind picks the operator, its K the cache depth)
  * @param window_length  the longest window training or evaluation runs (cache depth)
  * @param err            out: out of memory, owners out of range, a model whose operator @p ops lacks

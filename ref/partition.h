@@ -121,30 +121,29 @@ int ref_partition_snapshots(const snapshot_seq *seq, partition_method m, const p
 /** Release @p p's arrays and zero it (safe on a zeroed partition). */
 void partition_free(partition *p);
 
-/** owner[v] = v mod R for @p n ids. @param owner [n] out */
+/** owner[v] = v mod R for @p n ids on @p ranks ranks; @p owner [n] out. */
 void partition_hash(int64_t n, int ranks, int32_t *owner);
 
-/** owner[v] = floor(v R / n): contiguous ranges whose sizes differ by at most 1. @param owner [n] out */
+/** owner[v] = floor(v R / n) for @p n ids on @p ranks ranks: contiguous ranges whose sizes differ by at most 1;
+ *  @p owner [n] out. */
 void partition_range(int64_t n, int ranks, int32_t *owner);
 
-/** owner[v] = floor(v / block) mod R. @param owner [n] out */
+/** owner[v] = floor(v / @p block) mod R for @p n ids on @p ranks ranks; @p owner [n] out. */
 void partition_interval(int64_t n, int ranks, int64_t block, int32_t *owner);
 
 /** The block size of Sven's interval baseline. */
 #define PARTITION_INTERVAL_BLOCK 16
 
 /**
- * DynaHB's load of every vertex (the file comment's walk counts) for @p layers >= 1.
- * @param load  [N] out
- * @return 0, or TF_ERR_INPUT naming the vertex and layer where int64 overflows.
+ * DynaHB's load of every vertex of @p seq (the file comment's walk counts) for @p layers >= 1 into
+ * @p load [N]. @return 0, or TF_ERR_INPUT in @p err naming the vertex and layer where int64 overflows.
  */
 int partition_dynahb_load(const snapshot_seq *seq, int layers, int64_t *load, tf_error *err);
 
 /**
- * Deal @p n items serpentine by decreasing load (ties by id): sorted position i goes to rank
- * i mod R in even rounds (round = floor(i / R)) and R - 1 - i mod R in odd ones.
- * @param load   [n] the loads
- * @param owner  [n] out
+ * Deal @p n items serpentine among @p ranks by decreasing @p load [n] (ties by id): sorted position
+ * i goes to rank i mod R in even rounds (round = floor(i / R)) and R - 1 - i mod R in odd ones;
+ * @p owner [n] out. Fails (@p err) only without memory.
  */
 int partition_serpentine(const int64_t *load, int64_t n, int ranks, int32_t *owner, tf_error *err);
 
@@ -167,19 +166,20 @@ typedef struct partition_graph {
 int partition_union_graph(const snapshot_seq *seq, int64_t spatial_weight, partition_graph *out, tf_error *err);
 
 /**
- * DGC's super graph (section 4.1): a vertex per present (t, v), numbered in order of (t, v);
- * spatial edges {(u,t), (v,t)} for each u -> v of E_t (u != v, occurrences add up) weighing
- * @p spatial_weight each; virtual temporal edges {(v,t-1), (v,t)} between consecutive present
- * counterparts weighing @p temporal_weight (none when it is 0). Every vertex weighs 1.
- * @param step_index  [T][N] out: the super vertex of (t, v), or -1 where v is absent
+ * DGC's super graph of @p seq (section 4.1) into @p out: a vertex per present (t, v), numbered in
+ * order of (t, v); spatial edges {(u,t), (v,t)} for each u -> v of E_t (u != v, occurrences add up)
+ * weighing @p spatial_weight each; virtual temporal edges {(v,t-1), (v,t)} between consecutive
+ * present counterparts weighing @p temporal_weight (none when it is 0). Every vertex weighs 1.
+ * @p step_index [T][N] out: the super vertex of (t, v), or -1 where v is absent. Fails (@p err)
+ * without memory or beyond int32 vertex ids.
  */
 int partition_super_graph(const snapshot_seq *seq, int64_t spatial_weight, int64_t temporal_weight,
                           partition_graph *out, int64_t *step_index, tf_error *err);
 
 /**
- * Build @p g from @p count undirected contributions {a[i], b[i]} (a != b) of weight w[i]: each is
- * stored in both rows, rows sorted, equal neighbours merged by adding their weights. Vertex
- * weights are zero. @param a [count] @param b [count] @param w [count]
+ * Build @p g over @p vertices vertices from @p count undirected contributions {a[i], b[i]} (a != b)
+ * of weight w[i] (@p a, @p b, @p w: [count]): each is stored in both rows, rows sorted, equal
+ * neighbours merged by adding their weights. Vertex weights are zero. Fails (@p err) without memory.
  */
 int partition_graph_from_pairs(partition_graph *g, int64_t vertices, int64_t count, const int32_t *a, const int32_t *b,
                                const int64_t *w, tf_error *err);
@@ -199,6 +199,7 @@ int partition_in_union(const snapshot_seq *seq, csr *out, tf_error *err);
  * into level j. @p start and @p member may not alias.
  * @param in_union  partition_in_union() of the sequence
  * @param start     [N] 1 for the owned vertices
+ * @param depth     hops (0: the owned vertices alone)
  * @param member    [N] out: 1 for start and its closure C
  * @param queue     [N] scratch: the vertices in the order they were reached
  * @return |start ∪ C|
@@ -255,31 +256,33 @@ int partition_measure(const snapshot_seq *seq, const int32_t *owner, int ranks, 
 void partition_metrics_free(partition_metrics *m);
 
 /**
- * |H_r| of one graph summed over r, where H_r = {u : owner[u] != r and u -> v with owner[v] = r}.
- * @param owner     [num_nodes]
- * @param per_rank  [R] out (added into), or NULL
- * @param mark      [num_nodes] scratch, zero on entry and on return
+ * |H_r| of the graph @p g summed over the @p ranks ranks r, where
+ * H_r = {u : owner[u] != r and u -> v with owner[v] = r}. @p owner [num_nodes]; @p per_rank [R]
+ * added into, or NULL; @p mark [num_nodes] scratch, zero on entry and on return.
  */
 int64_t partition_halo_rows(const csr *g, const int32_t *owner, int ranks, int64_t *per_rank, int32_t *mark);
 
 /**
- * Exchange mode's bytes in one epoch of training plus its evaluation, counted from the graph: the
- * windows of ref/train.h (training snapshots 0 .. train_snapshots-1 in windows of @p window,
- * starting every @p stride, 0 = as train_options), each snapshot's halo rows times the forward and
- * backward floats of partition_model_traffic(), and every test snapshot forward once; 4 bytes a float.
- * @param owner [N]
+ * Exchange mode's @p bytes in one epoch of training plus its evaluation of @p seq under @p owner [N]
+ * on @p ranks ranks for model @p c, counted from the graph: the windows of ref/train.h (snapshots
+ * 0 .. @p train_snapshots - 1 in windows of @p window, starting every @p stride, 0 = as
+ * train_options), each snapshot's halo rows times the forward and backward floats of
+ * partition_model_traffic(), and every test snapshot forward once; 4 bytes a float. Fails (@p err)
+ * for a split out of range or without memory.
  */
 int partition_exchange_bytes(const snapshot_seq *seq, const int32_t *owner, int ranks, const model_config *c,
                              int64_t train_snapshots, int64_t window, int64_t stride, int64_t *bytes, tf_error *err);
 
-/** PSS's costs: per-rank load sum over its snapshots of (present + edges), and the state rows
- *  crossing block boundaries in a full-sequence pass (present at t-1 and t). @param rank_load [R] out */
+/** PSS's costs of @p seq under @p snapshot_owner [T] on @p ranks ranks: @p rank_load [R], each rank's
+ *  sum over its snapshots of (present + edges), and @p boundary_rows, the state rows crossing block
+ *  boundaries in a full-sequence pass (present at t-1 and t). */
 void partition_pss_costs(const snapshot_seq *seq, const int32_t *snapshot_owner, int ranks, int64_t *rank_load,
                          int64_t *boundary_rows);
 
-/** METIS on @p g (ref/partition_metis.c): R = 1 gives all zeros without calling METIS (5.1.0
- *  divides by zero there); R > V is an error (METIS puts every vertex on the last part).
- *  @param owner [V] out; @param edge_cut out: METIS's own edge cut (may be NULL) */
+/** METIS on @p g into @p ranks parts with @p seed (ref/partition_metis.c): @p owner [V] out,
+ *  @p edge_cut METIS's own edge cut (may be NULL). R = 1 gives all zeros without calling METIS
+ *  (5.1.0 divides by zero there); R > V is an error in @p err (METIS puts every vertex on the last
+ *  part), and so are weights beyond its 32-bit idx_t. */
 int partition_metis(const partition_graph *g, int ranks, uint64_t seed, int32_t *owner, int64_t *edge_cut,
                     tf_error *err);
 

@@ -68,15 +68,15 @@ int bicut_demand_alloc(bicut_demand *d, int ranks, int64_t num_nodes, tf_error *
 void bicut_demand_free(bicut_demand *d);
 
 /**
- * The demand of training on events first .. end-1 of @p es in global batches of
- * @p ranks x @p local_batch events (file comment).
- * @param history     temporal_csr_build() of @p es: where the neighbours are looked up
- * @param neighbours  most recent interactions per root (10 for TGN, 0 for JODIE)
+ * The demand @p out of training on events @p first .. @p end - 1 of @p es in global batches of
+ * @p ranks x @p local_batch events (file comment). @p history is temporal_csr_build() of @p es, where
+ * the @p neighbours most recent interactions of each root are looked up (10 for TGN, 0 for JODIE).
+ * Fails (@p err) for a range outside the stream, a batch or rank count below 1, or without memory.
  */
 int partition_event_demand(const event_stream *es, const temporal_csr *history, int64_t first, int64_t end,
                            int64_t local_batch, int ranks, int neighbours, bicut_demand *out, tf_error *err);
 
-/** recv_j and serve_j of the placement @p owner [N]. @param received [R] out @param served [R] out */
+/** recv_j and serve_j of the placement @p owner [N] under demand @p d: @p received [R] and @p served [R] out. */
 void bicut_costs(const bicut_demand *d, const int32_t *owner, int64_t *received, int64_t *served);
 
 /** ζ = max_j (recv_j + serve_j). */
@@ -98,7 +98,8 @@ typedef struct bicut_stats {
     int64_t *trace;         /**< [moves] ζ after each accepted move */
 } bicut_stats;
 
-/** Re-FlexBiCut as the file comment describes. @param owner [N] out @param stats may be NULL */
+/** Re-FlexBiCut on demand @p d as the file comment describes: @p owner [N] out, @p stats (may be NULL)
+ *  what it did; fails (@p err) only without memory. */
 int ref_reflexbicut(const bicut_demand *d, int32_t *owner, bicut_stats *stats, tf_error *err);
 
 /** Release @p s's trace. */

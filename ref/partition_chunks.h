@@ -75,10 +75,12 @@ typedef struct label_propagation_stats {
 
 /**
  * DGC's label propagation with the rules of the file comment.
- * @param g       the graph (vertex_weight = each vertex's units)
- * @param cap     the largest units a label may hold (>= the largest vertex weight)
- * @param label   [V] out: each vertex's label (a vertex id of its chunk)
- * @param stats   out, may be NULL
+ * @param g           the graph (vertex_weight = each vertex's units)
+ * @param cap         the largest units a label may hold
+ * @param max_sweeps  the sweep cap (LABEL_PROPAGATION_MAX_SWEEPS)
+ * @param label       [V] out: each vertex's label (a vertex id of its chunk)
+ * @param stats       out, may be NULL
+ * @param err         out: no memory
  */
 int ref_label_propagation(const partition_graph *g, int64_t cap, int max_sweeps, int32_t *label,
                           label_propagation_stats *stats, tf_error *err);
@@ -106,10 +108,16 @@ typedef struct chunk_graph {
 } chunk_graph;
 
 /**
- * Group @p label into chunks numbered by their smallest member, with work from @p cost.
+ * Group the vertices of @p g by @p label [V] into the chunks of @p out, numbered by their smallest
+ * member, with work from @p cost.
+ * @param g         the labelled graph
+ * @param label     [V] labels (ref_label_propagation())
  * @param steps     [V] vertex-steps of each vertex (1 per super vertex, the present count per vertex)
  * @param edges_in  [V] in-edge occurrences of each vertex
+ * @param cost      the cost model
+ * @param out       out: the chunks
  * @param chunk_of  [V] out: each vertex's chunk
+ * @param err       out: no memory
  */
 int chunk_graph_build(const partition_graph *g, const int32_t *label, const int64_t *steps, const int64_t *edges_in,
                       const chunk_cost_model *cost, chunk_graph *out, int32_t *chunk_of, tf_error *err);
@@ -117,17 +125,21 @@ int chunk_graph_build(const partition_graph *g, const int32_t *label, const int6
 /** Release @p c's arrays. */
 void chunk_graph_free(chunk_graph *c);
 
-/** Algorithm 1 with the degenerate rules of the file comment. @param rank_of_chunk [count] out */
+/** Algorithm 1 with the degenerate rules of the file comment: each of the @p chunks to one of @p ranks,
+ *  @p rank_of_chunk [count] out; fails (@p err) only without memory. */
 int ref_chunk_assign(const chunk_graph *chunks, int ranks, int32_t *rank_of_chunk, tf_error *err);
 
-/** The trainable form: an owner per vertex (temporal edges contracted). @param owner [N] out */
+/** The trainable form on @p seq with options @p o: @p owner [N] out, an owner per vertex (temporal
+ *  edges contracted); fails (@p err) without memory. */
 int partition_dgc(const snapshot_seq *seq, const partition_options *o, int32_t *owner, tf_error *err);
 
-/** The paper's form: an owner per present (t, v), -1 where absent. @param step_owner [T][N] out */
+/** The paper's form on @p seq with options @p o: @p step_owner [T][N] out, an owner per present
+ *  (t, v), -1 where absent; fails (@p err) without memory. */
 int partition_dgc_steps(const snapshot_seq *seq, const partition_options *o, int32_t *step_owner, tf_error *err);
 
-/** dgc-st's costs: spatial and temporal super-edge weight cut (in the units of
- *  partition_model_traffic()) and per-rank work. @param rank_work [R] out */
+/** dgc-st's costs of @p step_owner [T][N] on @p seq with options @p o: @p spatial_cut and
+ *  @p temporal_cut, the super-edge weight cut (in the floats of partition_model_traffic()), and
+ *  @p rank_work [R], the cost model's work per rank. @p err is unused (kept for symmetry). */
 int partition_dgc_steps_costs(const snapshot_seq *seq, const partition_options *o, const int32_t *step_owner,
                               int64_t *spatial_cut, int64_t *temporal_cut, double *rank_work, tf_error *err);
 

@@ -46,7 +46,9 @@ typedef struct vertex_split {
 
 /** The parts of a `twofold train` command the vertex split uses. */
 typedef struct train_vertex_split_request {
-    const char *data, *save, *load;  /**< --data, --save, --load (NULL when absent) */
+    const char *data;                 /**< --data */
+    const char *save;                 /**< --save (NULL when absent) */
+    const char *load;                 /**< --load (NULL when absent) */
     int lags;                         /**< --lags */
     const model_config *config;       /**< the model */
     const train_options *options;     /**< the training */
