@@ -7,7 +7,7 @@
 # measured busy-time max/mean (each repeat) beside the predicted DynaHB load max/mean, hash and dynahb.
 if (!exists("dir")) dir = "bench/results/06-partition"
 metrics = dir."/metrics.csv"
-set terminal svg size 1100,400 font "sans,11" background rgb "white"
+set terminal svg size 1100,400 font "sans,11" background rgb "white" noenhanced
 set datafile separator ","
 set logscale x 2
 set grid

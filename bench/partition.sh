@@ -96,6 +96,8 @@ else
   sweep england_covid england_covid "2 4 8 16" "tgcn:cache tgcn:exchange gclstm:exchange gclstm:cache"
   sweep montevideo_bus montevideo_bus "2 4" "tgcn:cache tgcn:exchange gclstm:exchange"
   sweep los los "2 4" "tgcn:cache tgcn:exchange gclstm:exchange"
+  sweep "powerlaw:nodes=50000,edges=100000,snapshots=10,arrival=0.02,exponent=2.1,features=2,seed=1" powerlaw_1e6 \
+    "2 4 8 16" "tgcn:cache tgcn:exchange gclstm:exchange"
 fi
 
 # The imbalance claim: T-GCN in cache mode (DynaHB's own setting: F = 2, in-degree 50 on average, so
