@@ -91,14 +91,14 @@ void incremental_cache_init(incremental_cache *c, cache_policy policy, int64_t c
 void incremental_cache_free(incremental_cache *c);
 
 /**
- * Look up @p key. On a hit copy its @p count floats into @p out (when data is stored and
+ * Look up @p key. On a hit copy its count floats into out [count] (when data is stored and
  * @p out is not NULL), count one access (F decreases; at 0 the entry is dropped) and return 1;
  * on a miss return 0.
  */
 int incremental_cache_get(incremental_cache *c, int64_t key, float *out);
 
 /**
- * Offer a freshly computed aggregation: @p count floats of @p data (may be NULL when not
+ * Offer a freshly computed aggregation: data [count] floats (may be NULL when not
  * storing), with @p future accesses still to come and imminence @p imminence. Makes room as
  * the policy says, or refuses. An entry with no future access is not kept.
  * @return 0, or TF_ERR_INPUT when the copy cannot be allocated.

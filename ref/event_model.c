@@ -433,7 +433,8 @@ double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
 
 /* ---- the batch: backward ---------------------------------------------------------------------- */
 
-/* Step 5 backward, TGN: attention, then its time encoder (phi(0) for queries, phi(t - t_e) for keys). */
+/* Step 5 backward, TGN: attention, then its time encoder (phi(0) for queries, phi(t - t_e) for
+ * keys). dembedding [roots][embedding_width] in; dupdated [entries][memory_width] added into. */
 static int backward_tgn(event_model *m, const event_tape *tape, const float *dembedding, float *dupdated,
                         tf_error *err)
 {
@@ -456,7 +457,8 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
     return status;
 }
 
-/* Step 5 backward, JODIE: time projection, then LayerNorm. */
+/* Step 5 backward, JODIE: time projection, then LayerNorm. dembedding [roots][embedding_width]
+ * in; dupdated [entries][memory_width] added into. */
 static int backward_jodie(event_model *m, const event_tape *tape, const float *dembedding, float *dupdated,
                           tf_error *err)
 {
@@ -474,7 +476,8 @@ static int backward_jodie(event_model *m, const event_tape *tape, const float *d
 }
 
 /* Step 4 backward: the updater cell, then its time encoder through the time columns of x. The
- * gradient with respect to the memory that was read (dh) is not wanted: it is data. */
+ * gradient with respect to the memory that was read (dh) is not wanted: it is data.
+ * dupdated [entries][memory_width]. */
 static int backward_updater(event_model *m, const event_tape *tape, const float *dupdated, tf_error *err)
 {
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
@@ -533,7 +536,7 @@ int event_model_backward(event_model *m, const event_tape *tape, const float *ds
 
 /* ---- the batch: write-back ------------------------------------------------------------------- */
 
-/* message = [self || other || edge feature] */
+/* message [2 dm + de] = [self [dm] || other [dm] || edge [de]] (edge NULL: zeros) */
 static void build_message(float *message, const float *self, const float *other, const float *edge, int64_t dm,
                           int64_t de)
 {

@@ -64,9 +64,9 @@ int aggregator_parse(const char *name, aggregator *kind, tf_error *err);
 int ref_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, float *y, tf_error *err);
 
 /**
- * How far @p ours is from @p reference (both [num_nodes][width], aggregations of @p x over
- * @p g by @p kind), measured as the error bound of a float sum: the largest
- * |ours - reference| / max(1, sum of |coefficient x_u| over the terms of that value). A sum
+ * How far ours [num_nodes][width] is from reference [num_nodes][width] (aggregations of
+ * x [num_nodes][width] over @p g by @p kind), measured as the error bound of a float sum: the
+ * largest |ours - reference| / max(1, sum of |coefficient x_u| over the terms of that value). A sum
  * of large terms that cancel is only as accurate as its terms are large, so this, not the
  * error relative to the result, is what the fp tolerance (chapters/00-overview.md, "What equal
  * means") bounds for

@@ -29,7 +29,7 @@ typedef struct tensor {
 } tensor;
 
 /**
- * Allocate a zero-filled tensor of the given shape. @p ndim is 1..TENSOR_MAX_DIMS.
+ * Allocate a zero-filled tensor of the given shape [ndim]. @p ndim is 1..TENSOR_MAX_DIMS.
  * @return 0, or TF_ERR_INPUT for a negative extent or a size too large for memory.
  */
 int tensor_alloc(tensor *t, int ndim, const int64_t *shape, tf_error *err);

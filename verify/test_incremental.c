@@ -71,7 +71,7 @@ static chain_result run_chain(const snapshot_seq *seq, const int64_t *order, int
         ck_assert(error >= 0);
         result.worst = fmax(result.worst, error);
         result.relative = fmax(result.relative, relative_error(a.value, reference, n * width));
-        result.differing += differing_bits(a.value, reference, n * width);
+        result.differing += differing_values(a.value, reference, n * width);
         for (int64_t j = 0; j < n * width; j++)
             result.unequal += a.value[j] != reference[j];
     }
@@ -352,7 +352,7 @@ START_TEST(threshold_and_seek)
             /* jumping reaches t from wherever it was: a later snapshot, or one segments away */
             opt_incremental_seek(&jumping, seq, deltas, (t * 37 + 11) % visited);
             opt_incremental_seek(&jumping, seq, deltas, t);
-            differing += differing_bits(forward.value, jumping.value, n * width);
+            differing += differing_values(forward.value, jumping.value, n * width);
         }
         printf("seek, %s: %lld values differ in bits between forward and jumping visits (must be 0); "
                "%lld full recomputes, %lld deltas\n",
@@ -383,7 +383,7 @@ START_TEST(full_recompute_twin)
         ck_assert(ref_aggregate(&s->graph, s->features.data, d.snapshots.feature_width, (aggregator)k, reference, &err) ==
                   TF_OK);
         double worst = relative_error(ours, reference, cells);
-        int64_t differing = differing_bits(ours, reference, cells);
+        int64_t differing = differing_values(ours, reference, cells);
         printf("opt_aggregate %-9s: max rel error %.3g, %lld values differ in bits\n", aggregator_name((aggregator)k),
                worst, (long long)differing);
         ck_assert(worst <= TOLERANCE);
