@@ -61,6 +61,7 @@ typedef struct partition_state {
     technique_twin twins[1];
 } partition_state;
 
+/* Every gradient of list, packed in order into out [parameters]. */
 static void pack_gradient(const parameter_list *list, float *out)
 {
     int64_t at = 0;
@@ -245,6 +246,7 @@ static double partition_work(const void *state, const char **unit)
     return ((const partition_state *)state)->work;
 }
 
+/* technique::describe: seconds [1 + twins], text [size]. */
 static void partition_describe(const void *state, const double *seconds, char *text, size_t size)
 {
     (void)seconds;

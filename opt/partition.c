@@ -97,7 +97,7 @@ int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_
     return TF_OK;
 }
 
-/* One window on this rank's rows: forward, the loss over the owned rows with the whole snapshots'
+/* One window on this rank's rows (loss [1] added into): forward, the loss over the owned rows with the whole snapshots'
  * denominators (the reference's model_window_loss() split by rows), backward unless `backward` is
  * 0. Adds the rank's part of the window's loss to *loss; writes the owned rows' predictions
  * [count][owned][out] unless `owned_predictions` is NULL. */
@@ -135,7 +135,7 @@ static int run_window(partition_trainer *pt, int64_t first, int64_t count, float
     return status;
 }
 
-/* Sums `count` doubles over the ranks, counting the bytes as gradient traffic. */
+/* Sums values [count] over the ranks, counting the bytes as gradient traffic. */
 static int sum_doubles(partition_trainer *pt, double *values, int64_t count, tf_error *err)
 {
     if (pt->group->size == 1)

@@ -41,8 +41,9 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One all-to-all-v of rows: `out` [sum send][width] goes to the peers by send counts/offsets (in
- * rows), `in` [sum receive][width] receives by receive counts/offsets; through the policy's
+/* One all-to-all-v of rows: out [sum send][width] goes to the peers by send_counts/send_offsets [R]
+ * (in rows; send_vertices [sum send] their global ids), in [sum receive][width] receives by
+ * receive_counts/receive_offsets [R] (receive_vertices [sum receive]); through the policy's
  * pack/unpack when it has them. */
 static int transfer(partition_exchange *ex, exchange_key key, const int64_t *send_counts, const int64_t *send_offsets,
                     const int32_t *send_vertices, const float *out, const int64_t *receive_counts,
@@ -128,7 +129,7 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
     return status;
 }
 
-/* propagation_halo::fetch: the halo rows of x from their owners. */
+/* propagation_halo::fetch: halo_rows [halo][width] of x [owned][width] from their owners. */
 static int fetch_halo(void *context, const float *x, int64_t width, float *halo_rows, tf_error *err)
 {
     halo_plan *plan = context;
@@ -146,7 +147,7 @@ static int fetch_halo(void *context, const float *x, int64_t width, float *halo_
                     plan->receive_offsets, ex->part->halo_vertices[plan->snapshot], halo_rows, width, err);
 }
 
-/* propagation_halo::give_back: the halo rows' gradients to their owners; theirs into dx. */
+/* propagation_halo::give_back: halo_gradients [halo][width] to their owners; theirs into dx [owned][width]. */
 static int give_back_halo(void *context, const float *halo_gradients, int64_t width, float *dx, tf_error *err)
 {
     halo_plan *plan = context;
@@ -291,6 +292,7 @@ static float *extended_buffers(partition_exchange *ex, int64_t rows, int64_t wid
     return ex->extended;
 }
 
+/* kernels::propagate_forward: y [owned][width] = P x, x [owned][width] (a whole operator: [N][width]). */
 static void exchange_forward(const propagation *p, const float *x, int64_t width, float *y)
 {
     if (!p->halo) {
@@ -316,6 +318,7 @@ static void exchange_forward(const propagation *p, const float *x, int64_t width
     memcpy(y, extended_y, (size_t)(owned * width) * sizeof(float));
 }
 
+/* kernels::propagate_backward: dx [owned][width] += P^T dy, dy [owned][width] (whole operator: [N][width]). */
 static void exchange_backward(const propagation *p, const float *dy, int64_t width, float *dx)
 {
     if (!p->halo) {

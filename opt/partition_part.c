@@ -96,8 +96,8 @@ static int build_operator(void *context, int64_t t, operator_kind kind, propagat
     return TF_OK;
 }
 
-/* input_aggregations::get for T-GCN in cache mode: A^ X_t of the owned rows, from the owned and
- * cached rows' features with the whole graph's coefficients. */
+/* input_aggregations::get for T-GCN in cache mode: out [owned][F] = A^ X_t of the owned rows, from
+ * the owned and cached rows' features with the whole graph's coefficients. */
 static int cached_aggregation(void *context, int64_t t, float *out, tf_error *err)
 {
     (void)err;
@@ -126,7 +126,7 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Snapshot t's local operator: rows 0 .. rows-1 of `graph`, of which the first `destinations` keep
+/* Snapshot t's local operator (global_id [rows], source_row [N]): rows 0 .. rows-1 of `graph`, of which the first `destinations` keep
  * their global in-edges whose source has a local row (source_row[u] >= 0), in the global order, with
  * the global coefficients; the others are sources only (no edges, self coefficient 0). */
 static int copy_operator(partition_part *part, int64_t t, const propagation *whole, const int32_t *global_id,
@@ -168,7 +168,8 @@ static int copy_operator(partition_part *part, int64_t t, const propagation *who
     return TF_OK;
 }
 
-/* Exchange mode: t's halo, ordered by (owner, id), appended after the owned rows of `row_of`
+/* Exchange mode: t's halo, ordered by (owner, id), appended after the owned rows of row_of [n]
+ * (owner [n]; keys [n] scratch)
  * (which maps the owned vertices; the halo's entries are set here and cleared by the caller). */
 static int build_halo(partition_part *part, int64_t t, const csr *g, const int32_t *owner, int64_t n, int32_t *row_of,
                       int64_t *keys, tf_error *err)

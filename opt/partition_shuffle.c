@@ -8,7 +8,7 @@
 #include "ref/clock.h"
 #include "ref/memory.h"
 
-/* input_aggregations::get: t's owner computes A^ X_t and sends every rank its rows. */
+/* input_aggregations::get: t's owner computes A^ X_t and sends every rank its rows, out [owned][F]. */
 static int shuffled_aggregation(void *context, int64_t t, float *out, tf_error *err)
 {
     partition_shuffle *s = context;

@@ -20,7 +20,7 @@ void bicut_demand_free(bicut_demand *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Adds 1 to ω(j, v) the first time v is seen in slice `stamp_value`. */
+/* Adds 1 to row [N] (ω(j, ·)) at v the first time v is seen in slice `stamp_value` (stamp [N]). */
 static void demand_once(int64_t *row, int64_t *stamp, int64_t stamp_value, int32_t v)
 {
     if (stamp[v] != stamp_value) {
@@ -163,7 +163,8 @@ static int by_decreasing_demand(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Partition stage: majority demanders, then the greedy (ζ, sum cap), then round-robin. */
+/* Partition stage: majority demanders, then the greedy (ζ, sum cap), then round-robin. owner [N] out,
+ * cap [R] out, order [N] scratch. */
 static void place_initially(const bicut_demand *d, int32_t *owner, int64_t *cap, demand_item *order)
 {
     const int64_t n = d->num_nodes;

@@ -248,7 +248,7 @@ static model_config shaped_model(const snapshot_seq *seq, const partition_option
     return c;
 }
 
-/* LP on g, chunks, Algorithm 1: the rank of every vertex of g. */
+/* LP on g, chunks, Algorithm 1: rank_of_vertex [V] out, from steps [V] and edges_in [V]. */
 static int chunks_and_ranks(const partition_graph *g, const partition_options *o, const int64_t *steps,
                             const int64_t *edges_in, const chunk_cost_model *cost, int32_t *rank_of_vertex,
                             tf_error *err)

@@ -12,7 +12,7 @@
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
 #include "opt/partition.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
 #define STEPS 3
@@ -171,16 +171,46 @@ static int64_t shuffle_count(const snapshot_seq *seq, const int32_t *owner, cons
     return rows * seq->feature_width * 4;
 }
 
+/* A policy that sends every row as it is, through pack/unpack and with message sizes exchanged:
+ * the path chapter 05's stale embeddings take. It counts its calls. */
+typedef struct counting_policy {
+    int64_t packed, unpacked;
+} counting_policy;
+
+static int pack_rows(void *context, exchange_key key, int peer, const int32_t *vertices, const float *rows, int64_t count,
+                     int64_t width, void *message, int64_t capacity, int64_t *bytes, tf_error *err)
+{
+    (void)key, (void)peer, (void)vertices, (void)err;
+    ck_assert_int_le(count * width * 4, capacity);
+    memcpy(message, rows, (size_t)(count * width) * sizeof(float));
+    *bytes = count * width * 4;
+    ((counting_policy *)context)->packed++;
+    return TF_OK;
+}
+
+static int unpack_rows(void *context, exchange_key key, int peer, const int32_t *vertices, const void *message,
+                       int64_t bytes, float *rows, int64_t count, int64_t width, tf_error *err)
+{
+    (void)key, (void)peer, (void)vertices, (void)err;
+    ck_assert_int_eq(bytes, count * width * 4);
+    memcpy(rows, message, (size_t)bytes);
+    ((counting_policy *)context)->unpacked++;
+    return TF_OK;
+}
+
 /* One case: the trainer on the ranks with `owner`, compared with the reference. */
 static void check_case(const char *label, const snapshot_seq *seq, const char *data, const int32_t *owner,
                        const int32_t *snapshot_owner, partition_mode mode, const model_config *config,
-                       const train_options *options, const reference_run *ref)
+                       const train_options *options, const reference_run *ref, counting_policy *policy)
 {
     tf_error err;
     partition_trainer pt;
     const uint64_t sent_before = world.bytes_sent;
-    ck_assert_msg(partition_trainer_create(&pt, &world, seq, owner, snapshot_owner, mode, config, options, &opt_kernels, &err) == TF_OK,
+    ck_assert_msg(partition_trainer_create(&pt, &world, seq, owner, snapshot_owner, mode, config, options, &opt_kernels,
+                                           &err) == TF_OK,
                   "%s", err.message);
+    if (policy) /* every transfer also exchanges its message sizes: (R - 1) int64 per transfer and rank */
+        pt.exchange.policy = (exchange_policy){pack_rows, unpack_rows, 0, policy};
     const uint64_t setup_bytes = world.bytes_sent - sent_before; /* the parameter check */
     const train_schedule s = partition_trainer_schedule(&pt);
     double worst_loss = 0, worst_gradient = 0;
@@ -199,16 +229,18 @@ static void check_case(const char *label, const snapshot_seq *seq, const char *d
                   "%s", err.message);
     pack(&pt.base.model.parameters, 1, gradient);
     const double worst_parameter = relative_error(gradient, ref->parameters, ref->size);
-    double bytes[3] = {(double)pt.stats.exchange_bytes, (double)pt.stats.gradient_bytes,
-                       (double)(world.bytes_sent - sent_before - setup_bytes)};
+    double bytes[4] = {(double)pt.stats.exchange_bytes, (double)pt.stats.gradient_bytes,
+                       (double)(world.bytes_sent - sent_before - setup_bytes),
+                       policy ? (double)(pt.exchange.transfers * (world.size - 1) * 8) : 0};
     const int same = same_on_every_rank(&pt.base.model.parameters);
-    ck_assert(comm_allreduce_sum_double(&world, bytes, 3, &err) == TF_OK);
+    ck_assert(comm_allreduce_sum_double(&world, bytes, 4, &err) == TF_OK);
     double held = (double)(pt.part.rows + pt.part.cached);
     ck_assert(comm_allreduce_sum_double(&world, &held, 1, &err) == TF_OK);
     const int64_t expected =
-        snapshot_owner ? shuffle_count(seq, owner, snapshot_owner, &s, pt.base.train_snapshots)
-        : mode == PARTITION_EXCHANGE ? plain_count(seq, owner, world.size, config, &s, pt.base.train_snapshots)
-                                     : 0;
+        (snapshot_owner ? shuffle_count(seq, owner, snapshot_owner, &s, pt.base.train_snapshots)
+         : mode == PARTITION_EXCHANGE ? plain_count(seq, owner, world.size, config, &s, pt.base.train_snapshots)
+                                      : 0) +
+        (int64_t)bytes[3];
     const double test_error = relative(test_mse, ref->test_mse);
     if (world.rank == 0)
         printf("%-9s %-8s %-9s %-15s %d rank(s)  loss %.1e  grad %.1e  test MSE %.1e  params %.1e  bytes %.0f (graph "
@@ -265,7 +297,7 @@ static void matrix(const char *spec, const char *name, double ratio)
             for (int mode = 0; mode < 2; mode++) {
                 ck_assert(partition_training_supported(trainable[m], (partition_mode)mode, kinds[k], &err) == TF_OK);
                 check_case(partition_method_name(trainable[m]), seq, name, p.vertex_owner, NULL, (partition_mode)mode,
-                           &config, &options, &ref);
+                           &config, &options, &ref, NULL);
             }
             partition_free(&p);
         }
@@ -276,7 +308,7 @@ static void matrix(const char *spec, const char *name, double ratio)
             partition p;
             ck_assert(ref_partition_snapshots(seq, PARTITION_PSS_TS, &o, &p, &err) == TF_OK);
             check_case("pss-ts", seq, name, p.vertex_owner, p.snapshot_owner, PARTITION_EXCHANGE, &config, &options,
-                       &ref);
+                       &ref, NULL);
             partition_free(&p);
         }
         free_reference(&ref);
@@ -313,7 +345,7 @@ START_TEST(other_models_and_edges)
         run_reference(seq, &config, &options, &ref);
         for (int mode = 0; mode < 2; mode++)
             check_case("dynahb", seq, "powerlaw/arrival", p.vertex_owner, NULL, (partition_mode)mode, &config, &options,
-                       &ref);
+                       &ref, NULL);
         free_reference(&ref);
     }
     /* A rank without vertices still joins every collective. */
@@ -324,9 +356,18 @@ START_TEST(other_models_and_edges)
         int32_t *owner = malloc((size_t)n * sizeof *owner);
         partition_hash(n, world.size - 1, owner); /* rank size-1 owns nothing */
         for (int mode = 0; mode < 2; mode++)
-            check_case("empty", seq, "powerlaw/arrival", owner, NULL, (partition_mode)mode, &gclstm, &options, &ref);
+            check_case("empty", seq, "powerlaw/arrival", owner, NULL, (partition_mode)mode, &gclstm, &options, &ref,
+                       NULL);
         free(owner);
     }
+    /* What is sent, through a policy: pack/unpack and size exchanges, the same training. */
+    counting_policy policy = {0, 0};
+    check_case("policy", seq, "powerlaw/arrival", p.vertex_owner, NULL, PARTITION_EXCHANGE, &gclstm, &options, &ref,
+               &policy);
+    if (world.rank == 0)
+        printf("policy: %lld pack and %lld unpack calls on rank 0 (every row sent as it is, sizes exchanged first)\n",
+               (long long)policy.packed, (long long)policy.unpacked);
+    ck_assert(world.size == 1 || (policy.packed > 0 && policy.unpacked > 0));
     free_reference(&ref);
     /* Bitwise forward: exchange mode on the reference kernels, the first window's owned predictions. */
     trainer whole;
@@ -344,7 +385,7 @@ START_TEST(other_models_and_edges)
     double differing = 0;
     for (int64_t t = 0; t < count; t++)
         for (int64_t i = 0; i < pt.part.owned; i++)
-            differing += (double)differing_bits(mine + (t * pt.part.owned + i) * out,
+            differing += (double)differing_values(mine + (t * pt.part.owned + i) * out,
                                                 expected + (t * n + pt.part.global_id[i]) * out, out);
     ck_assert(comm_allreduce_sum_double(&world, &differing, 1, &err) == TF_OK);
     if (world.rank == 0)
@@ -383,12 +424,8 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
     opt_set_threads(1);
     Suite *suite = suite_create("partition_mpi");
     TCase *cases = tcase_create("invariance");
@@ -397,10 +434,5 @@ int main(int argc, char **argv)
     tcase_add_test(cases, generated_matrix);
     tcase_add_test(cases, other_models_and_edges);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return run_suite_mpi(suite, &world);
 }

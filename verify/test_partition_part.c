@@ -101,7 +101,7 @@ START_TEST(local_product_bitwise)
                     opt_propagate_forward(&view, ext, width, out);
                     ref_propagate_backward(&view, ext_dy, width, ext_dx);
                     for (int64_t i = 0; i < part->owned; i++)
-                        differing += differing_bits(out + i * width, global + (int64_t)part->global_id[i] * width, width);
+                        differing += differing_values(out + i * width, global + (int64_t)part->global_id[i] * width, width);
                     for (int64_t i = 0; i < rows; i++) { /* halo contributions go to their owners */
                         const int32_t v = i < part->owned ? part->global_id[i] : part->halo_vertices[t][i - part->owned];
                         for (int64_t j = 0; j < width; j++)
@@ -168,7 +168,7 @@ START_TEST(local_degrees_fail)
             ck_assert_int_eq(ref_propagation_gcn(&local, &part.graphs[t], EDGE_NORM_SYMMETRIC, 1, &err), TF_OK);
             ref_propagate_forward(&local, ext, width, out);
             for (int64_t i = 0; i < part.owned; i++)
-                spoiled += differing_bits(out + i * width, global + (int64_t)part.global_id[i] * width, width) > 0;
+                spoiled += differing_values(out + i * width, global + (int64_t)part.global_id[i] * width, width) > 0;
             rows_seen += part.owned;
             ref_propagation_free(&local);
             free(ext);
@@ -259,7 +259,7 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
                                       part.present_total[first + t], 1.0f / (float)count, dpredictions + t * per_step) /
                     (double)count;
             for (int64_t i = 0; i < part.owned; i++)
-                differing += differing_bits(predictions + t * per_step + i * out,
+                differing += differing_values(predictions + t * per_step + i * out,
                                               whole->predictions + (t * seq->num_nodes + part.global_id[i]) * out, out);
         }
         ck_assert_int_eq(model_backward(&m, &part.local, &tape, dpredictions, &err), TF_OK);
@@ -375,7 +375,7 @@ START_TEST(tgcn_cached_inputs)
             ref_propagate_forward(&ops.whole[t], seq->snapshots[t].features.data, f, global);
             ck_assert_int_eq(part.cached_inputs.get(part.cached_inputs.context, t, mine, &err), TF_OK);
             for (int64_t i = 0; i < part.owned; i++)
-                differing += differing_bits(mine + i * f, global + (int64_t)part.global_id[i] * f, f);
+                differing += differing_values(mine + i * f, global + (int64_t)part.global_id[i] * f, f);
         }
         partition_part_free(&part);
     }

@@ -124,7 +124,7 @@ static int parse_arguments(int argc, char **argv, partition_command *c, int *hel
     return TF_OK;
 }
 
-/* An int32 owner array written as int64 .npy of the given shape ([n] or [t][n]). */
+/* owner [shape[0]] or [shape[0]][shape[1]] written as an int64 .npy of that shape. */
 static int save_owners(const char *path, const int32_t *owner, int ndim, const int64_t *shape, tf_error *err)
 {
     const int64_t count = ndim == 1 ? shape[0] : shape[0] * shape[1];
@@ -153,7 +153,7 @@ static const char *ratio_text(double value, char *out, size_t size)
     return out;
 }
 
-/* Vertex methods: the per-rank table and the summary. */
+/* Vertex methods: the per-rank table and the summary of owner [N]. */
 static int report_vertices(const partition_command *c, const snapshot_seq *seq, const int32_t *owner, tf_error *err)
 {
     const int ranks = c->options.ranks;
@@ -195,7 +195,8 @@ static int report_vertices(const partition_command *c, const snapshot_seq *seq, 
     return status;
 }
 
-/* pss: snapshots per rank, their load and the state rows crossing blocks. */
+/* pss: snapshots per rank of snapshot_owner [T], their load (rank_load [R] out) and the state rows
+ * crossing blocks. */
 static void report_snapshots(const partition_command *c, const snapshot_seq *seq, const int32_t *snapshot_owner,
                              int64_t *rank_load)
 {
@@ -217,7 +218,7 @@ static void report_snapshots(const partition_command *c, const snapshot_seq *seq
            c->options.ranks - 1, (long long)boundary);
 }
 
-/* dgc-st: super-graph cut and per-rank work. */
+/* dgc-st: super-graph cut and per-rank work of step_owner [T][N]. */
 static int report_steps(const partition_command *c, const snapshot_seq *seq, const int32_t *step_owner, tf_error *err)
 {
     int64_t spatial, temporal;
