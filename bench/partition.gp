@@ -49,13 +49,13 @@ unset multiplot
 
 set output "chapters/06-partition-balance.svg"
 unset logscale x
-set xlabel "run (R, repeat)"
+set xlabel "ranks and repeat"
 set ylabel "max / mean over ranks"
 set title "T-GCN cache mode: measured busy time (points) and predicted DynaHB load (line)"
 set yrange [1:*]
-set xtics 1
+set xtics 1 font ",9"
 balance(method) = sprintf("< awk -F, 'NR > 1 && $2==\"%s\"' %s/balance.csv", method, dir)
-plot balance("hash") using 0:4 with points pt 7 ps 1.2 lc rgb "#7570b3" title "hash busy", \
+plot balance("hash") using 0:4:xtic(sprintf("R=%d run %d", $1, $3)) with points pt 7 ps 1.2 lc rgb "#7570b3" title "hash busy", \
      balance("hash") using 0:5 with lines lw 2 lc rgb "#7570b3" title "hash predicted", \
      balance("dynahb") using 0:4 with points pt 5 ps 1.2 lc rgb "#d95f02" title "dynahb busy", \
      balance("dynahb") using 0:5 with lines lw 2 lc rgb "#d95f02" title "dynahb predicted"
