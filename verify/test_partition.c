@@ -420,7 +420,8 @@ START_TEST(chunk_assign)
         ours[rank[i]]++;
     literal[0] += 6;
     printf("chunk_assign: 8 isolated chunks on 2 ranks: ties to the lowest rank give %d/%d; empty ranks first, then "
-           "least load, then lowest rank give %d/%d\n",
+           "least load, then lowest rank give %d/%d (departure from the literal rule: a chunk with no placed neighbour "
+           "scores 0 on every rank, and the literal rule piles all such chunks onto rank 0)\n",
            literal[0], literal[1], ours[0], ours[1]);
     ck_assert(ours[0] == 4 && ours[1] == 4);
     chunk_graph_free(&c);
