@@ -183,7 +183,7 @@ static int partition_run_ref(void *state, int64_t step, tf_error *err)
         if (trainer_train_slot(&s->ref, s->seq, &s->schedule, step, slot, &s->ref_loss, err) != TF_OK)
             return err->code;
     pack_gradient(&s->ref.model.parameters, s->ref_gradient);
-    ref_adam_step(&s->ref.optimizer, &s->ref.model.parameters);
+    trainer_apply_gradient(&s->ref);
     return TF_OK;
 }
 

@@ -171,7 +171,7 @@ static int sum_gradients(partition_trainer *pt, tf_error *err)
 /* Busy time: CPU time since `cpu_started`, less what the exchanges and all-reduces took meanwhile. */
 static void account(partition_trainer *pt, double cpu_started, double exchange_cpu_started, double collective_cpu)
 {
-    const double used = cpu_seconds() - cpu_started;
+    const double used = thread_cpu_seconds() - cpu_started;
     pt->stats.step_cpu_seconds += used;
     pt->stats.busy_cpu_seconds += used - (pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds - exchange_cpu_started) -
                                   collective_cpu;
@@ -180,7 +180,7 @@ static void account(partition_trainer *pt, double cpu_started, double exchange_c
 
 int partition_trainer_gradient(partition_trainer *pt, int64_t step, double *loss_sum, tf_error *err)
 {
-    const double cpu_started = cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
+    const double cpu_started = thread_cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
     const train_schedule s = trainer_schedule(&pt->base);
     parameters_zero_grad(&pt->base.model.parameters);
     const float scale = 1.0f / (float)train_schedule_windows_in_step(&s, step);
@@ -194,12 +194,12 @@ int partition_trainer_gradient(partition_trainer *pt, int64_t step, double *loss
         train_schedule_span(&s, w, &first, &count);
         status = run_window(pt, first, count, scale, 1, &loss, NULL, err);
     }
-    const double collective_started = cpu_seconds();
+    const double collective_started = thread_cpu_seconds();
     if (status == TF_OK)
         status = sum_gradients(pt, err);
     if (status == TF_OK)
         status = sum_doubles(pt, &loss, 1, err);
-    account(pt, cpu_started, exchange_cpu, cpu_seconds() - collective_started);
+    account(pt, cpu_started, exchange_cpu, thread_cpu_seconds() - collective_started);
     if (status == TF_OK)
         *loss_sum = loss;
     return status;
@@ -210,7 +210,7 @@ int partition_trainer_step(partition_trainer *pt, int64_t step, double *loss_sum
     double loss = 0;
     int status = partition_trainer_gradient(pt, step, &loss, err);
     if (status == TF_OK) {
-        ref_adam_step(&pt->base.optimizer, &pt->base.model.parameters);
+        trainer_apply_gradient(&pt->base);
         pt->stats.steps++;
         *loss_sum += loss;
     }
@@ -236,7 +236,7 @@ int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_erro
 
 int partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err)
 {
-    const double cpu_started = cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
+    const double cpu_started = thread_cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
     const int64_t length = trainer_evaluation_length(&pt->base, count);
     double error_sum = 0;
     int status = TF_OK;
@@ -246,10 +246,10 @@ int partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t cou
         status = run_window(pt, start, in_window, 1.0f, 0, &loss, NULL, err);
         error_sum += loss * (double)in_window;
     }
-    const double collective_started = cpu_seconds();
+    const double collective_started = thread_cpu_seconds();
     if (status == TF_OK)
         status = sum_doubles(pt, &error_sum, 1, err);
-    account(pt, cpu_started, exchange_cpu, cpu_seconds() - collective_started);
+    account(pt, cpu_started, exchange_cpu, thread_cpu_seconds() - collective_started);
     if (status == TF_OK)
         *mse = error_sum / (double)count;
     return status;

@@ -52,7 +52,7 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
 {
     const int ranks = ex->group->size;
     const uint64_t bytes_before = ex->group->bytes_sent;
-    const double cpu_before = cpu_seconds(), wall_before = wall_seconds();
+    const double cpu_before = thread_cpu_seconds(), wall_before = wall_seconds();
     int64_t counts[4][64], *sc = counts[0], *so = counts[1], *rc = counts[2], *ro = counts[3];
     int64_t *heap = NULL;
     if (ranks > 64) { /* more ranks than the stack arrays hold */
@@ -124,7 +124,7 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
     free(heap);
     ex->bytes += ex->group->bytes_sent - bytes_before;
     ex->transfers++;
-    ex->cpu_seconds += cpu_seconds() - cpu_before;
+    ex->cpu_seconds += thread_cpu_seconds() - cpu_before;
     ex->wall_seconds += wall_seconds() - wall_before;
     return status;
 }

@@ -33,10 +33,10 @@ static int shuffled_aggregation(void *context, int64_t t, float *out, tf_error *
         return TF_OK;
     }
     const uint64_t before = s->group->bytes_sent;
-    const double cpu_before = cpu_seconds();
+    const double cpu_before = thread_cpu_seconds();
     int status = comm_alltoallv(s->group, s->send, sending, at, out, receive_counts, receive_offsets, sizeof(float), err);
     s->bytes += s->group->bytes_sent - before;
-    s->cpu_seconds += cpu_seconds() - cpu_before;
+    s->cpu_seconds += thread_cpu_seconds() - cpu_before;
     return status;
 }
 

@@ -9,7 +9,7 @@ double wall_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-double cpu_seconds(void)
+double thread_cpu_seconds(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);

@@ -21,6 +21,14 @@ typedef struct rng {
 /** Seed @p r from @p seed (any value, 0 included). */
 void rng_seed(rng *r, uint64_t seed);
 
+/**
+ * Seed @p r for event @p index of stream @p stream under @p seed: the draws of one event (batch
+ * number q of a run, call number c of a ledger) never depend on which rank or thread makes
+ * them, or on the events drawn before it. splitmix64 of the seed, then of the stream, then of
+ * the index.
+ */
+void rng_seed_keyed(rng *r, uint64_t seed, uint64_t stream, uint64_t index);
+
 /** Next 64 random bits. */
 uint64_t rng_next(rng *r);
 

@@ -55,7 +55,7 @@ static void run_reference(const snapshot_seq *seq, const model_config *config, c
             ck_assert(trainer_train_slot(&tr, seq, &s, step, slot, &out->loss[step], &err) == TF_OK);
         out->gradient[step] = malloc((size_t)out->size * sizeof(float));
         pack(&tr.model.parameters, 0, out->gradient[step]);
-        ref_adam_step(&tr.optimizer, &tr.model.parameters);
+        trainer_apply_gradient(&tr);
     }
     ck_assert(trainer_evaluate(&tr, seq, tr.train_snapshots, seq->num_snapshots - tr.train_snapshots, &out->test_mse,
                                NULL, &err) == TF_OK);
@@ -221,7 +221,7 @@ static void check_case(const char *label, const snapshot_seq *seq, const char *d
         pack(&pt.base.model.parameters, 0, gradient);
         worst_loss = fmax(worst_loss, relative(loss, ref->loss[step]));
         worst_gradient = fmax(worst_gradient, relative_error(gradient, ref->gradient[step], ref->size));
-        ref_adam_step(&pt.base.optimizer, &pt.base.model.parameters);
+        trainer_apply_gradient(&pt.base);
     }
     double test_mse;
     ck_assert_msg(partition_trainer_evaluate(&pt, pt.base.train_snapshots, seq->num_snapshots - pt.base.train_snapshots,

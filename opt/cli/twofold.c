@@ -19,6 +19,7 @@ static const command commands[] = {
     {"partition", command_partition, "split a dataset among ranks (chapter 06's partitioners) and print its cost"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
     {"verify", command_verify, "every technique's twins against their references on your data"},
+    {"schedule", command_schedule, "DyGNeX schedules of training windows on ranks: predict, run, simulate"},
 };
 
 static void print_usage(FILE *out)
