@@ -202,10 +202,13 @@ static void gru_cell_forward(const float *x, const float *h, const float *weight
     fetch(cache, d_cache, FLOATS(n * 4 * H));
 }
 
+/* The host scratch @p dpreactivation is not needed: the device kernel keeps its own. */
 static void gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
-                              const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
-                              float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh)
+                              const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                              float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                              float *dbias_ih, float *dbias_hh)
 {
+    (void)dpreactivation;
     if (!usable())
         return;
     tf_error err;

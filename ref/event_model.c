@@ -480,17 +480,17 @@ static int backward_updater(event_model *m, const event_tape *tape, const float 
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
     float *dinput = tf_alloc((size_t)(N * din), sizeof(float), "memory updater gradients", err);
-    float *scratch = dinput && m->config.kind == EVENT_MODEL_JODIE
-                         ? tf_alloc((size_t)(N * dm), sizeof(float), "memory updater gradients", err)
-                         : NULL;
-    if (!dinput || (m->config.kind == EVENT_MODEL_JODIE && !scratch)) {
+    /* the cell's gate gradients: [2N][3 d_mem] (GRU) or [N][d_mem] (RNN) */
+    const int64_t gates = m->config.kind == EVENT_MODEL_TGN ? 6 * dm : dm;
+    float *scratch = dinput ? tf_alloc((size_t)(N * gates), sizeof(float), "memory updater gradients", err) : NULL;
+    if (!scratch) {
         free(dinput);
         return TF_ERR_INPUT;
     }
     if (m->config.kind == EVENT_MODEL_TGN)
         ref_gru_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
-                              m->updater_weight_hh->value.data, tape->updater_cache, dupdated, N, din, dm, dinput,
-                              NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
+                              m->updater_weight_hh->value.data, tape->updater_cache, dupdated, N, din, dm, scratch,
+                              dinput, NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
                               m->updater_bias_ih->grad.data, m->updater_bias_hh->grad.data);
     else
         ref_rnn_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
