@@ -423,12 +423,17 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
     return TF_OK;
 }
 
+void event_model_loss_sums(const float *scores, int64_t count, int64_t batch_size, float *dscores, double sums[2])
+{
+    sums[0] = ref_bce_with_logits_sum(scores, count, 1.0f, batch_size, dscores);
+    sums[1] = ref_bce_with_logits_sum(scores + count, count, 0.0f, batch_size, dscores ? dscores + count : NULL);
+}
+
 double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
 {
-    double positive = ref_bce_with_logits_loss(scores, batch_size, 1.0f, 1.0f, dscores);
-    double negative = ref_bce_with_logits_loss(scores + batch_size, batch_size, 0.0f, 1.0f,
-                                               dscores ? dscores + batch_size : NULL);
-    return positive + negative;
+    double sums[2];
+    event_model_loss_sums(scores, batch_size, batch_size, dscores, sums);
+    return sums[0] / (double)batch_size + sums[1] / (double)batch_size;
 }
 
 /* ---- the batch: backward ---------------------------------------------------------------------- */

@@ -216,6 +216,19 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
 double event_model_loss(const float *scores, int64_t batch_size, float *dscores);
 
 /**
+ * The loss's two sums for @p count events that are part of a batch of @p batch_size (a rank's
+ * slice of a global batch): sums[0] = the positives' BCE terms, sums[1] = the negatives'; the
+ * batch loss is (sum over all parts of sums[0]) / B + (of sums[1]) / B. dscores [2 count], unless
+ * NULL, gets d loss / d scores of the *batch* loss, (sigmoid(x) - target) / B.
+ * @param scores      [2 count] positives then negatives
+ * @param count       events of this part (may be 0)
+ * @param batch_size  B, the whole batch's events
+ * @param dscores     [2 count] out, or NULL
+ * @param sums        out: positive and negative sums
+ */
+void event_model_loss_sums(const float *scores, int64_t count, int64_t batch_size, float *dscores, double sums[2]);
+
+/**
  * Step 5 backward: adds d loss / d parameters into every parameter's gradient, through the
  * decoder, the embedding, the memory updater and both time encodings. Nothing flows into the
  * memory that was read.

@@ -21,6 +21,15 @@ typedef struct rng {
 /** Seed @p r from @p seed (any value, 0 included). */
 void rng_seed(rng *r, uint64_t seed);
 
+/**
+ * Seed @p r for draw number @p counter of the stream named @p key: a counter-based stream, so
+ * any draw can be made without making the ones before it (negative destinations are keyed by
+ * event index: they do not depend on the batch size, the rank count, or the order batches are
+ * built in). The key is mixed once by splitmix64, the counter xored in, and the state spread by
+ * splitmix64 as in rng_seed().
+ */
+void rng_seed_keyed(rng *r, uint64_t key, uint64_t counter);
+
 /** Next 64 random bits. */
 uint64_t rng_next(rng *r);
 
