@@ -575,31 +575,30 @@ int event_model_backward(event_model *m, const event_tape *tape, const float *ds
 
 /* ---- the batch: write-back ------------------------------------------------------------------- */
 
-/* message = [self || other || edge feature] */
-static void build_message(float *message, const float *self, const float *other, const float *edge, int64_t dm,
-                          int64_t de)
+void event_model_entry_message(const event_model *m, const event_tape *tape, const event_batch *batch, int64_t entry,
+                               float *mail)
 {
-    memcpy(message, self, (size_t)dm * sizeof(float));
-    memcpy(message + dm, other, (size_t)dm * sizeof(float));
+    const int64_t B = tape->batch_size, dm = m->config.memory_width, de = m->config.edge_width;
+    const int64_t j = entry % B, other = entry < B ? B + j : j;
+    memcpy(mail, tape->updated + entry * dm, (size_t)dm * sizeof(float));
+    memcpy(mail + dm, tape->updated + other * dm, (size_t)dm * sizeof(float));
     if (de > 0)
-        memcpy(message + 2 * dm, edge, (size_t)de * sizeof(float));
+        memcpy(mail + 2 * dm, batch->edge_features + (batch->first + j) * de, (size_t)de * sizeof(float));
 }
 
 void event_model_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
                               node_memory *memory)
 {
     const event_stream *es = batch->events;
-    const int64_t B = tape->batch_size, dm = m->config.memory_width, de = m->config.edge_width;
+    const int64_t B = tape->batch_size, dm = m->config.memory_width;
     /* The order of this loop *is* the conflict rule: events in increasing index, and within an
      * event the source before the destination; a later write overwrites an earlier one, so the
      * largest event index wins and the destination wins within its event. */
     for (int64_t j = 0; j < B; j++) {
         const int64_t event = batch->first + j;
-        const float *updated_source = tape->updated + j * dm, *updated_destination = tape->updated + (B + j) * dm;
-        const float *edge = de > 0 ? batch->edge_features + event * de : NULL;
-        build_message(tape->message, updated_source, updated_destination, edge, dm, de);
-        node_memory_write(memory, es->src[event], updated_source, tape->message, es->time[event]);
-        build_message(tape->message, updated_destination, updated_source, edge, dm, de);
-        node_memory_write(memory, es->dst[event], updated_destination, tape->message, es->time[event]);
+        event_model_entry_message(m, tape, batch, j, tape->message);
+        node_memory_write(memory, es->src[event], tape->updated + j * dm, tape->message, es->time[event]);
+        event_model_entry_message(m, tape, batch, B + j, tape->message);
+        node_memory_write(memory, es->dst[event], tape->updated + (B + j) * dm, tape->message, es->time[event]);
     }
 }

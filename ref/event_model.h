@@ -323,6 +323,14 @@ int event_model_backward_updater(event_model *m, const event_tape *tape, const f
 void event_model_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
                               node_memory *memory);
 
+/**
+ * The message positive root entry @p entry (< 2B) leaves: [s'_self || s'_other || e] with
+ * s'_other the s' of the event's other endpoint's root entry and e the event's edge features.
+ * @param mail  [d_msg] out
+ */
+void event_model_entry_message(const event_model *m, const event_tape *tape, const event_batch *batch, int64_t entry,
+                               float *mail);
+
 /** Release a tape's arrays and zero it. Safe on a zeroed tape. */
 void event_tape_free(event_tape *tape);
 
