@@ -63,6 +63,12 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
 int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, int64_t first, int64_t count,
                          double *mse, tf_error *err);
 
+/**
+ * Check that every rank of @p c holds the same parameter values as rank 0 (a checksum of their
+ * bits, compared collectively). @return 0, or TF_ERR_INPUT saying how many ranks differ.
+ */
+int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err);
+
 /** The rank among @p size that runs slot @p position of a step, and evaluation window @p position. */
 int opt_trainer_rank_of(int64_t position, int size);
 
