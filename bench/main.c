@@ -7,11 +7,11 @@
  * bench/incremental.c, bench/fusion.c) runs it; the others run their demo rows with the time,
  * the work rate and its unit. Exit status 1 when any result was wrong, 2 for bad arguments. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bench/technique.h"
-#include "opt/cli/cli.h"
 
 static const char usage[] =
     "usage: bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]\n"
@@ -44,6 +44,18 @@ static int demo_rows(const technique *t, const benchmark_options *o, tf_error *e
     return wrong;
 }
 
+/* A whole number in [1, maximum] for option @p name, or -1. */
+static int parse_count(const char *name, const char *value, int maximum)
+{
+    char *end;
+    long number = value ? strtol(value, &end, 10) : 0;
+    if (!value || end == value || *end != '\0' || number < 1 || number > maximum) {
+        fprintf(stderr, "bench: %s \"%s\", expected a whole number in 1..%d\n", name, value ? value : "", maximum);
+        return -1;
+    }
+    return (int)number;
+}
+
 int main(int argc, char **argv)
 {
     benchmark_options o = {0, 1, 3, "bench_out"};
@@ -51,43 +63,33 @@ int main(int argc, char **argv)
     int count = 0;
     tf_error err;
     for (int i = 1; i < argc; i++) {
-        const char *value;
-        int matched = 0;
-        int64_t number;
-        if (cli_is_help(argv[i])) {
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(usage, stdout);
             return 0;
-        }
-        if (!strcmp(argv[i], "--quick")) {
+        } else if (!strcmp(argv[i], "--quick")) {
             o.quick = 1;
-            continue;
-        }
-        if ((matched = cli_option(argc, argv, &i, "--out", &value, &err)) > 0) {
-            o.out = value;
-            continue;
-        }
-        if (matched == 0 && (matched = cli_option(argc, argv, &i, "--threads", &value, &err)) > 0) {
-            if (cli_parse_int("--threads", value, 1, 4096, &number, &err) != TF_OK)
-                matched = -1;
-            o.threads = (int)number;
-        } else if (matched == 0 && (matched = cli_option(argc, argv, &i, "--repeats", &value, &err)) > 0) {
-            if (cli_parse_int("--repeats", value, 1, 1000, &number, &err) != TF_OK)
-                matched = -1;
-            o.repeats = (int)number;
-        }
-        if (matched < 0) {
-            fprintf(stderr, "bench: %s\n", err.message);
-            return 2;
-        }
-        if (matched)
-            continue;
-        int found = 0;
-        for (const technique *const *t = technique_table; *t && count < 32; t++)
-            if (!strcmp((*t)->name, argv[i]))
-                chosen[count++] = *t, found = 1;
-        if (!found) {
-            fprintf(stderr, "bench: unknown technique or option %s (see --help)\n", argv[i]);
-            return 2;
+        } else if (!strcmp(argv[i], "--out")) {
+            if (!value) {
+                fprintf(stderr, "bench: --out needs a directory\n");
+                return 2;
+            }
+            o.out = argv[++i];
+        } else if (!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--repeats")) {
+            int number = parse_count(argv[i], value, argv[i][2] == 't' ? 4096 : 1000);
+            if (number < 0)
+                return 2;
+            *(argv[i][2] == 't' ? &o.threads : &o.repeats) = number;
+            i++;
+        } else {
+            int found = 0;
+            for (const technique *const *t = technique_table; *t && count < 32; t++)
+                if (!strcmp((*t)->name, argv[i]))
+                    chosen[count++] = *t, found = 1;
+            if (!found) {
+                fprintf(stderr, "bench: unknown technique or option %s (see --help)\n", argv[i]);
+                return 2;
+            }
         }
     }
     if (count == 0)

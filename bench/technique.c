@@ -131,6 +131,8 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
     if (status == TF_OK && (twins < 1 || twins > TECHNIQUE_MAX_TWINS))
         status = tf_error_set(err, TF_ERR_SYSTEM, "%s: %d twins, expected 1 to %d", t->name, twins,
                               TECHNIQUE_MAX_TWINS);
+    if (status == TF_OK && options->corrupt && !t->corrupt)
+        status = tf_error_set(err, TF_ERR_SYSTEM, "%s: no corrupt() to spoil its twins with", t->name);
     if (status != TF_OK) {
         t->teardown(state);
         return status;

@@ -6,7 +6,7 @@
  * Each technique supplies one #technique: how to set up its inputs on a dataset, how to run
  * its reference and its twin(s), how to compare a twin's answer with the reference's, and how
  * much work a run does. The engine does the rest, in the project's one order (llm.c's dev/cuda
- * habit, nccl-tests' #wrong count):
+ * habit, nccl-tests' `#wrong` count):
  *
  *  1. **validate**: run the reference, run each twin, compare. A run may have several steps
  *     (snapshots, epochs); they are compared step by step, so drift along a chain shows;
@@ -15,7 +15,7 @@
  *     and a twin whose technique can restart it is run again (best kept) while a run takes
  *     under a second, up to the requested repeats;
  *  3. **print** a row: the worst error against its tolerance, and the speed, or `WRONG` and no
- *     speed. A footer counts the wrong rows (`#wrong`); a caller exits 1 when it is not zero.
+ *     speed. A footer counts the wrong rows (\c \#wrong); a caller exits 1 when it is not zero.
  *
  * "Equal" is one of two things (chapters/00-overview.md, "What equal means"): **bitwise** (every
  * value has the same bits: the error reported is the count of values that differ, and must be 0)
@@ -197,7 +197,7 @@ void engine_print_header(FILE *out, int timed);
 /** Print one row for @p result: chapter, technique and variant, @p data_label, error, speed or WRONG. */
 void engine_print_row(FILE *out, const technique *t, int variant, const char *data_label, const engine_result *result);
 
-/** Print the footer: rows, skipped rows and the #wrong count. */
+/** Print the footer: rows, skipped rows and the \#wrong count. */
 void engine_print_footer(FILE *out, int rows, int skipped, int wrong);
 
 #ifdef __cplusplus

@@ -4,13 +4,15 @@
 
 #include "cuda/check.h"
 #include "cuda/dense.h"
+#include "ref/recurrent_gates.h"
 
 static const int threads_per_block = 256;
 static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_per_block - 1) / threads_per_block); }
 
-__device__ static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
-/* One thread per (row, unit): the gates from the two [n][3H] pre-activation arrays. */
+/* One thread per (row, unit): the gates from the two pre-activation arrays.
+ *   input, recurrent [n][3H]  x W_ih^T + b_ih and h W_hh^T + b_hh
+ *   h, h_out         [n][H]   the carried state and the new one
+ *   cache            [n][4H]  r, z, n, h_n per row (ref/recurrent_gates.h) */
 __global__ static void gru_gates_forward(const float *input, const float *recurrent, const float *h, int64_t n,
                                          int64_t H, float *h_out, float *cache)
 {
@@ -18,16 +20,14 @@ __global__ static void gru_gates_forward(const float *input, const float *recurr
     if (index >= n * H)
         return;
     int64_t row = index / H, j = index % H;
-    const float *a = input + row * 3 * H, *b = recurrent + row * 3 * H;
-    float *r = cache + row * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-    r[j] = sigmoid(a[j] + b[j]);
-    z[j] = sigmoid(a[H + j] + b[H + j]);
-    hidden_part[j] = b[2 * H + j];
-    candidate[j] = tanhf(a[2 * H + j] + r[j] * b[2 * H + j]);
-    h_out[index] = (1.0f - z[j]) * candidate[j] + z[j] * h[index];
+    const float *a = input + row * 3 * H + j, *b = recurrent + row * 3 * H + j;
+    h_out[index] = gru_unit_forward(a[0], a[H], a[2 * H], b[0], b[H], b[2 * H], &h[index], H, cache + row * 4 * H + j);
 }
 
-/* The gradients of the six pre-activations per (row, unit); dh gets its direct term. */
+/* The gradients of the six pre-activations per (row, unit); dh gets its direct term.
+ *   h, dh_out, dh              [n][H]   the carried state, dL/dh', dL/dh (may be NULL)
+ *   cache                      [n][4H]  the forward's r, z, n, h_n
+ *   d_input, d_recurrent       [n][3H]  the gradients of x W_ih^T + b_ih and h W_hh^T + b_hh */
 __global__ static void gru_gates_backward(const float *h, const float *cache, const float *dh_out, int64_t n, int64_t H,
                                           float *d_input, float *d_recurrent, float *dh)
 {
@@ -35,21 +35,8 @@ __global__ static void gru_gates_backward(const float *h, const float *cache, co
     if (index >= n * H)
         return;
     int64_t row = index / H, j = index % H;
-    const float *r = cache + row * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-    float *di = d_input + row * 3 * H, *dr_ = d_recurrent + row * 3 * H;
-    float g = dh_out[index];
-    float d_candidate = g * (1.0f - z[j]);
-    float d_z = g * (h[index] - candidate[j]);
-    if (dh)
-        dh[index] += g * z[j];
-    float d_n_pre = d_candidate * (1.0f - candidate[j] * candidate[j]);
-    float d_r = d_n_pre * hidden_part[j];
-    di[j] = d_r * r[j] * (1.0f - r[j]);
-    di[H + j] = d_z * z[j] * (1.0f - z[j]);
-    di[2 * H + j] = d_n_pre;
-    dr_[j] = di[j];
-    dr_[H + j] = di[H + j];
-    dr_[2 * H + j] = d_n_pre * r[j];
+    gru_unit_backward(dh_out[index], h[index], cache + row * 4 * H + j, H, d_input + row * 3 * H + j,
+                      d_recurrent + row * 3 * H + j, dh ? &dh[index] : NULL);
 }
 
 extern "C" int cuda_gru_cell_forward(cuda_context *context, const float *d_x, const float *d_h,
@@ -105,6 +92,9 @@ extern "C" int cuda_gru_cell_backward(cuda_context *context, const float *d_x, c
     return status;
 }
 
+/* One thread per (row, unit).
+ *   preactivation, gates  [n][4H]  a = x W_ih^T + b_ih + h W_hh^T + b_hh; i, f, g, o
+ *   c, c_out, h_out       [n][H]   the carried cell state, the new cell state and output */
 __global__ static void lstm_forward_kernel(const float *preactivation, const float *c, int64_t n, int64_t H,
                                            float *c_out, float *h_out, float *gates)
 {
@@ -112,17 +102,14 @@ __global__ static void lstm_forward_kernel(const float *preactivation, const flo
     if (index >= n * H)
         return;
     int64_t row = index / H, j = index % H;
-    const float *a = preactivation + row * 4 * H;
-    float *i = gates + row * 4 * H, *f = i + H, *g = f + H, *o = g + H;
-    i[j] = sigmoid(a[j]);
-    f[j] = sigmoid(a[H + j]);
-    g[j] = tanhf(a[2 * H + j]);
-    o[j] = sigmoid(a[3 * H + j]);
-    float cell = f[j] * c[index] + i[j] * g[j];
-    c_out[index] = cell;
-    h_out[index] = o[j] * tanhf(cell);
+    const float *a = preactivation + row * 4 * H + j;
+    h_out[index] =
+        lstm_unit_forward(a[0], a[H], a[2 * H], a[3 * H], c[index], H, gates + row * 4 * H + j, &c_out[index]);
 }
 
+/* One thread per (row, unit).
+ *   gates, dpreactivation           [n][4H]  the forward's i, f, g, o; their pre-activations' gradients
+ *   c, c_out, dh_out, dc_out, dc    [n][H]   dc_out and dc may be NULL */
 __global__ static void lstm_backward_kernel(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                             const float *dc_out, int64_t n, int64_t H, float *dpreactivation,
                                             float *dc)
@@ -131,17 +118,8 @@ __global__ static void lstm_backward_kernel(const float *gates, const float *c, 
     if (index >= n * H)
         return;
     int64_t row = index / H, j = index % H;
-    const float *i = gates + row * 4 * H, *f = i + H, *g = f + H, *o = g + H;
-    float *d = dpreactivation + row * 4 * H;
-    float tanh_cell = tanhf(c_out[index]);
-    float d_cell = dh_out[index] * o[j] * (1.0f - tanh_cell * tanh_cell) + (dc_out ? dc_out[index] : 0.0f);
-    float d_o = dh_out[index] * tanh_cell;
-    d[j] = d_cell * g[j] * i[j] * (1.0f - i[j]);
-    d[H + j] = d_cell * c[index] * f[j] * (1.0f - f[j]);
-    d[2 * H + j] = d_cell * i[j] * (1.0f - g[j] * g[j]);
-    d[3 * H + j] = d_o * o[j] * (1.0f - o[j]);
-    if (dc)
-        dc[index] += d_cell * f[j];
+    lstm_unit_backward(dh_out[index], dc_out ? dc_out[index] : 0.0f, c[index], c_out[index], gates + row * 4 * H + j, H,
+                       dpreactivation + row * 4 * H + j, dc ? &dc[index] : NULL);
 }
 
 extern "C" int cuda_lstm_pointwise_forward(cuda_context *context, const float *d_preactivation, const float *d_c,

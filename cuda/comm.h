@@ -28,21 +28,28 @@ int cuda_comm_create(int rank, int size, MPI_Comm world, int device, void **hand
 /** Destroy the communicator and its stream. */
 void cuda_comm_destroy(void *handle);
 
-/** Sum @p count floats of device memory across ranks, in place, and wait. */
+/** Sum @p values [count] floats of device memory across ranks, in place, and wait. */
 int nccl_allreduce_sum(void *handle, float *values, int64_t count, tf_error *err);
 
-/** Start the same sum without waiting; finish with nccl_wait(). */
+/** Start the same sum of @p values [count] without waiting; finish with nccl_wait(). */
 int nccl_allreduce_sum_start(void *handle, float *values, int64_t count, tf_error *err);
 
 /** Wait for everything started on the communicator's stream. */
 int nccl_wait(void *handle, tf_error *err);
 
-/** All-to-all with counts, as grouped point-to-point sends and receives of bytes. */
+/**
+ * All-to-all with counts, as grouped point-to-point sends and receives of bytes: the
+ * contract of comm_alltoallv(). send_counts, send_offsets, receive_counts, receive_offsets
+ * [size] elements per rank.
+ */
 int nccl_alltoallv(void *handle, int rank, int size, const void *send, const int64_t *send_counts,
                    const int64_t *send_offsets, void *receive, const int64_t *receive_counts,
                    const int64_t *receive_offsets, size_t element_size, tf_error *err);
 
-/** All-gather with counts, as grouped point-to-point sends and receives of bytes. */
+/**
+ * All-gather with counts, as grouped point-to-point sends and receives of bytes: the contract
+ * of comm_allgatherv(). counts, offsets [size] elements per rank.
+ */
 int nccl_allgatherv(void *handle, int rank, int size, const void *send, int64_t count, void *receive,
                     const int64_t *counts, const int64_t *offsets, size_t element_size, tf_error *err);
 

@@ -120,7 +120,7 @@ extern "C" int cuda_download(cuda_context *context, void *host_pointer, const vo
     return TF_OK;
 }
 
-/* Element i gets the value i: a result only a kernel that really ran can produce. */
+/* Element i of out [count] gets the value i: a result only a kernel that really ran can produce. */
 __global__ static void write_indices(int *out, int count)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

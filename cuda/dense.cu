@@ -15,7 +15,9 @@ static int blas_check(cublasStatus_t status, const char *call, tf_error *err)
                                                           (int)status);
 }
 
-/* C = alpha op(A) op(B) + beta C in cuBLAS's column-major terms. */
+/* C = alpha op(A) op(B) + beta C in cuBLAS's column-major terms (alpha = 1), C being m x n.
+ * Seen from C as arrays of columns: a [op_a == N ? k : m][lda], b [op_b == N ? n : k][ldb],
+ * c [n][ldc]. */
 static int gemm(cuda_context *context, cublasOperation_t op_a, cublasOperation_t op_b, int64_t m, int64_t n, int64_t k,
                 const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
                 tf_error *err)
@@ -28,6 +30,7 @@ static int gemm(cuda_context *context, cublasOperation_t op_a, cublasOperation_t
                       "cublasSgemm", err);
 }
 
+/* y [n][width] += bias [width] on every row; one thread per element. */
 __global__ static void add_bias_kernel(float *y, const float *bias, int64_t n, int64_t width)
 {
     int64_t index = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -35,6 +38,7 @@ __global__ static void add_bias_kernel(float *y, const float *bias, int64_t n, i
         y[index] += bias[index % width];
 }
 
+/* dbias [width] += the column sums of dy [n][width]; one thread per column. */
 __global__ static void column_sums_kernel(const float *dy, int64_t n, int64_t width, float *dbias)
 {
     int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -118,6 +122,7 @@ extern "C" int cuda_matmul_backward(cuda_context *context, const float *d_x, con
     return TF_OK;
 }
 
+/* y [count] = the activation of x [count]; one thread per element. */
 __global__ static void activation_forward_kernel(cuda_activation kind, const float *x, int64_t count, float *y)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -127,6 +132,7 @@ __global__ static void activation_forward_kernel(cuda_activation kind, const flo
     y[i] = kind == CUDA_SIGMOID ? 1.0f / (1.0f + expf(-v)) : kind == CUDA_TANH ? tanhf(v) : (v > 0.0f ? v : 0.0f);
 }
 
+/* dx [count] += dy [count] times the activation's derivative from its output y [count]. */
 __global__ static void activation_backward_kernel(cuda_activation kind, const float *y, const float *dy, int64_t count,
                                                   float *dx)
 {
@@ -160,6 +166,7 @@ extern "C" int cuda_activation_backward(cuda_context *context, cuda_activation k
     return TF_OK;
 }
 
+/* destination [count] = source [count]; one thread per element. */
 __global__ static void copy_kernel(const float *source, int64_t count, float *destination)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -5,11 +5,10 @@
 
 #include "cuda/check.h"
 #include "cuda/dense.h"
+#include "ref/recurrent_gates.h"
 
 static const int threads_per_block = 256;
 static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_per_block - 1) / threads_per_block); }
-
-__device__ static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 /* ---- moving rows between sequence order and plan order --------------------------------------- */
 
@@ -41,7 +40,12 @@ __global__ static void gather_rows(const float *source, const int64_t *row_of_st
 /* GRU step t over its n active lanes, one thread per (lane, unit). `input` and `recurrent` are
  * the step's rows of x W_ih^T + b_ih and h_prev W_hh^T + b_hh. Besides the new state, writes
  * the next step's carried state where that row exists and does not reset; a reset row keeps
- * the zero it was initialized with. */
+ * the zero it was initialized with.
+ *   input, recurrent        [n][3H]       this step's rows
+ *   h_prev, h               [n][H]        the carried state and the new one
+ *   cache                   [n][4H]       r, z, n, h_n per row (ref/recurrent_gates.h)
+ *   next_reset              [next_n]      the next step's reset flags (NULL at the last step)
+ *   next_h_prev             [next_n][H]   the next step's carried state (NULL at the last step) */
 __global__ static void masked_gru_step_forward(const float *input, const float *recurrent, const float *h_prev,
                                                int64_t n, int64_t H, int64_t next_n, const uint8_t *next_reset,
                                                float *h, float *cache, float *next_h_prev)
@@ -50,19 +54,19 @@ __global__ static void masked_gru_step_forward(const float *input, const float *
     if (index >= n * H)
         return;
     int64_t l = index / H, j = index % H;
-    const float *a = input + l * 3 * H, *b = recurrent + l * 3 * H;
-    float *r = cache + l * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-    r[j] = sigmoid(a[j] + b[j]);
-    z[j] = sigmoid(a[H + j] + b[H + j]);
-    hidden_part[j] = b[2 * H + j];
-    candidate[j] = tanhf(a[2 * H + j] + r[j] * b[2 * H + j]);
-    float state = (1.0f - z[j]) * candidate[j] + z[j] * h_prev[index];
+    const float *a = input + l * 3 * H + j, *b = recurrent + l * 3 * H + j;
+    float state =
+        gru_unit_forward(a[0], a[H], a[2 * H], b[0], b[H], b[2 * H], &h_prev[index], H, cache + l * 4 * H + j);
     h[index] = state;
     if (next_h_prev && l < next_n && !next_reset[l])
         next_h_prev[index] = state;
 }
 
-/* LSTM step t: `input` + `recurrent` are the pre-activations (i, f, g, o). */
+/* LSTM step t: `input` + `recurrent` are the pre-activations (i, f, g, o).
+ *   input, recurrent, gates              [n][4H]
+ *   c_prev, c, h                         [n][H]       the carried cell state, the new cell state and output
+ *   next_reset                           [next_n]     (NULL at the last step)
+ *   next_h_prev, next_c_prev             [next_n][H]  the next step's carried states (NULL at the last step) */
 __global__ static void masked_lstm_step_forward(const float *input, const float *recurrent, const float *c_prev,
                                                 int64_t n, int64_t H, int64_t next_n, const uint8_t *next_reset,
                                                 float *c, float *h, float *gates, float *next_h_prev,
@@ -72,14 +76,10 @@ __global__ static void masked_lstm_step_forward(const float *input, const float 
     if (index >= n * H)
         return;
     int64_t l = index / H, j = index % H;
-    const float *a = input + l * 4 * H, *b = recurrent + l * 4 * H;
-    float *i = gates + l * 4 * H, *f = i + H, *g = f + H, *o = g + H;
-    i[j] = sigmoid(a[j] + b[j]);
-    f[j] = sigmoid(a[H + j] + b[H + j]);
-    g[j] = tanhf(a[2 * H + j] + b[2 * H + j]);
-    o[j] = sigmoid(a[3 * H + j] + b[3 * H + j]);
-    float cell = f[j] * c_prev[index] + i[j] * g[j];
-    float state = o[j] * tanhf(cell);
+    const float *a = input + l * 4 * H + j, *b = recurrent + l * 4 * H + j;
+    float cell;
+    float state = lstm_unit_forward(a[0] + b[0], a[H] + b[H], a[2 * H] + b[2 * H], a[3 * H] + b[3 * H], c_prev[index],
+                                    H, gates + l * 4 * H + j, &cell);
     c[index] = cell;
     h[index] = state;
     if (next_h_prev && l < next_n && !next_reset[l]) {
@@ -89,7 +89,10 @@ __global__ static void masked_lstm_step_forward(const float *input, const float 
 }
 
 /* GRU backward of step t: dL/dh = the loss's rows + what step t + 1 carried back; writes the
- * six pre-activation gradients and the direct term g z of dL/dh_prev. */
+ * six pre-activation gradients and the direct term g z of dL/dh_prev.
+ *   h_prev, dh, carry_h, dh_prev    [n][H]
+ *   cache                           [n][4H]  the forward's r, z, n, h_n
+ *   d_input, d_recurrent            [n][3H] */
 __global__ static void masked_gru_step_backward(const float *h_prev, const float *cache, const float *dh,
                                                 const float *carry_h, int64_t n, int64_t H, float *d_input,
                                                 float *d_recurrent, float *dh_prev)
@@ -98,23 +101,15 @@ __global__ static void masked_gru_step_backward(const float *h_prev, const float
     if (index >= n * H)
         return;
     int64_t l = index / H, j = index % H;
-    const float *r = cache + l * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-    float *di = d_input + l * 3 * H, *dr = d_recurrent + l * 3 * H;
-    float g = dh[index] + carry_h[index];
-    float d_candidate = g * (1.0f - z[j]);
-    float d_z = g * (h_prev[index] - candidate[j]);
-    dh_prev[index] = g * z[j];
-    float d_n_pre = d_candidate * (1.0f - candidate[j] * candidate[j]);
-    float d_r = d_n_pre * hidden_part[j];
-    di[j] = d_r * r[j] * (1.0f - r[j]);
-    di[H + j] = d_z * z[j] * (1.0f - z[j]);
-    di[2 * H + j] = d_n_pre;
-    dr[j] = di[j];
-    dr[H + j] = di[H + j];
-    dr[2 * H + j] = d_n_pre * r[j];
+    float direct = -0.0f; /* x + -0 is x for every x, so this stores the term itself */
+    gru_unit_backward(dh[index] + carry_h[index], h_prev[index], cache + l * 4 * H + j, H, d_input + l * 3 * H + j,
+                      d_recurrent + l * 3 * H + j, &direct);
+    dh_prev[index] = direct;
 }
 
-/* LSTM backward of step t: pre-activation gradients and dL/dc_prev. */
+/* LSTM backward of step t: pre-activation gradients and dL/dc_prev.
+ *   gates, d_preactivation                       [n][4H]
+ *   c_prev, c, dh, carry_h, carry_c, dc_prev     [n][H] */
 __global__ static void masked_lstm_step_backward(const float *gates, const float *c_prev, const float *c,
                                                  const float *dh, const float *carry_h, const float *carry_c,
                                                  int64_t n, int64_t H, float *d_preactivation, float *dc_prev)
@@ -123,20 +118,16 @@ __global__ static void masked_lstm_step_backward(const float *gates, const float
     if (index >= n * H)
         return;
     int64_t l = index / H, j = index % H;
-    const float *i = gates + l * 4 * H, *f = i + H, *g = f + H, *o = g + H;
-    float *d = d_preactivation + l * 4 * H;
-    float gradient = dh[index] + carry_h[index];
-    float tanh_cell = tanhf(c[index]);
-    float d_cell = gradient * o[j] * (1.0f - tanh_cell * tanh_cell) + carry_c[index];
-    float d_o = gradient * tanh_cell;
-    d[j] = d_cell * g[j] * i[j] * (1.0f - i[j]);
-    d[H + j] = d_cell * c_prev[index] * f[j] * (1.0f - f[j]);
-    d[2 * H + j] = d_cell * i[j] * (1.0f - g[j] * g[j]);
-    d[3 * H + j] = d_o * o[j] * (1.0f - o[j]);
-    dc_prev[index] = d_cell * f[j];
+    float through_cell = -0.0f; /* as in masked_gru_step_backward() */
+    lstm_unit_backward(dh[index] + carry_h[index], carry_c[index], c_prev[index], c[index], gates + l * 4 * H + j, H,
+                       d_preactivation + l * 4 * H + j, &through_cell);
+    dc_prev[index] = through_cell;
 }
 
-/* Through the mask: at a reset the gradient belongs to the zero initial state and stops. */
+/* Through the mask: at a reset the gradient belongs to the zero initial state and stops.
+ *   dh_prev, dc_prev [n][H]   this step's dL/dh_prev, dL/dc_prev (dc_prev NULL for the GRU)
+ *   reset [n]                 this step's reset flags
+ *   carry_h, carry_c [n][H]   what the previous step receives */
 __global__ static void masked_carry(const float *dh_prev, const float *dc_prev, const uint8_t *reset, int64_t n,
                                     int64_t H, float *carry_h, float *carry_c)
 {

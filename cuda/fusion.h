@@ -30,6 +30,7 @@
 #include "ref/error.h"
 #include "ref/fusion.h"
 #include "ref/fusion_plan.h"
+#include "ref/fusion_sequences.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,16 +64,17 @@ typedef struct cuda_fusion_tape {
 void cuda_fusion_tape_free(cuda_context *context, cuda_fusion_tape *tape);
 
 /**
- * Twin of opt_fusion_forward(). @p encoder holds **device** weight pointers; @p d_x
- * [total_steps][in] and @p d_h_out [total_steps][hidden] are in sequence order.
+ * Twin of opt_fusion_forward(). @p encoder holds **device** weight pointers; d_x
+ * [total_steps][in] and d_h_out [total_steps][hidden] are in sequence order.
  */
 int cuda_fusion_forward(cuda_context *context, const time_encoder *encoder, const sequence_set *set,
                         const cuda_fusion_plan *plan, const float *d_x, float *d_h_out, cuda_fusion_tape *tape,
                         tf_error *err);
 
 /**
- * Twin of opt_fusion_backward(): adds into @p d_dx (may be NULL) and the **device** parameter
- * gradients of @p gradients (any may be NULL).
+ * Twin of opt_fusion_backward(): from @p d_dh_out [total_steps][hidden], adds into @p d_dx
+ * [total_steps][in] (may be NULL) and the **device** parameter gradients of @p gradients (any
+ * may be NULL).
  */
 int cuda_fusion_backward(cuda_context *context, const time_encoder *encoder, const sequence_set *set,
                          const cuda_fusion_plan *plan, const cuda_fusion_tape *tape, const float *d_dh_out,

@@ -35,7 +35,10 @@ __device__ static float message(float weight, float x)
 }
 
 /* Cell (v, c) of max (sign 1) or min (sign -1) from scratch, with its winner: the first best
- * message in CSR order, 0 and winner -1 without in-edges (the reference's extreme_row()). */
+ * message in CSR order, 0 and winner -1 without in-edges (the reference's extreme_row()).
+ *   row_ptr [num_nodes + 1], col [edges], weight [edges]   the in-edges, CSR by destination
+ *   x [num_nodes][width]                                   the sources' features
+ *   value, winner [num_nodes][width]                       cell (v, c) written */
 __device__ static void extreme_cell(const int64_t *row_ptr, const int32_t *col, const float *weight, const float *x,
                                     int64_t width, int64_t v, int64_t c, int sign, float *value, int32_t *winner)
 {
@@ -52,7 +55,9 @@ __device__ static void extreme_cell(const int64_t *row_ptr, const int32_t *col, 
     winner[v * width + c] = best_source;
 }
 
-/* Full recompute of max or min: one thread per (row, column). */
+/* Full recompute of max or min: one thread per (row, column).
+ *   row_ptr [num_nodes + 1], col [edges], weight [edges]   the in-edges, CSR by destination
+ *   x [num_nodes][width]; value, winner [num_nodes][width] (overwritten) */
 __global__ static void extreme_recompute_kernel(int sign, int64_t num_nodes, int64_t width, const int64_t *row_ptr,
                                                 const int32_t *col, const float *weight, const float *x, float *value,
                                                 int32_t *winner)
@@ -65,7 +70,9 @@ __global__ static void extreme_recompute_kernel(int sign, int64_t num_nodes, int
 
 /* Each row's output scale, as opt_incremental_reset() computes it: 1 (sum), 1 / in-edges
  * (mean), 1 / sqrt(d_v) with d_v = the last self loop's weight (else 1) plus the other
- * in-edges' weights, added in CSR order (symmetric). One thread per row. */
+ * in-edges' weights, added in CSR order (symmetric). One thread per row.
+ *   row_ptr [num_nodes + 1], col [edges], weight [edges]   the in-edges, CSR by destination
+ *   scale [num_nodes]                                      (overwritten) */
 __global__ static void scale_kernel(int kind, int64_t num_nodes, const int64_t *row_ptr, const int32_t *col,
                                     const float *weight, double *scale)
 {
@@ -91,7 +98,10 @@ __global__ static void scale_kernel(int kind, int64_t num_nodes, const int64_t *
 
 /* Full recompute of sum, mean or symmetric: one thread per (row, column) accumulates the
  * row's terms coefficient x_u in double in CSR order (the symmetric self loop last), then
- * writes value = (float)(sum x scale). Needs scale_kernel's scales (symmetric: of the sources). */
+ * writes value = (float)(sum x scale). Needs scale_kernel's scales (symmetric: of the sources).
+ *   row_ptr [num_nodes + 1], col [edges], weight [edges]   the in-edges, CSR by destination
+ *   x [num_nodes][width]; scale [num_nodes]
+ *   accumulator [num_nodes][width] (double), value [num_nodes][width]   (overwritten) */
 __global__ static void linear_recompute_kernel(int symmetric, int64_t num_nodes, int64_t width,
                                                const int64_t *row_ptr, const int32_t *col, const float *weight,
                                                const float *x, const double *scale, double *accumulator, float *value)
@@ -117,7 +127,15 @@ __global__ static void linear_recompute_kernel(int symmetric, int64_t num_nodes,
 }
 
 /* The delta for sum, mean and symmetric (ReInc Eq. 2): one thread per (delta row, column).
- * Delta rows are distinct, so each cell has exactly one writer: no atomics. */
+ * Delta rows are distinct, so each cell has exactly one writer: no atomics.
+ *   rows [num_rows], row_scale [num_rows]        the rows the delta touches, their new scales
+ *   minus_offsets [num_rows + 1]; minus_source, minus_coefficient [minus_offsets[num_rows]]
+ *                                                the terms G- removes, per row
+ *   plus_offsets [num_rows + 1]; plus_source, plus_coefficient [plus_offsets[num_rows]]
+ *                                                the terms G+ adds, per row
+ *   x_before, x_after [num_nodes][width]         the features before and after the delta
+ *   accumulator [num_nodes][width] (double), value [num_nodes][width], scale [num_nodes]
+ *                                                the state, updated at the delta rows */
 __global__ static void linear_delta_kernel(int64_t num_rows, int64_t width, const int32_t *rows,
                                            const double *row_scale, const int64_t *minus_offsets,
                                            const int32_t *minus_source, const double *minus_coefficient,
@@ -142,7 +160,13 @@ __global__ static void linear_delta_kernel(int64_t num_rows, int64_t width, cons
 
 /* The delta for max (sign 1) or min (sign -1): one warp per delta row, lanes over columns.
  * A G- source that is the winner of any column of the row sends the whole row to a recompute
- * from the current graph (as apply_extreme() does); otherwise the G+ messages are compared in. */
+ * from the current graph (as apply_extreme() does); otherwise the G+ messages are compared in.
+ *   rows [num_rows]                               the rows the delta touches
+ *   minus_offsets [num_rows + 1]; minus_source [minus_offsets[num_rows]]
+ *   plus_offsets [num_rows + 1]; plus_source, plus_coefficient [plus_offsets[num_rows]]
+ *   row_ptr [num_nodes + 1], col [edges], weight [edges]   the current graph's in-edges
+ *   x_after [num_nodes][width]; value, winner [num_nodes][width]   updated at the delta rows
+ *   rows_recomputed [1]                           counts the rows sent to a recompute */
 __global__ static void extreme_delta_kernel(int sign, int64_t num_rows, int64_t width, const int32_t *rows,
                                             const int64_t *minus_offsets, const int32_t *minus_source,
                                             const int64_t *plus_offsets, const int32_t *plus_source,

@@ -171,7 +171,7 @@ int cuda_incremental_advance(cuda_incremental *a, const snapshot *previous, cons
 /** Copy the held aggregation to @p host_value [num_nodes][width]. */
 int cuda_incremental_download(cuda_incremental *a, float *host_value, tf_error *err);
 
-/** Max/min rows recomputed by the delta kernel since creation (0 for the linear aggregators). */
+/** Max/min rows recomputed by the delta kernel since creation, into @p rows [1] (0 for the linear aggregators). */
 int cuda_incremental_rows_recomputed(cuda_incremental *a, int64_t *rows, tf_error *err);
 
 #ifdef __cplusplus

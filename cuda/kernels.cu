@@ -61,6 +61,8 @@ void cuda_kernels_bind(cuda_context *context)
     tf_error_clear(&first_failure);
 }
 
+/* Host arrays, staged to the device and back: x [n][in], weight [out][in], bias [out] (or NULL),
+ * y [n][out]. */
 static void linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
                            float *y)
 {
@@ -73,6 +75,7 @@ static void linear_forward(const float *x, const float *weight, const float *bia
         fetch(y, d_y, FLOATS(n * out));
 }
 
+/* Host arrays: x [n][in], weight [out][in], y [n][out]. */
 static void linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
 {
     if (!usable())
@@ -84,6 +87,8 @@ static void linear_accumulate(const float *x, const float *weight, int64_t n, in
         fetch(y, d_y, FLOATS(n * out));
 }
 
+/* Host arrays: x [n][in], weight [out][in], dy [n][out]; dx [n][in], dweight [out][in], dbias [out]
+ * (any may be NULL). */
 static void linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                             float *dx, float *dweight, float *dbias)
 {
@@ -105,6 +110,7 @@ static void linear_backward(const float *x, const float *weight, const float *dy
         fetch(dbias, d_db, FLOATS(out));
 }
 
+/* Host arrays: x [n][in], weight [in][out], y [n][out]. */
 static void matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
 {
     if (!usable())
@@ -116,6 +122,8 @@ static void matmul_accumulate(const float *x, const float *weight, int64_t n, in
         fetch(y, d_y, FLOATS(n * out));
 }
 
+/* Host arrays: x [n][in], weight [in][out], dy [n][out]; dx [n][in], dweight [in][out] (either may
+ * be NULL). */
 static void matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                             float *dx, float *dweight)
 {
@@ -159,6 +167,7 @@ static int stage_operator(const propagation *p, int transpose, cuda_propagation 
     return usable();
 }
 
+/* Host arrays: x, y [num_nodes][width]. */
 static void propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
 {
     cuda_propagation operator_;
@@ -171,6 +180,7 @@ static void propagate_forward(const propagation *p, const float *x, int64_t widt
         fetch(y, d_y, FLOATS(size));
 }
 
+/* Host arrays: dy, dx [num_nodes][width]. */
 static void propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx)
 {
     cuda_propagation operator_;
@@ -183,6 +193,8 @@ static void propagate_backward(const propagation *p, const float *dy, int64_t wi
         fetch(dx, d_dx, FLOATS(size));
 }
 
+/* Host arrays: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
+ * bias_ih, bias_hh [3 hidden]; h_out [n][hidden], cache [n][4 hidden]. */
 static void gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                              const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
                              float *h_out, float *cache)
@@ -202,7 +214,10 @@ static void gru_cell_forward(const float *x, const float *h, const float *weight
     fetch(cache, d_cache, FLOATS(n * 4 * H));
 }
 
-/* The host scratch @p dpreactivation is not needed: the device kernel keeps its own. */
+/* Host arrays: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
+ * cache [n][4 hidden], dh_out [n][hidden]; dx [n][in], dh [n][hidden], dweight_ih [3 hidden][in],
+ * dweight_hh [3 hidden][hidden], dbias_ih, dbias_hh [3 hidden]. The host
+ * scratch dpreactivation [2 n][3 hidden] is not needed: the device kernel keeps its own. */
 static void gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                               const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
                               float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
@@ -242,6 +257,8 @@ static void gru_cell_backward(const float *x, const float *h, const float *weigh
         fetch(dbias_hh, d_dbh, FLOATS(3 * H));
 }
 
+/* Host arrays: preactivation [n][4 hidden], c [n][hidden]; c_out, h_out [n][hidden],
+ * gates [n][4 hidden]. */
 static void lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                    float *h_out, float *gates)
 {
@@ -260,6 +277,8 @@ static void lstm_pointwise_forward(const float *preactivation, const float *c, i
     fetch(gates, d_gates, FLOATS(4 * nh));
 }
 
+/* Host arrays: gates [n][4 hidden], c, c_out, dh_out, dc_out [n][hidden];
+ * dpreactivation [n][4 hidden], dc [n][hidden]. */
 static void lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                     const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc)
 {

@@ -7,7 +7,9 @@
 
 /* y[v][j] = self[v] x[v][j] + sum over the row's edges of coefficient[e] x[col[e]][j], added in
  * the reference's order with separately rounded multiplies and adds. One thread per (v, j):
- * threads of a warp read consecutive columns of the same rows, so loads coalesce. */
+ * threads of a warp read consecutive columns of the same rows, so loads coalesce.
+ *   row_ptr [num_nodes + 1], col [edges], edge_coefficient [edges]   the rows' in-edges
+ *   self_coefficient [num_nodes]; x, y [num_nodes][width] */
 __global__ static void propagate_forward_kernel(int64_t num_nodes, const int64_t *row_ptr, const int32_t *col,
                                                 const float *edge_coefficient, const float *self_coefficient,
                                                 const float *x, int64_t width, float *y)
@@ -23,7 +25,10 @@ __global__ static void propagate_forward_kernel(int64_t num_nodes, const int64_t
 }
 
 /* dx[u][j] += the terms the reference's scatter adds, in its order: destinations in increasing
- * order, the diagonal term at v = u before the edges of row u. */
+ * order, the diagonal term at v = u before the edges of row u.
+ *   transpose_offsets [num_nodes + 1]; transpose_edge, transpose_destination [edges]
+ *                     the transpose of propagation_add_transpose() (ref/propagate.h)
+ *   edge_coefficient [edges], self_coefficient [num_nodes]; dy, dx [num_nodes][width] */
 __global__ static void propagate_backward_kernel(int64_t num_nodes, const int64_t *transpose_offsets,
                                                  const int64_t *transpose_edge, const int32_t *transpose_destination,
                                                  const float *edge_coefficient, const float *self_coefficient,

@@ -43,7 +43,7 @@ void dataset_free(dataset *d)
 /* ---- generator specs ------------------------------------------------------------------ */
 
 /* Parses "key=value,key=value" after the generator name. Each key is looked up in `keys`
- * and its value stored as a double in `values`. */
+ * and its value stored as a double in values [number of keys]. */
 static int parse_spec_values(const char *spec, const char *list, const char *const *keys, double *values,
                              tf_error *err)
 {
@@ -69,7 +69,7 @@ static int parse_spec_values(const char *spec, const char *list, const char *con
     return TF_OK;
 }
 
-/* A double that must be a whole number in range to become an int64 parameter. */
+/* A double that must be a whole number in range to become an int64 parameter, into out [1]. */
 static int whole(const char *spec, const char *key, double value, int64_t *out, tf_error *err)
 {
     if (value != floor(value) || fabs(value) > 9.0e15)

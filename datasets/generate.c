@@ -211,7 +211,7 @@ static int check_powerlaw_params(const powerlaw_params *p, tf_error *err)
     return tf_check_memory(per_snapshot * (double)p->num_snapshots + working, "the generated graph", err);
 }
 
-/* Draws edges among present vertices until the set holds `target` edges. */
+/* Draws edges among the vertices present [num_nodes] marks until the set holds `target` edges. */
 static int fill_edges(edge_set *edges, int64_t target, const weighted_vertices *w, const uint8_t *present, rng *r,
                       tf_error *err)
 {
@@ -230,7 +230,8 @@ static int fill_edges(edge_set *edges, int64_t target, const weighted_vertices *
     return TF_OK;
 }
 
-/* Departs `count` random present vertices and arrives as many that were absent. */
+/* Departs `count` random present vertices and arrives as many that were absent: present
+ * [num_nodes] updated, departed [num_nodes] marks the ones that left. */
 static void churn_vertices(uint8_t *present, int64_t num_nodes, int64_t count, rng *r, uint8_t *departed)
 {
     memset(departed, 0, (size_t)num_nodes);
@@ -264,7 +265,8 @@ static void churn_vertices(uint8_t *present, int64_t num_nodes, int64_t count, r
     }
 }
 
-/* log(1 + weighted in-degree) per vertex of snapshot s, into column `column` of `out`. */
+/* log(1 + weighted in-degree) per vertex of graph g into one column of a feature array:
+ * out [num_nodes][stride], already offset to that column. */
 static void in_degree_feature(const csr *g, float *out, int64_t stride)
 {
     for (int64_t v = 0; v < g->num_nodes; v++) {

@@ -57,8 +57,9 @@ void powerlaw_params_default(powerlaw_params *p);
  * log(1 + out-degree) (if F >= 2), further columns a random vector that drifts for a `churn`
  * fraction of vertices per step. The degree columns change for every vertex an edge change
  * touches; with `degree_features` 0 all columns drift, ReInc's synthetic protocol (features
- * replaced for a change-ratio fraction of vertices, notes/reinc.md section 6). Target: log(1 + weighted in-degree of v at t + 1) (the last
- * snapshot predicts itself), DynaHB's regression label (notes/dynahb.md section 1).
+ * replaced for a change-ratio fraction of vertices, [ReInc] §5 "Datasets"; citations:
+ * chapters/references.md). Target: log(1 + weighted in-degree of v at t + 1) (the last
+ * snapshot predicts itself), the regression label of DynaHB's released code [DynaHB].
  *
  * @return 0, or TF_ERR_INPUT for invalid parameters, a graph too dense for its vertex
  *         count, or a size that does not fit in memory (checked before generating).

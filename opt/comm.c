@@ -117,8 +117,9 @@ int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *
     return TF_OK;
 }
 
-/* Converts counts and offsets to the int arrays of MPI's v-collectives, in bytes, or fails
- * clearly when a rank's data exceeds what an int can address. */
+/* Converts counts and offsets [size] (elements) to out_counts and out_offsets [size], the int
+ * arrays of MPI's v-collectives, in bytes, or fails clearly when a rank's data exceeds what an
+ * int can address. */
 static int byte_counts(const comm *c, const int64_t *counts, const int64_t *offsets, size_t element_size, int *out_counts,
                        int *out_offsets, tf_error *err)
 {

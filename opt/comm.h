@@ -54,7 +54,8 @@ typedef struct comm {
 } comm;
 
 /**
- * Initialize MPI (if not yet) and the communicator over MPI_COMM_WORLD. @p want_gpu asks for
+ * Initialize MPI (if not yet) and the communicator over MPI_COMM_WORLD, passing main's argc [1]
+ * and argv on to MPI_Init. @p want_gpu asks for
  * NCCL and one GPU per rank when possible; otherwise, or when impossible, MPI is used.
  * @p reason receives one line saying which transport was chosen and why.
  */
@@ -63,15 +64,16 @@ int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size
 /** Shut down NCCL (if used) and MPI. */
 void comm_finalize(comm *c);
 
-/** Sum @p count floats across all ranks, in place. */
+/** Sum @p values [count] floats across all ranks, in place. */
 int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err);
 
-/** Sum @p count doubles across all ranks, in place (losses, counts; always over MPI, host memory). */
+/** Sum @p values [count] doubles across all ranks, in place (losses, counts; always over MPI, host memory). */
 int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err);
 
 /**
  * All-to-all with per-rank counts: send_counts[j] elements of @p element_size bytes starting at
  * send_offsets[j] go to rank j, which receives them at its receive_offsets[this rank].
+ * send_counts, send_offsets, receive_counts, receive_offsets [size] elements per rank.
  */
 int comm_alltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,
                    const int64_t *receive_counts, const int64_t *receive_offsets, size_t element_size, tf_error *err);
@@ -95,7 +97,7 @@ typedef struct comm_request {
     int active;            /**< 1 between start and wait */
 } comm_request;
 
-/** Start summing @p count floats across ranks in place; finish with comm_wait(). */
+/** Start summing @p values [count] floats across ranks in place; finish with comm_wait(). */
 int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err);
 
 /** Wait for a request started by comm_iallreduce_sum(). */

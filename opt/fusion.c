@@ -1,11 +1,10 @@
 #include "opt/fusion.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ref/memory.h"
-#include "ref/recurrent.h"
+#include "ref/recurrent_gates.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -171,9 +170,6 @@ void fusion_tape_free(fusion_tape *tape)
     memset(tape, 0, sizeof *tape);
 }
 
-/* The same expression as ref/recurrent.c's sigmoid, so the gates round the same way. */
-static float sigmoid(float v) { return 1.0f / (1.0f + expf(-v)); }
-
 static int plan_matches(const sequence_set *set, const fusion_plan *plan, tf_error *err)
 {
     if (plan->useful_rows != set->total_steps || !plan->row_of_step || plan->num_steps < 1)
@@ -196,7 +192,7 @@ static float *transposed(const float *weight, int64_t out, int64_t in, tf_error 
 /* y[o] = start[o] + v[0] w[0][o] + v[1] w[1][o] + ... (start NULL: 0), added left to right in
  * float: the order of ref_linear_forward() and of ref_gru_cell_forward()'s gate sums, so every
  * y[o] is bit for bit the reference's. The loop runs across o, which vectorizes without
- * reordering any one sum. `transposed_weight` is [in][out]. */
+ * reordering any one sum. v [in], transposed_weight [in][out], start [out] (or NULL), y [out]. */
 static void products_in_reference_order(const float *v, const float *transposed_weight, int64_t in, int64_t out,
                                         const float *start, float *y)
 {
@@ -211,10 +207,11 @@ static void products_in_reference_order(const float *v, const float *transposed_
     }
 }
 
-/* The carried state of the rows of step t, after the mask rule: into `prev` (what the cell
- * reads) and, for the update-gate-only rule, the masked one into `masked` ([lanes][H]). `state` holds every
- * row's new state; rows of step t - 1 start at step_offset[t - 1] and include lane l, because
- * lanes stop running only at the end, so active[t - 1] >= active[t]. */
+/* The carried state of the rows of step t, after the mask rule: into prev [computed_rows][H]
+ * (what the cell reads; rows of step t written) and, for the update-gate-only rule, the masked
+ * one into masked [lanes][H]. state [computed_rows][H] holds every row's new state; rows of
+ * step t - 1 start at step_offset[t - 1] and include lane l, because lanes stop running only
+ * at the end, so active[t - 1] >= active[t]. */
 static void carried_state(const fusion_plan *plan, int64_t t, const float *state, int64_t H, fusion_mask_rule rule,
                           float *prev, float *masked)
 {
@@ -316,14 +313,9 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
                                                 s.masked_recurrent + l * GH);
                     bz = s.masked_recurrent + l * GH;
                 }
-                float *r = cache, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-                for (int64_t j = 0; j < H; j++) {
-                    r[j] = sigmoid(a[j] + b[j]);
-                    z[j] = sigmoid(a[H + j] + bz[H + j]);
-                    hidden_part[j] = b[2 * H + j];
-                    candidate[j] = tanhf(a[2 * H + j] + r[j] * b[2 * H + j]);
-                    h[j] = (1.0f - z[j]) * candidate[j] + z[j] * hp[j];
-                }
+                for (int64_t j = 0; j < H; j++)
+                    h[j] = gru_unit_forward(a[j], a[H + j], a[2 * H + j], b[j], bz[H + j], b[2 * H + j], &hp[j], H,
+                                            cache + j);
             } else {
                 /* ref_lstm_cell_forward(): (b_ih + x W_ih^T) += h W_hh^T, then += b_hh */
                 products_in_reference_order(hp, s.weight_hh_t, H, GH, NULL, b);
@@ -331,7 +323,10 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
                     b[o] = a[o] + b[o];
                     b[o] += encoder->bias_hh[o];
                 }
-                ref_lstm_pointwise_forward(b, tape->c_prev + row * H, 1, H, tape->c + row * H, h, cache);
+                const float *cp = tape->c_prev + row * H;
+                float *c = tape->c + row * H;
+                for (int64_t j = 0; j < H; j++)
+                    h[j] = lstm_unit_forward(b[j], b[H + j], b[2 * H + j], b[3 * H + j], cp[j], H, cache + j, &c[j]);
             }
         }
     }
@@ -343,7 +338,8 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
 
 /* Parameter gradients of all rows: each row's terms are the float products ref forms for one
  * step (d * x, d * h_prev, d), summed in double as ref sums its steps; only the order of the
- * double sum differs (rows in plan order, threads' partial sums added at the end). */
+ * double sum differs (rows in plan order, threads' partial sums added at the end).
+ * d_input, d_recurrent [computed_rows][G H]; step_of_row [computed_rows] (-1: padding). */
 static int parameter_gradients(const time_encoder *encoder, const fusion_plan *plan, const fusion_tape *tape,
                                const float *d_input, const float *d_recurrent, const int64_t *step_of_row,
                                const time_encoder_gradients *gradients, tf_error *err)
@@ -449,20 +445,9 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
                 /* ref_gru_cell_backward(): per unit j, the direct term g z into dh[j], then
                  * every gate's row of W_hh into all of dh, in that order */
                 const float *hp = tape->h_prev + row * H, *cache = tape->cache + row * 4 * H;
-                const float *r = cache, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
                 float *di = d_input + row * GH, *dr = d_recurrent + row * GH;
                 for (int64_t j = 0; j < H; j++) {
-                    float d_candidate = g[j] * (1.0f - z[j]);
-                    float d_z = g[j] * (hp[j] - candidate[j]);
-                    acc[j] += g[j] * z[j];
-                    float d_n_pre = d_candidate * (1.0f - candidate[j] * candidate[j]);
-                    float d_r = d_n_pre * hidden_part[j];
-                    di[j] = d_r * r[j] * (1.0f - r[j]);
-                    di[H + j] = d_z * z[j] * (1.0f - z[j]);
-                    di[2 * H + j] = d_n_pre;
-                    dr[j] = di[j];
-                    dr[H + j] = di[H + j];
-                    dr[2 * H + j] = d_n_pre * r[j];
+                    gru_unit_backward(g[j], hp[j], cache + j, H, di + j, dr + j, &acc[j]);
                     for (int gate = 0; gate < 3; gate++) {
                         const float d = dr[gate * H + j], *w = encoder->weight_hh + (gate * H + j) * H;
                         for (int64_t k = 0; k < H; k++)
@@ -472,10 +457,11 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
             } else {
                 /* ref_lstm_cell_backward(): the pointwise part, then dh = sum over o of
                  * dpre[o] W_hh[o] (ref_linear_backward()'s order) */
+                const float *gates = tape->cache + row * 4 * H, *cp = tape->c_prev + row * H, *c = tape->c + row * H;
                 float *dpre = d_input + row * GH, *dc = dc_prev + l * H;
                 memset(dc, 0, (size_t)H * sizeof(float));
-                ref_lstm_pointwise_backward(tape->cache + row * 4 * H, tape->c_prev + row * H, tape->c + row * H, g,
-                                            carry_c + l * H, 1, H, dpre, dc);
+                for (int64_t j = 0; j < H; j++)
+                    lstm_unit_backward(g[j], carry_c[l * H + j], cp[j], c[j], gates + j, H, dpre + j, &dc[j]);
                 for (int64_t o = 0; o < GH; o++) {
                     const float d = dpre[o], *w = encoder->weight_hh + o * H;
                     for (int64_t k = 0; k < H; k++)
@@ -537,7 +523,7 @@ void fusion_groups_free(fusion_groups *groups)
     memset(groups, 0, sizeof *groups);
 }
 
-/* |a ∩ b| for two increasing id lists. */
+/* |a ∩ b| for two increasing id lists a [na] and b [nb]. */
 static int64_t shared_count(const int32_t *a, int64_t na, const int32_t *b, int64_t nb)
 {
     int64_t i = 0, j = 0, shared = 0;
@@ -552,7 +538,7 @@ static int64_t shared_count(const int32_t *a, int64_t na, const int32_t *b, int6
     return shared;
 }
 
-/* a ∪ b for two increasing id lists, into `out` (room for na + nb); returns its length. */
+/* a ∪ b for two increasing id lists a [na] and b [nb], into out [na + nb]; returns its length. */
 static int64_t union_of(const int32_t *a, int64_t na, const int32_t *b, int64_t nb, int32_t *out)
 {
     int64_t i = 0, j = 0, k = 0;

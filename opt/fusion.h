@@ -1,8 +1,8 @@
 /**
  * @file opt/fusion.h
- * @brief The optimized twins of ref/fusion.h: the time encoder over many sequences as one
- *        batched recurrence (zero-padded, or DGC's fused lanes with a reset mask), and chunk
- *        loading with spatial fusion. Implemented in opt/fusion.c.
+ * @brief The optimized twins of ref/fusion.h and ref/fusion_chunks.h: the time encoder over
+ *        many sequences as one batched recurrence (zero-padded, or DGC's fused lanes with a
+ *        reset mask), and chunk loading with spatial fusion. Implemented in opt/fusion.c.
  *
  * **Temporal fusion** (DGC, Section 5.1, Fig. 9 and Eqs. 4-5). Both batched layouts are a
  * #fusion_plan: a grid of lanes (batch rows) by steps, in which every sequence of the
@@ -60,7 +60,9 @@
 #include <stdint.h>
 
 #include "ref/fusion.h"
+#include "ref/fusion_chunks.h"
 #include "ref/fusion_plan.h"
+#include "ref/fusion_sequences.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,7 +91,8 @@ void fusion_tape_free(fusion_tape *tape);
 
 /**
  * Twin of ref_fusion_forward(): the whole set as one batched recurrence laid out by @p plan.
- * @p x and @p h_out are in sequence order, as for the reference. Fills @p tape (freed by the
+ * x [total_steps][in] and h_out [total_steps][hidden] are in sequence order, as for the
+ * reference. Fills @p tape (freed by the
  * caller with fusion_tape_free(), also on failure).
  * @return 0, or TF_ERR_INPUT for a bad encoder, a plan of another set, a mask rule the kind
  *         does not support, or memory refused.
@@ -98,8 +101,9 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
                        float *h_out, fusion_tape *tape, tf_error *err);
 
 /**
- * Twin of ref_fusion_backward(): adds into @p dx [total_steps][in] (may be NULL) and the
- * parameter gradients, from the tape of opt_fusion_forward() with the same plan.
+ * Twin of ref_fusion_backward(): from dh_out [total_steps][hidden], adds into dx
+ * [total_steps][in] (may be NULL) and the parameter gradients, from the tape of
+ * opt_fusion_forward() with the same plan.
  * @return 0, or TF_ERR_INPUT when the plan's mask rule is not FUSION_MASK_EVERY_GATE.
  */
 int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, const fusion_plan *plan,
@@ -135,7 +139,8 @@ int opt_fusion_load_group(const snapshot_seq *seq, const chunk_set *chunks, cons
 
 /**
  * Chunk @p chunk's view of its group's load: for each vertex of ref_fusion_chunk_vertices(),
- * its row in @p group_load. @p out_rows is allocated (caller frees), @p out_count its length.
+ * its row in @p group_load. out_rows [1] gets an allocated [count] array (caller frees),
+ * out_count [1] its length.
  * @return 0, or TF_ERR_INPUT when the group's load lacks one of the chunk's vertices.
  */
 int opt_fusion_chunk_rows(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk,

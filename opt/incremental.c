@@ -57,7 +57,7 @@ static float message(float weight, float x)
 }
 
 /* Column c of row v of max (sign 1) or min (sign -1) from scratch, with its winner: the
- * reference's first-best rule in CSR order. */
+ * reference's first-best rule in CSR order. x [num_nodes][width]. */
 static void extreme_cell(incremental_aggregation *a, const csr *g, const float *x, int64_t v, int64_t c, int sign)
 {
     const int64_t width = a->width;
@@ -74,6 +74,7 @@ static void extreme_cell(incremental_aggregation *a, const csr *g, const float *
     a->winner[v * width + c] = winner;
 }
 
+/* Every column of row v, as extreme_cell(); x [num_nodes][width]. */
 static void extreme_row(incremental_aggregation *a, const csr *g, const float *x, int64_t v, int sign)
 {
     for (int64_t c = 0; c < a->width; c++)
@@ -147,7 +148,8 @@ void opt_incremental_reset(incremental_aggregation *a, const snapshot *s, int64_
 /* How many delta rows ahead apply_linear() asks the memory system for. */
 enum { PREFETCH_DISTANCE = 4 };
 
-/* Apply a delta to the linear aggregators: row i of the delta, in parallel. */
+/* Apply a delta to the linear aggregators: row i of the delta, in parallel. x_before, x_after
+ * [num_nodes][width]: the features before and after the delta. */
 static void apply_linear(incremental_aggregation *a, const float *x_before, const float *x_after,
                          const snapshot_delta *d)
 {
@@ -185,7 +187,8 @@ static void apply_linear(incremental_aggregation *a, const float *x_before, cons
 
 /* Apply a delta to max or min: recompute the cells (row, column) that lost their winner,
  * compare G+ into the rest. A lost winner is marked -2 first, so the G+ pass skips the cells
- * the recompute (which reads the current graph, G+ included) will settle. */
+ * the recompute (which reads the current graph, G+ included) will settle. x_after
+ * [num_nodes][width]. */
 static void apply_extreme(incremental_aggregation *a, const csr *g_after, const float *x_after, const snapshot_delta *d)
 {
     const int64_t width = a->width;

@@ -122,7 +122,10 @@ int snapshot_delta_chain_build(snapshot_delta **deltas, const snapshot_seq *seq,
 /** Free what snapshot_delta_chain_build() made. */
 void snapshot_delta_chain_free(snapshot_delta *deltas, int64_t num_snapshots);
 
-/** The stateless twin of ref_aggregate(): y = A x by a full recompute in parallel. */
+/**
+ * The stateless twin of ref_aggregate(): y [num_nodes][width] = A x [num_nodes][width] by a
+ * full recompute in parallel.
+ */
 int opt_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, float *y, tf_error *err);
 
 #ifdef __cplusplus

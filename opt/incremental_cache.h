@@ -3,15 +3,16 @@
  * @brief ReInc's cache of aggregations, with ReInc's eviction score and an LRU baseline,
  *        under one byte capacity.
  *
- * ReInc has two levels (notes/reinc.md section 3): the global cache holds input-feature
- * aggregations A_t X_t (reused across gates, overlapping windows and as Agg_{t-1}); local
- * caches hold one cell's hidden-state aggregations, reused across its gates. The score tells
+ * ReInc has two levels ([ReInc] §3.3.1-3.3.2; citations: chapters/references.md): the global
+ * cache holds input-feature aggregations A_t X_t (reused across gates, overlapping windows and
+ * as Agg_{t-1}); local caches hold one cell's hidden-state aggregations, reused across its
+ * gates. The score tells
  * them apart only through I (global: L - S, or L - 1 for the decoder; local: 0) and F (a local
  * entry expires after its cell's gates, F = K - g), so one cache object serves either level.
  * In twofold the local level is the cell's own step record (ref/model_*.c), so this object
  * holds the global level.
  *
- * ReInc's priority (Eq. 3, notes/reinc.md section 3): priority = F / S - I, the lowest evicted
+ * ReInc's priority ([ReInc] §3.3.3, Eq. 3): priority = F / S - I, the lowest evicted
  * first, where F is the entry's remaining future accesses, S its size and I its imminence.
  * The paper gives no unit for S; here S is the entry's bytes over the largest entry's bytes,
  * in (0, 1], so F / S counts future accesses per unit of the biggest tensor. An entry whose F
@@ -90,14 +91,14 @@ void incremental_cache_init(incremental_cache *c, cache_policy policy, int64_t c
 void incremental_cache_free(incremental_cache *c);
 
 /**
- * Look up @p key. On a hit copy its @p count floats into @p out (when data is stored and
+ * Look up @p key. On a hit copy its count floats into out [count] (when data is stored and
  * @p out is not NULL), count one access (F decreases; at 0 the entry is dropped) and return 1;
  * on a miss return 0.
  */
 int incremental_cache_get(incremental_cache *c, int64_t key, float *out);
 
 /**
- * Offer a freshly computed aggregation: @p count floats of @p data (may be NULL when not
+ * Offer a freshly computed aggregation: data [count] floats (may be NULL when not
  * storing), with @p future accesses still to come and imminence @p imminence. Makes room as
  * the policy says, or refuses. An entry with no future access is not kept.
  * @return 0, or TF_ERR_INPUT when the copy cannot be allocated.

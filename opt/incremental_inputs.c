@@ -12,6 +12,8 @@ void incremental_inputs_options_default(incremental_inputs_options *options)
     incremental_options_default(&options->engine);
 }
 
+/* The aggregation of snapshot t into out [num_nodes][feature_width]: from the cache when it
+ * holds it, else by seeking the engine to t (and offering the result to the cache). */
 static int serve(void *context, int64_t t, float *out, tf_error *err)
 {
     incremental_inputs *in = context;

@@ -13,7 +13,8 @@
  * F, the future access count ReInc's score needs, is exact here: every epoch visits each
  * training snapshot in as many windows as contain it, and each test snapshot once per
  * evaluation, so F = those visits minus the ones made so far this epoch. (ReInc's closed
- * forms in notes/reinc.md section 3 describe its encoder-decoder; this trainer has no decoder.)
+ * forms in [ReInc] §3.3.3 describe its encoder-decoder; this trainer has no decoder. See
+ * chapters/references.md and chapters/02-incremental.md, "What ReInc leaves unsaid".)
  * Imminence I = L - S for every entry (ReInc's value for the encoder's global cache).
  *
  * Ownership: owns the deltas, the engine and the cache; borrows the sequence, which must

@@ -1,13 +1,13 @@
 #include "opt/kernels.h"
 
 #include <cblas.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ref/layers.h"
 #include "ref/memory.h"
 #include "ref/recurrent.h"
+#include "ref/recurrent_gates.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -61,12 +61,13 @@ static void column_sums(const float *dy, int64_t n, int64_t width, float *dbias)
     free(sums);
 }
 
+#define ROWS_PER_BLOCK 32
+
 /* weight_gradient [rows_a][cols_b] += a^T b for a [n][rows_a], b [n][cols_b]: a sum over all n
  * rows (every vertex of a window). One sgemm would add thousands of terms in float; instead
  * each block of 32 rows is one sgemm and the blocks are summed in double. Against ref's double
  * sum, on random unit-size data over 8000 rows, one sgemm drifts to 1.2e-5, blocks of 256 rows
- * to 1.0e-5, blocks of 32 stay below 2.7e-6 (verify/test_kernels.c). */
-#define ROWS_PER_BLOCK 32
+ * to 1.0e-5, blocks of 32 (ROWS_PER_BLOCK) stay below 2.7e-6 (verify/test_kernels.c). */
 static void blocked_gram_accumulate(const float *a, int64_t rows_a, const float *b, int64_t cols_b, int64_t n,
                                     float *weight_gradient)
 {
@@ -168,8 +169,6 @@ void opt_propagate_backward(const propagation *p, const float *dy, int64_t width
 
 /* ---- recurrent cells ------------------------------------------------------------------- */
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                           const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
                           float *h_out, float *cache)
@@ -188,14 +187,9 @@ void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih
 #pragma omp parallel for
     for (int64_t row = 0; row < n; row++) {
         const float *a = input + row * 3 * H, *b = recurrent + row * 3 * H, *hr = h + row * H;
-        float *r = cache + row * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-        for (int64_t j = 0; j < H; j++) {
-            r[j] = sigmoid(a[j] + b[j]);
-            z[j] = sigmoid(a[H + j] + b[H + j]);
-            hidden_part[j] = b[2 * H + j];
-            candidate[j] = tanhf(a[2 * H + j] + r[j] * b[2 * H + j]);
-            h_out[row * H + j] = (1.0f - z[j]) * candidate[j] + z[j] * hr[j];
-        }
+        for (int64_t j = 0; j < H; j++)
+            h_out[row * H + j] = gru_unit_forward(a[j], a[H + j], a[2 * H + j], b[j], b[H + j], b[2 * H + j], &hr[j], H,
+                                                  cache + row * 4 * H + j);
     }
     free(input);
     free(recurrent);
@@ -210,43 +204,28 @@ void opt_gru_cell_backward(const float *x, const float *h, const float *weight_i
     float *d_input = dpreactivation, *d_recurrent = dpreactivation + n * 3 * H;
     /* The gradients of the six pre-activations, row by row (the same formulas as ref). */
 #pragma omp parallel for
-    for (int64_t row = 0; row < n; row++) {
-        const float *hr = h + row * H;
-        const float *r = cache + row * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
-        float *di = d_input + row * 3 * H, *dr_ = d_recurrent + row * 3 * H;
-        for (int64_t j = 0; j < H; j++) {
-            float g = dh_out[row * H + j];
-            float d_candidate = g * (1.0f - z[j]);
-            float d_z = g * (hr[j] - candidate[j]);
-            if (dh)
-                dh[row * H + j] += g * z[j];
-            float d_n_pre = d_candidate * (1.0f - candidate[j] * candidate[j]);
-            float d_r = d_n_pre * hidden_part[j];
-            di[j] = d_r * r[j] * (1.0f - r[j]);
-            di[H + j] = d_z * z[j] * (1.0f - z[j]);
-            di[2 * H + j] = d_n_pre;
-            dr_[j] = di[j];
-            dr_[H + j] = di[H + j];
-            dr_[2 * H + j] = d_n_pre * r[j];
-        }
-    }
+    for (int64_t row = 0; row < n; row++)
+        for (int64_t j = 0; j < H; j++)
+            gru_unit_backward(dh_out[row * H + j], h[row * H + j], cache + row * 4 * H + j, H,
+                              d_input + row * 3 * H + j, d_recurrent + row * 3 * H + j, dh ? &dh[row * H + j] : NULL);
     opt_linear_backward(x, weight_ih, d_input, n, in, 3 * H, dx, dweight_ih, dbias_ih);
     opt_linear_backward(h, weight_hh, d_recurrent, n, H, 3 * H, dh, dweight_hh, dbias_hh);
 }
 
-/* Rows are independent in the LSTM's pointwise part: each thread runs the reference on its
- * own block of rows, so the results are ref's bit for bit. */
-#define LSTM_ROWS_PER_BLOCK 64
-
+/* Rows are independent in the LSTM's pointwise part: threads take rows, each unit is ref's
+ * arithmetic (ref/recurrent_gates.h), so the results are ref's bit for bit. */
 void opt_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                 float *h_out, float *gates)
 {
     const int64_t H = hidden;
 #pragma omp parallel for
-    for (int64_t first = 0; first < n; first += LSTM_ROWS_PER_BLOCK) {
-        int64_t rows = n - first < LSTM_ROWS_PER_BLOCK ? n - first : LSTM_ROWS_PER_BLOCK;
-        ref_lstm_pointwise_forward(preactivation + first * 4 * H, c + first * H, rows, H, c_out + first * H,
-                                   h_out + first * H, gates + first * 4 * H);
+    for (int64_t row = 0; row < n; row++) {
+        const float *a = preactivation + row * 4 * H;
+        for (int64_t j = 0; j < H; j++) {
+            const int64_t k = row * H + j;
+            h_out[k] = lstm_unit_forward(a[j], a[H + j], a[2 * H + j], a[3 * H + j], c[k], H, gates + row * 4 * H + j,
+                                         &c_out[k]);
+        }
     }
 }
 
@@ -255,12 +234,12 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
 {
     const int64_t H = hidden;
 #pragma omp parallel for
-    for (int64_t first = 0; first < n; first += LSTM_ROWS_PER_BLOCK) {
-        int64_t rows = n - first < LSTM_ROWS_PER_BLOCK ? n - first : LSTM_ROWS_PER_BLOCK;
-        ref_lstm_pointwise_backward(gates + first * 4 * H, c + first * H, c_out + first * H, dh_out + first * H,
-                                    dc_out ? dc_out + first * H : NULL, rows, H, dpreactivation + first * 4 * H,
-                                    dc ? dc + first * H : NULL);
-    }
+    for (int64_t row = 0; row < n; row++)
+        for (int64_t j = 0; j < H; j++) {
+            const int64_t k = row * H + j;
+            lstm_unit_backward(dh_out[k], dc_out ? dc_out[k] : 0.0f, c[k], c_out[k], gates + row * 4 * H + j, H,
+                               dpreactivation + row * 4 * H + j, dc ? &dc[k] : NULL);
+        }
 }
 
 const kernels opt_kernels = {

@@ -16,8 +16,9 @@
  *    terms in the same order as ref: **bitwise equal**. The backward gathers over a transpose
  *    (propagation_add_transpose(), ref/propagate.h) instead of scattering, ordered so each sum is
  *    formed exactly as ref's scatter forms it.
- *  - The LSTM pointwise part is ref's arithmetic split across threads: bitwise equal. The GRU
- *    cell computes its six products with sgemm, then the gates pointwise: fp.
+ *  - The LSTM pointwise part is ref's arithmetic (ref/recurrent_gates.h) split across threads:
+ *    bitwise equal. The GRU cell computes its six products with sgemm, then the gates pointwise
+ *    with the same functions: fp.
  *
  * Threads: OpenMP's for the loops (opt_set_threads()); OpenBLAS runs single-threaded in the
  * calling thread, because its spinning threads and OpenMP's fought over the cores (a T-GCN
@@ -41,50 +42,86 @@ extern const kernels opt_kernels;
 /** Use @p threads threads for the OpenMP loops (>= 1); OpenBLAS stays single-threaded. */
 void opt_set_threads(int threads);
 
-/** Twin of ref_linear_forward(): y = x W^T + b with cblas_sgemm. */
+/**
+ * Twin of ref_linear_forward(): y = x W^T + b with cblas_sgemm.
+ * Shapes: x [n][in], weight [out][in], bias [out] (or NULL), y [n][out].
+ */
 void opt_linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
                         float *y);
 
-/** Twin of ref_linear_accumulate(): y += x W^T with cblas_sgemm. */
+/**
+ * Twin of ref_linear_accumulate(): y += x W^T with cblas_sgemm.
+ * Shapes: x [n][in], weight [out][in], y [n][out].
+ */
 void opt_linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
 
-/** Twin of ref_linear_backward(): dx += dy W by sgemm, dweight += dy^T x by blocked sgemm, dbias in double. */
+/**
+ * Twin of ref_linear_backward(): dx += dy W by sgemm, dweight += dy^T x by blocked sgemm, dbias in
+ * double.
+ * Shapes: x [n][in], weight [out][in], dy [n][out]; dx [n][in], dweight [out][in], dbias [out] (any
+ * may be NULL).
+ */
 void opt_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight, float *dbias);
 
-/** Twin of ref_matmul_accumulate(): y += x W with cblas_sgemm. */
+/**
+ * Twin of ref_matmul_accumulate(): y += x W with cblas_sgemm.
+ * Shapes: x [n][in], weight [in][out], y [n][out].
+ */
 void opt_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
 
-/** Twin of ref_matmul_backward(): dx += dy W^T, dweight += x^T dy with cblas_sgemm. */
+/**
+ * Twin of ref_matmul_backward(): dx += dy W^T, dweight += x^T dy with cblas_sgemm.
+ * Shapes: x [n][in], weight [in][out], dy [n][out]; dx [n][in], dweight [in][out] (either may be
+ * NULL).
+ */
 void opt_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight);
 
-/** Twin of ref_propagate_forward(): rows split across threads, same sums: bitwise equal. */
+/** Twin of ref_propagate_forward(): rows split across threads, same sums: bitwise equal. x, y [num_nodes][width]. */
 void opt_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);
 
 /**
  * Twin of ref_propagate_backward(): each dx row gathered from the transpose by one thread, its
  * terms added in ref's scatter order: bitwise equal. Needs propagation_add_transpose().
+ * dy, dx [num_nodes][width].
  */
 void opt_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx);
 
-/** Twin of ref_gru_cell_forward(): the six gate products by sgemm, the gates fused in one loop. */
+/**
+ * Twin of ref_gru_cell_forward(): the six gate products by sgemm, the gates fused in one loop.
+ * Shapes: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
+ * bias_ih, bias_hh [3 hidden]; h_out [n][hidden], cache [n][4 hidden].
+ */
 void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                           const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
                           float *h_out, float *cache);
 
-/** Twin of ref_gru_cell_backward(): gate gradients in one fused loop into @p dpreactivation
- *  [2 n][3 hidden] (scratch), then four sgemm. */
+/**
+ * Twin of ref_gru_cell_backward(): gate gradients in one fused loop into @p dpreactivation
+ * [2 n][3 hidden] (scratch), then four sgemm.
+ * Shapes: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
+ * cache [n][4 hidden], dh_out [n][hidden]; dx [n][in], dh [n][hidden], dweight_ih [3 hidden][in],
+ * dweight_hh [3 hidden][hidden], dbias_ih, dbias_hh [3 hidden].
+ */
 void opt_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                            const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
                            float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
                            float *dbias_ih, float *dbias_hh);
 
-/** Twin of ref_lstm_pointwise_forward(): rows across threads, bitwise equal. */
+/**
+ * Twin of ref_lstm_pointwise_forward(): rows across threads, bitwise equal.
+ * Shapes: preactivation [n][4 hidden], c [n][hidden]; c_out, h_out [n][hidden],
+ * gates [n][4 hidden].
+ */
 void opt_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                 float *h_out, float *gates);
 
-/** Twin of ref_lstm_pointwise_backward(): rows across threads, bitwise equal. */
+/**
+ * Twin of ref_lstm_pointwise_backward(): rows across threads, bitwise equal.
+ * Shapes: gates [n][4 hidden], c, c_out, dh_out, dc_out [n][hidden]; dpreactivation [n][4 hidden],
+ * dc [n][hidden].
+ */
 void opt_lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                  const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc);
 

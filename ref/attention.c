@@ -17,14 +17,14 @@ void attention_tape_free(attention_tape *tape)
     memset(tape, 0, sizeof *tape);
 }
 
-/* Copy `width` floats of each of `rows` rows into columns [column, column + width) of `out`. */
+/* Copy in [rows][width] into columns [column, column + width) of out [rows][out_width]. */
 static void copy_columns(const float *in, int64_t rows, int64_t width, float *out, int64_t out_width, int64_t column)
 {
     for (int64_t i = 0; i < rows; i++)
         memcpy(out + i * out_width + column, in + i * width, (size_t)width * sizeof(float));
 }
 
-/* The inverse: add columns [column, column + width) of `in` into `out` [rows][width]. */
+/* The inverse: add columns [column, column + width) of in [rows][in_width] into out [rows][width]. */
 static void add_columns(const float *in, int64_t in_width, int64_t column, int64_t rows, int64_t width, float *out)
 {
     for (int64_t i = 0; i < rows; i++)

@@ -4,8 +4,8 @@
  *        vertex's most recent neighbours, then ReLU and LayerNorm.
  *
  * For a root vertex u queried at time t, with node input h_u, and each sampled neighbour event
- * (u, w, t_e) with neighbour input h_w and edge feature e (TGAT, Xu et al., ICLR 2020, Eqs. 7-9;
- * TGL's `TransfomerAttentionLayer`; notes/sven.md section 1.2):
+ * (u, w, t_e) with neighbour input h_w and edge feature e ([TGAT] Eqs. 7-9 as TGL's
+ * `TransfomerAttentionLayer` implements them, [TGL]; citations: chapters/references.md):
  *
  *     Q   = W_q [h_u || phi(0)] + b_q                              [d_out]
  *     K_w = W_k [h_w || e || phi(t - t_e)] + b_k                   [d_out]

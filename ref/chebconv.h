@@ -65,8 +65,8 @@ void chebconv_accumulate(const kernels *kernels, const parameter *conv, int k, c
                          int64_t in, int64_t out, float *y);
 
 /**
- * Backward of chebconv_accumulate() given dy [n][out]: adds into the parameters'
- * gradients and, unless @p d_basis is NULL, into d_basis [K][n][in].
+ * Backward of chebconv_accumulate() given basis [K][n][in] and dy [n][out]: adds into the
+ * parameters' gradients and, unless @p d_basis is NULL, into d_basis [K][n][in].
  */
 void chebconv_backward(const kernels *kernels, parameter *conv, int k, const float *basis, const float *dy,
                        int64_t n, int64_t in, int64_t out, float *d_basis);

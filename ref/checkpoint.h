@@ -34,7 +34,7 @@ extern "C" {
  * @param directory    where the checkpoint goes
  * @param parameters   the model's parameters
  * @param optimizer    their Adam state
- * @param state        the trainer's own numbers (version, epoch, step, shape, ...)
+ * @param state        [state_count] the trainer's own numbers (version, epoch, step, shape, ...)
  * @param state_count  number of values in @p state
  * @param err          out: a directory that is not a checkpoint, a file that cannot be written
  * @return 0, TF_ERR_INPUT for a directory that may not be replaced, TF_ERR_SYSTEM when writing
@@ -52,7 +52,7 @@ int checkpoint_save(const char *directory, const parameter_list *parameters, con
  * @param parameters   filled from NAME.npy (shapes must match)
  * @param state        out: [state_count] the marker's values
  * @param state_count  expected number of values
- * @param found        out: 1 if the directory has a marker
+ * @param found        out: [1] 1 if the directory has a marker
  * @param marker       out: the marker's path, for the caller's messages ([4096])
  * @param err          out: a missing directory or file, another shape, a damaged marker
  * @return 0, or TF_ERR_INPUT

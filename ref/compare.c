@@ -20,3 +20,11 @@ int64_t differing_values(const float *a, const float *b, int64_t n)
         differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
     return differing;
 }
+
+int64_t differing_doubles(const double *a, const double *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(double)) != 0;
+    return differing;
+}

@@ -17,6 +17,7 @@ extern "C" {
  * if any is NaN, so a NaN can never pass a tolerance.
  * @param ours       [n] the twin's values
  * @param reference  [n] the reference's values
+ * @param n          how many values
  */
 double relative_error(const float *ours, const float *reference, int64_t n);
 
@@ -24,8 +25,16 @@ double relative_error(const float *ours, const float *reference, int64_t n);
  * How many of @p n values differ bit for bit (0 = bitwise equal).
  * @param a  [n] values
  * @param b  [n] values
+ * @param n  how many values
  */
 int64_t differing_values(const float *a, const float *b, int64_t n);
+
+/**
+ * How many of @p n doubles differ bit for bit (timestamps; 0 = bitwise equal).
+ * @param a  [n] values
+ * @param b  [n] values
+ */
+int64_t differing_doubles(const double *a, const double *b, int64_t n);
 
 #ifdef __cplusplus
 }

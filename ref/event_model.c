@@ -470,7 +470,8 @@ double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
 
 /* ---- the batch: backward ---------------------------------------------------------------------- */
 
-/* Step 5 backward, TGN: attention, then its time encoder (phi(0) for queries, phi(t - t_e) for keys). */
+/* Step 5 backward, TGN: attention, then its time encoder (phi(0) for queries, phi(t - t_e) for
+ * keys). dembedding [roots][embedding_width] in; dupdated [entries][memory_width] added into. */
 static int backward_tgn(event_model *m, const event_tape *tape, const float *dembedding, float *dupdated,
                         tf_error *err)
 {
@@ -493,7 +494,8 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
     return status;
 }
 
-/* Step 5 backward, JODIE: time projection, then LayerNorm. */
+/* Step 5 backward, JODIE: time projection, then LayerNorm. dembedding [roots][embedding_width]
+ * in; dupdated [entries][memory_width] added into. */
 static int backward_jodie(event_model *m, const event_tape *tape, const float *dembedding, float *dupdated,
                           tf_error *err)
 {

@@ -3,7 +3,8 @@
  * @brief The memory-based event models TGN and JODIE: parameters, and the reference batch
  *        procedure (read the memory, update it, embed, score, backward, write the memory back).
  *
- * **The models** (notes/sven.md section 1.2; TGL's `GeneralModel` with its TGN and JODIE configs).
+ * **The models** (TGL's `GeneralModel` with its TGN and JODIE configs, [TGL]: [Sven] gives no model
+ * equations; citations: chapters/references.md).
  * Every vertex has a memory s, a one-message mailbox and timestamps (node_memory.h). For an
  * occurrence of vertex v queried at time t:
  *
@@ -22,7 +23,9 @@
  * mail_u = [s'_u || s'_v || e] for an event (u, v, t, e): d_msg = 2 d_mem + d_e, no time term
  * (Sven Eq. 14); without edge features, d_e = 0.
  *
- * **The batch procedure** (notes/sven.md section 1.3, steps 1-6), plain and in this order:
+ * **The batch procedure** ([Sven] §2.1.2, Algorithm 1, made concrete as TGL's training loop runs
+ * it; the steps and the write rule are chapters/01-models-events.md, "One batch, step by step"),
+ * plain and in this order:
  *  1. The batch is B consecutive events; with B negative destinations the roots are
  *     R = [src; dst; neg], each queried at its event's time t.
  *  2. TGN samples, for each root, the k = 10 most recent events of that vertex strictly before

@@ -32,7 +32,8 @@ static float message(float weight, float x)
     return m == 0.0f ? 0.0f : m;
 }
 
-/* One row of max (sign = 1) or min (sign = -1): the first best message in CSR order. */
+/* One row of max (sign = 1) or min (sign = -1): the first best message in CSR order.
+ * x [num_nodes][width]; row v of y [num_nodes][width] written. */
 static void extreme_row(const csr *g, const float *x, int64_t width, int64_t v, int sign, float *y)
 {
     int64_t begin = g->row_ptr[v], end = g->row_ptr[v + 1];
@@ -182,7 +183,8 @@ int64_t snapshot_delta_entries(const snapshot_delta *delta)
 
 /* What the symmetric aggregator needs of one graph: per vertex the weight of its self loop
  * (the last existing loop, else 1) and 1/sqrt(d) with d the weighted in-degree without loops
- * plus that loop weight, computed in double exactly as ref_propagation_gcn() does. */
+ * plus that loop weight, computed in double exactly as ref_propagation_gcn() does.
+ * loop, scale [num_nodes] (overwritten). */
 static void symmetric_scales(const csr *g, double *loop, double *scale)
 {
     for (int64_t v = 0; v < g->num_nodes; v++) {
@@ -199,7 +201,7 @@ static void symmetric_scales(const csr *g, double *loop, double *scale)
     }
 }
 
-/* The output scale of row v of graph g for the linear aggregators. */
+/* The output scale of row v of graph g for the linear aggregators; symmetric_scale [num_nodes]. */
 static double row_scale(aggregator kind, const csr *g, int64_t v, const double *symmetric_scale)
 {
     if (kind == AGGREGATOR_MEAN) {
@@ -255,8 +257,8 @@ static void scratch_free(delta_scratch *s)
 }
 
 /* Appends the entries of row v of g to `side`: every edge whose source changed, plus the
- * structurally marked ones (`marked`, per edge); for symmetric, loops are left out (the self
- * term is its own entry). */
+ * structurally marked ones (marked [num_edges of g]); for symmetric, loops are left out (the
+ * self term is its own entry). source_changed [num_nodes], scale [num_nodes]. */
 static int row_entries(const csr *g, int64_t v, aggregator kind, const uint8_t *marked, const uint8_t *source_changed,
                        const double *scale, entry_side *side, tf_error *err)
 {

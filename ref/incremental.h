@@ -14,7 +14,7 @@
  * Layer 1 aggregates *before* its weight multiply, relu((A x) W), so y holds no parameter:
  * it can be cached across optimizer steps and updated from one snapshot to the next.
  *
- * ReInc's Eq. 2 (notes/reinc.md section 2): Agg_t = Agg_{t-1} - F_{t-1} * G-_t + F_t * G+_t,
+ * ReInc's Eq. 2 ([ReInc] §3.2, chapters/references.md): Agg_t = Agg_{t-1} - F_{t-1} * G-_t + F_t * G+_t,
  * where G-_t holds the deleted edges and every out-edge of a vertex whose features changed,
  * taken at t-1, and G+_t the inserted edges and those out-edges taken at t. A #snapshot_delta
  * is that pair for one aggregator, each entry with the coefficient it carries, grouped by
@@ -64,11 +64,12 @@ int aggregator_parse(const char *name, aggregator *kind, tf_error *err);
 int ref_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, float *y, tf_error *err);
 
 /**
- * How far @p ours is from @p reference (both [num_nodes][width], aggregations of @p x over
- * @p g by @p kind), measured as the error bound of a float sum: the largest
- * |ours - reference| / max(1, sum of |coefficient x_u| over the terms of that value). A sum
+ * How far ours [num_nodes][width] is from reference [num_nodes][width] (aggregations of
+ * x [num_nodes][width] over @p g by @p kind), measured as the error bound of a float sum: the
+ * largest |ours - reference| / max(1, sum of |coefficient x_u| over the terms of that value). A sum
  * of large terms that cancel is only as accurate as its terms are large, so this, not the
- * error relative to the result, is what the fp tolerance of design/TECHNIQUES.md bounds for
+ * error relative to the result, is what the fp tolerance (chapters/00-overview.md, "What equal
+ * means") bounds for
  * the linear aggregators (for max and min the scale is the largest |message|; they are
  * checked bitwise anyway). @return the error, or a negative value when out of memory.
  */

@@ -67,13 +67,14 @@ int next_field(const char **position, const char *end, char delimiter, const cha
 long count_fields(const char *begin, const char *end, char delimiter);
 
 /**
- * Parse a decimal integer occupying exactly [begin, end) (no spaces, no fraction).
+ * Parse a decimal integer occupying exactly [begin, end) (no spaces, no fraction) into
+ * value [1].
  * @return 0 on success, -1 if the field is empty, not an integer or out of int64 range.
  */
 int parse_int64(const char *begin, const char *end, int64_t *value);
 
 /**
- * Parse a finite floating-point number occupying exactly [begin, end).
+ * Parse a finite floating-point number occupying exactly [begin, end) into value [1].
  * @return 0 on success, -1 if not a number, -2 if NaN or infinite (callers word the error).
  */
 int parse_double(const char *begin, const char *end, double *value);

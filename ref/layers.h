@@ -38,11 +38,11 @@ extern "C" {
 void ref_linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
                         float *y);
 
-/** Like ref_linear_forward() without bias, adding into @p y: y += x W^T. */
+/** Like ref_linear_forward() without bias, adding into @p y: y [n][out] += x [n][in] W^T, weight [out][in]. */
 void ref_linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
 
 /**
- * Backward of y = x W^T + b, given dy [n][out]:
+ * Backward of y = x W^T + b at x [n][in] and weight [out][in], given dy [n][out]:
  * dx [n][in] += dy W,  dweight [out][in] += dy^T x,  dbias [out] += sum over rows of dy.
  * Each of @p dx, @p dweight, @p dbias may be NULL.
  */
@@ -55,7 +55,10 @@ void ref_linear_backward(const float *x, const float *weight, const float *dy, i
  */
 void ref_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y);
 
-/** Backward of y += x W: dx [n][in] += dy W^T, dweight [in][out] += x^T dy (either may be NULL). */
+/**
+ * Backward of y += x W at x [n][in] and weight [in][out], given dy [n][out]:
+ * dx [n][in] += dy W^T, dweight [in][out] += x^T dy (either may be NULL).
+ */
 void ref_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight);
 
@@ -65,45 +68,51 @@ void ref_add_bias(float *y, const float *bias, int64_t n, int64_t width);
 /** dbias[j] += sum over rows of dy[i][j] (backward of ref_add_bias()). */
 void ref_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias);
 
-/** Sigmoid 1 / (1 + e^-x), elementwise over @p count values (y may alias x). */
+/** Sigmoid 1 / (1 + e^-x), elementwise over x, y [count] (y may alias x). */
 void ref_sigmoid_forward(const float *x, int64_t count, float *y);
 
-/** dx += dy * y * (1 - y), from the sigmoid's output y. */
+/** dx += dy * y * (1 - y), from the sigmoid's output y; y, dy, dx [count]. */
 void ref_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx);
 
-/** Hyperbolic tangent, elementwise (y may alias x). */
+/** Hyperbolic tangent, elementwise over x, y [count] (y may alias x). */
 void ref_tanh_forward(const float *x, int64_t count, float *y);
 
-/** dx += dy * (1 - y^2), from the tanh's output y. */
+/** dx += dy * (1 - y^2), from the tanh's output y; y, dy, dx [count]. */
 void ref_tanh_backward(const float *y, const float *dy, int64_t count, float *dx);
 
-/** ReLU max(x, 0), elementwise (y may alias x). */
+/** ReLU max(x, 0), elementwise over x, y [count] (y may alias x). */
 void ref_relu_forward(const float *x, int64_t count, float *y);
 
-/** dx += dy where the ReLU's output y > 0. */
+/** dx += dy where the ReLU's output y > 0; y, dy, dx [count]. */
 void ref_relu_backward(const float *y, const float *dy, int64_t count, float *dx);
 
 /**
- * Mean squared error over the rows whose @p mask is nonzero (all rows if mask is NULL):
+ * Mean squared error of prediction and target [n][width] over the rows whose mask [n] is
+ * nonzero (all rows if mask is NULL):
  * L = (1 / (m * width)) * sum (prediction - target)^2 with m the number of counted rows.
- * Writes dprediction = scale * dL/dprediction (zero on masked-out rows) when it is not NULL.
+ * Writes dprediction [n][width] = scale * dL/dprediction (zero on masked-out rows) when it is
+ * not NULL.
  * @return L, accumulated in double; 0 when no row counts.
  */
 double ref_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
                     float scale, float *dprediction);
 
 /**
- * Softmax cross-entropy over the rows whose @p mask is nonzero: L = mean over counted rows
+ * Softmax cross-entropy over the rows whose mask [n] is nonzero: L = mean over counted rows
  * of -log softmax(logits)[label]. logits [n][classes], labels [n] in 0..classes-1. Writes
- * dlogits = scale * dL/dlogits when not NULL. @return L in double; 0 when no row counts.
+ * dlogits [n][classes] = scale * dL/dlogits when not NULL. @return L in double; 0 when no row
+ * counts.
  */
 double ref_cross_entropy_loss(const float *logits, const int32_t *labels, const uint8_t *mask, int64_t n,
                               int64_t classes, float scale, float *dlogits);
 
-/** LeakyReLU: y = x for x > 0, else slope * x, elementwise (y may alias x). TGN uses slope 0.2. */
+/** LeakyReLU: y = x for x > 0, else slope * x, elementwise over x, y [count] (y may alias x). TGN uses slope 0.2. */
 void ref_leaky_relu_forward(const float *x, int64_t count, float slope, float *y);
 
-/** dx += dy where the LeakyReLU's output y > 0, else dx += slope * dy (slope > 0, so y > 0 iff x > 0). */
+/**
+ * dx += dy where the LeakyReLU's output y > 0, else dx += slope * dy (slope > 0, so y > 0 iff
+ * x > 0); y, dy, dx [count].
+ */
 void ref_leaky_relu_backward(const float *y, const float *dy, int64_t count, float slope, float *dx);
 
 /**
@@ -124,7 +133,8 @@ void ref_layer_norm_forward(const float *x, const float *weight, const float *bi
                             float epsilon, float *y, float *normalized, float *inverse_std);
 
 /**
- * Backward of ref_layer_norm_forward(), given dy [n][width]:
+ * Backward of ref_layer_norm_forward() from its normalized [n][width], inverse_std [n] and
+ * weight [width], given dy [n][width], into dx [n][width], dweight and dbias [width]:
  * dx += inverse_std * (g - mean(g) - x^ * mean(g * x^)) with g = dy * weight,
  * dweight += sum over rows of dy * x^, dbias += sum over rows of dy (sums in double).
  * Each of @p dx, @p dweight, @p dbias may be NULL.
@@ -133,12 +143,12 @@ void ref_layer_norm_backward(const float *normalized, const float *inverse_std, 
                              int64_t n, int64_t width, float *dx, float *dweight, float *dbias);
 
 /**
- * Binary cross-entropy on logits, every logit with the same @p target (1 for true links, 0
+ * Binary cross-entropy on logits [n], every logit with the same @p target (1 for true links, 0
  * for negative samples), summed: S = sum_i [max(x_i, 0) - x_i target + log(1 + e^-|x_i|)]
  * (torch.nn.BCEWithLogitsLoss's terms, written so exp() never overflows). The mean over a batch
  * of n is S / n; a rank holding part of a batch passes the whole batch's size as
  * @p denominator, so its gradients are already those of the batch mean. Writes
- * dlogits_i = (sigmoid(x_i) - target) / denominator unless @p dlogits is NULL.
+ * dlogits [n], dlogits_i = (sigmoid(x_i) - target) / denominator unless @p dlogits is NULL.
  * @return S in double; 0 when n is 0.
  */
 double ref_bce_with_logits_sum(const float *logits, int64_t n, float target, int64_t denominator, float *dlogits);

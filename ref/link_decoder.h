@@ -5,7 +5,7 @@
  *
  *     score(u, v) = W_out ReLU(W_src z_u + b_src + W_dst z_v + b_dst) + b_out      (a logit)
  *
- * TGL's `EdgePredictor` (notes/sven.md section 1.2): three torch.nn.Linear layers,
+ * TGL's `EdgePredictor` ([TGL], chapters/references.md): three torch.nn.Linear layers,
  * `edge_predictor.src_fc` [d][d], `edge_predictor.dst_fc` [d][d] and `edge_predictor.out_fc`
  * [1][d]. A positive pair is (source, true destination), a negative pair (source, sampled
  * destination); the loss is binary cross-entropy on the logits (ref_bce_with_logits_sum()).

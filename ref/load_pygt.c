@@ -2,14 +2,14 @@
  *
  * Each layout mirrors the matching loader in torch_geometric_temporal/dataset/ (chickenpox.py,
  * pedalme.py, encovid.py, twitter_tennis.py, montevideo_bus.py): the arithmetic is done in
- * double like numpy's and rounded to float32 at the end like torch.FloatTensor. */
-#include <cjson/cJSON.h>
-#include <float.h>
+ * double like numpy's and rounded to float32 at the end like torch.FloatTensor. Reading typed
+ * values out of the JSON, with a path in every error, is ref/load_pygt_json.c's job. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/load_pygt_json.h"
 #include "ref/loaders.h"
 #include "ref/memory.h"
 
@@ -34,205 +34,13 @@ int pygt_default_lags(pygt_layout layout)
     }
 }
 
-/* ---- JSON access with a path for error messages -------------------------------------- */
-
-/* Everything a JSON reading helper needs to word an error. */
-typedef struct json_context {
-    const char *source;
-    tf_error *err;
-} json_context;
-
-static const char *json_type_name(const cJSON *item)
-{
-    if (!item) return "nothing";
-    if (cJSON_IsNumber(item)) return "a number";
-    if (cJSON_IsString(item)) return "a string";
-    if (cJSON_IsArray(item)) return "an array";
-    if (cJSON_IsObject(item)) return "an object";
-    if (cJSON_IsBool(item)) return "a boolean";
-    if (cJSON_IsNull(item)) return "null";
-    return "an invalid value";
-}
-
-static int json_fail(const json_context *c, const char *path, const char *what, const cJSON *found)
-{
-    return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: expected %s, found %s", c->source, path, what,
-                        json_type_name(found));
-}
-
-/* The member `key` of object `object` (itself at `path`), or NULL with an error. */
-static const cJSON *json_member(const json_context *c, const cJSON *object, const char *path, const char *key)
-{
-    const cJSON *item = cJSON_IsObject(object) ? cJSON_GetObjectItemCaseSensitive(object, key) : NULL;
-    if (!cJSON_IsObject(object))
-        json_fail(c, path, "an object", object);
-    else if (!item)
-        tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: missing key \"%s\"", c->source, path, key);
-    return item;
-}
-
-/* A finite number at `path`. */
-static int json_number(const json_context *c, const cJSON *item, const char *path, double *value)
-{
-    if (!cJSON_IsNumber(item))
-        return json_fail(c, path, "a number", item);
-    /* Every number here ends up as float32 (or a small integer): beyond FLT_MAX it would
-     * silently become infinity. */
-    if (!isfinite(item->valuedouble) || fabs(item->valuedouble) > FLT_MAX)
-        return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: expected a finite number within float32 range, found %g",
-                            c->source, path, item->valuedouble);
-    *value = item->valuedouble;
-    return TF_OK;
-}
-
-/* An array at `path` with its length. */
-static int json_array(const json_context *c, const cJSON *item, const char *path, int64_t *length)
-{
-    if (!cJSON_IsArray(item))
-        return json_fail(c, path, "an array", item);
-    *length = cJSON_GetArraySize(item);
-    return TF_OK;
-}
-
-/* A vector of numbers; *values is allocated (caller frees). */
-static int json_vector(const json_context *c, const cJSON *item, const char *path, int64_t *length,
-                       double **values)
-{
-    *values = NULL;
-    if (json_array(c, item, path, length) != TF_OK)
-        return TF_ERR_INPUT;
-    double *out = tf_alloc((size_t)*length, sizeof *out, "a JSON vector", c->err);
-    if (!out)
-        return TF_ERR_INPUT;
-    int64_t i = 0;
-    const cJSON *element;
-    cJSON_ArrayForEach(element, item) {
-        char element_path[256];
-        snprintf(element_path, sizeof element_path, "%s[%lld]", path, (long long)i);
-        if (json_number(c, element, element_path, &out[i]) != TF_OK) {
-            free(out);
-            return TF_ERR_INPUT;
-        }
-        i++;
-    }
-    *values = out;
-    return TF_OK;
-}
-
-/* A rectangular matrix of numbers (array of equally long arrays), row-major. */
-static int json_matrix(const json_context *c, const cJSON *item, const char *path, int64_t *rows,
-                       int64_t *cols, double **values)
-{
-    *values = NULL;
-    if (json_array(c, item, path, rows) != TF_OK)
-        return TF_ERR_INPUT;
-    *cols = 0;
-    char first_row_path[256];
-    snprintf(first_row_path, sizeof first_row_path, "%s[0]", path);
-    if (*rows > 0 && json_array(c, item->child, first_row_path, cols) != TF_OK)
-        return TF_ERR_INPUT;
-    if (*cols > 0 && (size_t)*rows > SIZE_MAX / (size_t)*cols)
-        return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: too large for memory", c->source, path);
-    double *out = tf_alloc((size_t)(*rows * *cols), sizeof *out, "a JSON matrix", c->err);
-    if (!out)
-        return TF_ERR_INPUT;
-    int64_t r = 0;
-    const cJSON *row;
-    cJSON_ArrayForEach(row, item) {
-        char row_path[256];
-        snprintf(row_path, sizeof row_path, "%s[%lld]", path, (long long)r);
-        int64_t length = 0;
-        if (json_array(c, row, row_path, &length) != TF_OK) {
-            free(out);
-            return TF_ERR_INPUT;
-        }
-        if (length != *cols) {
-            free(out);
-            return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: ragged rows: %lld numbers, expected %lld like row 0",
-                                c->source, row_path, (long long)length, (long long)*cols);
-        }
-        int64_t k = 0;
-        const cJSON *element;
-        cJSON_ArrayForEach(element, row) {
-            char element_path[280];
-            snprintf(element_path, sizeof element_path, "%s[%lld]", row_path, (long long)k);
-            if (json_number(c, element, element_path, &out[r * *cols + k]) != TF_OK) {
-                free(out);
-                return TF_ERR_INPUT;
-            }
-            k++;
-        }
-        r++;
-    }
-    *values = out;
-    return TF_OK;
-}
-
-/* An edge list [[u, v], ...] with integer endpoints in 0..num_nodes-1. */
-static int json_edges(const json_context *c, const cJSON *item, const char *path, int64_t num_nodes,
-                      int64_t *count, int32_t **src, int32_t **dst)
-{
-    *src = *dst = NULL;
-    int64_t rows, cols;
-    double *pairs;
-    if (json_matrix(c, item, path, &rows, &cols, &pairs) != TF_OK)
-        return TF_ERR_INPUT;
-    if (rows > 0 && cols != 2) {
-        free(pairs);
-        return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s[0]: expected an edge [source, target], found %lld numbers",
-                            c->source, path, (long long)cols);
-    }
-    *src = tf_alloc((size_t)rows, sizeof **src, "edge sources", c->err);
-    *dst = *src ? tf_alloc((size_t)rows, sizeof **dst, "edge targets", c->err) : NULL;
-    for (int64_t e = 0; *dst && e < rows; e++)
-        for (int side = 0; side < 2; side++) {
-            double id = pairs[2 * e + side];
-            if (id != floor(id) || id < 0 || id >= (double)num_nodes) {
-                tf_error_set(c->err, TF_ERR_INPUT, "%s: %s[%lld][%d]: vertex id %g out of range, expected an integer in 0..%lld",
-                             c->source, path, (long long)e, side, id, (long long)num_nodes - 1);
-                free(*dst);
-                *dst = NULL;
-                break;
-            }
-            (side == 0 ? *src : *dst)[e] = (int32_t)id;
-        }
-    free(pairs);
-    if (!*dst) {
-        free(*src);
-        *src = NULL;
-        return TF_ERR_INPUT;
-    }
-    *count = rows;
-    return TF_OK;
-}
-
-/* Edge weights for `count` edges: a vector of that length, as float32. */
-static int json_weights(const json_context *c, const cJSON *item, const char *path, int64_t count, float **weights)
-{
-    *weights = NULL;
-    int64_t length;
-    double *values;
-    if (json_vector(c, item, path, &length, &values) != TF_OK)
-        return TF_ERR_INPUT;
-    if (length != count) {
-        free(values);
-        return tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld weights, expected one per edge (%lld)", c->source,
-                            path, (long long)length, (long long)count);
-    }
-    *weights = tf_alloc((size_t)count, sizeof **weights, "edge weights", c->err);
-    for (int64_t e = 0; *weights && e < count; e++)
-        (*weights)[e] = (float)values[e];
-    free(values);
-    return *weights ? TF_OK : TF_ERR_INPUT;
-}
-
 /* ---- shared snapshot construction ------------------------------------------------------ */
 
-/* numpy's (x - x.mean(axis=0)) / (x.std(axis=0) + epsilon) over a [T][N] series, in place.
+/* numpy's (x - x.mean(axis=0)) / (x.std(axis=0) + epsilon) over series [steps][columns], in place.
  * numpy reduces axis 0 of a C-ordered array row after row, so plain sequential sums in
  * double reproduce its rounding. A column with zero spread has no standard score: numpy
  * would silently produce NaN, twofold reports it. */
-static int standardize_columns(const json_context *c, const char *path, double *series, int64_t steps,
+static int standardize_columns(const pygt_json_context *c, const char *path, double *series, int64_t steps,
                                int64_t columns, double epsilon)
 {
     for (int64_t v = 0; v < columns; v++) {
@@ -257,7 +65,7 @@ static int standardize_columns(const json_context *c, const char *path, double *
 
 /* Snapshot i gets features series[i .. i+lags-1] (one column per lag) and target
  * series[i+lags], for i in 0 .. steps-lags-1: the `stacked[i:i+lags, :].T` of the library. */
-static int lagged_snapshots(const json_context *c, const char *path, const double *series, int64_t steps,
+static int lagged_snapshots(const pygt_json_context *c, const char *path, const double *series, int64_t steps,
                             int64_t num_nodes, int lags, snapshot_seq *out)
 {
     if (steps <= lags)
@@ -276,7 +84,7 @@ static int lagged_snapshots(const json_context *c, const char *path, const doubl
     return TF_OK;
 }
 
-/* Give every snapshot the same edges. */
+/* Give every snapshot the same edges src, dst, weights [count] (weights NULL: all ones). */
 static int static_edges(snapshot_seq *out, int64_t count, const int32_t *src, const int32_t *dst,
                         const float *weights, tf_error *err)
 {
@@ -290,7 +98,7 @@ static int static_edges(snapshot_seq *out, int64_t count, const int32_t *src, co
 
 /* chickenpox (`FX`, unit weights) and pedalme (`X`, `weights`): a static graph and one
  * [T][N] series that is both features (lagged) and target. */
-static int load_static_series(const json_context *c, const cJSON *root, const char *series_key,
+static int load_static_series(const pygt_json_context *c, const cJSON *root, const char *series_key,
                               int has_weights, int lags, snapshot_seq *out)
 {
     char path[64];
@@ -299,15 +107,16 @@ static int load_static_series(const json_context *c, const cJSON *root, const ch
     double *series = NULL;
     int32_t *src = NULL, *dst = NULL;
     float *weights = NULL;
-    const cJSON *item = json_member(c, root, "$", series_key);
-    int status = item ? json_matrix(c, item, path, &steps, &num_nodes, &series) : TF_ERR_INPUT;
-    if (status == TF_OK && (item = json_member(c, root, "$", "edges")))
-        status = json_edges(c, item, "$.edges", num_nodes, &count, &src, &dst);
+    const cJSON *item = pygt_json_member(c, root, "$", series_key);
+    int status = item ? pygt_json_matrix(c, item, path, &steps, &num_nodes, &series) : TF_ERR_INPUT;
+    if (status == TF_OK && (item = pygt_json_member(c, root, "$", "edges")))
+        status = pygt_json_edges(c, item, "$.edges", num_nodes, &count, &src, &dst);
     else
         status = TF_ERR_INPUT;
     if (status == TF_OK && has_weights)
-        status = (item = json_member(c, root, "$", "weights")) ? json_weights(c, item, "$.weights", count, &weights)
-                                                               : TF_ERR_INPUT;
+        status = (item = pygt_json_member(c, root, "$", "weights"))
+                     ? pygt_json_weights(c, item, "$.weights", count, &weights)
+                     : TF_ERR_INPUT;
     if (status == TF_OK)
         status = lagged_snapshots(c, path, series, steps, num_nodes, lags, out);
     if (status == TF_OK)
@@ -321,19 +130,19 @@ static int load_static_series(const json_context *c, const cJSON *root, const ch
 
 /* england_covid: standardized case counts, and the graph of day i for snapshot i (the
  * library pairs snapshot i with edge_index[i], not with the target's day i+lags). */
-static int load_england_covid(const json_context *c, const cJSON *root, int lags, snapshot_seq *out)
+static int load_england_covid(const pygt_json_context *c, const cJSON *root, int lags, snapshot_seq *out)
 {
-    const cJSON *periods = json_member(c, root, "$", "time_periods");
-    const cJSON *y = periods ? json_member(c, root, "$", "y") : NULL;
-    const cJSON *mapping = y ? json_member(c, root, "$", "edge_mapping") : NULL;
-    const cJSON *indices = mapping ? json_member(c, mapping, "$.edge_mapping", "edge_index") : NULL;
-    const cJSON *all_weights = indices ? json_member(c, mapping, "$.edge_mapping", "edge_weight") : NULL;
+    const cJSON *periods = pygt_json_member(c, root, "$", "time_periods");
+    const cJSON *y = periods ? pygt_json_member(c, root, "$", "y") : NULL;
+    const cJSON *mapping = y ? pygt_json_member(c, root, "$", "edge_mapping") : NULL;
+    const cJSON *indices = mapping ? pygt_json_member(c, mapping, "$.edge_mapping", "edge_index") : NULL;
+    const cJSON *all_weights = indices ? pygt_json_member(c, mapping, "$.edge_mapping", "edge_weight") : NULL;
     double period_count;
-    if (!all_weights || json_number(c, periods, "$.time_periods", &period_count) != TF_OK)
+    if (!all_weights || pygt_json_number(c, periods, "$.time_periods", &period_count) != TF_OK)
         return TF_ERR_INPUT;
     int64_t steps, num_nodes;
     double *series;
-    if (json_matrix(c, y, "$.y", &steps, &num_nodes, &series) != TF_OK)
+    if (pygt_json_matrix(c, y, "$.y", &steps, &num_nodes, &series) != TF_OK)
         return TF_ERR_INPUT;
     int status = TF_OK;
     if (period_count != (double)steps)
@@ -350,12 +159,12 @@ static int load_england_covid(const json_context *c, const cJSON *root, int lags
         int64_t count;
         int32_t *src = NULL, *dst = NULL;
         float *weights = NULL;
-        const cJSON *item = json_member(c, indices, "$.edge_mapping.edge_index", key);
-        status = item ? json_edges(c, item, path, num_nodes, &count, &src, &dst) : TF_ERR_INPUT;
+        const cJSON *item = pygt_json_member(c, indices, "$.edge_mapping.edge_index", key);
+        status = item ? pygt_json_edges(c, item, path, num_nodes, &count, &src, &dst) : TF_ERR_INPUT;
         if (status == TF_OK) {
             snprintf(path, sizeof path, "$.edge_mapping.edge_weight.%s", key);
-            item = json_member(c, all_weights, "$.edge_mapping.edge_weight", key);
-            status = item ? json_weights(c, item, path, count, &weights) : TF_ERR_INPUT;
+            item = pygt_json_member(c, all_weights, "$.edge_mapping.edge_weight", key);
+            status = item ? pygt_json_weights(c, item, path, count, &weights) : TF_ERR_INPUT;
         }
         if (status == TF_OK)
             status = snapshot_seq_set_edges(out, t, count, src, dst, weights, c->err);
@@ -373,7 +182,8 @@ static int load_england_covid(const json_context *c, const cJSON *root, int lags
  * then one-hot of floor(10 * transitivity) in 11 columns. */
 #define TENNIS_DEGREE_CLASSES 5
 #define TENNIS_TRANSITIVITY_CLASSES 11
-static int tennis_encode(const json_context *c, const char *path, const double *raw, int64_t num_nodes,
+/* raw [num_nodes][2] (degree, transitivity) -> features [num_nodes][16] (zeroed before). */
+static int tennis_encode(const pygt_json_context *c, const char *path, const double *raw, int64_t num_nodes,
                          float *features)
 {
     const int64_t width = TENNIS_DEGREE_CLASSES + TENNIS_TRANSITIVITY_CLASSES;
@@ -394,8 +204,9 @@ static int tennis_encode(const json_context *c, const char *path, const double *
 /* Finds the step objects "0" .. "steps-1" in one pass over the root's members and checks
  * that each has an `X` with as many rows as step 0's, before anything is allocated: a file
  * announcing more steps or vertices than it holds then fails fast, not after allocating
- * what it announced. *items is allocated (caller frees). */
-static int tennis_index_steps(const json_context *c, const cJSON *root, int64_t steps, const cJSON ***items,
+ * what it announced. *items is allocated [steps] (caller frees); num_nodes [1] gets the
+ * rows of $.0.X. */
+static int tennis_index_steps(const pygt_json_context *c, const cJSON *root, int64_t steps, const cJSON ***items,
                               int64_t *num_nodes)
 {
     *items = NULL;
@@ -423,9 +234,9 @@ static int tennis_index_steps(const json_context *c, const cJSON *root, int64_t 
             status = tf_error_set(c->err, TF_ERR_INPUT, "%s: $: missing key \"%s\"", c->source, key);
             break;
         }
-        const cJSON *x = json_member(c, found[t], path, "X");
+        const cJSON *x = pygt_json_member(c, found[t], path, "X");
         int64_t rows = 0;
-        if (!x || json_array(c, x, x_path, &rows) != TF_OK)
+        if (!x || pygt_json_array(c, x, x_path, &rows) != TF_OK)
             status = TF_ERR_INPUT;
         else if (t == 0)
             *num_nodes = rows;
@@ -443,11 +254,11 @@ static int tennis_index_steps(const json_context *c, const cJSON *root, int64_t 
 
 /* twitter_tennis: per-snapshot graphs and raw [degree, transitivity] features, encoded;
  * target log(1 + y) of the next snapshot (the last one predicts itself). */
-static int load_twitter_tennis(const json_context *c, const cJSON *root, snapshot_seq *out)
+static int load_twitter_tennis(const pygt_json_context *c, const cJSON *root, snapshot_seq *out)
 {
     double period_count;
-    const cJSON *periods = json_member(c, root, "$", "time_periods");
-    if (!periods || json_number(c, periods, "$.time_periods", &period_count) != TF_OK)
+    const cJSON *periods = pygt_json_member(c, root, "$", "time_periods");
+    if (!periods || pygt_json_number(c, periods, "$.time_periods", &period_count) != TF_OK)
         return TF_ERR_INPUT;
     if (period_count < 1 || period_count != floor(period_count) || period_count > 1e7)
         return tf_error_set(c->err, TF_ERR_INPUT, "%s: $.time_periods: is %g, expected a positive integer",
@@ -463,14 +274,14 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         snprintf(key, sizeof key, "%lld", (long long)t);
         snprintf(step_path, sizeof step_path, "$.%s", key);
         const cJSON *step = step_items[t];
-        const cJSON *x = json_member(c, step, step_path, "X");
+        const cJSON *x = pygt_json_member(c, step, step_path, "X");
         if (!x)
             status = TF_ERR_INPUT;
         int64_t rows, cols;
         double *raw = NULL;
         snprintf(path, sizeof path, "$.%s.X", key);
         if (status == TF_OK)
-            status = json_matrix(c, x, path, &rows, &cols, &raw);
+            status = pygt_json_matrix(c, x, path, &rows, &cols, &raw);
         if (status == TF_OK && cols != 2)
             status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld x %lld, expected %lld x 2 (degree, transitivity)",
                                   c->source, path, (long long)rows, (long long)cols, (long long)num_nodes);
@@ -484,12 +295,14 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         const cJSON *item;
         snprintf(path, sizeof path, "$.%s.edges", key);
         if (status == TF_OK)
-            status = (item = json_member(c, step, step_path, "edges")) ? json_edges(c, item, path, num_nodes, &count, &src, &dst)
-                                                                  : TF_ERR_INPUT;
+            status = (item = pygt_json_member(c, step, step_path, "edges"))
+                         ? pygt_json_edges(c, item, path, num_nodes, &count, &src, &dst)
+                         : TF_ERR_INPUT;
         snprintf(path, sizeof path, "$.%s.weights", key);
         if (status == TF_OK)
-            status = (item = json_member(c, step, step_path, "weights")) ? json_weights(c, item, path, count, &weights)
-                                                                    : TF_ERR_INPUT;
+            status = (item = pygt_json_member(c, step, step_path, "weights"))
+                         ? pygt_json_weights(c, item, path, count, &weights)
+                         : TF_ERR_INPUT;
         if (status == TF_OK)
             status = snapshot_seq_set_edges(out, t, count, src, dst, weights, c->err);
         free(src);
@@ -502,10 +315,10 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
         snprintf(key, sizeof key, "%lld", (long long)next);
         snprintf(step_path, sizeof step_path, "$.%s", key);
         snprintf(path, sizeof path, "$.%s.y", key);
-        const cJSON *y = json_member(c, step_items[next], step_path, "y");
+        const cJSON *y = pygt_json_member(c, step_items[next], step_path, "y");
         int64_t length;
         double *counts = NULL;
-        status = y ? json_vector(c, y, path, &length, &counts) : TF_ERR_INPUT;
+        status = y ? pygt_json_vector(c, y, path, &length, &counts) : TF_ERR_INPUT;
         if (status == TF_OK && length != num_nodes)
             status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld values, expected one per vertex (%lld)",
                                   c->source, path, (long long)length, (long long)num_nodes);
@@ -526,13 +339,13 @@ static int load_twitter_tennis(const json_context *c, const cJSON *root, snapsho
 
 /* montevideo_bus: networkx node-link JSON; vertex order is the order of `nodes`, links name
  * vertices by `bus_stop`; features and targets are the standardized `X.y` and `y`. */
-static int load_montevideo_bus(const json_context *c, const cJSON *root, int lags, snapshot_seq *out)
+static int load_montevideo_bus(const pygt_json_context *c, const cJSON *root, int lags, snapshot_seq *out)
 {
-    const cJSON *nodes = json_member(c, root, "$", "nodes");
-    const cJSON *links = nodes ? json_member(c, root, "$", "links") : NULL;
+    const cJSON *nodes = pygt_json_member(c, root, "$", "nodes");
+    const cJSON *links = nodes ? pygt_json_member(c, root, "$", "links") : NULL;
     int64_t num_nodes = 0, num_links = 0, steps = 0;
-    if (!links || json_array(c, nodes, "$.nodes", &num_nodes) != TF_OK ||
-        json_array(c, links, "$.links", &num_links) != TF_OK)
+    if (!links || pygt_json_array(c, nodes, "$.nodes", &num_nodes) != TF_OK ||
+        pygt_json_array(c, links, "$.links", &num_links) != TF_OK)
         return TF_ERR_INPUT;
     double *stop_ids = tf_alloc((size_t)num_nodes, sizeof *stop_ids, "bus stop ids", c->err);
     double *feature_series = NULL, *target_series = NULL;
@@ -544,16 +357,16 @@ static int load_montevideo_bus(const json_context *c, const cJSON *root, int lag
             break;
         char path[96];
         snprintf(path, sizeof path, "$.nodes[%lld]", (long long)v);
-        const cJSON *stop = json_member(c, node, path, "bus_stop");
-        const cJSON *x = stop ? json_member(c, node, path, "X") : NULL;
-        const cJSON *xy = x ? json_member(c, x, path, "y") : NULL;
-        const cJSON *y = xy ? json_member(c, node, path, "y") : NULL;
+        const cJSON *stop = pygt_json_member(c, node, path, "bus_stop");
+        const cJSON *x = stop ? pygt_json_member(c, node, path, "X") : NULL;
+        const cJSON *xy = x ? pygt_json_member(c, x, path, "y") : NULL;
+        const cJSON *y = xy ? pygt_json_member(c, node, path, "y") : NULL;
         if (!y) {
             status = TF_ERR_INPUT;
             break;
         }
         snprintf(path, sizeof path, "$.nodes[%lld].bus_stop", (long long)v);
-        status = json_number(c, stop, path, &stop_ids[v]);
+        status = pygt_json_number(c, stop, path, &stop_ids[v]);
         for (int64_t u = 0; status == TF_OK && u < v; u++)
             if (stop_ids[u] == stop_ids[v])
                 status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: bus stop %g appears twice", c->source, path,
@@ -562,7 +375,7 @@ static int load_montevideo_bus(const json_context *c, const cJSON *root, int lag
             snprintf(path, sizeof path, which == 0 ? "$.nodes[%lld].X.y" : "$.nodes[%lld].y", (long long)v);
             int64_t length;
             double *values;
-            status = json_vector(c, which == 0 ? xy : y, path, &length, &values);
+            status = pygt_json_vector(c, which == 0 ? xy : y, path, &length, &values);
             if (status != TF_OK)
                 break;
             if (v == 0 && which == 0) {
@@ -601,9 +414,9 @@ static int load_montevideo_bus(const json_context *c, const cJSON *root, int lag
         double values[3];
         for (int k = 0; status == TF_OK && k < 3; k++) {
             snprintf(path, sizeof path, "$.links[%lld]", (long long)e);
-            const cJSON *item = json_member(c, link, path, keys[k]);
+            const cJSON *item = pygt_json_member(c, link, path, keys[k]);
             snprintf(path, sizeof path, "$.links[%lld].%s", (long long)e, keys[k]);
-            status = item ? json_number(c, item, path, &values[k]) : TF_ERR_INPUT;
+            status = item ? pygt_json_number(c, item, path, &values[k]) : TF_ERR_INPUT;
             if (status == TF_OK && k < 2) {
                 int64_t found = -1;
                 for (int64_t u = 0; u < num_nodes && found < 0; u++)
@@ -646,75 +459,18 @@ static int load_montevideo_bus(const json_context *c, const cJSON *root, int lag
 
 /* ---- entry point ---------------------------------------------------------------------- */
 
-/* 1 if the text opens more arrays/objects than it closes (outside strings): a file cut short.
- * Used to tell "truncated" from "malformed", which cJSON does not distinguish. */
-static int json_is_truncated(const text *content)
-{
-    long depth = 0;
-    int in_string = 0;
-    for (size_t i = 0; i < content->size; i++) {
-        char ch = content->data[i];
-        if (in_string) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_string = 0;
-        } else if (ch == '"') {
-            in_string = 1;
-        } else if (ch == '[' || ch == '{') {
-            depth++;
-        } else if (ch == ']' || ch == '}') {
-            depth--;
-        }
-    }
-    return depth > 0 || in_string;
-}
-
-/* Parses the JSON text; on failure words the error with the line and the offending text. */
-static cJSON *parse_json(const text *content, const char *source, tf_error *err)
-{
-    if (content->size == 0) {
-        tf_error_set(err, TF_ERR_INPUT, "%s: file is empty, expected a JSON object", source);
-        return NULL;
-    }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(content->data, content->size, &end, 0);
-    if (root) {
-        while (end < content->data + content->size && strchr(" \t\r\n", *end))
-            end++;
-        if (end == content->data + content->size)
-            return root;
-        cJSON_Delete(root);
-    }
-    if (!end || end < content->data)
-        end = content->data;
-    const char *stop = content->data + content->size;
-    char near[24];
-    quote_field(end, end + 20 < stop ? end + 20 : stop, near, sizeof near);
-    if (!root && json_is_truncated(content))
-        end = stop;
-    const char *why = root ? "unexpected content after the JSON value"
-                      : end >= stop ? "unexpected end of file (truncated JSON?)"
-                      : (strncmp(end, "NaN", 3) == 0 || strncmp(end, "Infinity", 8) == 0 ||
-                         strncmp(end, "-Infinity", 9) == 0)
-                          ? "NaN and Infinity are not JSON numbers"
-                          : "malformed JSON";
-    tf_error_set(err, TF_ERR_INPUT, "%s:%ld: %s near \"%s\"", source, text_line_of(content, end), why, near);
-    return NULL;
-}
-
 int load_pygt_json(const text *content, const char *source, int lags, snapshot_seq *out,
                    pygt_layout *layout, tf_error *err)
 {
     memset(out, 0, sizeof *out);
-    cJSON *root = parse_json(content, source, err);
+    cJSON *root = pygt_json_parse(content, source, err);
     if (!root)
         return TF_ERR_INPUT;
-    json_context c = {source, err};
+    pygt_json_context c = {source, err};
     pygt_layout found = PYGT_CHICKENPOX;
     int status = TF_OK;
     if (!cJSON_IsObject(root))
-        status = json_fail(&c, "$", "an object", root);
+        status = pygt_json_fail(&c, "$", "an object", root);
     else if (cJSON_GetObjectItemCaseSensitive(root, "FX"))
         found = PYGT_CHICKENPOX;
     else if (cJSON_GetObjectItemCaseSensitive(root, "edge_mapping"))

@@ -9,7 +9,8 @@
 #include "ref/memory.h"
 
 /* Reads the numeric rows of `content` into a row-major matrix of `width` columns, skipping
- * `skip` header lines. Every row must have exactly `width` finite numbers. */
+ * `skip` header lines. Every row must have exactly `width` finite numbers. rows [1] gets the row
+ * count, values [1] an allocated [rows][width] array (caller frees). */
 static int read_numeric_rows(const text *content, const char *source, long skip, int64_t width, int64_t *rows,
                              double **values, tf_error *err)
 {

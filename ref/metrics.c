@@ -19,7 +19,7 @@ static int by_score_descending(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* The items sorted by score, highest first; NULL with err set for a non-finite score. */
+/* The items of scores, labels [n] sorted by score, highest first; NULL with err set for a non-finite score. */
 static scored *sorted_items(const float *scores, const uint8_t *labels, int64_t n, tf_error *err)
 {
     for (int64_t i = 0; i < n; i++)

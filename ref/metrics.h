@@ -44,7 +44,7 @@ extern "C" {
  * @param scores             [n] scores, higher = more likely a positive; all finite
  * @param labels             [n] 1 for a positive, 0 for a negative
  * @param n                  number of scored items
- * @param average_precision  out: AP in [0, 1], NaN when there is no positive
+ * @param average_precision  out: [1] AP in [0, 1], NaN when there is no positive
  * @param err                out: a score that is not finite, no memory
  * @return 0, or TF_ERR_INPUT
  */
@@ -56,7 +56,7 @@ int ref_average_precision(const float *scores, const uint8_t *labels, int64_t n,
  * @param scores   [n] scores, higher = more likely a positive; all finite
  * @param labels   [n] 1 for a positive, 0 for a negative
  * @param n        number of scored items
- * @param roc_auc  out: AUC in [0, 1], NaN without positives or without negatives
+ * @param roc_auc  out: [1] AUC in [0, 1], NaN without positives or without negatives
  * @param err      out: a score that is not finite, no memory
  * @return 0, or TF_ERR_INPUT
  */

@@ -125,8 +125,9 @@ void window_tape_free(const model *m, window_tape *tape);
 
 /**
  * The training loss of a window: the mean over its snapshots of the mean squared error over
- * the vertices present in each snapshot. Writes dpredictions = scale * d loss / d predictions
- * (zero for absent vertices) unless it is NULL. @return the loss.
+ * the vertices present in each snapshot, from predictions [count][num_nodes][target_width].
+ * Writes dpredictions [count][num_nodes][target_width] = scale * d loss / d predictions (zero
+ * for absent vertices) unless it is NULL. @return the loss.
  */
 double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
                          float scale, float *dpredictions);

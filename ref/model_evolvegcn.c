@@ -86,6 +86,7 @@ static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tap
     return status;
 }
 
+/* model_ops::backward (ref/model.h): dstates [tape->count][num_nodes][model_state_width(m)]. */
 static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
                               tf_error *err)
 {

@@ -116,6 +116,7 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
     return status;
 }
 
+/* model_ops::backward (ref/model.h): dstates [tape->count][num_nodes][model_state_width(m)]. */
 static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
                            tf_error *err)
 {

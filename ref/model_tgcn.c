@@ -77,8 +77,7 @@ static void tgcn_free_steps(const model *m, window_tape *tape)
     tape->steps = NULL;
 }
 
-/* Copies `width`-wide rows of `source` into columns [offset, offset + width) of `target`,
- * whose rows are `target_width` wide. */
+/* Copies source [n][width] into columns [offset, offset + width) of target [n][target_width]. */
 static void copy_columns(float *target, int64_t target_width, int64_t offset, const float *source, int64_t width,
                          int64_t n)
 {
@@ -141,9 +140,9 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
 }
 
 /* Backward of one gate g = act([C_g | second] L_g^T + c_g), C_g = A^ X Theta_g^T + b_g, given
- * the gradient of its activated output `dgate`. Adds into the gate's four parameter gradients
- * and returns, in `dsecond` [N][H] (overwritten), the gradient of the second half of its input
- * (H, or H * R for the candidate). `scratch` holds n * 3h floats. */
+ * the gradient of its activated output dgate [n][h]. Adds into the gate's four parameter
+ * gradients and returns, in dsecond [n][h] (overwritten), the gradient of the second half of
+ * its input (H, or H * R for the candidate). scratch [n][3h]. */
 static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgate, int64_t n, int64_t f, int64_t h,
                           float *dsecond, float *scratch)
 {
@@ -164,6 +163,7 @@ static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgat
                         param(m, g, CONV_WEIGHT)->grad.data, param(m, g, CONV_BIAS)->grad.data);
 }
 
+/* model_ops::backward (ref/model.h): dstates [tape->count][num_nodes][model_state_width(m)]. */
 static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
                          tf_error *err)
 {

@@ -3,7 +3,8 @@
  * @brief The per-vertex state of memory-based TGNNs (TGN, JODIE): memory, a one-message
  *        mailbox, and the two timestamps.
  *
- * Every vertex v stores (notes/sven.md section 1.2):
+ * Every vertex v stores (as TGL's code does, [TGL]; Sven's "node memory and message", [Sven]
+ * §2.1.2; citations: chapters/references.md):
  *  - its memory s_v [d_mem], a summary of everything v took part in so far;
  *  - mem_ts_v, when s_v was last written;
  *  - its mailbox: one message mail_v [d_msg] (mailbox size 1, so "aggregating" the pending
@@ -13,7 +14,7 @@
  *
  * All of it is zero at the start of every epoch (node_memory_reset()). It is *state*, not a
  * parameter: a batch reads the rows it needs as they were before the batch
- * (node_memory_gather(), the "dispatch" of notes/sven.md section 1.3 step 3) and, after its
+ * (node_memory_gather(), the "dispatch" of [Sven] §2.2, step 3 of event_model.h) and, after its
  * forward, overwrites the rows of its events' endpoints (node_memory_write(), step 6) with
  * values that carry no gradient. Who writes what, and which write wins, is decided in
  * event_model.h; this file only stores.

@@ -34,7 +34,7 @@ static const char *header_value(const char *header, const char *key)
     return at;
 }
 
-/* Parses "(3, 4)" / "(3,)" / "()" into shape; returns ndim or -1. */
+/* Parses "(3, 4)" / "(3,)" / "()" into shape [NPY_MAX_DIMS]; returns ndim or -1. */
 static int parse_shape(const char *at, int64_t *shape)
 {
     if (*at != '(')
@@ -66,7 +66,7 @@ static int parse_shape(const char *at, int64_t *shape)
 
 /* numpy saves a transposed view (x.T) in Fortran (column-major) order; twofold's arrays are
  * row-major, so such data is reordered on reading: C-order element (i0, ..., iK) comes from
- * Fortran offset i0 + shape0 * (i1 + shape1 * (...)). */
+ * Fortran offset i0 + shape0 * (i1 + shape1 * (...)). shape [ndim]; from, to [count][item_size]. */
 static void fortran_to_c_order(const unsigned char *from, unsigned char *to, int ndim, const int64_t *shape,
                                size_t item_size)
 {

@@ -50,7 +50,7 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
 /** Release an array's data and zero it. */
 void npy_free(npy_array *a);
 
-/** Atomically write @p data (C order) with the given dtype and shape to @p path. */
+/** Atomically write @p data (C order) with the given dtype and shape [ndim] to @p path. */
 int npy_write(const char *path, npy_dtype dtype, int ndim, const int64_t *shape, const void *data,
               tf_error *err);
 

@@ -35,7 +35,7 @@ typedef struct parameter_list {
 } parameter_list;
 
 /**
- * Append a zero-filled parameter named @p name of the given shape.
+ * Append a zero-filled parameter named @p name of the given shape [ndim].
  * @return its index, or -1 with @p err set (duplicate name, bad shape, no memory).
  */
 int64_t parameters_add(parameter_list *list, const char *name, int ndim, const int64_t *shape, tf_error *err);

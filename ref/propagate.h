@@ -10,7 +10,8 @@
  *
  * and its backward is the transpose, dx[u] += edge_coefficient[e] * dy[v]. The coefficients
  * come from the **full snapshot's** degrees, never from a batch's: that is what makes a
- * partitioned or incremental twin give the same numbers (notes/dynahb.md section 1).
+ * partitioned or incremental twin give the same numbers (DynaHB's released code does the same:
+ * [DynaHB], chapters/references.md).
  *
  * GCN (Kipf and Welling, 2017; PyTorch Geometric's gcn_norm), for an edge u -> v of weight w:
  *  - sum:        w

@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+/* SplitMix64: advances the state x [1] and returns the next output (seeds xoshiro). */
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);

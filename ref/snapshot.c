@@ -65,7 +65,7 @@ void snapshot_seq_free(snapshot_seq *seq)
     memset(seq, 0, sizeof *seq);
 }
 
-/* The first non-finite value among n floats, or -1. */
+/* The index of the first non-finite value of values [n], or -1. */
 static int64_t first_non_finite(const float *values, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)

@@ -47,8 +47,8 @@ int snapshot_seq_alloc(snapshot_seq *seq, int64_t num_snapshots, int64_t num_nod
                        int64_t feature_width, int64_t target_width, tf_error *err);
 
 /**
- * Replace the edges of snapshot @p t of @p seq with the given edge list (see
- * csr_from_edges(); @p weight may be NULL for all ones).
+ * Replace the edges of snapshot @p t of @p seq with the given edge list src, dst, weight
+ * [num_edges] (see csr_from_edges(); @p weight may be NULL for all ones).
  */
 int snapshot_seq_set_edges(snapshot_seq *seq, int64_t t, int64_t num_edges, const int32_t *src,
                            const int32_t *dst, const float *weight, tf_error *err);

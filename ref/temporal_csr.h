@@ -34,8 +34,8 @@ void temporal_csr_free(temporal_csr *g);
 
 /**
  * The at most @p k most recent interactions of @p node strictly before time @p t,
- * written oldest first into the three output arrays (each with room for k entries; any of
- * them may be NULL if not wanted). Events at exactly time t are excluded.
+ * written oldest first into the three output arrays neighbors, events, times [k] (any of them
+ * may be NULL if not wanted). Events at exactly time t are excluded.
  * @return the number written, 0..k.
  */
 int temporal_csr_recent(const temporal_csr *g, int32_t node, double t, int k, int32_t *neighbors,

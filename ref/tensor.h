@@ -29,7 +29,7 @@ typedef struct tensor {
 } tensor;
 
 /**
- * Allocate a zero-filled tensor of the given shape. @p ndim is 1..TENSOR_MAX_DIMS.
+ * Allocate a zero-filled tensor of the given shape [ndim]. @p ndim is 1..TENSOR_MAX_DIMS.
  * @return 0, or TF_ERR_INPUT for a negative extent or a size too large for memory.
  */
 int tensor_alloc(tensor *t, int ndim, const int64_t *shape, tf_error *err);
@@ -50,7 +50,7 @@ int tensor_same_shape(const tensor *a, const tensor *b);
 double tensor_max_abs_diff(const tensor *a, const tensor *b);
 
 /**
- * The project's "fp" comparison (design/TECHNIQUES.md): the largest
+ * The project's "fp" comparison (chapters/00-overview.md, "What equal means"): the largest
  * |a - b| / max(1, |b|) over all elements, @p b being the reference.
  */
 double tensor_max_rel_diff(const tensor *a, const tensor *b);

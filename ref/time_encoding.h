@@ -5,8 +5,8 @@
  *
  *     phi(delta) = cos(delta * w + b)          phi: R -> R^d
  *
- * (Xu et al., TGAT, ICLR 2020, Eq. 6 with trainable w and b, as TGN and TGL use it;
- * notes/sven.md section 1.2.) TGL's `TimeEncode` is a torch.nn.Linear(1, d) followed by cos, so
+ * ([TGAT] Eq. 6 with trainable w and b, as [TGN] and [TGL] use it; citations:
+ * chapters/references.md.) TGL's `TimeEncode` is a torch.nn.Linear(1, d) followed by cos, so
  * its parameters are `w.weight` [d][1] and `w.bias` [d]; they are initialized to
  * w_i = 10^(-9 i / (d - 1)), i = 0..d-1 (frequencies spread over nine decades, so time
  * differences from seconds to decades all move some of the cosines) and b = 0. Both stay trainable.

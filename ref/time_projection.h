@@ -5,7 +5,8 @@
  *
  * JODIE (Kumar, Zhang and Leskovec, KDD 2019, Eq. 3) projects a user's embedding forward in
  * time: u(t + delta) = (1 + w delta) * u(t), a linear layer of the elapsed time acting as an
- * elementwise scale. TGL implements it as `JODIETimeEmbedding` (notes/sven.md section 1.2):
+ * elementwise scale. TGL implements it as `JODIETimeEmbedding` ([JODIE], [TGL] in
+ * chapters/references.md):
  *
  *     z = y * (1 + W_tau delta~ + b_tau),      delta~ = (t - mem_ts) / (t + 1)
  *

@@ -5,8 +5,8 @@
  * skipped. Built only with NCCL. */
 #include <cuda_runtime.h>
 
-#include "opt/comm.h"
-#include "verify/testing.h"
+#include "verify/testing_cuda.h"
+#include "verify/testing_mpi.h"
 
 static comm world;
 
@@ -67,18 +67,10 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        printf("no GPU (or no driver): skipping\n");
-        return 77;
-    }
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 1, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (gpu_missing())
+        return TEST_SKIPPED;
+    if (start_mpi(&world, &argc, &argv, 1) != 0)
         return 1;
-    }
-    printf("%s\n", reason);
     if (world.transport != COMM_NCCL) {
         fprintf(stderr, "test_comm_cuda: a GPU per rank is present but comm_init chose MPI\n");
         comm_finalize(&world);
@@ -88,7 +80,5 @@ int main(int argc, char **argv)
     TCase *cases = tcase_create("nccl");
     tcase_add_test(cases, collectives_on_device_buffers);
     suite_add_tcase(suite, cases);
-    int status = run_suite(suite);
-    comm_finalize(&world);
-    return status;
+    return run_suite_mpi(suite, &world);
 }

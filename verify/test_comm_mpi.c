@@ -3,8 +3,7 @@
  * ranks, and the byte counts against their formulas in opt/comm.h. */
 #include <math.h>
 
-#include "opt/comm.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 static comm world;
 
@@ -149,19 +148,13 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
     if (world.size > 4) {
         fprintf(stderr, "test_comm_mpi: crafted for 1 to 4 ranks\n");
         comm_finalize(&world);
         return 1;
     }
-    if (world.rank == 0)
-        printf("%d rank(s): %s\n", world.size, reason);
     Suite *suite = suite_create("comm");
     TCase *cases = tcase_create("collectives");
     tcase_add_test(cases, allreduce_sums_exactly);
@@ -169,10 +162,5 @@ int main(int argc, char **argv)
     tcase_add_test(cases, alltoallv_delivers_every_block);
     tcase_add_test(cases, allgatherv_and_broadcast);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return run_suite_mpi(suite, &world);
 }

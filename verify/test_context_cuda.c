@@ -1,7 +1,6 @@
 /* The GPU context: device detection, creation, and a kernel that must really run.
  * Without a GPU (or driver) the test exits 77, which CTest reports as skipped. */
-#include "cuda/context.h"
-#include "verify/testing.h"
+#include "verify/testing_cuda.h"
 
 START_TEST(context_runs_kernels)
 {
@@ -21,15 +20,9 @@ END_TEST
 
 int main(void)
 {
-    int devices = cuda_device_count();
-    if (devices == 0) {
-        printf("no GPU (or no driver): skipping\n");
-        return 77;
-    }
-    printf("%d GPU(s)\n", devices);
     Suite *suite = suite_create("cuda_context");
     TCase *cases = tcase_create("context");
     tcase_add_test(cases, context_runs_kernels);
     suite_add_tcase(suite, cases);
-    return run_suite(suite);
+    return run_suite_cuda(suite, NULL); /* the test creates its own context */
 }

@@ -347,12 +347,10 @@ END_TEST
 /* Values of two memories whose bits differ (memory, mail, both timestamps). */
 static int64_t memory_differences(const node_memory *a, const node_memory *b)
 {
-    int64_t differing = differing_bits(a->memory, b->memory, a->num_nodes * a->memory_width) +
-                        differing_bits(a->mail, b->mail, a->num_nodes * a->mail_width);
-    for (int64_t v = 0; v < a->num_nodes; v++)
-        differing += memcmp(&a->memory_time[v], &b->memory_time[v], sizeof(double)) != 0 ||
-                     memcmp(&a->mail_time[v], &b->mail_time[v], sizeof(double)) != 0;
-    return differing;
+    int64_t differing = differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
+                        differing_values(a->mail, b->mail, a->num_nodes * a->mail_width);
+    return differing + differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
+           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
 }
 
 /* The same plan with Phi replaced by the *earliest* writer of each vertex: a broken rule. */

@@ -19,7 +19,7 @@
 #include "opt/dispatch.h"
 #include "opt/train.h"
 #include "ref/rng.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
 #define WIDTH 4
@@ -127,12 +127,10 @@ static void reference_free(reference_run *run)
 /* Values of two memories whose bits differ (memory, mail, both timestamps). */
 static int64_t memory_differences(const node_memory *a, const node_memory *b)
 {
-    int64_t differing = differing_bits(a->memory, b->memory, a->num_nodes * a->memory_width) +
-                        differing_bits(a->mail, b->mail, a->num_nodes * a->mail_width);
-    for (int64_t v = 0; v < a->num_nodes; v++)
-        differing += (memcmp(&a->memory_time[v], &b->memory_time[v], sizeof(double)) != 0) +
-                     (memcmp(&a->mail_time[v], &b->mail_time[v], sizeof(double)) != 0);
-    return differing;
+    int64_t differing = differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
+                        differing_values(a->mail, b->mail, a->num_nodes * a->mail_width);
+    return differing + differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
+           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
 }
 
 /* ---- lockstep ----------------------------------------------------------------------------------- */
@@ -189,7 +187,7 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
             continue;
         differing += memory_differences(&full, &run->memory[s]);
         rows += full.num_nodes;
-        score_differing += differing_bits(scores, run->scores + s * 2 * B, 2 * run->slot[s].size);
+        score_differing += differing_values(scores, run->scores + s * 2 * B, 2 * run->slot[s].size);
         loss_error = fmax(loss_error, relative(loss, run->loss[s]));
         if (run->slot[s].train) {
             pack(&tr.base.model.parameters, 1, gradient);
@@ -361,7 +359,7 @@ START_TEST(free_running)
         if (mode == DISPATCH_SVEN)
             memcpy(sven, ours, (size_t)P * sizeof(float));
         const double ap = fabs(report.test.average_precision - reference.test.average_precision);
-        const int64_t to_reference = differing_bits(ours, expected, P), to_sven = differing_bits(ours, sven, P);
+        const int64_t to_reference = differing_values(ours, expected, P), to_sven = differing_values(ours, sven, P);
         if (world.rank == 0)
             printf("free-running tgn, %lld epochs, %-8s on %d rank(s): test AP %.9f vs %.9f (|diff| %.1e); parameters "
                    "%.1e from the reference (%lld of %lld differ), %lld differ from sven's\n",
@@ -383,12 +381,8 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
     Suite *suite = suite_create("dispatch_parallel");
     TCase *cases = tcase_create("equivalence");
     tcase_set_timeout(cases, 900);
@@ -397,11 +391,5 @@ int main(int argc, char **argv)
     tcase_add_test(cases, lockstep_empty_slices);
     tcase_add_test(cases, free_running);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_set_fork_status(runner, CK_NOFORK);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return run_suite_mpi(suite, &world);
 }

@@ -1,4 +1,5 @@
-/* The batch procedure of the event models (notes/sven.md section 1.3) against independent
+/* The batch procedure of the event models (chapters/01-models-events.md, "One batch, step by
+ * step") against independent
  * oracles: the conflict rule on crafted batches, the pre-batch read, the neighbour sampler
  * against a brute-force scan of the stream, and the memory reset at every epoch. */
 #include <math.h>

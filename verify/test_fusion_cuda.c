@@ -11,8 +11,9 @@
 #include "datasets/dataset.h"
 #include "opt/fusion.h"
 #include "ref/fusion.h"
+#include "ref/fusion_sequences.h"
 #include "ref/rng.h"
-#include "verify/testing.h"
+#include "verify/testing_cuda.h"
 
 #define TOLERANCE 1e-4
 
@@ -150,23 +151,11 @@ END_TEST
 
 int main(void)
 {
-    if (cuda_device_count() == 0) {
-        printf("no GPU (or no driver): skipping\n");
-        return 77;
-    }
-    tf_error err;
-    if (cuda_context_create(&gpu, 0, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        return 1;
-    }
-    printf("GPU: %s\n", gpu.name);
     Suite *suite = suite_create("cuda_fusion");
     TCase *cases = tcase_create("cuda_fusion");
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, generated_lengths_on_gpu);
     tcase_add_test(cases, tennis_lifetimes_on_gpu);
     suite_add_tcase(suite, cases);
-    int status = run_suite(suite);
-    cuda_context_destroy(&gpu);
-    return status;
+    return run_suite_cuda(suite, &gpu);
 }

@@ -13,8 +13,9 @@
  *  - integer-valued data makes sum exact: every value equal to the reference (as numbers: an
  *    empty row is -0 in the reference when its self coefficient 0 meets a negative feature);
  *  - crafted max/min cases: the winner deleted, ties, the winner's features changed, -0;
- *  - the delta's structural part rebuilds E_t from E_{t-1} exactly (notes/reinc.md V4);
- *  - threshold 0 (always full) and infinity (always incremental) agree (V5), and seek() gives
+ *  - the delta's structural part rebuilds E_t from E_{t-1} exactly (chapters/02-incremental.md,
+ *    "The delta");
+ *  - threshold 0 (always full) and infinity (always incremental) agree, and seek() gives
  *    snapshot t the same bits from any starting point (what makes caching exact).
  * Runs with 2 OpenMP threads so the parallel row updates are exercised. Prints what it measured. */
 #include <math.h>
@@ -70,7 +71,7 @@ static chain_result run_chain(const snapshot_seq *seq, const int64_t *order, int
         ck_assert(error >= 0);
         result.worst = fmax(result.worst, error);
         result.relative = fmax(result.relative, relative_error(a.value, reference, n * width));
-        result.differing += differing_bits(a.value, reference, n * width);
+        result.differing += differing_values(a.value, reference, n * width);
         for (int64_t j = 0; j < n * width; j++)
             result.unequal += a.value[j] != reference[j];
     }
@@ -271,7 +272,7 @@ static void collect(const csr *g, const uint8_t *skip, uint64_t *triples, int64_
         }
 }
 
-/* V4: E_{t-1} minus the removed edges plus the added ones is E_t, as a multiset. */
+/* E_{t-1} minus the removed edges plus the added ones is E_t, as a multiset. */
 static int64_t check_difference(const snapshot_seq *seq)
 {
     int64_t changes = 0;
@@ -319,7 +320,7 @@ START_TEST(difference_rebuilds_the_next_graph)
 }
 END_TEST
 
-/* V5 and the seek property, on twitter_tennis. */
+/* Threshold 0 against infinity, and the seek property, on twitter_tennis. */
 START_TEST(threshold_and_seek)
 {
     tf_error err;
@@ -351,7 +352,7 @@ START_TEST(threshold_and_seek)
             /* jumping reaches t from wherever it was: a later snapshot, or one segments away */
             opt_incremental_seek(&jumping, seq, deltas, (t * 37 + 11) % visited);
             opt_incremental_seek(&jumping, seq, deltas, t);
-            differing += differing_bits(forward.value, jumping.value, n * width);
+            differing += differing_values(forward.value, jumping.value, n * width);
         }
         printf("seek, %s: %lld values differ in bits between forward and jumping visits (must be 0); "
                "%lld full recomputes, %lld deltas\n",
@@ -382,7 +383,7 @@ START_TEST(full_recompute_twin)
         ck_assert(ref_aggregate(&s->graph, s->features.data, d.snapshots.feature_width, (aggregator)k, reference, &err) ==
                   TF_OK);
         double worst = relative_error(ours, reference, cells);
-        int64_t differing = differing_bits(ours, reference, cells);
+        int64_t differing = differing_values(ours, reference, cells);
         printf("opt_aggregate %-9s: max rel error %.3g, %lld values differ in bits\n", aggregator_name((aggregator)k),
                worst, (long long)differing);
         ck_assert(worst <= TOLERANCE);

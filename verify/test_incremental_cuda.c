@@ -20,7 +20,7 @@
 #include "datasets/dataset.h"
 #include "opt/incremental.h"
 #include "ref/incremental.h"
-#include "verify/testing.h"
+#include "verify/testing_cuda.h"
 
 #define TOLERANCE 1e-4
 
@@ -40,7 +40,7 @@ static void measure(measured *m, const snapshot *s, aggregator kind, const float
     ck_assert(error >= 0);
     m->worst = fmax(m->worst, error);
     m->relative = fmax(m->relative, relative_error(ours, reference, n));
-    m->differing += differing_bits(ours, reference, n);
+    m->differing += differing_values(ours, reference, n);
 }
 
 static const incremental_options always_incremental = {INFINITY, 0};
@@ -89,7 +89,7 @@ static void check_sequence(const char *what, const snapshot_seq *seq)
             }
             ck_assert_msg(cuda_incremental_download(&engine, chained, &err) == TF_OK, "%s", err.message);
             measure(&chain, current, kind, chained, reference, cells);
-            twin_differing += differing_bits(chained, twin.value, cells);
+            twin_differing += differing_values(chained, twin.value, cells);
         }
         int64_t rows_recomputed = 0;
         ck_assert(cuda_incremental_rows_recomputed(&engine, &rows_recomputed, &err) == TF_OK);
@@ -149,23 +149,11 @@ END_TEST
 
 int main(void)
 {
-    if (cuda_device_count() == 0) {
-        printf("no GPU (or no driver): skipping\n");
-        return 77;
-    }
-    tf_error err;
-    if (cuda_context_create(&gpu, 0, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        return 1;
-    }
-    printf("GPU: %s\n", gpu.name);
     Suite *suite = suite_create("cuda_incremental");
     TCase *cases = tcase_create("cuda_incremental");
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, twitter_tennis_chain);
     tcase_add_test(cases, generated_chain);
     suite_add_tcase(suite, cases);
-    int status = run_suite(suite);
-    cuda_context_destroy(&gpu);
-    return status;
+    return run_suite_cuda(suite, &gpu);
 }

@@ -1,7 +1,7 @@
-/* ReInc's distributed training (notes/reinc.md section 4) on 1..4 ranks: the epoch's windows cut
- * into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is block j,
- * on rank j % size with T-GCN's inputs served by its own incremental engine and cache, against
- * the reference trainer alone (same order, full recompute, ref kernels) on every rank:
+/* ReInc's distributed training ([ReInc] §3.4, chapters/references.md) on 1..4 ranks: the epoch's
+ * windows cut into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is
+ * block j, on rank j % size with T-GCN's inputs served by its own incremental engine and cache,
+ * against the reference trainer alone (same order, full recompute, ref kernels) on every rank:
  *  - loss curve and final parameters fp-equal (max |a - b| / max(1, |ref|) <= 1e-5);
  *  - the only values that cross ranks are gradients, plus one double per epoch for the train
  *    loss and one for the test MSE: from the schedule, one all-reduce of every gradient per step
@@ -13,7 +13,7 @@
 #include "datasets/dataset.h"
 #include "opt/incremental_inputs.h"
 #include "opt/train.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
 
@@ -106,22 +106,13 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
     Suite *suite = suite_create("incremental_parallel");
     TCase *cases = tcase_create("equivalence");
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, generated_graph);
     tcase_add_test(cases, twitter_tennis);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return run_suite_mpi(suite, &world);
 }

@@ -6,7 +6,8 @@
  *    with the default threshold (twitter_tennis and the blocks-on-ranks placement:
  *    verify/test_incremental_mpi.c);
  *  - the cache never changes a result: capacities 0 % .. 100 % with ReInc's policy and LRU give
- *    bitwise the same parameters (notes/reinc.md V7), while hit rates and engine work differ;
+ *    bitwise the same parameters (chapters/02-incremental.md, "What ReInc leaves unsaid"), while
+ *    hit rates and engine work differ;
  *  - ReInc's F is exact: after each epoch nothing is left in a cache big enough for everything
  *    (every entry expired when its last predicted access came);
  *  - reuse across gates, counted: the integrated GraphRNNs aggregate each input once per cell,

@@ -53,12 +53,12 @@ static void check_propagation_on(const char *what, const csr *g, rng *r)
                 float *x = random_array(size, r), *y_ref = random_array(size, r), *y_opt = random_array(size, r);
                 ref_propagate_forward(&p, x, widths[w], y_ref);
                 opt_propagate_forward(&p, x, widths[w], y_opt);
-                int64_t forward = differing_bits(y_ref, y_opt, size);
+                int64_t forward = differing_values(y_ref, y_opt, size);
                 /* The backward adds into dx: start both from the same nonzero values. */
                 float *dx_ref = random_array(size, r), *dx_opt = copy_array(dx_ref, size);
                 ref_propagate_backward(&p, x, widths[w], dx_ref);
                 opt_propagate_backward(&p, x, widths[w], dx_opt);
-                int64_t backward = differing_bits(dx_ref, dx_opt, size);
+                int64_t backward = differing_values(dx_ref, dx_opt, size);
                 ck_assert_msg(forward == 0 && backward == 0, "%s %s%s width %lld: %lld / %lld values differ", what,
                               names[kind], loops ? " + loops" : "", (long long)widths[w], (long long)forward,
                               (long long)backward);
@@ -182,13 +182,13 @@ START_TEST(recurrent_cells)
     float *gates_ref = random_array(n * 4 * H, &r), *gates_opt = random_array(n * 4 * H, &r);
     ref_lstm_pointwise_forward(preactivation, c, n, H, c_ref, h_ref, gates_ref);
     opt_lstm_pointwise_forward(preactivation, c, n, H, c_opt, h_opt, gates_opt);
-    int64_t differing = differing_bits(c_ref, c_opt, n * H) + differing_bits(h_ref, h_opt, n * H) +
-                        differing_bits(gates_ref, gates_opt, n * 4 * H);
+    int64_t differing = differing_values(c_ref, c_opt, n * H) + differing_values(h_ref, h_opt, n * H) +
+                        differing_values(gates_ref, gates_opt, n * 4 * H);
     float *dpre_ref = random_array(n * 4 * H, &r), *dpre_opt = random_array(n * 4 * H, &r);
     float *dc_ref = random_array(n * H, &r), *dc_opt = copy_array(dc_ref, n * H);
     ref_lstm_pointwise_backward(gates_ref, c, c_ref, dh_out, c, n, H, dpre_ref, dc_ref);
     opt_lstm_pointwise_backward(gates_opt, c, c_opt, dh_out, c, n, H, dpre_opt, dc_opt);
-    differing += differing_bits(dpre_ref, dpre_opt, n * 4 * H) + differing_bits(dc_ref, dc_opt, n * H);
+    differing += differing_values(dpre_ref, dpre_opt, n * 4 * H) + differing_values(dc_ref, dc_opt, n * H);
     printf("LSTM pointwise forward + backward: %lld values differ in bits\n", (long long)differing);
     ck_assert_int_eq(differing, 0);
     float *all[] = {x, h, c, w_ih, w_hh, b_ih, b_hh, dh_out, h_ref, h_opt, cache_ref, cache_opt, preactivation,

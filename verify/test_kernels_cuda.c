@@ -15,7 +15,7 @@
 #include "ref/model.h"
 #include "ref/recurrent.h"
 #include "ref/rng.h"
-#include "verify/testing.h"
+#include "verify/testing_cuda.h"
 
 #define TOLERANCE 1e-4
 
@@ -180,16 +180,6 @@ END_TEST
 
 int main(void)
 {
-    if (cuda_device_count() == 0) {
-        printf("no GPU (or no driver): skipping\n");
-        return 77;
-    }
-    tf_error err;
-    if (cuda_context_create(&gpu, 0, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        return 1;
-    }
-    printf("GPU: %s\n", gpu.name);
     Suite *suite = suite_create("cuda_kernels");
     TCase *cases = tcase_create("cuda_kernels");
     tcase_set_timeout(cases, 300);
@@ -197,7 +187,5 @@ int main(void)
     tcase_add_test(cases, dense_and_cells);
     tcase_add_test(cases, models_through_the_gpu_table);
     suite_add_tcase(suite, cases);
-    int status = run_suite(suite);
-    cuda_context_destroy(&gpu);
-    return status;
+    return run_suite_cuda(suite, &gpu);
 }

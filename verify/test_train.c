@@ -32,21 +32,6 @@ static void run_epochs(trainer *tr, const snapshot_seq *seq, int64_t until, doub
     }
 }
 
-/* Number of parameter values that differ bit for bit between two trainers' models and moments. */
-static int64_t differing_values(const trainer *a, const trainer *b)
-{
-    int64_t differing = 0;
-    for (int64_t i = 0; i < a->model.parameters.count; i++) {
-        const tensor *x = &a->model.parameters.items[i].value, *y = &b->model.parameters.items[i].value;
-        const tensor *m1 = &a->optimizer.moments.items[i].value, *m2 = &b->optimizer.moments.items[i].value;
-        const tensor *v1 = &a->optimizer.moments.items[i].grad, *v2 = &b->optimizer.moments.items[i].grad;
-        for (int64_t k = 0; k < x->size; k++)
-            differing += memcmp(&x->data[k], &y->data[k], 4) != 0 || memcmp(&m1->data[k], &m2->data[k], 4) != 0 ||
-                         memcmp(&v1->data[k], &v2->data[k], 4) != 0;
-    }
-    return differing;
-}
-
 static void small_options(train_options *o)
 {
     train_options_default(o);
@@ -69,7 +54,8 @@ START_TEST(same_seed_same_bits)
         make_trainer(&b, &d.snapshots, (model_kind)kind, &o);
         run_epochs(&a, &d.snapshots, 3, &loss_a);
         run_epochs(&b, &d.snapshots, 3, &loss_b);
-        int64_t differing = differing_values(&a, &b);
+        int64_t differing = differing_training_state(&a.model.parameters, &a.optimizer,
+                                                             &b.model.parameters, &b.optimizer);
         printf("%s: two runs with seed 1, 3 epochs: %lld of %lld values differ, losses %.9g and %.9g\n",
                model_kind_name((model_kind)kind), (long long)differing,
                (long long)parameters_size(&a.model.parameters), loss_a, loss_b);
@@ -108,7 +94,8 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
         ck_assert_msg(trainer_load(&resumed, directory, &err) == TF_OK, "%s", err.message);
         ck_assert_int_eq(resumed.epoch, 2);
         run_epochs(&resumed, &d.snapshots, 4, &loss_resumed);
-        int64_t differing = differing_values(&straight, &resumed);
+        int64_t differing = differing_training_state(&straight.model.parameters, &straight.optimizer,
+                                                             &resumed.model.parameters, &resumed.optimizer);
         printf("%s: 4 epochs straight vs 2 + save + load + 2: %lld values differ (parameters and Adam moments), "
                "losses %.9g and %.9g, Adam steps %lld and %lld\n",
                model_kind_name((model_kind)kind), (long long)differing, loss_straight, loss_resumed,

@@ -52,21 +52,6 @@ static void run_epochs(event_trainer *tr, int64_t until, event_epoch_report *las
         ck_assert_msg(event_trainer_epoch(tr, last, NULL, NULL, &err) == TF_OK, "%s", err.message);
 }
 
-/* Values that differ bit for bit between two trainers' parameters and Adam moments. */
-static int64_t differing_values(const event_trainer *a, const event_trainer *b)
-{
-    int64_t differing = 0;
-    for (int64_t i = 0; i < a->model.parameters.count; i++) {
-        const tensor *x = &a->model.parameters.items[i].value, *y = &b->model.parameters.items[i].value;
-        const tensor *m1 = &a->optimizer.moments.items[i].value, *m2 = &b->optimizer.moments.items[i].value;
-        const tensor *v1 = &a->optimizer.moments.items[i].grad, *v2 = &b->optimizer.moments.items[i].grad;
-        for (int64_t k = 0; k < x->size; k++)
-            differing += memcmp(&x->data[k], &y->data[k], 4) != 0 || memcmp(&m1->data[k], &m2->data[k], 4) != 0 ||
-                         memcmp(&v1->data[k], &v2->data[k], 4) != 0;
-    }
-    return differing;
-}
-
 START_TEST(split_70_15_15)
 {
     /* 10 events: 7 train (0..6), 10 * 85 / 100 = 8, so 1 validates (7) and 2 test (8, 9). */
@@ -182,7 +167,8 @@ START_TEST(same_seed_same_bits)
         make(&b, &es, (event_model_kind)kind, &o);
         run_epochs(&a, 2, &ra);
         run_epochs(&b, 2, &rb);
-        int64_t differing = differing_values(&a, &b);
+        int64_t differing = differing_training_state(&a.model.parameters, &a.optimizer,
+                                                             &b.model.parameters, &b.optimizer);
         printf("%s: two runs with seed 1, 2 epochs: %lld of %lld values differ; test AP %.9g and %.9g\n",
                event_model_kind_name((event_model_kind)kind), (long long)differing,
                (long long)parameters_size(&a.model.parameters), ra.test.average_precision, rb.test.average_precision);
@@ -224,7 +210,8 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
         ck_assert_int_eq(resumed.epoch, 1);
         ck_assert_int_eq(resumed.options.seed, o.seed);
         run_epochs(&resumed, 3, &r_resumed);
-        int64_t differing = differing_values(&straight, &resumed);
+        int64_t differing = differing_training_state(&straight.model.parameters, &straight.optimizer,
+                                                             &resumed.model.parameters, &resumed.optimizer);
         printf("%s: 3 epochs straight vs 1 + save + load + 2: %lld values differ; test AP %.9g and %.9g, "
                "Adam steps %lld and %lld\n",
                event_model_kind_name((event_model_kind)kind), (long long)differing, r_straight.test.average_precision,

@@ -2,7 +2,7 @@
  * MPI ranks, gradients all-reduced) against the reference trainer, on 1..4 ranks (ctest runs
  * this under mpiexec). Every rank also runs the reference alone; the loss curve (train loss
  * and test MSE of every epoch) and the final parameters must agree within the fp tolerance
- * of design/TECHNIQUES.md, max |a - b| / max(1, |ref|) <= 1e-5.
+ * of chapters/00-overview.md ("What equal means"), max |a - b| / max(1, |ref|) <= 1e-5.
  *
  * With 4 windows per step and 3 ranks, rank 0 holds two windows of a step and the others one:
  * the case where dividing by the rank count instead of the window count would go wrong. */
@@ -10,7 +10,7 @@
 
 #include "datasets/dataset.h"
 #include "opt/train.h"
-#include "verify/testing.h"
+#include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
 
@@ -81,22 +81,13 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    char reason[256];
-    tf_error err;
-    if (comm_init(&world, &argc, &argv, 0, reason, sizeof reason, &err) != TF_OK) {
-        fprintf(stderr, "%s\n", err.message);
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    }
     Suite *suite = suite_create("train_parallel");
     TCase *cases = tcase_create("equivalence");
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, chickenpox_all_models);
     tcase_add_test(cases, generated_graph);
     suite_add_tcase(suite, cases);
-    SRunner *runner = srunner_create(suite);
-    srunner_run_all(runner, world.rank == 0 ? CK_NORMAL : CK_SILENT);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    comm_finalize(&world);
-    return failed == 0 ? 0 : 1;
+    return run_suite_mpi(suite, &world);
 }

@@ -1,7 +1,8 @@
 /* Shared helpers for the Check suites in verify/: paths into the source tree, a suite
  * runner, asserting that a call failed the way it should, and the two comparisons every
  * twin check prints (the fp error and the count of values that differ in bits).
- * Header-only, test-only. */
+ * Header-only, test-only. The mains of the MPI and CUDA tests are in verify/testing_mpi.h and
+ * verify/testing_cuda.h. */
 #ifndef TWOFOLD_VERIFY_TESTING_H
 #define TWOFOLD_VERIFY_TESTING_H
 
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/adam.h"
+#include "ref/compare.h"
 #include "ref/error.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
@@ -74,28 +77,25 @@ static inline void assert_input_error(int status, const tf_error *err, const cha
         assert_input_error((status), (err), expect_parts_);                                                    \
     } while (0)
 
-/* Run one suite; returns the process exit status (0 when every test passed). */
-/* The fp error of design/TECHNIQUES.md: the largest |ours - reference| / max(1, |reference|)
- * over n values; infinity if any is NaN. */
-static inline double relative_error(const float *ours, const float *reference, int64_t n)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double e = fabs((double)ours[i] - (double)reference[i]) / fmax(1.0, fabs((double)reference[i]));
-        worst = isnan(e) ? INFINITY : fmax(worst, e);
-    }
-    return worst;
-}
+/* The two comparisons every twin check prints, relative_error() (the fp error) and
+ * differing_values() (how many values differ in bits), are ref/compare.h's. */
 
-/* How many of n values differ bit for bit (0 = bitwise equal). */
-static inline int64_t differing_bits(const float *a, const float *b, int64_t n)
+/* Values that differ bit for bit between two training states: every parameter and both of
+ * Adam's moments (0 = a resumed or repeated run is the same run). */
+static inline int64_t differing_training_state(const parameter_list *pa, const adam *oa, const parameter_list *pb,
+                                               const adam *ob)
 {
     int64_t differing = 0;
-    for (int64_t i = 0; i < n; i++)
-        differing += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    for (int64_t i = 0; i < pa->count; i++) {
+        const int64_t n = pa->items[i].value.size;
+        differing += differing_values(pa->items[i].value.data, pb->items[i].value.data, n) +
+                     differing_values(oa->moments.items[i].value.data, ob->moments.items[i].value.data, n) +
+                     differing_values(oa->moments.items[i].grad.data, ob->moments.items[i].grad.data, n);
+    }
     return differing;
 }
 
+/* Run one suite and free it; returns the process exit status (0 when every test passed). */
 static inline int run_suite(Suite *suite)
 {
     SRunner *runner = srunner_create(suite);
