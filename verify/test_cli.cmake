@@ -115,6 +115,28 @@ if(NOT resumed MATCHES "resuming after epoch 1" OR straight_final STREQUAL "" OR
 endif()
 message(STATUS "event model uninterrupted: ${straight_final}; resumed after epoch 1: ${resumed_final}")
 
+# The distributed twin of event training (chapter 04) as one process: the same final line as the
+# reference, bit for bit (one rank sums every gradient in the reference's order); and its options.
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --dispatch sven --placement range
+                RESULT_VARIABLE status OUTPUT_VARIABLE distributed)
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" distributed_final "${distributed}")
+if(NOT status EQUAL 0 OR NOT distributed_final STREQUAL straight_final OR NOT distributed MATCHES "sven on 1 rank")
+  message(FATAL_ERROR "train --impl opt on one rank differs from the reference:\n${straight}\n---\n${distributed}")
+endif()
+message(STATUS "event model --impl opt on 1 rank: ${distributed_final}")
+expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
+expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
+               ${event_args} --dispatch sven)
+expect_failure("--placement chooses how the distributed twin moves node memory: add --impl opt"
+               ${event_args} --placement hash)
+expect_failure("placement \"diagonal\": expected range, interval, hash, random" ${event_args} --impl opt
+               --placement diagonal)
+expect_failure("expected interval:G with a whole G >= 1" ${event_args} --impl opt --placement interval:0)
+expect_failure("/nonexistent.npy: cannot open" ${event_args} --impl opt --placement file:/nonexistent.npy)
+expect_failure("a placement is an int64 array of shape [40]" ${event_args} --impl opt
+               --placement file:${WORK}/event_checkpoint/trainer.npy)
+expect_failure("option --impl: \"gpu\", expected ref or opt" ${event_args} --impl gpu)
+
 #  3. `twofold verify`: the technique table's checks on the user's data. Bad arguments exit 2;
 #     a technique that does not apply is skipped, not failed; a twin spoiled on purpose
 #     (TWOFOLD_BREAK_TWIN) must make the row say WRONG and the exit status 1, so the check is
