@@ -51,6 +51,7 @@ typedef struct comm {
     void *nccl;                /**< the ncclComm_t when transport is NCCL */
     uint64_t bytes_sent;       /**< bytes this rank has sent so far (see the formulas above) */
     uint64_t calls;            /**< collectives called so far */
+    int local;                 /**< 1: one process without MPI (comm_init_local()) */
 } comm;
 
 /**
@@ -61,7 +62,14 @@ typedef struct comm {
  */
 int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size_t reason_size, tf_error *err);
 
-/** Shut down NCCL (if used) and MPI. */
+/**
+ * A communicator of this process alone that needs no MPI (MPI need not be initialized): every
+ * collective is the local copy MPI would make on one rank, and sends nothing. For running a
+ * distributed twin inside a single-process program (the technique table's tests).
+ */
+void comm_init_local(comm *c);
+
+/** Shut down NCCL (if used) and MPI (a local communicator: nothing). */
 void comm_finalize(comm *c);
 
 /** Sum @p values [count] floats across all ranks, in place. */
