@@ -500,8 +500,8 @@ static int replicas_agree(const dispatch_trainer *tr, tf_error *err)
     if (comm_allreduce_sum_double(tr->group, &differ, 1, err) != TF_OK)
         return err->code;
     if (differ != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "depcache: the node memory replicas of %.0f rank(s) differ from rank 0's",
-                            differ);
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "depcache: the node memory replicas of %.0f rank(s) differ from rank 0's", differ);
     return TF_OK;
 }
 

@@ -313,7 +313,8 @@ START_TEST(expand_restores_every_occurrence)
     /* Packed rows [memory][mail][mem_ts], as the trainer moves them. */
     const int64_t N = b.tape.entries, U = b.plan.unique, dm = m->memory_width, dmsg = m->mail_width;
     const size_t row = (size_t)(dm + dmsg) * sizeof(float) + sizeof(double);
-    unsigned char *unique = malloc((size_t)U * row), *expanded = malloc((size_t)N * row), *naive = malloc((size_t)N * row);
+    unsigned char *unique = malloc((size_t)U * row), *expanded = malloc((size_t)N * row);
+    unsigned char *naive = malloc((size_t)N * row);
     for (int64_t i = 0; i < U; i++) {
         const int32_t v = b.plan.vertex[i];
         memcpy(unique + i * row, m->memory + v * dm, (size_t)dm * sizeof(float));

@@ -201,7 +201,8 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
     const int64_t dm = tr.base.model.config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
     dispatch_traffic_predict(traffic, mode, dm, dmsg, &predicted);
     const dispatch_bytes *b = &traffic->bytes;
-    const uint64_t rows_moved = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation, bound = dispatch_traffic_lower_bound(traffic, dm, dmsg);
+    const uint64_t rows_moved = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
+    const uint64_t bound = dispatch_traffic_lower_bound(traffic, dm, dmsg);
     if (world.rank == 0) {
         printf("%-6s %-28s %-8s %-22s %d rank(s): %2lld batches, %7lld rows compared, differing values %lld (must be "
                "0), scores %lld; loss %.1e, gradients %.1e; rows %llu B = %.2f x lower bound\n",

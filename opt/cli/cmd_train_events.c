@@ -216,7 +216,8 @@ static void print_traffic(const dispatch_trainer *tr, const dispatch_traffic *t)
     const event_model *m = &tr->base.model;
     const uint64_t rows = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
     printf("  %s on %d rank(s), bytes sent: memory rows %.4g MB (fetch %.4g, updates %.4g + %.4g, write-back %.4g), "
-           "lower bound %.4g MB; ids %.4g MB, counts %.4g MB, gradients %.4g MB, other %.4g MB; eta_1 %.3f, eta_2 %.3f\n",
+           "lower bound %.4g MB; ids %.4g MB, counts %.4g MB, gradients %.4g MB, other %.4g MB; "
+           "eta_1 %.3f, eta_2 %.3f\n",
            dispatch_mode_name(tr->mode), t->ranks, rows / 1e6, b->dispatch_rows / 1e6, b->updates / 1e6,
            b->update_gradients / 1e6, b->aggregation / 1e6,
            dispatch_traffic_lower_bound(t, m->config.memory_width, event_model_mail_width(m)) / 1e6,
