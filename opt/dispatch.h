@@ -172,8 +172,11 @@ int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err);
 /**
  * Step 4: memory update (not DepComm: its owners did it), embeddings, scores; the loss's sums
  * all-reduced into tr->loss_sums. Collective.
+ * @param tr      the trainer, its batch fetched
  * @param loss    out: the global batch's loss
  * @param scores  [2 B] out: the global batch's scores, gathered (a collective of its own), or NULL
+ * @param err     out: what failed
+ * @return 0, or an error code
  */
 int opt_dispatch_forward(dispatch_trainer *tr, double *loss, float *scores, tf_error *err);
 
@@ -192,8 +195,12 @@ int opt_dispatch_write_back(dispatch_trainer *tr, tf_error *err);
 
 /**
  * Twin of event_trainer_run_batch(): steps 1-8 (5-7 only when slot->train). Collective.
+ * @param tr      the trainer
+ * @param slot    the global batch
  * @param loss    out: the global batch's loss (every rank)
  * @param scores  [2 slot->size] out: the global batch's scores (every rank), or NULL
+ * @param err     out: what failed
+ * @return 0, or an error code
  */
 int opt_dispatch_trainer_run_batch(dispatch_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
                                    tf_error *err);
@@ -209,8 +216,10 @@ int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validatio
 /**
  * The union of every rank's memory, mailbox and timestamps, on rank 0 (DepCache: rank 0's
  * replica, after checking every replica has the same bits). Collective; not counted as traffic.
+ * @param tr    the trainer
  * @param full  rank 0: a node memory of num_nodes rows, overwritten; other ranks: NULL
  * @param err   out: replicas that differ
+ * @return 0, or an error code
  */
 int opt_dispatch_trainer_gather_memory(const dispatch_trainer *tr, node_memory *full, tf_error *err);
 

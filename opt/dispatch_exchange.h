@@ -45,8 +45,13 @@ void dispatch_exchange_free(dispatch_exchange *x);
 
 /**
  * From send_count: the send offsets, and (one all-to-all of one int64 per pair) the receive
- * counts and offsets. Collective. Bytes into *counter.
- * @param limit  the most rows the receive buffer holds: more is an error (on every rank that sees it)
+ * counts and offsets. Collective.
+ * @param c        the ranks
+ * @param x        the layout: send_count in, the rest out
+ * @param limit    the most rows the receive buffer holds: more is an error (on the rank that sees it)
+ * @param counter  the bytes sent are added here
+ * @param err      out: a failed collective, too many rows
+ * @return 0, or an error code
  */
 int dispatch_exchange_counts(comm *c, dispatch_exchange *x, int64_t limit, uint64_t *counter, tf_error *err);
 

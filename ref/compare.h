@@ -33,6 +33,7 @@ int64_t differing_values(const float *a, const float *b, int64_t n);
  * How many of @p n doubles differ bit for bit (timestamps; 0 = bitwise equal).
  * @param a  [n] values
  * @param b  [n] values
+ * @param n  how many
  */
 int64_t differing_doubles(const double *a, const double *b, int64_t n);
 

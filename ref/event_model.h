@@ -329,7 +329,11 @@ void event_model_write_memory(const event_model *m, const event_tape *tape, cons
 /**
  * The message positive root entry @p entry (< 2B) leaves: [s'_self || s'_other || e] with
  * s'_other the s' of the event's other endpoint's root entry and e the event's edge features.
- * @param mail  [d_msg] out
+ * @param m      the model
+ * @param tape   the batch's tape after the update (its s')
+ * @param batch  the batch
+ * @param entry  a positive root entry, 0 .. 2B-1
+ * @param mail   [d_msg] out
  */
 void event_model_entry_message(const event_model *m, const event_tape *tape, const event_batch *batch, int64_t entry,
                                float *mail);
