@@ -278,15 +278,21 @@ static void shape(event_model_config *config, event_train_options *options, even
     options->batch_size = batch;
 }
 
-/* The redundancy of one epoch's training batches on one rank, from the plans alone. */
-static int redundancy(const event_stream *es, event_model_kind kind, int64_t batch, dispatch_counts *sum,
-                      tf_error *err)
+/* A reference trainer whose plans the sweeps read (widths 8: plans do not depend on them). */
+static int plan_trainer(const event_stream *es, event_model_kind kind, int64_t batch, event_trainer *tr, tf_error *err)
 {
     event_model_config config;
     event_train_options options;
     shape(&config, &options, kind, DISPATCH_WIDTH, es->feature_width, batch);
+    return event_trainer_create(tr, es, es->features, &config, &options, err);
+}
+
+/* The redundancy of one epoch's training batches on one rank, from the plans alone. */
+static int redundancy(const event_stream *es, event_model_kind kind, int64_t batch, dispatch_counts *sum,
+                      tf_error *err)
+{
     event_trainer tr;
-    if (event_trainer_create(&tr, es, es->features, &config, &options, err) != TF_OK)
+    if (plan_trainer(es, kind, batch, &tr, err) != TF_OK)
         return TF_ERR_INPUT;
     const int64_t count = event_trainer_epoch_slots(&tr, NULL);
     event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
@@ -463,11 +469,8 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
 static int placement_cost(const event_stream *es, event_model_kind kind, const char *placement, int ranks,
                           double cap[2], tf_error *err)
 {
-    event_model_config config;
-    event_train_options options;
-    shape(&config, &options, kind, DISPATCH_WIDTH, es->feature_width, DISPATCH_BATCH);
     event_trainer tr;
-    if (event_trainer_create(&tr, es, es->features, &config, &options, err) != TF_OK)
+    if (plan_trainer(es, kind, DISPATCH_BATCH, &tr, err) != TF_OK)
         return TF_ERR_INPUT;
     dispatch_demand demand;
     memset(&demand, 0, sizeof demand);

@@ -84,6 +84,39 @@ static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
+/* FNV-1a over a byte range. */
+static uint64_t fnv(uint64_t hash, const void *data, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        hash = (hash ^ ((const unsigned char *)data)[i]) * 1099511628211ull;
+    return hash;
+}
+
+/* Every rank must run the same stream, mode, batch size and placement, or their collectives
+ * would not match (a hang, or garbage): compare a checksum of them with rank 0's. */
+static int ranks_agree(const dispatch_trainer *tr, tf_error *err)
+{
+    const event_stream *es = tr->base.events;
+    uint64_t h = 1469598103934665603ull;
+    h = fnv(h, es->src, (size_t)es->num_events * sizeof *es->src);
+    h = fnv(h, es->dst, (size_t)es->num_events * sizeof *es->dst);
+    h = fnv(h, es->time, (size_t)es->num_events * sizeof *es->time);
+    h = fnv(h, &tr->mode, sizeof tr->mode);
+    h = fnv(h, &tr->base.options.batch_size, sizeof tr->base.options.batch_size);
+    h = fnv(h, tr->placement.owner, (size_t)tr->placement.num_nodes * sizeof *tr->placement.owner);
+    double reference = (double)(h >> 11), own = reference;
+    if (comm_broadcast(tr->group, &reference, sizeof reference, 0, err) != TF_OK)
+        return err->code;
+    double differ = own != reference;
+    if (comm_allreduce_sum_double(tr->group, &differ, 1, err) != TF_OK)
+        return err->code;
+    if (differ != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%.0f rank(s) have another event stream, dispatch mode, batch size or "
+                                               "placement than rank 0: start every rank with the same arguments",
+                            differ);
+    return TF_OK;
+}
+
 int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events, const float *edge_features,
                                 const event_model_config *config, const event_train_options *options,
                                 dispatch_mode mode, const char *placement, comm *group, tf_error *err)
@@ -112,6 +145,8 @@ int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events
         status = node_memory_create(&tr->shard, rows > 0 ? rows : 1, m->config.memory_width,
                                     event_model_mail_width(m), err);
     }
+    if (status == TF_OK)
+        status = ranks_agree(tr, err);
     tr->setup = (dispatch_setup){&tr->base, &tr->placement, mode, group->size, group->rank};
     if (status == TF_OK)
         status = dispatch_table_create(&tr->table, events->num_nodes, err);
@@ -473,20 +508,14 @@ int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validatio
 
 /* ---- checks, checkpoints, traffic ---------------------------------------------------------------------- */
 
-/* FNV-1a of a node memory's four arrays. */
+/* FNV-1a of a node memory's four arrays (53 bits: exact in a double). */
 static double memory_checksum(const node_memory *m)
 {
     uint64_t h = 1469598103934665603ull;
-    const struct {
-        const void *data;
-        size_t bytes;
-    } parts[] = {{m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float)},
-                 {m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float)},
-                 {m->memory_time, (size_t)m->num_nodes * sizeof(double)},
-                 {m->mail_time, (size_t)m->num_nodes * sizeof(double)}};
-    for (size_t p = 0; p < sizeof parts / sizeof *parts; p++)
-        for (size_t i = 0; i < parts[p].bytes; i++)
-            h = (h ^ ((const unsigned char *)parts[p].data)[i]) * 1099511628211ull;
+    h = fnv(h, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
+    h = fnv(h, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+    h = fnv(h, m->memory_time, (size_t)m->num_nodes * sizeof(double));
+    h = fnv(h, m->mail_time, (size_t)m->num_nodes * sizeof(double));
     return (double)(h >> 11);
 }
 
