@@ -15,7 +15,8 @@
 
 static const char usage[] =
     "usage: bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]\n"
-    "  TECHNIQUE     a name from the table (default: all): train, incremental, fusion\n"
+    "  TECHNIQUE     a name from the table (default: all): train, incremental, fusion,\n"
+    "                schedule, hybrid\n"
     "  --quick       smaller inputs: a smoke test, not a measurement\n"
     "  --threads N   OpenMP threads of the twins (default 1; the reference is single-threaded)\n"
     "  --repeats N   timed runs of each twin, best kept; runs over 1 s are not repeated (default 3)\n"

@@ -48,8 +48,12 @@ static int train_setup(const technique_context *context, const dataset *data, in
     options.epochs = TRAIN_EPOCHS;
     options.window = TRAIN_WINDOW;
     options.batch = TRAIN_BATCH;
-    if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK ||
-        trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
+    if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK) { /* the data's shape, not a failure */
+        char why[TF_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", err->message);
+        return tf_error_set(err, TECHNIQUE_SKIP, "cannot train on this data: %.900s", why);
+    }
+    if (trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
         return err->code;
     s->group = context->group;
     if (s->group) {

@@ -4,7 +4,7 @@
  *
  * Used inside functions that return a tf_error_code:
  * `CUDA_CHECK(cudaMalloc(&d_x, bytes), err);` returns TF_ERR_SYSTEM from the enclosing
- * function with "cuda/spmm.cu:42: cudaMalloc(&d_x, bytes): out of memory".
+ * function with "cuda/propagate.cu:42: cudaMalloc(&d_x, bytes): out of memory".
  */
 #ifndef TWOFOLD_CUDA_CHECK_H
 #define TWOFOLD_CUDA_CHECK_H

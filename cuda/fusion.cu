@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cuda/check.h"
-#include "cuda/dense.h"
+#include "cuda/layers.h"
 #include "ref/recurrent_gates.h"
 
 static const int threads_per_block = 256;

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-#include "cuda/cells.h"
-#include "cuda/dense.h"
-#include "cuda/spmm.h"
+#include "cuda/layers.h"
+#include "cuda/propagate.h"
+#include "cuda/recurrent.h"
 
 static cuda_context *bound;     /* the context the table runs on */
 static tf_error first_failure;  /* the first failure since the last take_error */

@@ -4,8 +4,8 @@
  *        `twofold train --device cuda` uses.
  *
  * The models keep their tensors in host memory; each call of a table function copies its
- * inputs into the bound context's scratch buffers, runs the CUDA twin (spmm.h, dense.h,
- * cells.h) and copies the results back. Correct and simple, and honest about its cost: the
+ * inputs into the bound context's scratch buffers, runs the CUDA twin (propagate.h, layers.h,
+ * recurrent.h) and copies the results back. Correct and simple, and honest about its cost: the
  * copies dominate for small graphs; it is the device path of this engine, not a device-resident
  * one. Results equal the reference within the GPU fp tolerance (1e-4), propagation bitwise.
  *

@@ -82,12 +82,12 @@ static int load_generated(const char *spec, const dataset_options *options, data
 {
     if (strncmp(spec, "powerlaw:", 9) == 0) {
         static const char *const keys[] = {"nodes", "edges", "snapshots", "churn", "arrival", "exponent",
-                                           "features", "seed", "degrees", NULL};
+                                           "features", "seed", "degrees", "growth", NULL};
         powerlaw_params p;
         powerlaw_params_default(&p);
         /* edges defaults to 10 x nodes, so it stays NAN unless given */
-        double v[9] = {(double)p.num_nodes, NAN, (double)p.num_snapshots, p.churn, p.vertex_churn, p.exponent,
-                       (double)p.feature_width, (double)p.seed, (double)p.degree_features};
+        double v[10] = {(double)p.num_nodes, NAN, (double)p.num_snapshots, p.churn, p.vertex_churn, p.exponent,
+                        (double)p.feature_width, (double)p.seed, (double)p.degree_features, p.growth};
         int64_t seed = 0;
         if (parse_spec_values(spec, spec + 9, keys, v, err) != TF_OK || whole(spec, "nodes", v[0], &p.num_nodes, err) ||
             whole(spec, "snapshots", v[2], &p.num_snapshots, err) || whole(spec, "features", v[6], &p.feature_width, err) ||
@@ -100,6 +100,7 @@ static int load_generated(const char *spec, const dataset_options *options, data
         p.churn = v[3];
         p.vertex_churn = v[4];
         p.exponent = v[5];
+        p.growth = v[9];
         p.seed = (uint64_t)seed;
         if (v[8] != 0 && v[8] != 1)
             return tf_error_set(err, TF_ERR_INPUT, "%s: degrees=%g, expected 0 or 1", spec, v[8]);

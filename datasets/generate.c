@@ -176,10 +176,18 @@ void powerlaw_params_default(powerlaw_params *p)
     p->num_snapshots = 10;
     p->churn = 0.01;
     p->vertex_churn = 0.0;
+    p->growth = 1.0;
     p->exponent = 2.5;
     p->feature_width = 4;
     p->degree_features = 1;
     p->seed = 1;
+}
+
+int64_t powerlaw_edges_at(const powerlaw_params *p, int64_t t)
+{
+    if (p->growth == 1 || p->num_snapshots < 2)
+        return p->num_edges;
+    return (int64_t)llround((double)p->num_edges * (1 + (p->growth - 1) * (double)t / (double)(p->num_snapshots - 1)));
 }
 
 static int check_powerlaw_params(const powerlaw_params *p, tf_error *err)
@@ -194,6 +202,8 @@ static int check_powerlaw_params(const powerlaw_params *p, tf_error *err)
         return tf_error_set(err, TF_ERR_INPUT, "powerlaw: churn=%g, expected a fraction in [0, 1]", p->churn);
     if (!(p->vertex_churn >= 0 && p->vertex_churn <= 0.5))
         return tf_error_set(err, TF_ERR_INPUT, "powerlaw: arrival=%g, expected a fraction in [0, 0.5]", p->vertex_churn);
+    if (!(p->growth >= 1 && p->growth <= 1000))
+        return tf_error_set(err, TF_ERR_INPUT, "powerlaw: growth=%g, expected a factor in [1, 1000]", p->growth);
     if (!(p->exponent > 2 && p->exponent < 100))
         return tf_error_set(err, TF_ERR_INPUT, "powerlaw: exponent=%g, expected a value in (2, 100)", p->exponent);
     if (p->feature_width < 1 || p->feature_width > 4096)
@@ -201,13 +211,19 @@ static int check_powerlaw_params(const powerlaw_params *p, tf_error *err)
     /* Present vertices never drop below (1 - 2 vertex_churn) N; a simple graph on P vertices
      * has P (P - 1) edges, and the skewed draw needs slack: allow a quarter of them. */
     double present = floor((double)p->num_nodes * (1 - 2 * p->vertex_churn));
-    if ((double)p->num_edges > present * (present - 1) / 4)
+    const int64_t most = powerlaw_edges_at(p, p->num_snapshots - 1); /* the largest snapshot */
+    if ((double)most > present * (present - 1) / 4 && p->growth != 1)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "powerlaw: edges=%lld with growth=%g (%lld in the last snapshot) is too dense for %.0f "
+                            "present vertices, expected at most %.0f",
+                            (long long)p->num_edges, p->growth, (long long)most, present, floor(present * (present - 1) / 4));
+    if ((double)most > present * (present - 1) / 4)
         return tf_error_set(err, TF_ERR_INPUT,
                             "powerlaw: edges=%lld is too dense for %.0f present vertices, expected at most %.0f",
-                            (long long)p->num_edges, present, floor(present * (present - 1) / 4));
-    double per_snapshot = (double)p->num_edges * (sizeof(int32_t) + sizeof(float)) + (double)(p->num_nodes + 1) * 8 +
+                            (long long)most, present, floor(present * (present - 1) / 4));
+    double per_snapshot = (double)most * (sizeof(int32_t) + sizeof(float)) + (double)(p->num_nodes + 1) * 8 +
                           (double)p->num_nodes * (double)(p->feature_width + 1) * sizeof(float) + (double)p->num_nodes;
-    double working = (double)p->num_edges * (3 * 4 + 8 + 2 * 2 * 16) + (double)p->num_nodes * 40;
+    double working = (double)most * (3 * 4 + 8 + 2 * 2 * 16) + (double)p->num_nodes * 40;
     return tf_check_memory(per_snapshot * (double)p->num_snapshots + working, "the generated graph", err);
 }
 
@@ -295,7 +311,7 @@ int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err
     if (status == TF_OK)
         status = weighted_vertices_init(&w, n, p->exponent, &r, err);
     if (status == TF_OK)
-        status = edge_set_init(&edges, p->num_edges, err);
+        status = edge_set_init(&edges, powerlaw_edges_at(p, p->num_snapshots - 1), err);
     if (status == TF_OK &&
         (!(present = tf_alloc((size_t)n, 1, "vertex presence", err)) ||
          !(departed = tf_alloc((size_t)n, 1, "vertex churn marks", err)) ||
@@ -331,7 +347,7 @@ int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err
                     for (int64_t k = 0; k < f; k++)
                         drift[v * f + k] += (float)(0.1 * rng_normal(&r));
         }
-        status = fill_edges(&edges, p->num_edges, &w, present, &r, err);
+        status = fill_edges(&edges, powerlaw_edges_at(p, t), &w, present, &r, err);
         if (status == TF_OK)
             status = snapshot_seq_set_edges(out, t, edges.count, edges.src, edges.dst, edges.weight, err);
         if (status != TF_OK)

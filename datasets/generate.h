@@ -26,7 +26,9 @@
 /** Parameters of generate_powerlaw(). Fill with powerlaw_params_default() first. */
 typedef struct powerlaw_params {
     int64_t num_nodes;       /**< vertex id space N (default 1000) */
-    int64_t num_edges;       /**< edges in every snapshot (default 10 N) */
+    int64_t num_edges;       /**< edges in every snapshot, or in the first one with growth (default 10 N) */
+    double growth;           /**< the last snapshot has `growth` times the first one's edges, the ones
+                                  between grow linearly (default 1: the same count everywhere) */
     int64_t num_snapshots;   /**< T (default 10) */
     double churn;            /**< fraction of edges replaced between snapshots, and of present
                                   vertices whose features change (default 0.01) */
@@ -50,7 +52,9 @@ void powerlaw_params_default(powerlaw_params *p);
  * Snapshot 0 has `num_edges` distinct edges (no self loops) drawn by weight among present
  * vertices. Each next snapshot removes a random `churn` fraction of the edges, then
  * `vertex_churn * N` present vertices depart (with their edges) and as many absent ones
- * arrive, then new edges are drawn until there are `num_edges` again. Weights are uniform
+ * arrive, then new edges are drawn until there are `num_edges` again (with `growth` g, snapshot
+ * t has round(num_edges (1 + (g - 1) t / (T - 1))) edges: a skewed sequence whose windows
+ * cost more and more, as a growing forum's would). Weights are uniform
  * in [0.5, 1.5). Vertices start with a random `vertex_churn` fraction absent.
  *
  * Features of a present vertex v at t: column 0 = log(1 + weighted in-degree), column 1 =
@@ -65,6 +69,9 @@ void powerlaw_params_default(powerlaw_params *p);
  *         count, or a size that does not fit in memory (checked before generating).
  */
 int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err);
+
+/** The number of edges generate_powerlaw() gives snapshot @p t (num_edges, or more with growth). */
+int64_t powerlaw_edges_at(const powerlaw_params *p, int64_t t);
 
 /** Parameters of generate_events(). Fill with event_params_default() first. */
 typedef struct event_params {

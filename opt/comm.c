@@ -275,3 +275,15 @@ int comm_wait(comm *c, comm_request *request, tf_error *err)
     MPI_CHECK(MPI_Wait(&request->request, MPI_STATUS_IGNORE), err);
     return TF_OK;
 }
+
+int comm_test(comm *c, comm_request *request, int *done, tf_error *err)
+{
+    *done = 1;
+    if (!request->active || c->transport != COMM_MPI)
+        return TF_OK;
+    /* A request MPI_Test() completed becomes MPI_REQUEST_NULL: later tests and the wait return at once. */
+    int flag = 0;
+    MPI_CHECK(MPI_Test(&request->request, &flag, MPI_STATUS_IGNORE), err);
+    *done = flag;
+    return TF_OK;
+}

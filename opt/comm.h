@@ -111,6 +111,15 @@ int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *req
 /** Wait for a request started by comm_iallreduce_sum(). */
 int comm_wait(comm *c, comm_request *request, tf_error *err);
 
+/**
+ * Let a request in flight advance, without waiting: *done = 1 when it has finished (it stays
+ * to be completed by comm_wait(), which then returns at once). An MPI library without an
+ * asynchronous progress thread moves a non-blocking collective only inside MPI calls, so a
+ * computation that wants its all-reduce to overlap calls this now and then. On NCCL, or for a
+ * request not in flight, *done = 1 without doing anything.
+ */
+int comm_test(comm *c, comm_request *request, int *done, tf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,9 +52,7 @@ static int sum_across_ranks(comm *c, double *value, tf_error *err)
     return c->size == 1 ? TF_OK : comm_allreduce_sum_double(c, value, 1, err);
 }
 
-/* Sums every parameter's gradient across the ranks: packed into `packed` [parameter count],
- * one all-reduce, unpacked. */
-static int sum_gradients(parameter_list *list, float *packed, comm *c, tf_error *err)
+int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, tf_error *err)
 {
     if (c->size == 1)
         return TF_OK;
@@ -89,9 +87,9 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
             if (opt_trainer_rank_of(slot, c->size) == c->rank)
                 status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
         if (status == TF_OK)
-            status = sum_gradients(list, packed, c, err);
+            status = opt_trainer_sum_gradients(list, packed, c, err);
         if (status == TF_OK) {
-            ref_adam_step(&tr->optimizer, list);
+            trainer_apply_gradient(tr);
             report->steps++;
         }
     }

@@ -69,6 +69,13 @@ int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, in
  */
 int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err);
 
+/**
+ * Sum every parameter's gradient across the ranks of @p c: packed into @p packed [parameter
+ * count] (the caller's buffer, unused on one rank), one all-reduce, unpacked. Every rank calls it
+ * once per step, holding windows or not (opt/schedule.h's epoch shares it).
+ */
+int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, tf_error *err);
+
 /** The rank among @p size that runs slot @p position of a step, and evaluation window @p position. */
 int opt_trainer_rank_of(int64_t position, int size);
 

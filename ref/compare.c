@@ -28,3 +28,20 @@ int64_t differing_doubles(const double *a, const double *b, int64_t n)
         differing += memcmp(&a[i], &b[i], sizeof(double)) != 0;
     return differing;
 }
+
+double parameters_relative_error(const parameter_list *ours, const parameter_list *reference)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < reference->count; i++)
+        worst = fmax(worst, relative_error(ours->items[i].value.data, reference->items[i].value.data,
+                                           reference->items[i].value.size));
+    return worst;
+}
+
+int64_t parameters_differing_values(const parameter_list *a, const parameter_list *b)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < a->count; i++)
+        differing += differing_values(a->items[i].value.data, b->items[i].value.data, a->items[i].value.size);
+    return differing;
+}

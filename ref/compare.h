@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "ref/parameters.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,6 +38,12 @@ int64_t differing_values(const float *a, const float *b, int64_t n);
  * @param n  how many
  */
 int64_t differing_doubles(const double *a, const double *b, int64_t n);
+
+/** relative_error() over the values of every parameter of two lists of the same layout. */
+double parameters_relative_error(const parameter_list *ours, const parameter_list *reference);
+
+/** differing_values() summed over the values of every parameter of two lists of the same layout. */
+int64_t parameters_differing_values(const parameter_list *a, const parameter_list *b);
 
 #ifdef __cplusplus
 }

@@ -127,3 +127,27 @@ void parameters_copy_values(parameter_list *to, const parameter_list *from)
     for (int64_t i = 0; i < from->count; i++)
         memcpy(to->items[i].value.data, from->items[i].value.data, (size_t)from->items[i].value.size * sizeof(float));
 }
+
+/* Copies between a list's tensors (`grad` or `value`) and one flat buffer, in list order. */
+static void pack(const parameter_list *list, int gradients, float *packed)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        const tensor *t = gradients ? &list->items[i].grad : &list->items[i].value;
+        memcpy(packed, t->data, (size_t)t->size * sizeof(float));
+        packed += t->size;
+    }
+}
+
+static void unpack(parameter_list *list, int gradients, const float *packed)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        tensor *t = gradients ? &list->items[i].grad : &list->items[i].value;
+        memcpy(t->data, packed, (size_t)t->size * sizeof(float));
+        packed += t->size;
+    }
+}
+
+void parameters_pack_gradients(const parameter_list *list, float *packed) { pack(list, 1, packed); }
+void parameters_unpack_gradients(parameter_list *list, const float *packed) { unpack(list, 1, packed); }
+void parameters_pack_values(const parameter_list *list, float *packed) { pack(list, 0, packed); }
+void parameters_unpack_values(parameter_list *list, const float *packed) { unpack(list, 0, packed); }

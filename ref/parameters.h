@@ -73,6 +73,19 @@ int parameters_load(parameter_list *list, const char *directory, tf_error *err);
 /** Copy the values (not the gradients) of @p from into @p to, which must have the same layout. */
 void parameters_copy_values(parameter_list *to, const parameter_list *from);
 
+/** Every gradient, one parameter after the other in list order, into @p packed [parameters_size()]
+ *  (the one buffer a collective sends). */
+void parameters_pack_gradients(const parameter_list *list, float *packed);
+
+/** The inverse of parameters_pack_gradients(): @p packed [parameters_size()] into the gradients. */
+void parameters_unpack_gradients(parameter_list *list, const float *packed);
+
+/** Every value, in list order, into @p packed [parameters_size()]. */
+void parameters_pack_values(const parameter_list *list, float *packed);
+
+/** The inverse of parameters_pack_values(): @p packed [parameters_size()] into the values. */
+void parameters_unpack_values(parameter_list *list, const float *packed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,7 @@
  * @file ref/recurrent_gates.h
  * @brief The pointwise equations of the GRU cell and of the LSTM cell, one hidden unit at a
  *        time, written once for the optimized twins on the CPU (opt/kernels.c, opt/fusion.c)
- *        and on the GPU (cuda/cells.cu, cuda/fusion.cu).
+ *        and on the GPU (cuda/recurrent.cu, cuda/fusion.cu).
  *
  * The equations are torch.nn.GRUCell's and torch.nn.LSTMCell's, as ref/recurrent.h states
  * them. The reference itself, ref/recurrent.c, deliberately does **not** use this header: it

@@ -19,7 +19,15 @@ void rng_seed(rng *r, uint64_t seed)
         r->state[i] = splitmix64(&seed);
 }
 
-void rng_seed_keyed(rng *r, uint64_t key, uint64_t counter)
+void rng_seed_keyed(rng *r, uint64_t seed, uint64_t stream, uint64_t index)
+{
+    uint64_t x = seed;
+    uint64_t key = splitmix64(&x) ^ stream;
+    key = splitmix64(&key) ^ index;
+    rng_seed(r, splitmix64(&key));
+}
+
+void rng_seed_counter(rng *r, uint64_t key, uint64_t counter)
 {
     uint64_t x = key;
     x = splitmix64(&x) ^ counter;

@@ -10,6 +10,20 @@
 #include "ref/io.h"
 #include "ref/memory.h"
 #include "ref/npy.h"
+#include "ref/sgd.h"
+
+const char *optimizer_kind_name(optimizer_kind kind) { return kind == OPTIMIZER_SGD ? "sgd" : "adam"; }
+
+int optimizer_kind_parse(const char *name, optimizer_kind *kind, tf_error *err)
+{
+    if (strcmp(name, "adam") == 0)
+        *kind = OPTIMIZER_ADAM;
+    else if (strcmp(name, "sgd") == 0)
+        *kind = OPTIMIZER_SGD;
+    else
+        return tf_error_set(err, TF_ERR_INPUT, "optimizer \"%s\", expected adam or sgd", name);
+    return TF_OK;
+}
 
 void train_options_default(train_options *options)
 {
@@ -126,15 +140,30 @@ int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedul
     const int64_t w = train_schedule_window(s, step, slot);
     if (w < 0)
         return TF_OK;
-    int64_t first, count;
-    train_schedule_span(s, w, &first, &count);
     /* Scaled by 1 / windows-in-step: the step sees their mean, the sum over all windows of the
      * step divided by their number. */
-    const float scale = 1.0f / (float)train_schedule_windows_in_step(s, step);
+    return trainer_train_window(tr, seq, s, w, 1.0f / (float)train_schedule_windows_in_step(s, step), loss_sum, err);
+}
+
+int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t window, float scale,
+                         double *loss_sum, tf_error *err)
+{
+    int64_t first, count;
+    train_schedule_span(s, window, &first, &count);
     double loss = 0;
     int status = run_window(&tr->model, seq, first, count, scale, 1, &loss, NULL, err);
     *loss_sum += loss;
     return status;
+}
+
+void trainer_apply_gradient(trainer *tr)
+{
+    if (tr->options.optimizer == OPTIMIZER_SGD) {
+        ref_sgd_step(&tr->model.parameters, tr->options.learning_rate);
+        tr->optimizer.step++;
+    } else {
+        ref_adam_step(&tr->optimizer, &tr->model.parameters);
+    }
 }
 
 int64_t trainer_evaluation_length(const trainer *tr, int64_t count)
@@ -178,7 +207,7 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
         for (int64_t slot = 0; status == TF_OK && slot < s.batch; slot++)
             status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
         if (status == TF_OK) {
-            ref_adam_step(&tr->optimizer, &tr->model.parameters);
+            trainer_apply_gradient(tr);
             report->steps++;
         }
     }

@@ -48,10 +48,23 @@ typedef enum batch_order {
                               steps walks consecutive snapshots) */
 } batch_order;
 
+/** Which update a step applies to its gradient. */
+typedef enum optimizer_kind {
+    OPTIMIZER_ADAM,  /**< Adam (ref/adam.h), the default */
+    OPTIMIZER_SGD,   /**< plain SGD (ref/sgd.h): linear in the gradient, for chapter 05's checks */
+} optimizer_kind;
+
+/** "adam" or "sgd". */
+const char *optimizer_kind_name(optimizer_kind kind);
+
+/** Parse "adam" or "sgd". @return 0, or TF_ERR_INPUT naming the value and the choices. */
+int optimizer_kind_parse(const char *name, optimizer_kind *kind, tf_error *err);
+
 /** How to train. */
 typedef struct train_options {
     int64_t epochs;          /**< epochs to reach (a resumed run continues up to this) */
-    double learning_rate;    /**< Adam's lr */
+    double learning_rate;    /**< the optimizer's lr */
+    optimizer_kind optimizer; /**< Adam (default) or SGD */
     int64_t window;          /**< snapshots per window; 0 = the whole split */
     int64_t stride;          /**< snapshots between window starts; 0 = window (no overlap) */
     int64_t batch;           /**< windows per optimizer step (>= 1) */
@@ -60,13 +73,13 @@ typedef struct train_options {
     uint64_t seed;           /**< initial parameters */
 } train_options;
 
-/** Set @p options to the defaults: 50 epochs, lr 0.01, window 0, batch 1 (consecutive), ratio 0.8, seed 1. */
+/** Set @p options to the defaults: 50 epochs, lr 0.01, Adam, window 0, batch 1 (consecutive), ratio 0.8, seed 1. */
 void train_options_default(train_options *options);
 
 /** A model being trained: the model, its optimizer and where training stands. */
 typedef struct trainer {
     model model;               /**< the model (parameters and gradients) */
-    adam optimizer;            /**< Adam state */
+    adam optimizer;            /**< Adam state (with SGD only its step count moves) */
     train_options options;     /**< the settings */
     int64_t epoch;             /**< epochs completed */
     int64_t train_snapshots;   /**< snapshots 0 .. train_snapshots-1 train, the rest test */
@@ -90,7 +103,7 @@ void trainer_free(trainer *tr);
 
 /**
  * Train one epoch and evaluate: every step zeroes the gradients, trains each of its slots
- * (trainer_train_slot()) and takes one Adam step.
+ * (trainer_train_slot()) and takes one optimizer step (trainer_apply_gradient()).
  */
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
@@ -143,6 +156,19 @@ void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first
  */
 int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
                        double *loss_sum, tf_error *err);
+
+/**
+ * Train window @p window alone: forward and backward with the loss scaled by @p scale (the
+ * caller's 1 / groups-in-step), gradients added to the model's; adds the window's unscaled
+ * loss to @p loss_sum. trainer_train_slot() is this with the step's scale; a schedule that
+ * groups windows otherwise (ref/schedule.h) calls it directly.
+ */
+int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t window, float scale,
+                         double *loss_sum, tf_error *err);
+
+/** One optimizer step (Adam or SGD, as the options say) on the model's current gradients;
+ *  counts it in tr->optimizer.step either way. */
+void trainer_apply_gradient(trainer *tr);
 
 /**
  * Count the epoch just trained (after its last Adam step) and fill @p report's epoch, windows,

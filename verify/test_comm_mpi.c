@@ -61,6 +61,36 @@ START_TEST(nonblocking_allreduce)
 }
 END_TEST
 
+/* comm_test() drives a non-blocking all-reduce to completion without comm_wait() blocking; the
+ * wait afterwards returns the same sums. */
+START_TEST(nonblocking_allreduce_tested_to_completion)
+{
+    float values[64];
+    for (int i = 0; i < 64; i++)
+        values[i] = (float)(world.rank + i);
+    comm_request request;
+    tf_error err;
+    ck_assert(comm_iallreduce_sum(&world, values, 64, &request, &err) == TF_OK);
+    int done = 0;
+    int64_t tests = 0;
+    while (!done) {
+        ck_assert(comm_test(&world, &request, &done, &err) == TF_OK);
+        tests++;
+    }
+    ck_assert(comm_test(&world, &request, &done, &err) == TF_OK && done); /* a finished request stays finished */
+    ck_assert(comm_wait(&world, &request, &err) == TF_OK);
+    ck_assert(comm_test(&world, &request, &done, &err) == TF_OK && done); /* and one not in flight too */
+    int64_t wrong = 0;
+    for (int i = 0; i < 64; i++) /* sum over r of (r + i) = n(n-1)/2 + n i */
+        wrong += values[i] != (float)(world.size * (world.size - 1) / 2 + world.size * i);
+    int64_t all_wrong = total_over_ranks(wrong);
+    if (world.rank == 0)
+        printf("non-blocking all-reduce finished by comm_test (rank 0: %lld test(s)): #wrong %lld\n", (long long)tests,
+               (long long)all_wrong);
+    ck_assert_int_eq(all_wrong, 0);
+}
+END_TEST
+
 /* Rank r sends to rank j the (r + j) % 3 + 1 integers 1000 r + 10 j + k. */
 static int64_t pair_count(int from, int to) { return (from + to) % 3 + 1; }
 
@@ -159,6 +189,7 @@ int main(int argc, char **argv)
     TCase *cases = tcase_create("collectives");
     tcase_add_test(cases, allreduce_sums_exactly);
     tcase_add_test(cases, nonblocking_allreduce);
+    tcase_add_test(cases, nonblocking_allreduce_tested_to_completion);
     tcase_add_test(cases, alltoallv_delivers_every_block);
     tcase_add_test(cases, allgatherv_and_broadcast);
     suite_add_tcase(suite, cases);

@@ -334,6 +334,37 @@ START_TEST(powerlaw_reports_progress)
 }
 END_TEST
 
+/* growth=K: snapshot t has round(E (1 + (K - 1) t / (T - 1))) edges, here E = 1000, K = 4,
+ * T = 7: 1000, 1500, 2000, ..., 4000 (exact halves do not occur: (K - 1) E / (T - 1) = 500). */
+START_TEST(powerlaw_growth)
+{
+    powerlaw_params p;
+    small_params(&p);
+    p.num_edges = 1000;
+    p.num_snapshots = 7;
+    p.growth = 4;
+    snapshot_seq s;
+    generate_or_fail(&p, &s);
+    int64_t wrong = 0;
+    for (int64_t t = 0; t < s.num_snapshots; t++) {
+        const int64_t expected = 1000 + 500 * t;
+        printf("powerlaw growth=4 snapshot %lld: %lld edges (expected %lld)\n", (long long)t,
+               (long long)s.snapshots[t].graph.num_edges, (long long)expected);
+        wrong += s.snapshots[t].graph.num_edges != expected || powerlaw_edges_at(&p, t) != expected;
+    }
+    ck_assert_int_eq(wrong, 0);
+    snapshot_seq_free(&s);
+    tf_error err;
+    p.growth = 0.5;
+    EXPECT_INPUT_ERROR(generate_powerlaw(&p, &s, &err), &err, "growth=0.5", "[1, 1000]");
+    /* the density check is made on the largest snapshot: 320 present vertices allow 25520 edges,
+     * the last snapshot would need 2000 x 25 = 50000 */
+    p.growth = 25;
+    p.num_edges = 2000;
+    EXPECT_INPUT_ERROR(generate_powerlaw(&p, &s, &err), &err, "too dense", "edges=2000 with growth=25 (50000 in the last snapshot)");
+}
+END_TEST
+
 START_TEST(powerlaw_rejects_invalid_parameters)
 {
     powerlaw_params p;
@@ -585,6 +616,7 @@ int main(void)
     tcase_add_test(powerlaw, powerlaw_features_and_targets);
     tcase_add_test(powerlaw, powerlaw_reports_progress);
     tcase_add_test(powerlaw, powerlaw_rejects_invalid_parameters);
+    tcase_add_test(powerlaw, powerlaw_growth);
     suite_add_tcase(suite, powerlaw);
 
     TCase *events = tcase_create("events");

@@ -6,10 +6,10 @@
  *     compute-sanitizer --error-exitcode 1 build/verify/test_kernels_cuda */
 #include <math.h>
 
-#include "cuda/cells.h"
-#include "cuda/dense.h"
 #include "cuda/kernels.h"
-#include "cuda/spmm.h"
+#include "cuda/layers.h"
+#include "cuda/propagate.h"
+#include "cuda/recurrent.h"
 #include "datasets/dataset.h"
 #include "ref/layers.h"
 #include "ref/model.h"

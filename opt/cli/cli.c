@@ -42,6 +42,17 @@ int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t 
     return TF_OK;
 }
 
+int cli_parse_number(const char *name, const char *value, double minimum, double below, double *out, tf_error *err)
+{
+    char *end;
+    double parsed = strtod(value, &end);
+    if (end == value || *end || !(parsed >= minimum && parsed < below))
+        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a number in [%g, %g)", name, value, minimum,
+                            below);
+    *out = parsed;
+    return TF_OK;
+}
+
 int cli_parse_size(const char *name, const char *value, uint64_t *out, tf_error *err)
 {
     char *end;

@@ -26,6 +26,9 @@ int cli_is_help(const char *argument);
 /** Parse a whole number for option @p name, within [minimum, maximum]. */
 int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err);
 
+/** Parse a number for option @p name, within [minimum, below). */
+int cli_parse_number(const char *name, const char *value, double minimum, double below, double *out, tf_error *err);
+
 /** Parse a byte size such as "512M", "8G" or "1000000" for option @p name. */
 int cli_parse_size(const char *name, const char *value, uint64_t *out, tf_error *err);
 

@@ -9,12 +9,16 @@
 
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
+#include "opt/async.h"
 #include "opt/cli/commands.h"
 #include "opt/incremental_inputs.h"
 #include "opt/kernels.h"
 #include "opt/train.h"
 #include "ref/clock.h"
+#include "ref/async.h"
+#include "ref/async_embeddings.h"
 #include "ref/io.h"
+#include "ref/memory.h"
 #include "ref/npy.h"
 #include "ref/train.h"
 
@@ -59,6 +63,44 @@ static const char train_usage[] =
     "  --cache F          with --incremental: cache size as a fraction of all snapshots'\n"
     "                     aggregations (default 1; 0 = no cache)\n"
     "  --cache-policy P   with --incremental: reinc (default, ReInc's F/S - I) or lru\n"
+    "  --schedule M       with --impl opt: group the windows into steps and place them on the\n"
+    "                     ranks by a DyGNeX schedule: roundrobin (one window per rank and step),\n"
+    "                     lpt, greedy or ilp (twofold schedule --help explains them)\n"
+    "  --per-rank L       with --schedule: windows per rank and step (default 2)\n"
+    "  --cost C           with --schedule: window times measured (default) or linear:A,B,C\n"
+    "  --ilp-seconds S, --ilp-gap G   with --schedule ilp: time limit (10) and gap (0.02)\n"
+    "  --batching B       snapshot (default: windows of all vertices) or hybrid (tgcn: DynaHB's\n"
+    "                     batches of N_V target vertices x N_S snapshots; --window sets N_S,\n"
+    "                     default 20 % of the training snapshots; --batch batches per step)\n"
+    "  --targets N        with hybrid: target vertices per batch (default 5 % of the vertices)\n"
+    "  --balanced-groups G  with hybrid: load-sorted groups every batch samples from (default 10)\n"
+    "  --adjust A         with hybrid: fixed (default) or dqn (a DQN picks among nine sizes)\n"
+    "  --adjust-every K   with --adjust dqn: steps per decision (default 10)\n"
+    "  --reservoir T      with hybrid: keep and reuse batches (DynaHB's reservoir), built ahead by\n"
+    "                     T generator threads with --impl opt (at most 1 with fixed sizes, 9 with dqn)\n"
+    "  --optimizer O      adam (default) or sgd (p - lr g)\n"
+    "\n"
+    "Asynchronous and stale updates (chapter 05):\n"
+    "  --sync S           allreduce (default: one gradient all-reduce per step) or average\n"
+    "                     (DynaHB: every rank trains its own replica with its own Adam, and the\n"
+    "                     parameters are averaged every K steps and at each epoch's end)\n"
+    "  --every K          with --sync average: steps between averages (K >= 1)\n"
+    "  --staleness N      0 (default) or 1: apply each step's all-reduced gradient one step late\n"
+    "                     (Sven Eq. 13), so its all-reduce overlaps the next step's compute\n"
+    "  --stale-embeddings S\n"
+    "                     DGC's stale aggregation, simulated serially (--impl ref) on the ranks of\n"
+    "                     --replicas (vertex v on rank v mod R): off, zero, static:C,\n"
+    "                     adaptive (theta grows as the loss falls, the paper's text; default of the\n"
+    "                     rule) or adaptive-printed (Eq. 6 as printed: theta shrinks); prints the\n"
+    "                     exchange bytes it saves\n"
+    "  --replicas R       with --impl ref: the ranks --sync average or --stale-embeddings simulate\n"
+    "                     serially (default 1)\n"
+    "\n"
+    "Testing options:\n"
+    "  --straggler RANK:MS[:P] | each:MS:P\n"
+    "                     with --impl opt: rank RANK sleeps MS milliseconds after its gradient of\n"
+    "                     every step (with probability P), or every rank with probability P;\n"
+    "                     draws are keyed by seed, rank, epoch and step, so results do not change\n"
     "\n"
     "Run distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n";
 
@@ -70,9 +112,21 @@ typedef struct train_command {
     int gpu;       /* --device cuda */
     int incremental; /* --incremental */
     incremental_inputs_options inputs;
+    train_scheduling scheduling; /* --schedule */
+    train_batching batching;     /* --batching hybrid */
     model_config config;
     train_options options;
+    async_options async; /* --sync, --every, --staleness, --straggler */
+    int replicas;        /* --replicas: ranks simulated serially by the reference */
+    int stale_embeddings; /* --stale-embeddings given */
+    stale_schedule stale; /* its schedule */
 } train_command;
+
+/* Which epoch function a run uses: the plain trainers, or one of chapter 05's. */
+static int wants_async(const train_command *c)
+{
+    return c->async.mode == SYNC_AVERAGE || c->async.staleness != 0 || c->async.straggler.rank != STRAGGLER_NONE;
+}
 
 static int parse_arguments(int argc, char **argv, train_command *c, int *help, tf_error *err)
 {
@@ -81,7 +135,11 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     c->config.hidden = 32;
     c->config.chebyshev_k = 2;
     incremental_inputs_options_default(&c->inputs);
-    int have_model = 0, have_cache = 0;
+    train_scheduling_default(&c->scheduling);
+    train_batching_default(&c->batching);
+    async_options_default(&c->async);
+    c->replicas = 1;
+    int have_model = 0, have_cache = 0, have_every = 0, have_staleness = 0, have_replicas = 0;
     for (int i = 0; i < argc; i++) {
         const char *value = NULL;
         int64_t number;
@@ -147,6 +205,37 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             if (matched < 0 || cache_policy_parse(value, &c->inputs.policy, err) != TF_OK)
                 return TF_ERR_INPUT;
             have_cache = 1;
+        } else if (OPTION("--optimizer")) {
+            if (matched < 0 || optimizer_kind_parse(value, &c->options.optimizer, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--sync")) {
+            if (matched < 0 || sync_mode_parse(value, &c->async.mode, err) != TF_OK)
+                return TF_ERR_INPUT;
+        } else if (OPTION("--every")) {
+            if (matched < 0 || cli_parse_int("--every", value, 1, INT64_MAX, &c->async.every, err) != TF_OK)
+                return TF_ERR_INPUT;
+            have_every = 1;
+        } else if (OPTION("--staleness")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --staleness: \"%s\", expected 0 or 1 (Sven bounds "
+                                                       "staleness to one step)",
+                                    value);
+            c->async.staleness = value[0] - '0';
+            have_staleness = 1;
+        } else if (OPTION("--stale-embeddings")) {
+            if (matched < 0 || stale_schedule_parse(value, &c->stale, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->stale_embeddings = 1;
+        } else if (OPTION("--replicas")) {
+            if (matched < 0 || cli_parse_int("--replicas", value, 1, 1024, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->replicas = (int)number;
+            have_replicas = 1;
+        } else if (OPTION("--straggler")) {
+            if (matched < 0 || straggler_parse(value, &c->async.straggler, err) != TF_OK)
+                return TF_ERR_INPUT;
         } else if (OPTION("--seed")) {
             if (matched < 0 || cli_parse_int("--seed", value, 0, INT64_MAX, &number, err) != TF_OK)
                 return TF_ERR_INPUT;
@@ -169,6 +258,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
                 return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
             c->optimized = strcmp(value, "opt") == 0;
+        } else if ((matched = train_scheduling_option(argc, argv, &i, &c->scheduling, err)) != 0) {
+            /* --schedule and its options (cmd_train_schedule.c) */
+        } else if ((matched = train_batching_option(argc, argv, &i, &c->batching, err)) != 0) {
+            /* --batching hybrid and its options (cmd_train_schedule.c) */
         } else {
             return tf_error_set(err, TF_ERR_INPUT, "train: unexpected argument %s (see twofold train --help)", argv[i]);
         }
@@ -183,8 +276,44 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     if (c->incremental && (!c->optimized || c->config.kind != MODEL_TGCN))
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves T-GCN's layer-1 aggregation A^ X_t (the "
                                                "other models convolve inside their gates): use --model tgcn --impl opt");
+    if (train_scheduling_check(&c->scheduling, c->optimized, c->incremental, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const train_command_view view = {c->config.kind, c->scheduling.enabled, c->incremental, c->optimized,
+                                     c->options.window, c->options.batch, c->options.seed};
+    if (train_batching_check(&c->batching, &view, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (c->gpu && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
+    if (have_every && c->async.mode != SYNC_AVERAGE)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --every sets the averaging interval of --sync average: add it");
+    if (have_staleness && c->async.mode == SYNC_AVERAGE)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "train: choose one kind of staleness: --staleness applies to --sync allreduce");
+    if (have_replicas && c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --replicas simulates ranks serially in the reference; under "
+                                               "--impl opt the ranks are mpiexec's");
+    if (have_replicas && c->async.mode != SYNC_AVERAGE && !c->stale_embeddings)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --replicas sets the ranks --sync average or --stale-embeddings "
+                                               "simulate: add one");
+    if ((c->scheduling.enabled || c->batching.hybrid) && (wants_async(c) || c->stale_embeddings || have_replicas))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --schedule and --batching hybrid take synchronous steps: drop "
+                                               "--sync average, --staleness, --straggler, --stale-embeddings and "
+                                               "--replicas");
+    if (c->stale_embeddings && c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --stale-embeddings runs DGC's rule in the serial simulation "
+                                               "(--impl ref --replicas R); over MPI it needs chapter 06's exchange mode");
+    if (c->stale_embeddings && (c->async.mode == SYNC_AVERAGE || c->async.staleness))
+        return tf_error_set(err, TF_ERR_INPUT, "train: choose one kind of staleness: --stale-embeddings with "
+                                               "synchronous parameters");
+    if (c->stale_embeddings && c->incremental)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --stale-embeddings and --incremental both change where T-GCN's "
+                                               "aggregation comes from: choose one");
+    if (c->async.straggler.rank != STRAGGLER_NONE && !c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: a straggler delays an MPI rank: use --impl opt");
+    if ((c->save || c->load) && c->async.mode == SYNC_AVERAGE && c->replicas > 1)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank; a checkpoint "
+                                               "holds one: save from a synchronous run");
+    c->async.straggler.seed = c->options.seed;
 #ifndef TWOFOLD_HAVE_CUDA
     if (c->gpu)
         return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda: this twofold was built without CUDA (no nvcc "
@@ -279,20 +408,50 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                             model_kind_name(c.config.kind));
     }
     const snapshot_seq *seq = &d.snapshots;
-    trainer tr;
-    int status = trainer_create(&tr, seq, &c.config, &c.options, err);
+    /* The reference's --sync average trains R replicas serially (ref/async.h); its replica 0 is
+     * the model reported, saved and dumped. Every other run trains one trainer. */
+    const int simulate = !group && c.async.mode == SYNC_AVERAGE;
+    trainer single;
+    replica_set replicas;
+    memset(&single, 0, sizeof single);
+    memset(&replicas, 0, sizeof replicas);
+    int status = simulate ? replica_set_create(&replicas, seq, &c.config, &c.options, c.replicas, c.async.every, err)
+                          : trainer_create(&single, seq, &c.config, &c.options, err);
+    trainer *tr = simulate ? replicas.replicas : &single;
     if (status != TF_OK) {
+        simulate ? replica_set_free(&replicas) : trainer_free(&single);
         dataset_free(&d);
         return status;
     }
-    if (c.load)
-        status = trainer_load(&tr, c.load, err);
+    if (c.load) /* only one replica: checked with the options */
+        status = trainer_load(tr, c.load, err);
+    async_trainer async;
+    memset(&async, 0, sizeof async);
+    /* --stale-embeddings: the model runs on the simulation's kernels (ref/async_embeddings.h). */
+    stale_simulation stale;
+    memset(&stale, 0, sizeof stale);
+    int32_t *owner = NULL;
+    if (status == TF_OK && c.stale_embeddings) {
+        if (!(owner = tf_alloc((size_t)seq->num_nodes, sizeof(int32_t), "owners", err)))
+            status = TF_ERR_INPUT;
+        for (int64_t v = 0; status == TF_OK && v < seq->num_nodes; v++)
+            owner[v] = (int32_t)(v % c.replicas);
+        if (status == TF_OK)
+            status = stale_simulation_create(&stale, seq, owner, c.replicas, &c.stale, &ref_kernels, err);
+        if (status == TF_OK)
+            tr->model.kernels = &stale.table;
+    }
+    const int asynchronous = group && wants_async(&c);
+    if (status == TF_OK && asynchronous && group->size > 1 && c.async.mode == SYNC_AVERAGE && (c.save || c.load))
+        status = tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank; a checkpoint "
+                                                 "holds one: save from a synchronous run");
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context gpu;
     memset(&gpu, 0, sizeof gpu);
 #endif
     if (status == TF_OK && group) {
-        status = opt_trainer_parallel(&tr, group, err);
+        status = asynchronous ? opt_async_create(&async, tr, group, &c.async, err)
+                              : opt_trainer_parallel(tr, group, err);
 #ifdef TWOFOLD_HAVE_CUDA
         int devices = c.gpu ? cuda_device_count() : 0;
         if (status == TF_OK && c.gpu && devices == 0 && speaks)
@@ -301,13 +460,15 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             status = cuda_context_create(&gpu, group->local_rank % devices, err);
         if (status == TF_OK && devices > 0) {
             cuda_kernels_bind(&gpu);
-            tr.model.kernels = &cuda_kernels;
+            tr->model.kernels = &cuda_kernels;
             if (speaks)
                 printf("--device cuda: kernels on %s (compute capability %d.%d), one GPU per rank among %d\n",
                        gpu.name, gpu.compute_major, gpu.compute_minor, devices);
         }
 #endif
-        if (status == TF_OK && speaks && group->size > c.options.batch)
+        if (status == TF_OK && c.scheduling.enabled)
+            status = train_scheduling_start(&c.scheduling, tr, seq, group, tr->epoch > 0, err);
+        else if (status == TF_OK && speaks && group->size > c.options.batch)
             printf("note: %lld window(s) per step for %d ranks: %d rank(s) idle in every step (use --batch %d)\n",
                    (long long)c.options.batch, group->size, group->size - (int)c.options.batch, group->size);
     }
@@ -315,36 +476,75 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     memset(&inputs, 0, sizeof inputs);
     if (status == TF_OK && c.incremental) {
         double built = wall_seconds();
-        status = incremental_inputs_create(&inputs, seq, &tr, group, &c.inputs, err);
+        status = incremental_inputs_create(&inputs, seq, tr, group, &c.inputs, err);
         if (status == TF_OK)
-            tr.model.inputs = &inputs.source;
+            tr->model.inputs = &inputs.source;
         if (status == TF_OK && speaks)
             printf("incremental inputs: deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the aggregations; "
                    "threshold %g entries per edge, refresh every %lld snapshots\n",
                    (long long)seq->num_snapshots, wall_seconds() - built, cache_policy_name(c.inputs.policy),
                    100 * c.inputs.capacity, c.inputs.engine.threshold, (long long)c.inputs.engine.refresh_interval);
     }
+    if (status == TF_OK && c.batching.hybrid)
+        status = train_batching_start(&c.batching, tr, seq, group, err);
     if (status == TF_OK && speaks) {
-        const int64_t train = tr.train_snapshots, window = c.options.window ? c.options.window : train;
+        const int64_t train = tr->train_snapshots, window = c.options.window ? c.options.window : train;
         printf("model %s (state width %lld, %lld parameters), data %s: %lld snapshots x %lld vertices x %lld "
                "features\n",
-               model_kind_name(c.config.kind), (long long)model_state_width(&tr.model),
-               (long long)parameters_size(&tr.model.parameters), d.name, (long long)seq->num_snapshots,
+               model_kind_name(c.config.kind), (long long)model_state_width(&tr->model),
+               (long long)parameters_size(&tr->model.parameters), d.name, (long long)seq->num_snapshots,
                (long long)seq->num_nodes, (long long)seq->feature_width);
-        printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %lld per step; Adam lr %g; "
+        char per_step[64];
+        snprintf(per_step, sizeof per_step,
+                 c.scheduling.enabled ? "steps from --schedule" : c.batching.hybrid ? "%lld hybrid batches per step"
+                                                                                    : "%lld per step",
+                 (long long)c.options.batch);
+        printf("train snapshots 0..%lld, test %lld..%lld; windows of %lld, stride %lld, %s; Adam lr %g; "
                "seed %llu%s\n",
                (long long)train - 1, (long long)train, (long long)seq->num_snapshots - 1, (long long)window,
-               (long long)(c.options.stride ? c.options.stride : window), (long long)c.options.batch,
-               c.options.learning_rate, (unsigned long long)c.options.seed, tr.epoch ? " (resumed)" : "");
-        if (tr.epoch)
-            printf("resuming after epoch %lld from %s\n", (long long)tr.epoch, c.load);
+               (long long)(c.options.stride ? c.options.stride : window), per_step,
+               c.options.learning_rate, (unsigned long long)c.options.seed, tr->epoch ? " (resumed)" : "");
+        if (tr->epoch)
+            printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
+        if (c.stale_embeddings) {
+            char name[64];
+            printf("stale embeddings: %s on %d simulated rank(s), vertex v on rank v mod %d\n",
+                   stale_schedule_name(&c.stale, name, sizeof name), c.replicas, c.replicas);
+        }
+        if (wants_async(&c)) {
+            char slow[64];
+            const int ranks = group ? group->size : c.replicas;
+            if (c.async.mode == SYNC_AVERAGE)
+                printf("sync: average every %lld step(s) and at each epoch's end over %d %s, weighted by windows "
+                       "trained; %s optimizer per replica",
+                       (long long)c.async.every, ranks, group ? "rank(s)" : "replica(s) simulated serially",
+                       optimizer_kind_name(c.options.optimizer));
+            else
+                printf("sync: gradient all-reduce with staleness %d", c.async.staleness);
+            printf("; straggler %s\n", straggler_name(&c.async.straggler, slow, sizeof slow));
+        }
     }
     double started = wall_seconds();
-    int64_t first_epoch = tr.epoch;
-    while (status == TF_OK && tr.epoch < c.options.epochs) {
+    int64_t first_epoch = tr->epoch;
+    while (status == TF_OK && tr->epoch < c.options.epochs) {
         epoch_report report;
         double epoch_started = wall_seconds();
-        status = group ? opt_trainer_epoch(&tr, group, seq, &report, err) : trainer_epoch(&tr, seq, &report, err);
+        if (c.scheduling.enabled)
+            status = train_scheduling_epoch(&c.scheduling, tr, group, seq, &report, err);
+        else if (c.batching.hybrid)
+            status = train_batching_epoch(&c.batching, tr, group, seq, &report, err);
+        else if (asynchronous)
+            status = opt_async_epoch(&async, seq, &report, err);
+        else if (group)
+            status = opt_trainer_epoch(tr, group, seq, &report, err);
+        else if (simulate)
+            status = ref_local_average_epoch(&replicas, seq, &report, err);
+        else if (c.async.staleness)
+            status = ref_stale_epoch(tr, seq, &report, err);
+        else if (c.stale_embeddings)
+            status = ref_stale_embeddings_epoch(&stale, tr, seq, &report, err);
+        else
+            status = trainer_epoch(tr, seq, &report, err);
         if (status != TF_OK)
             break;
         if (!speaks)
@@ -352,20 +552,37 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.3f s)\n", (long long)report.epoch, report.train_loss,
                report.test_mse, wall_seconds() - epoch_started);
         fflush(stdout);
-        cli_progress(&progress, "training epochs", tr.epoch - first_epoch, c.options.epochs - first_epoch);
+        cli_progress(&progress, "training epochs", tr->epoch - first_epoch, c.options.epochs - first_epoch);
     }
     if (status == TF_OK) {
         double test_mse;
-        const int64_t test = seq->num_snapshots - tr.train_snapshots;
-        status = group ? opt_trainer_evaluate(&tr, group, seq, tr.train_snapshots, test, &test_mse, err)
-                       : trainer_evaluate(&tr, seq, tr.train_snapshots, test, &test_mse, NULL, err);
+        const int64_t test = seq->num_snapshots - tr->train_snapshots;
+        status = group ? opt_trainer_evaluate(tr, group, seq, tr->train_snapshots, test, &test_mse, err)
+                       : trainer_evaluate(tr, seq, tr->train_snapshots, test, &test_mse, NULL, err);
         if (status == TF_OK && speaks)
-            printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr.epoch,
+            printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)tr->epoch,
                    wall_seconds() - started);
     }
+    if (status == TF_OK && c.scheduling.enabled)
+        status = train_scheduling_finish(&c.scheduling, group, err);
+    if (status == TF_OK)
+        train_batching_finish(&c.batching, group);
     if (status == TF_OK && group && speaks)
         printf("communication: rank 0 sent %.0f bytes in %llu collectives\n", (double)group->bytes_sent,
                (unsigned long long)group->calls);
+    if (status == TF_OK && c.stale_embeddings) {
+        const stale_stats *st = &stale.stats;
+        const double fresh = st->bytes_fresh ? (double)st->bytes_fresh : 1;
+        char name[64];
+        printf("stale embeddings %s on %d simulated rank(s): %llu of the exchange mode's %llu bytes sent, %.2f%% "
+               "saved (exact reuse %.2f%%, stale reuse %.2f%%, bitmaps -%.2f%%); worst d/theta %.4f\n",
+               stale_schedule_name(&c.stale, name, sizeof name), c.replicas, (unsigned long long)st->bytes_sent,
+               (unsigned long long)st->bytes_fresh, 100.0 * (1.0 - (double)st->bytes_sent / fresh),
+               100.0 * (double)st->bytes_exact / fresh, 100.0 * (double)st->bytes_stale / fresh,
+               100.0 * (double)st->bytes_bitmap / fresh, st->worst_ratio);
+    }
+    if (status == TF_OK && asynchronous && speaks)
+        printf("rank 0 spent %.3f s in the steps' exchanges (all-reduce waits or averages)\n", async.blocked_seconds);
     if (status == TF_OK && c.incremental && speaks)
         printf("incremental inputs (rank 0): cache hit rate %.3f (%lld hits, %lld misses, %lld evicted); engine: %lld "
                "full recomputes (%lld above the threshold), %lld deltas\n",
@@ -374,13 +591,18 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                (long long)inputs.engine.stats.full, (long long)inputs.engine.stats.fallbacks,
                (long long)inputs.engine.stats.incremental);
     if (status == TF_OK && c.save && speaks) {
-        status = trainer_save(&tr, c.save, err);
+        status = trainer_save(tr, c.save, err);
         if (status == TF_OK)
             printf("saved checkpoint %s\n", c.save);
     }
     if (status == TF_OK && c.dump && speaks)
-        status = dump_outputs(&tr, seq, c.dump, err);
-    trainer_free(&tr);
+        status = dump_outputs(tr, seq, c.dump, err);
+    simulate ? replica_set_free(&replicas) : trainer_free(&single);
+    opt_async_free(&async);
+    train_scheduling_free(&c.scheduling);
+    train_batching_free(&c.batching);
+    stale_simulation_free(&stale);
+    free(owner);
     incremental_inputs_free(&inputs);
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context_destroy(&gpu);

@@ -6,6 +6,8 @@
 #define TWOFOLD_OPT_CLI_COMMANDS_H
 
 #include "opt/comm.h"
+#include "opt/schedule.h"
+#include "opt/schedule_hybrid.h"
 #include "ref/error.h"
 
 /** `twofold info DATASET`: print a dataset's statistics. */
@@ -28,12 +30,88 @@ int command_train_events(int argc, char **argv, tf_error *err);
  */
 int train_wants_event_model(int argc, char **argv, const char **model);
 
+/** `twofold train --schedule M` (opt/cli/cmd_train_schedule.c): a DyGNeX schedule in place of
+ *  the trainer's steps and round-robin placement. */
+typedef struct train_scheduling {
+    int enabled;              /**< --schedule given */
+    schedule_method method;   /**< its method */
+    int64_t per_rank;         /**< --per-rank L (default 2) */
+    const char *cost;         /**< --cost: "measured" (default) or "linear:A,B,C" */
+    int64_t repeats;          /**< measured runs per window (3) */
+    ilp_options ilp;          /**< --ilp-seconds, --ilp-gap */
+    int options_given;        /**< one of the options above was given */
+    schedule plan;            /**< the schedule every rank runs (train_scheduling_start()) */
+    double *group_seconds;    /**< [windows] busy thread CPU seconds of each window, summed over epochs */
+    int64_t epochs_run;       /**< epochs trained under the plan */
+} train_scheduling;
+
+/** Defaults: off, L = 2, measured, 3 repeats, ILP 10 s and 2 %. */
+void train_scheduling_default(train_scheduling *s);
+/** If argv[*i] is one of the options above, parse it: 1, 0 (not one of them) or -1 with @p err set. */
+int train_scheduling_option(int argc, char **argv, int *i, train_scheduling *s, tf_error *err);
+/** The options' consistency with --impl opt and --incremental; an input error names the fix. */
+int train_scheduling_check(const train_scheduling *s, int optimized, int incremental, tf_error *err);
+/** Times (measured or modelled), alpha, the schedule built on rank 0 and broadcast; rank 0 prints. */
+int train_scheduling_start(train_scheduling *s, trainer *tr, const snapshot_seq *seq, comm *group, int resumed,
+                           tf_error *err);
+/** One epoch under the plan (opt_schedule_epoch()), busy times accumulated. */
+int train_scheduling_epoch(train_scheduling *s, trainer *tr, comm *group, const snapshot_seq *seq,
+                           epoch_report *report, tf_error *err);
+/** Rank 0 prints the measured busy imbalance and efficiency of the epochs run (every rank calls it). */
+int train_scheduling_finish(train_scheduling *s, comm *group, tf_error *err);
+/** Release the plan and the busy times. */
+void train_scheduling_free(train_scheduling *s);
+
+/** What train_batching_check() needs from the rest of the train command line. */
+typedef struct train_command_view {
+    model_kind kind;   /**< --model */
+    int scheduled;     /**< --schedule given */
+    int incremental;   /**< --incremental given */
+    int optimized;     /**< --impl opt */
+    int64_t window;    /**< --window (hybrid: N_S; 0 = the default) */
+    int64_t batch;     /**< --batch (hybrid: batches per step) */
+    uint64_t seed;     /**< --seed */
+} train_command_view;
+
+/** `twofold train --batching hybrid` (opt/cli/cmd_train_schedule.c): DynaHB's hybrid batches. */
+typedef struct train_batching {
+    int hybrid;               /**< --batching hybrid */
+    hybrid_options options;   /**< --adjust, --targets, --balanced-groups, --adjust-every; window, batch, seed */
+    int threads;              /**< --reservoir T (0: batches built when needed) */
+    int options_given;        /**< one of --adjust, --targets, --balanced-groups, --reservoir was given */
+    int every_given;          /**< --adjust-every was given */
+    hybrid_run run;           /**< once started */
+    int started;              /**< run holds a started hybrid run */
+    opt_reservoir *reservoir; /**< the threaded reservoir (--impl opt --reservoir T) */
+} train_batching;
+
+/** Defaults: snapshot batches. */
+void train_batching_default(train_batching *b);
+/** If argv[*i] is one of the options above, parse it: 1, 0 (not one of them) or -1 with @p err set. */
+int train_batching_option(int argc, char **argv, int *i, train_batching *b, tf_error *err);
+/** The options' consistency with the rest of the command line (an input error names the fix); takes
+ *  the window (N_S), batch and seed from it. */
+int train_batching_check(train_batching *b, const train_command_view *c, tf_error *err);
+/** The hybrid run (and reservoir) for the trainer; rank 0 prints the sizes. */
+int train_batching_start(train_batching *b, trainer *tr, const snapshot_seq *seq, comm *group, tf_error *err);
+/** One hybrid epoch: the reference's (@p group NULL) or the data-parallel twin's. */
+int train_batching_epoch(train_batching *b, trainer *tr, comm *group, const snapshot_seq *seq, epoch_report *report,
+                         tf_error *err);
+/** Rank 0 prints the steps, the work and (with the DQN) the steps per size. */
+void train_batching_finish(const train_batching *b, const comm *group);
+/** Release the run and the reservoir. */
+void train_batching_free(train_batching *b);
+
 /** `twofold demo`: the data, the reference models, and every technique's demo rows, ref against twin. */
 int command_demo(int argc, char **argv, tf_error *err);
 
 /** `twofold verify [TECHNIQUE...] --data D`: every twin of the technique table against its
  *  reference on the user's data, untimed; exit status 1 when one is not equal. */
 int command_verify(int argc, char **argv, tf_error *err);
+
+/** `twofold schedule (--data D | --times T,...) --ranks R`: DyGNeX schedules, predicted, measured
+ *  (--run) and simulated (--simulate). */
+int command_schedule(int argc, char **argv, tf_error *err);
 
 /**
  * Start MPI (a single process without mpiexec) and the threads of each rank (one, unless

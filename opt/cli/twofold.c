@@ -18,6 +18,7 @@ static const command commands[] = {
     {"train", command_train, "train a snapshot (tgcn, gconvgru, gclstm, evolvegcn) or event model (tgn, jodie)"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
     {"verify", command_verify, "every technique's twins against their references on your data"},
+    {"schedule", command_schedule, "DyGNeX schedules of training windows on ranks: predict, run, simulate"},
 };
 
 static void print_usage(FILE *out)

@@ -1,15 +1,15 @@
 /**
- * @file cuda/cells.h
+ * @file cuda/recurrent.h
  * @brief Recurrent cells on the GPU: the GRU cell and the LSTM pointwise part, forward and
  *        backward. CUDA twins of ref_gru_cell_*() and ref_lstm_pointwise_*() (ref/recurrent.h).
  *
  * Same shapes, cache layouts and contracts as the reference (all pointers on the device). The
- * GRU's six products go to cuBLAS (dense.h), the gates are one fused kernel over all rows;
+ * GRU's six products go to cuBLAS (layers.h), the gates are one fused kernel over all rows;
  * the LSTM's pointwise part is one kernel. Equal to the reference within the GPU fp tolerance:
  * the device's expf/tanhf and cuBLAS's sums round differently from the CPU's.
  */
-#ifndef TWOFOLD_CUDA_CELLS_H
-#define TWOFOLD_CUDA_CELLS_H
+#ifndef TWOFOLD_CUDA_RECURRENT_H
+#define TWOFOLD_CUDA_RECURRENT_H
 
 #include <stdint.h>
 

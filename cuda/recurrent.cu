@@ -1,9 +1,9 @@
-#include "cuda/cells.h"
+#include "cuda/recurrent.h"
 
 #include <cuda_runtime.h>
 
 #include "cuda/check.h"
-#include "cuda/dense.h"
+#include "cuda/layers.h"
 #include "ref/recurrent_gates.h"
 
 static const int threads_per_block = 256;

@@ -1,5 +1,5 @@
 /**
- * @file cuda/dense.h
+ * @file cuda/layers.h
  * @brief Dense layers on the GPU: cuBLAS products, bias, activations, and a plain copy kernel
  *        for measuring memory bandwidth. The CUDA twins of ref/layers.h.
  *
@@ -7,12 +7,12 @@
  * functions of the same name; contracts are the same (backward functions add into their
  * gradients, any gradient may be NULL). cuBLAS is column-major: a row-major [r][c] array is its
  * column-major transpose, so each product below is the ref product transposed (the comments
- * in dense.cu give the mapping). The context's cuBLAS handle runs in pedantic float32 mode (no
+ * in layers.cu give the mapping). The context's cuBLAS handle runs in pedantic float32 mode (no
  * TF32), and the results agree with the reference within the GPU fp tolerance (1e-4), not
  * bitwise: cuBLAS orders and fuses its sums in its own way.
  */
-#ifndef TWOFOLD_CUDA_DENSE_H
-#define TWOFOLD_CUDA_DENSE_H
+#ifndef TWOFOLD_CUDA_LAYERS_H
+#define TWOFOLD_CUDA_LAYERS_H
 
 #include <stdint.h>
 

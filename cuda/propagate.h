@@ -1,5 +1,5 @@
 /**
- * @file cuda/spmm.h
+ * @file cuda/propagate.h
  * @brief Graph propagation on the GPU: y = P x and dx += P^T dy for a sparse operator P
  *        (CSR SpMM and its transpose). The CUDA twins of ref_propagate_forward() and
  *        ref_propagate_backward() (ref/propagate.h).
@@ -11,8 +11,8 @@
  * transpose built by propagation_add_transpose() (ref/propagate.h), in the reference's scatter order, like the
  * CPU twin; no atomics, so it is deterministic.
  */
-#ifndef TWOFOLD_CUDA_SPMM_H
-#define TWOFOLD_CUDA_SPMM_H
+#ifndef TWOFOLD_CUDA_PROPAGATE_H
+#define TWOFOLD_CUDA_PROPAGATE_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-#include "cuda/dense.h"
+#include "cuda/layers.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

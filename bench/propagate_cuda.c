@@ -2,7 +2,7 @@
  * reports effective bandwidth as a fraction of a copy kernel measured on the same device in the
  * same run (llm.c's and nccl-tests' habit: validate first, state the bytes formula).
  *
- *   build/bench/bench_spmm_cuda [DATASET [WIDTH]]     (default: a generated 10^6-edge graph, width 32)
+ *   build/bench/bench_propagate_cuda [DATASET [WIDTH]]     (default: a generated 10^6-edge graph, width 32)
  *
  * Bytes moved by y = P x over N vertices, E edges and W columns, counting each array once and
  * the gathered rows of x once per edge:
@@ -20,14 +20,14 @@
 #include <cuda_runtime.h>
 
 #include "cuda/context.h"
-#include "cuda/dense.h"
-#include "cuda/spmm.h"
+#include "cuda/layers.h"
+#include "cuda/propagate.h"
 #include "datasets/dataset.h"
 #include "ref/rng.h"
 
 static int fail(const tf_error *err)
 {
-    fprintf(stderr, "bench_spmm_cuda: %s\n", err->message);
+    fprintf(stderr, "bench_propagate_cuda: %s\n", err->message);
     return err->code ? err->code : 1;
 }
 
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     const char *spec = argc > 1 ? argv[1] : "powerlaw:nodes=100000,edges=1000000,snapshots=1,seed=1";
     const int64_t width = argc > 2 ? atoll(argv[2]) : 32;
     if (cuda_device_count() == 0) {
-        printf("bench_spmm_cuda: no GPU (or no driver) on this machine: nothing to measure\n");
+        printf("bench_propagate_cuda: no GPU (or no driver) on this machine: nothing to measure\n");
         return 0;
     }
     tf_error err;

@@ -1,4 +1,4 @@
-#include "cuda/spmm.h"
+#include "cuda/propagate.h"
 
 #include <cuda_runtime.h>
 #include <string.h>

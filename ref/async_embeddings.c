@@ -1,0 +1,368 @@
+#include "ref/async_embeddings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref/memory.h"
+
+/* ---- the rule -------------------------------------------------------------------------------- */
+
+int stale_schedule_parse(const char *text, stale_schedule *out, tf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(text, "off") == 0) {
+        out->kind = STALE_OFF;
+    } else if (strcmp(text, "zero") == 0) {
+        out->kind = STALE_ZERO;
+    } else if (strcmp(text, "adaptive") == 0) {
+        out->kind = STALE_ADAPTIVE;
+    } else if (strcmp(text, "adaptive-printed") == 0) {
+        out->kind = STALE_ADAPTIVE_PRINTED;
+    } else if (strncmp(text, "static:", 7) == 0) {
+        char *end;
+        out->kind = STALE_STATIC;
+        out->fraction = strtod(text + 7, &end);
+        if (end == text + 7 || *end || !(out->fraction >= 0 && out->fraction <= 1))
+            return tf_error_set(err, TF_ERR_INPUT, "stale embeddings \"%s\": static:C takes a fraction C of D_r in "
+                                                   "[0, 1]",
+                                text);
+    } else {
+        return tf_error_set(err, TF_ERR_INPUT, "stale embeddings \"%s\": expected off, zero, static:C, adaptive or "
+                                               "adaptive-printed",
+                            text);
+    }
+    return TF_OK;
+}
+
+const char *stale_schedule_name(const stale_schedule *s, char *buffer, size_t size)
+{
+    static const char *const names[] = {"off", "zero", "static", "adaptive", "adaptive-printed"};
+    if (s->kind == STALE_STATIC)
+        snprintf(buffer, size, "static:%g", s->fraction);
+    else
+        snprintf(buffer, size, "%s", names[s->kind]);
+    return buffer;
+}
+
+double stale_threshold_fraction(const stale_schedule *s, double first_loss, double previous_loss)
+{
+    /* Eq. 7: how far the loss has come down since epoch 1, relative to it. */
+    const double norm = first_loss != 0 ? (first_loss - previous_loss) / first_loss : 0;
+    switch (s->kind) {
+    case STALE_STATIC:
+        return s->fraction;
+    case STALE_ADAPTIVE: /* the text's: grows from 1/2 as the loss falls */
+        return 1.0 / (1.0 + exp(-norm));
+    case STALE_ADAPTIVE_PRINTED: /* Eq. 6 as printed: shrinks from 1/2 */
+        return 1.0 / (1.0 + exp(norm));
+    default:
+        return 0;
+    }
+}
+
+double stale_distance(const float *a, const float *b, int64_t width)
+{
+    double sum = 0;
+    for (int64_t k = 0; k < width; k++) {
+        double d = (double)a[k] - (double)b[k];
+        sum += d * d;
+    }
+    return sqrt(sum);
+}
+
+int stale_reuse(const float *fresh, const float *cached, int64_t width, double theta, double *distance)
+{
+    *distance = stale_distance(fresh, cached, width);
+    if (memcmp(fresh, cached, (size_t)width * sizeof(float)) == 0)
+        return 1; /* the receiver already holds these very bits */
+    return theta > 0 && *distance <= theta; /* a NaN distance compares false: sent */
+}
+
+/* ---- the simulation ------------------------------------------------------------------------- */
+
+/* The simulation whose kernels are running (the table passes no context; see the header). */
+static stale_simulation *active;
+
+/* The snapshot whose graph an operator reads, or -1 for an operator over another graph. */
+static int64_t snapshot_of(const stale_simulation *s, const propagation *p)
+{
+    const uintptr_t first = (uintptr_t)&s->seq->snapshots[0].graph, at = (uintptr_t)p->graph;
+    if (at < first || (at - first) % sizeof(snapshot) != 0)
+        return -1;
+    const int64_t t = (int64_t)((at - first) / sizeof(snapshot));
+    return t < s->seq->num_snapshots ? t : -1;
+}
+
+static void fail(stale_simulation *s, tf_error *err)
+{
+    if (s->failure.code == TF_OK)
+        s->failure = *err;
+}
+
+/* The pairs' row lists of a product on graph g: vertex u goes to pair (owner u, r) when an edge
+ * u -> v with owner v = r != owner u exists. */
+static int build_transfer(stale_simulation *s, const csr *g, int64_t width, stale_transfer *out, tf_error *err)
+{
+    const int ranks = s->ranks;
+    const int64_t n = s->seq->num_nodes, pairs = (int64_t)ranks * ranks;
+    memset(out, 0, sizeof *out);
+    out->width = width;
+    uint8_t *needed = tf_alloc((size_t)(ranks * n), 1, "stale transfer", err); /* [R][N] r reads u */
+    out->pair_offsets = needed ? tf_alloc((size_t)(pairs + 1), sizeof(int64_t), "stale transfer", err) : NULL;
+    if (!out->pair_offsets) {
+        free(needed);
+        return TF_ERR_INPUT;
+    }
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            const int32_t u = g->col[e];
+            if (s->owner[u] != s->owner[v])
+                needed[(int64_t)s->owner[v] * n + u] = 1;
+        }
+    for (int64_t u = 0; u < n; u++)
+        for (int r = 0; r < ranks; r++)
+            out->pair_offsets[(int64_t)s->owner[u] * ranks + r + 1] += needed[(int64_t)r * n + u];
+    for (int64_t k = 0; k < pairs; k++)
+        out->pair_offsets[k + 1] += out->pair_offsets[k];
+    const int64_t rows = out->pair_offsets[pairs];
+    out->vertices = tf_alloc((size_t)(rows > 0 ? rows : 1), sizeof(int32_t), "stale transfer", err);
+    out->cache = out->vertices ? tf_alloc((size_t)(rows > 0 ? rows * width : 1), sizeof(float), "stale cache", err)
+                               : NULL;
+    int64_t *fill = out->cache ? tf_alloc((size_t)pairs, sizeof(int64_t), "stale transfer", err) : NULL;
+    if (fill) {
+        memcpy(fill, out->pair_offsets, (size_t)pairs * sizeof(int64_t));
+        for (int64_t u = 0; u < n; u++) /* increasing id within each pair */
+            for (int r = 0; r < ranks; r++)
+                if (needed[(int64_t)r * n + u])
+                    out->vertices[fill[(int64_t)s->owner[u] * ranks + r]++] = (int32_t)u;
+    }
+    free(fill);
+    free(needed);
+    return fill ? TF_OK : TF_ERR_INPUT;
+}
+
+static void free_transfer(stale_transfer *t)
+{
+    free(t->pair_offsets);
+    free(t->vertices);
+    free(t->cache);
+}
+
+/* The transfer of product `call` of snapshot t, created on its first occurrence. */
+static stale_transfer *transfer_for(stale_simulation *s, int64_t t, int64_t call, const propagation *p, int64_t width)
+{
+    tf_error err;
+    if (call < s->transfer_count[t]) {
+        stale_transfer *found = &s->transfers[t][call];
+        if (found->width != width) {
+            tf_error_set(&err, TF_ERR_INPUT, "stale simulation: product %lld of snapshot %lld has width %lld, %lld when "
+                                             "first seen: the model's products changed between epochs",
+                         (long long)call, (long long)t, (long long)width, (long long)found->width);
+            fail(s, &err);
+            return NULL;
+        }
+        return found;
+    }
+    stale_transfer *grown = realloc(s->transfers[t], (size_t)(call + 1) * sizeof *grown);
+    if (!grown) {
+        tf_error_set(&err, TF_ERR_SYSTEM, "stale simulation: out of memory");
+        fail(s, &err);
+        return NULL;
+    }
+    s->transfers[t] = grown;
+    memset(&grown[s->transfer_count[t]], 0, (size_t)(call + 1 - s->transfer_count[t]) * sizeof *grown);
+    s->transfer_count[t] = call + 1;
+    if (build_transfer(s, p->graph, width, &grown[call], &err) != TF_OK) {
+        fail(s, &err);
+        return NULL;
+    }
+    return &grown[call];
+}
+
+/* Decide pair (q, r)'s rows of one product; the cache ends holding what the receiver reads. */
+static int64_t decide_pair(stale_simulation *s, stale_transfer *tr, int64_t pair, const float *x, int send_all)
+{
+    const int64_t w = tr->width, first = tr->pair_offsets[pair], count = tr->pair_offsets[pair + 1] - first;
+    if (count == 0)
+        return 0;
+    stale_stats *st = &s->stats;
+    const uint64_t row_bytes = (uint64_t)w * sizeof(float);
+    st->transfers++;
+    st->bytes_fresh += (uint64_t)count * row_bytes;
+    if (send_all) {
+        for (int64_t i = first; i < first + count; i++)
+            memcpy(tr->cache + i * w, x + (int64_t)tr->vertices[i] * w, (size_t)row_bytes);
+        st->rows_sent += count;
+        st->bytes_sent += (uint64_t)count * row_bytes;
+        return 0;
+    }
+    double largest = 0;
+    for (int64_t i = first; i < first + count; i++) {
+        double d = stale_distance(x + (int64_t)tr->vertices[i] * w, tr->cache + i * w, w);
+        largest = isnan(d) || isnan(largest) ? NAN : fmax(largest, d);
+    }
+    const double theta = s->fraction * largest;
+    int64_t sent = 0, stale = 0;
+    for (int64_t i = first; i < first + count; i++) {
+        const float *fresh = x + (int64_t)tr->vertices[i] * w;
+        float *cached = tr->cache + i * w;
+        double d;
+        if (!stale_reuse(fresh, cached, w, theta, &d)) {
+            memcpy(cached, fresh, (size_t)row_bytes);
+            sent++;
+        } else if (memcmp(fresh, cached, (size_t)row_bytes) == 0) {
+            st->rows_reused_exact++;
+            st->bytes_exact += row_bytes;
+        } else {
+            stale++;
+            st->bytes_stale += row_bytes;
+            st->worst_ratio = fmax(st->worst_ratio, d / theta);
+        }
+    }
+    const uint64_t bitmap = (uint64_t)(count + 7) / 8;
+    st->rows_sent += sent;
+    st->rows_reused_stale += stale;
+    st->bytes_bitmap += bitmap;
+    st->bytes_sent += bitmap + (uint64_t)sent * row_bytes;
+    return stale;
+}
+
+/* y = P x with every cut edge reading the copy its destination's owner holds. */
+static void simulated_forward(const propagation *p, const float *x, int64_t width, float *y)
+{
+    stale_simulation *s = active;
+    const int64_t t = snapshot_of(s, p);
+    if (!s->training || t < 0 || t >= s->train_snapshots || s->ranks == 1 || s->failure.code != TF_OK) {
+        s->base->propagate_forward(p, x, width, y);
+        return;
+    }
+    stale_transfer *tr = transfer_for(s, t, s->calls[t]++, p, width);
+    if (!tr) {
+        s->base->propagate_forward(p, x, width, y);
+        return;
+    }
+    const int send_all = !tr->sent_once || s->epoch <= 1 || s->schedule.kind == STALE_OFF;
+    const int ranks = s->ranks;
+    int64_t stale = 0;
+    for (int64_t pair = 0; pair < (int64_t)ranks * ranks; pair++)
+        stale += decide_pair(s, tr, pair, x, send_all);
+    tr->sent_once = 1;
+    if (stale == 0) { /* every receiver reads x's own bits */
+        s->base->propagate_forward(p, x, width, y);
+        return;
+    }
+    const int64_t n = s->seq->num_nodes, size = n * width;
+    if (s->scratch_size < 2 * size) {
+        float *grown = realloc(s->scratch, (size_t)(2 * size) * sizeof(float));
+        tf_error err;
+        if (!grown) {
+            tf_error_set(&err, TF_ERR_SYSTEM, "stale simulation: out of memory");
+            fail(s, &err);
+            s->base->propagate_forward(p, x, width, y);
+            return;
+        }
+        s->scratch = grown;
+        s->scratch_size = 2 * size;
+    }
+    float *view = s->scratch, *product = s->scratch + size;
+    for (int r = 0; r < ranks; r++) { /* receiver r's view of x, its product, its rows */
+        memcpy(view, x, (size_t)size * sizeof(float));
+        for (int q = 0; q < ranks; q++)
+            for (int64_t i = tr->pair_offsets[q * ranks + r]; i < tr->pair_offsets[q * ranks + r + 1]; i++)
+                memcpy(view + (int64_t)tr->vertices[i] * width, tr->cache + i * width, (size_t)width * sizeof(float));
+        s->base->propagate_forward(p, view, width, product);
+        for (int64_t v = 0; v < n; v++)
+            if (s->owner[v] == r)
+                memcpy(y + v * width, product + v * width, (size_t)width * sizeof(float));
+    }
+}
+
+static int simulated_prepare(propagation *p, tf_error *err)
+{
+    stale_simulation *s = active;
+    if (s->base->prepare_propagation && s->base->prepare_propagation(p, err) != TF_OK)
+        return err->code;
+    const int64_t t = snapshot_of(s, p);
+    if (t >= 0)
+        s->calls[t] = 0; /* a new window's operator: its products count from 0 again */
+    return TF_OK;
+}
+
+static int simulated_take_error(tf_error *err)
+{
+    stale_simulation *s = active;
+    if (s->failure.code != TF_OK) {
+        *err = s->failure;
+        tf_error_clear(&s->failure);
+        return err->code;
+    }
+    return s->base->take_error ? s->base->take_error(err) : TF_OK;
+}
+
+int stale_simulation_create(stale_simulation *s, const snapshot_seq *seq, const int32_t *owner, int ranks,
+                            const stale_schedule *schedule, const kernels *base, tf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (ranks < 1)
+        return tf_error_set(err, TF_ERR_INPUT, "stale simulation over %d ranks: expected at least 1", ranks);
+    for (int64_t v = 0; v < seq->num_nodes; v++)
+        if (owner[v] < 0 || owner[v] >= ranks)
+            return tf_error_set(err, TF_ERR_INPUT, "stale simulation: vertex %lld has owner %d, expected 0..%d",
+                                (long long)v, owner[v], ranks - 1);
+    s->seq = seq;
+    s->owner = owner;
+    s->ranks = ranks;
+    s->schedule = *schedule;
+    s->base = base;
+    s->table = *base;
+    s->table.name = "stale simulation";
+    s->table.prepare_propagation = simulated_prepare;
+    s->table.propagate_forward = simulated_forward;
+    s->table.take_error = simulated_take_error;
+    const size_t t = (size_t)seq->num_snapshots;
+    s->calls = tf_alloc(t, sizeof(int64_t), "stale simulation", err);
+    s->transfer_count = s->calls ? tf_alloc(t, sizeof(int64_t), "stale simulation", err) : NULL;
+    s->transfers = s->transfer_count ? tf_alloc(t, sizeof(stale_transfer *), "stale simulation", err) : NULL;
+    active = s; /* a model on s->table may run before the first epoch (an evaluation) */
+    return s->transfers ? TF_OK : TF_ERR_INPUT;
+}
+
+void stale_simulation_free(stale_simulation *s)
+{
+    for (int64_t t = 0; s->transfers && t < s->seq->num_snapshots; t++) {
+        for (int64_t k = 0; k < s->transfer_count[t]; k++)
+            free_transfer(&s->transfers[t][k]);
+        free(s->transfers[t]);
+    }
+    free(s->transfers);
+    free(s->transfer_count);
+    free(s->calls);
+    free(s->scratch);
+    if (active == s)
+        active = NULL;
+    memset(s, 0, sizeof *s);
+}
+
+int ref_stale_embeddings_epoch(stale_simulation *s, trainer *tr, const snapshot_seq *seq, epoch_report *report,
+                               tf_error *err)
+{
+    if (tr->model.kernels != &s->table)
+        return tf_error_set(err, TF_ERR_INPUT, "stale simulation: the model runs on %s kernels, not the simulation's",
+                            tr->model.kernels->name);
+    active = s;
+    s->epoch++;
+    s->fraction = s->epoch >= 2 ? stale_threshold_fraction(&s->schedule, s->first_loss, s->previous_loss) : 0;
+    /* Evaluation runs the test snapshots, all at or after train_snapshots: fresh by that alone. */
+    s->train_snapshots = tr->train_snapshots;
+    s->training = 1;
+    int status = trainer_epoch(tr, seq, report, err);
+    s->training = 0;
+    if (status == TF_OK) {
+        if (s->epoch == 1)
+            s->first_loss = report->train_loss;
+        s->previous_loss = report->train_loss;
+    }
+    return status;
+}

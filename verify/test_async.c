@@ -1,0 +1,685 @@
+/* Chapter 05's serial references (ref/async.h) and the pieces its twins share, in one process:
+ *  - SGD by hand; the optimizer option leaves Adam runs untouched;
+ *  - stale gradients: step 0 applies nothing, step 1 applies step 0's gradient, a whole epoch is
+ *    a delayed loop written here from the trainer's building blocks;
+ *  - model averaging: the combine by hand, identical replicas average to themselves, one
+ *    replica is plain training, SGD averaged every step is synchronous SGD (fp) while Adam is
+ *    not (printed), replicas agree after an average while their Adam moments do not;
+ *  - DGC's stale embeddings: the threshold's two signs, the reuse rule, why the cache holds the
+ *    last SENT copy, and the serial simulation of R ranks (theta = 0 is bitwise plain training,
+ *    theta > 0 reuses only rows within theta, bytes counted);
+ *  - the prefetch queue: any depth hands out the same stream, stops cleanly, passes errors on;
+ *  - the straggler's draws and the options' one-line errors.
+ * Small inputs: this suite runs under Valgrind in CI. */
+#include <math.h>
+
+#include "datasets/dataset.h"
+#include "opt/async.h"
+#include "opt/async_pipeline.h"
+#include "opt/train.h"
+#include "ref/async.h"
+#include "ref/async_embeddings.h"
+#include "ref/sgd.h"
+#include "verify/testing.h"
+
+#define TOLERANCE 1e-5
+
+static void load(const char *name, dataset *d)
+{
+    tf_error err;
+    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s", err.message);
+}
+
+/* Chickenpox, hidden 4, windows of 8, 4 per step, half the snapshots training: 33 windows in 9
+ * steps, the last one holding a single window. */
+static void small_options(train_options *o, int64_t batch)
+{
+    train_options_default(o);
+    o->window = 8;
+    o->batch = batch;
+    o->train_ratio = 0.5;
+    o->learning_rate = 0.01;
+}
+
+static const model_config small_model = {MODEL_TGCN, 0, 4, 0, 2};
+
+static void make_trainer(trainer *tr, const snapshot_seq *seq, const train_options *o)
+{
+    tf_error err;
+    ck_assert_msg(trainer_create(tr, seq, &small_model, o, &err) == TF_OK, "%s", err.message);
+}
+
+static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
+
+START_TEST(sgd_step_by_hand)
+{
+    tf_error err;
+    parameter_list list = {0, 0, NULL};
+    int64_t shape[1] = {3};
+    ck_assert(parameters_add(&list, "w", 1, shape, &err) == 0);
+    const float values[3] = {1.5f, -2.0f, 0.25f}, gradients[3] = {0.5f, -3.0f, 1e-3f};
+    memcpy(list.items[0].value.data, values, sizeof values);
+    memcpy(list.items[0].grad.data, gradients, sizeof gradients);
+    ref_sgd_step(&list, 0.1);
+    int64_t differing = 0;
+    for (int k = 0; k < 3; k++) {
+        float expected = values[k] - 0.1f * gradients[k];
+        differing += memcmp(&expected, &list.items[0].value.data[k], sizeof expected) != 0;
+    }
+    printf("SGD step p - (float)lr g on 3 values: %lld differ from the hand computation (must be 0)\n",
+           (long long)differing);
+    ck_assert_int_eq(differing, 0);
+    ck_assert(memcmp(list.items[0].grad.data, gradients, sizeof gradients) == 0); /* gradients left alone */
+    parameters_free(&list);
+
+    optimizer_kind kind;
+    ck_assert(optimizer_kind_parse("sgd", &kind, &err) == TF_OK && kind == OPTIMIZER_SGD);
+    ck_assert_str_eq(optimizer_kind_name(kind), "sgd");
+    ck_assert(optimizer_kind_parse("adam", &kind, &err) == TF_OK && kind == OPTIMIZER_ADAM);
+    EXPECT_INPUT_ERROR(optimizer_kind_parse("adamw", &kind, &err), &err, "adamw", "adam or sgd");
+}
+END_TEST
+
+/* Staleness 1: nothing moves at step 0, step 1 applies step 0's gradient (so the parameters are
+ * the synchronous run's after its step 0), and a whole epoch is the recurrence written here. */
+START_TEST(stale_one_lags_one_step)
+{
+    dataset d;
+    load("chickenpox", &d);
+    const snapshot_seq *seq = &d.snapshots;
+    train_options o;
+    small_options(&o, 4);
+    trainer sync, stale, whole, by_hand;
+    make_trainer(&sync, seq, &o);
+    make_trainer(&stale, seq, &o);
+    make_trainer(&whole, seq, &o);
+    make_trainer(&by_hand, seq, &o);
+    const train_schedule s = trainer_schedule(&stale);
+    tf_error err;
+    double loss = 0;
+    delayed_gradient delay;
+    ck_assert(delayed_gradient_create(&delay, &stale.model.parameters, &err) == TF_OK);
+    /* step 0 of the synchronous run */
+    parameters_zero_grad(&sync.model.parameters);
+    for (int64_t slot = 0; slot < s.batch; slot++)
+        ck_assert(trainer_train_slot(&sync, seq, &s, 0, slot, &loss, &err) == TF_OK);
+    trainer_apply_gradient(&sync);
+    /* steps 0 and 1 of the stale one */
+    int64_t after_step0 = -1, after_step1 = -1;
+    for (int64_t step = 0; step < 2; step++) {
+        parameters_zero_grad(&stale.model.parameters);
+        for (int64_t slot = 0; slot < s.batch; slot++)
+            ck_assert(trainer_train_slot(&stale, seq, &s, step, slot, &loss, &err) == TF_OK);
+        int due = delayed_gradient_exchange(&delay, &stale.model.parameters);
+        ck_assert_int_eq(due, step == 1);
+        if (due)
+            trainer_apply_gradient(&stale);
+        if (step == 0)
+            after_step0 = parameters_differing_values(&stale.model.parameters, &whole.model.parameters); /* initial */
+        else
+            after_step1 = parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
+    }
+    delayed_gradient_free(&delay);
+
+    /* One epoch by ref_stale_epoch() against the recurrence with an explicit previous gradient. */
+    epoch_report report;
+    ck_assert_msg(ref_stale_epoch(&whole, seq, &report, &err) == TF_OK, "%s", err.message);
+    const int64_t size = parameters_size(&by_hand.model.parameters);
+    float *previous = malloc((size_t)size * sizeof(float)), *current = malloc((size_t)size * sizeof(float));
+    double hand_loss = 0;
+    for (int64_t step = 0; step <= s.steps; step++) {
+        if (step < s.steps) {
+            parameters_zero_grad(&by_hand.model.parameters);
+            for (int64_t slot = 0; slot < s.batch; slot++)
+                ck_assert(trainer_train_slot(&by_hand, seq, &s, step, slot, &hand_loss, &err) == TF_OK);
+            parameters_pack_gradients(&by_hand.model.parameters, current);
+        }
+        if (step > 0) { /* w_{k+1} = w_k - Adam(g_{k-1}) */
+            parameters_unpack_gradients(&by_hand.model.parameters, previous);
+            trainer_apply_gradient(&by_hand);
+        }
+        memcpy(previous, current, (size_t)size * sizeof(float));
+    }
+    const int64_t epoch_differing = parameters_differing_values(&whole.model.parameters, &by_hand.model.parameters);
+    printf("staleness 1 on chickenpox (%lld steps of 4 windows): after step 0, %lld values differ from the initial "
+           "ones; after step 1, %lld from synchronous training after its step 0; after the epoch, %lld from the "
+           "recurrence written in the test (all must be 0); %lld optimizer steps (must be %lld), train loss %.9g and "
+           "%.9g\n",
+           (long long)s.steps, (long long)after_step0, (long long)after_step1, (long long)epoch_differing,
+           (long long)whole.optimizer.step, (long long)s.steps, report.train_loss, hand_loss / (double)s.windows);
+    ck_assert_int_eq(after_step0, 0);
+    ck_assert_int_eq(after_step1, 0);
+    ck_assert_int_eq(epoch_differing, 0);
+    ck_assert_int_eq(whole.optimizer.step, s.steps);
+    ck_assert_int_eq(report.steps, s.steps);
+    ck_assert(report.train_loss == hand_loss / (double)s.windows);
+    free(previous);
+    free(current);
+    trainer_free(&sync);
+    trainer_free(&stale);
+    trainer_free(&whole);
+    trainer_free(&by_hand);
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(average_combine_by_hand)
+{
+    /* three replicas of 2 values, weights 1, 2, 1 */
+    const float replicas[6] = {1.0f, -0.5f, 2.0f, 0.25f, 4.0f, 1e-3f};
+    const int64_t weights[3] = {1, 2, 1};
+    float out[2];
+    local_average_combine(replicas, weights, 3, 2, out);
+    int64_t differing = 0;
+    for (int k = 0; k < 2; k++) {
+        double sum = 1.0 * (double)replicas[k] + 2.0 * (double)replicas[2 + k] + 1.0 * (double)replicas[4 + k];
+        float expected = (float)(sum / 4.0);
+        differing += memcmp(&expected, &out[k], sizeof expected) != 0;
+    }
+    /* Identical replicas average to themselves for any weights, thirds included. */
+    float same[9], identical_out[3];
+    const float x[3] = {0.1f, -1.0f / 3.0f, 12345.678f};
+    for (int i = 0; i < 3; i++)
+        memcpy(same + 3 * i, x, sizeof x);
+    const int64_t uneven[3][3] = {{1, 1, 1}, {3, 1, 0}, {7, 11, 13}};
+    int64_t identical_differing = 0;
+    for (int w = 0; w < 3; w++) {
+        local_average_combine(same, uneven[w], 3, 3, identical_out);
+        identical_differing += differing_values(identical_out, x, 3);
+    }
+    printf("weighted average by hand: %lld of 2 values differ; identical replicas under 3 weightings: %lld of 9 "
+           "values differ from the replicas' (both must be 0)\n",
+           (long long)differing, (long long)identical_differing);
+    ck_assert_int_eq(differing, 0);
+    ck_assert_int_eq(identical_differing, 0);
+}
+END_TEST
+
+/* A replica set of one is plain training, for any interval. */
+START_TEST(replicas_one_is_plain)
+{
+    dataset d;
+    load("chickenpox", &d);
+    train_options o;
+    small_options(&o, 4);
+    trainer plain;
+    make_trainer(&plain, &d.snapshots, &o);
+    replica_set one;
+    tf_error err;
+    ck_assert_msg(replica_set_create(&one, &d.snapshots, &small_model, &o, 1, 3, &err) == TF_OK, "%s", err.message);
+    int64_t differing = 0, loss_differing = 0;
+    for (int epoch = 0; epoch < 2; epoch++) {
+        epoch_report a, b;
+        ck_assert(trainer_epoch(&plain, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert_msg(ref_local_average_epoch(&one, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
+        differing += parameters_differing_values(&plain.model.parameters, &one.replicas[0].model.parameters);
+        loss_differing += a.train_loss != b.train_loss || a.test_mse != b.test_mse || a.steps != b.steps;
+    }
+    printf("1 replica averaging every 3 steps against plain training, 2 epochs: %lld parameter values and %lld "
+           "epoch reports differ (must be 0); %lld averages in the last epoch\n",
+           (long long)differing, (long long)loss_differing, (long long)one.averages);
+    ck_assert_int_eq(differing, 0);
+    ck_assert_int_eq(loss_differing, 0);
+    ck_assert_int_eq(one.averages, 3); /* 9 steps: after steps 3, 6 and 9 */
+    trainer_free(&plain);
+    replica_set_free(&one);
+    dataset_free(&d);
+}
+END_TEST
+
+/* K = 1 with SGD is synchronous SGD up to rounding: 3 replicas holding 2, 1 and 1 windows of a
+ * step (1, 0, 0 in the last), weighted by them. With Adam the two are different algorithms. */
+START_TEST(replicas_sgd_every_step_is_synchronous)
+{
+    dataset d;
+    load("chickenpox", &d);
+    double errors[2];
+    for (int with_adam = 0; with_adam < 2; with_adam++) {
+        train_options o;
+        small_options(&o, 4);
+        o.optimizer = with_adam ? OPTIMIZER_ADAM : OPTIMIZER_SGD;
+        o.learning_rate = with_adam ? 0.01 : 0.05;
+        trainer sync;
+        make_trainer(&sync, &d.snapshots, &o);
+        replica_set three;
+        tf_error err;
+        ck_assert(replica_set_create(&three, &d.snapshots, &small_model, &o, 3, 1, &err) == TF_OK);
+        double worst = 0;
+        for (int epoch = 0; epoch < 2; epoch++) {
+            epoch_report a, b;
+            ck_assert(trainer_epoch(&sync, &d.snapshots, &a, &err) == TF_OK);
+            ck_assert(ref_local_average_epoch(&three, &d.snapshots, &b, &err) == TF_OK);
+            worst = fmax(worst, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+        }
+        errors[with_adam] = fmax(worst, parameters_relative_error(&three.replicas[0].model.parameters, &sync.model.parameters));
+        trainer_free(&sync);
+        replica_set_free(&three);
+    }
+    printf("3 replicas averaged every step against synchronous training, 2 epochs on chickenpox: SGD %.2e (must be "
+           "<= %g), Adam %.2e (a different algorithm: each replica's moments see only its gradients)\n",
+           errors[0], TOLERANCE, errors[1]);
+    ck_assert_double_le(errors[0], TOLERANCE);
+    ck_assert_double_gt(errors[1], TOLERANCE);
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(replicas_identical_after_average_adam_not)
+{
+    dataset d;
+    load("chickenpox", &d);
+    train_options o;
+    small_options(&o, 4);
+    replica_set three;
+    tf_error err;
+    ck_assert(replica_set_create(&three, &d.snapshots, &small_model, &o, 3, 2, &err) == TF_OK);
+    epoch_report report;
+    int done;
+    int64_t between = 0, after = 0, moments = 0;
+    for (int step = 0; step < 2; step++) {
+        ck_assert(ref_local_average_step(&three, &d.snapshots, &report, &done, &err) == TF_OK);
+        for (int i = 1; i < 3; i++) {
+            int64_t differing = parameters_differing_values(&three.replicas[0].model.parameters,
+                                                     &three.replicas[i].model.parameters);
+            if (step == 0)
+                between += differing;
+            else
+                after += differing;
+        }
+    }
+    for (int i = 1; i < 3; i++)
+        moments += parameters_differing_values(&three.replicas[0].optimizer.moments, &three.replicas[i].optimizer.moments);
+    printf("3 replicas, average every 2 steps: after step 1 (local) %lld values differ from replica 0's, after step 2 "
+           "(averaged) %lld (must be 0); Adam first moments differing: %lld (never averaged, must be > 0)\n",
+           (long long)between, (long long)after, (long long)moments);
+    ck_assert_int_gt(between, 0);
+    ck_assert_int_eq(after, 0);
+    ck_assert_int_gt(moments, 0);
+    replica_set_free(&three);
+    dataset_free(&d);
+}
+END_TEST
+
+/* The serial simulation and the MPI twin place slot j on the same replica / rank. */
+START_TEST(placement_agrees_with_the_twin)
+{
+    int64_t disagreements = 0, checked = 0;
+    for (int size = 1; size <= 6; size++)
+        for (int64_t slot = 0; slot < 40; slot++, checked++)
+            disagreements += replica_of_slot(slot, size) != opt_trainer_rank_of(slot, size);
+    printf("replica_of_slot against opt_trainer_rank_of on %lld (slot, ranks) pairs: %lld disagree (must be 0)\n",
+           (long long)checked, (long long)disagreements);
+    ck_assert_int_eq(disagreements, 0);
+}
+END_TEST
+
+/* theta / D from Eqs. 6-7: both signs start at 1/2; a loss that fell all the way (norm 1) takes
+ * the printed one to 1/(1+e) and the text's to 1/(1+1/e); static and zero are constants. */
+START_TEST(threshold_schedule)
+{
+    tf_error err;
+    stale_schedule text, printed, fixed, zero;
+    ck_assert(stale_schedule_parse("adaptive", &text, &err) == TF_OK);
+    ck_assert(stale_schedule_parse("adaptive-printed", &printed, &err) == TF_OK);
+    ck_assert(stale_schedule_parse("static:0.3", &fixed, &err) == TF_OK);
+    ck_assert(stale_schedule_parse("zero", &zero, &err) == TF_OK);
+    const double start_text = stale_threshold_fraction(&text, 2.0, 2.0);
+    const double start_printed = stale_threshold_fraction(&printed, 2.0, 2.0);
+    const double end_text = stale_threshold_fraction(&text, 2.0, 0.0);
+    const double end_printed = stale_threshold_fraction(&printed, 2.0, 0.0);
+    const double rising = stale_threshold_fraction(&text, 2.0, 3.0);
+    printf("theta/D at epoch 2: text %.5f, printed %.5f; after the loss fell to 0: text %.5f, printed %.5f; loss "
+           "risen by half: text %.5f; static:0.3 %.2f; zero %.0f\n",
+           start_text, start_printed, end_text, end_printed, rising, stale_threshold_fraction(&fixed, 2.0, 1.0),
+           stale_threshold_fraction(&zero, 2.0, 1.0));
+    ck_assert(start_text == 0.5 && start_printed == 0.5);
+    ck_assert_double_eq_tol(end_printed, 1.0 / (1.0 + exp(1.0)), 1e-15);
+    ck_assert_double_eq_tol(end_text, 1.0 / (1.0 + exp(-1.0)), 1e-15);
+    ck_assert_double_lt(rising, 0.5);
+    ck_assert(stale_threshold_fraction(&fixed, 2.0, 1.0) == 0.3);
+    ck_assert(stale_threshold_fraction(&zero, 2.0, 1.0) == 0);
+    char name[32];
+    ck_assert_str_eq(stale_schedule_name(&fixed, name, sizeof name), "static:0.3");
+    ck_assert_str_eq(stale_schedule_name(&printed, name, sizeof name), "adaptive-printed");
+}
+END_TEST
+
+START_TEST(reuse_rule)
+{
+    const float fresh[2] = {1.0f, 2.0f}, near[2] = {1.0f, 2.5f}, far[2] = {1.0f, 3.5f};
+    const float plus_zero[2] = {0.0f, 1.0f}, minus_zero[2] = {-0.0f, 1.0f}, nan_row[2] = {NAN, 1.0f};
+    double d;
+    const int within = stale_reuse(fresh, near, 2, 1.0, &d);      /* d = 0.5 <= 1 */
+    const int beyond = stale_reuse(fresh, far, 2, 1.0, &d);       /* d = 1.5 > 1 */
+    const int at = stale_reuse(fresh, far, 2, 1.5, &d);           /* d = theta: reused (sent iff d > theta) */
+    const int exact = stale_reuse(fresh, fresh, 2, 0.0, &d);      /* theta 0, same bits */
+    const int signed_zero = stale_reuse(plus_zero, minus_zero, 2, 0.0, &d); /* distance 0, other bits */
+    const int not_a_number = stale_reuse(nan_row, fresh, 2, 1e30, &d);
+    printf("reuse: d 0.5 <= theta 1: %d; d 1.5 > theta 1: %d; d = theta: %d; theta 0 same bits: %d; theta 0 with -0 "
+           "for +0: %d; NaN: %d\n",
+           within, beyond, at, exact, signed_zero, not_a_number);
+    ck_assert(within && !beyond && at && exact && !signed_zero && !not_a_number);
+}
+END_TEST
+
+/* A row drifting delta per epoch with theta just above delta: measured against the previous
+ * epoch it would never be sent; against the last sent copy its drift adds up and it is. */
+START_TEST(last_sent_not_previous_epoch)
+{
+    const double delta = 0.1, theta = 0.15;
+    float row[1] = {0}, previous[1] = {0}, sent[1] = {0};
+    int64_t sends_previous = 0, sends_last = 0;
+    char epochs[128] = "";
+    for (int epoch = 2; epoch <= 10; epoch++) {
+        row[0] = (float)(delta * (epoch - 1));
+        double d;
+        if (!stale_reuse(row, previous, 1, theta, &d))
+            sends_previous++;
+        if (!stale_reuse(row, sent, 1, theta, &d)) {
+            sends_last++;
+            sent[0] = row[0];
+            snprintf(epochs + strlen(epochs), sizeof epochs - strlen(epochs), " %d", epoch);
+        }
+        previous[0] = row[0];
+    }
+    printf("drift %.2f per epoch, theta %.2f, epochs 2..10: against the previous epoch %lld sends; against the last "
+           "sent copy %lld, in epochs%s\n",
+           delta, theta, (long long)sends_previous, (long long)sends_last, epochs);
+    ck_assert_int_eq(sends_previous, 0);
+    ck_assert_int_eq(sends_last, 4); /* every second epoch: 2 delta > theta >= delta */
+}
+END_TEST
+
+/* The simulation of stale aggregation: a generated graph, owners v % R. */
+static const char *const stale_data = "powerlaw:nodes=120,edges=700,snapshots=10,arrival=0.05,seed=4";
+
+static void stale_options(train_options *o)
+{
+    train_options_default(o);
+    o->window = 4;
+    o->batch = 1;
+    o->train_ratio = 0.8;
+    o->learning_rate = 0.01;
+}
+
+/* Runs `epochs` epochs of `kind` under the simulation with `schedule` on `ranks` ranks beside a
+ * plain trainer; returns the parameter values that differ, fills the stats. */
+static int64_t simulate(const dataset *d, model_kind kind, const char *schedule, int ranks, int epochs,
+                        stale_stats *stats, double *worst_loss)
+{
+    tf_error err;
+    train_options o;
+    stale_options(&o);
+    model_config config = {kind, 0, 4, 0, 2};
+    trainer plain, stale;
+    ck_assert(trainer_create(&plain, &d->snapshots, &config, &o, &err) == TF_OK);
+    ck_assert(trainer_create(&stale, &d->snapshots, &config, &o, &err) == TF_OK);
+    int32_t *owner = malloc((size_t)d->snapshots.num_nodes * sizeof(int32_t));
+    for (int64_t v = 0; v < d->snapshots.num_nodes; v++)
+        owner[v] = (int32_t)(v % ranks);
+    stale_schedule rule;
+    ck_assert(stale_schedule_parse(schedule, &rule, &err) == TF_OK);
+    stale_simulation s;
+    ck_assert_msg(stale_simulation_create(&s, &d->snapshots, owner, ranks, &rule, &ref_kernels, &err) == TF_OK, "%s",
+                  err.message);
+    stale.model.kernels = &s.table;
+    *worst_loss = 0;
+    for (int e = 0; e < epochs; e++) {
+        epoch_report a, b;
+        ck_assert(trainer_epoch(&plain, &d->snapshots, &a, &err) == TF_OK);
+        ck_assert_msg(ref_stale_embeddings_epoch(&s, &stale, &d->snapshots, &b, &err) == TF_OK, "%s", err.message);
+        *worst_loss = fmax(*worst_loss, relative(b.train_loss, a.train_loss));
+    }
+    const int64_t differing = parameters_differing_values(&plain.model.parameters, &stale.model.parameters);
+    *stats = s.stats;
+    stale_simulation_free(&s);
+    free(owner);
+    trainer_free(&plain);
+    trainer_free(&stale);
+    return differing;
+}
+
+START_TEST(stale_simulation_zero_is_plain)
+{
+    dataset d;
+    load(stale_data, &d);
+    const model_kind kinds[2] = {MODEL_GCONVGRU, MODEL_GCLSTM};
+    for (int k = 0; k < 2; k++)
+        for (int off = 0; off < 2; off++) {
+            stale_stats st;
+            double loss;
+            int64_t differing = simulate(&d, kinds[k], off ? "off" : "zero", 3, 3, &st, &loss);
+            printf("%s, theta %s on 3 ranks, 3 epochs: %lld values differ from plain training (must be 0); rows sent "
+                   "%lld, reused exactly %lld, stale %lld (must be 0); bytes %llu of the exchange mode's %llu\n",
+                   model_kind_name(kinds[k]), off ? "off" : "= 0", (long long)differing, (long long)st.rows_sent,
+                   (long long)st.rows_reused_exact, (long long)st.rows_reused_stale,
+                   (unsigned long long)st.bytes_sent, (unsigned long long)st.bytes_fresh);
+            ck_assert_int_eq(differing, 0);
+            ck_assert_int_eq(st.rows_reused_stale, 0);
+            ck_assert_uint_gt(st.bytes_fresh, 0);
+            if (off)
+                ck_assert_uint_eq(st.bytes_sent, st.bytes_fresh);
+            else
+                ck_assert_int_gt(st.rows_reused_exact, 0); /* zero states at window starts, at least */
+        }
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(stale_simulation_within_threshold)
+{
+    dataset d;
+    load(stale_data, &d);
+    const char *const schedules[3] = {"adaptive", "adaptive-printed", "static:0.5"};
+    for (int k = 0; k < 3; k++) {
+        stale_stats st;
+        double loss;
+        int64_t differing = simulate(&d, MODEL_GCONVGRU, schedules[k], 3, 4, &st, &loss);
+        printf("gconvgru, %-16s on 3 ranks, 4 epochs: rows sent %lld, reused exactly %lld, stale %lld; worst d/theta "
+               "%.4f (must be <= 1); bytes %llu (%llu in bitmaps) of %llu, %.1f%% saved; %lld parameter values moved "
+               "away from plain training, train loss within %.2e\n",
+               schedules[k], (long long)st.rows_sent, (long long)st.rows_reused_exact, (long long)st.rows_reused_stale,
+               st.worst_ratio, (unsigned long long)st.bytes_sent, (unsigned long long)st.bytes_bitmap,
+               (unsigned long long)st.bytes_fresh, 100.0 * (1.0 - (double)st.bytes_sent / (double)st.bytes_fresh),
+               (long long)differing, loss);
+        ck_assert_int_gt(st.rows_reused_stale, 0);
+        ck_assert_double_le(st.worst_ratio, 1.0);
+        ck_assert_uint_lt(st.bytes_sent, st.bytes_fresh);
+        /* every fresh byte is sent, or reused exactly, or reused stale; bitmaps come on top */
+        ck_assert_uint_eq(st.bytes_sent + st.bytes_exact + st.bytes_stale, st.bytes_fresh + st.bytes_bitmap);
+        ck_assert_int_gt(differing, 0); /* stale rows change the result: this is an approximation */
+    }
+    stale_stats alone;
+    double loss;
+    int64_t differing = simulate(&d, MODEL_GCONVGRU, "adaptive", 1, 2, &alone, &loss);
+    printf("one rank: %llu bytes (must be 0), %lld values differ from plain training (must be 0)\n",
+           (unsigned long long)alone.bytes_sent, (long long)differing);
+    ck_assert_uint_eq(alone.bytes_sent + alone.bytes_fresh, 0);
+    ck_assert_int_eq(differing, 0);
+    dataset_free(&d);
+}
+END_TEST
+
+/* A stand-in for a batch's structure: contents drawn from a generator keyed by the index, so
+ * any thread builds the same item for the same index. */
+typedef struct synthetic_batch {
+    int64_t index;
+    int64_t size;
+    float values[64];
+} synthetic_batch;
+
+static int build_synthetic(void *context, int64_t index, void *item, tf_error *err)
+{
+    const int64_t fail_at = *(const int64_t *)context;
+    if (index == fail_at)
+        return tf_error_set(err, TF_ERR_INPUT, "synthetic batch %lld: cannot be built", (long long)index);
+    synthetic_batch *b = item;
+    rng r;
+    rng_seed(&r, 1000 + (uint64_t)index);
+    b->index = index;
+    b->size = 1 + (int64_t)rng_below(&r, 64);
+    memset(b->values, 0, sizeof b->values);
+    for (int64_t k = 0; k < b->size; k++)
+        b->values[k] = (float)rng_uniform(&r);
+    return TF_OK;
+}
+
+static uint64_t hash_synthetic(const synthetic_batch *b, uint64_t hash)
+{
+    const unsigned char *bytes = (const unsigned char *)b;
+    for (size_t k = 0; k < sizeof *b; k++)
+        hash = (hash ^ bytes[k]) * 1099511628211ull;
+    return hash;
+}
+
+START_TEST(batch_queue_same_stream)
+{
+    tf_error err;
+    synthetic_batch storage[BATCH_QUEUE_MAX_DEPTH + 1];
+    void *items[BATCH_QUEUE_MAX_DEPTH + 1];
+    for (int k = 0; k <= BATCH_QUEUE_MAX_DEPTH; k++)
+        items[k] = &storage[k];
+    const int64_t never = -1, at_five = 5;
+    uint64_t hashes[BATCH_QUEUE_MAX_DEPTH + 1];
+    for (int depth = 0; depth <= BATCH_QUEUE_MAX_DEPTH; depth++) {
+        batch_queue q;
+        ck_assert(batch_queue_start(&q, depth, 50, items, build_synthetic, (void *)&never, &err) == TF_OK);
+        uint64_t hash = 1469598103934665603ull;
+        for (int64_t i = 0; i < 50; i++) {
+            void *item;
+            ck_assert_msg(batch_queue_pop(&q, &item, &err) == TF_OK, "%s", err.message);
+            ck_assert_int_eq(((synthetic_batch *)item)->index, i);
+            hash = hash_synthetic(item, hash);
+            batch_queue_recycle(&q);
+        }
+        void *item;
+        EXPECT_INPUT_ERROR(batch_queue_pop(&q, &item, &err), &err, "no batch left");
+        batch_queue_stop(&q);
+        batch_queue_stop(&q); /* idempotent */
+        hashes[depth] = hash;
+    }
+    int64_t differing = 0;
+    for (int depth = 1; depth <= BATCH_QUEUE_MAX_DEPTH; depth++)
+        differing += hashes[depth] != hashes[0];
+    /* stopping early joins a producer that may be waiting for a free slot */
+    batch_queue early;
+    ck_assert(batch_queue_start(&early, 2, 10, items, build_synthetic, (void *)&never, &err) == TF_OK);
+    for (int i = 0; i < 3; i++) {
+        void *item;
+        ck_assert(batch_queue_pop(&early, &item, &err) == TF_OK);
+        batch_queue_recycle(&early);
+    }
+    batch_queue_stop(&early);
+    /* a failed build reaches the consumer at its own index, with its message */
+    int64_t delivered = 0;
+    for (int depth = 0; depth <= BATCH_QUEUE_MAX_DEPTH; depth += 2) {
+        batch_queue failing;
+        ck_assert(batch_queue_start(&failing, depth, 10, items, build_synthetic, (void *)&at_five, &err) == TF_OK);
+        void *item;
+        for (int i = 0; i < 5; i++, delivered++) {
+            ck_assert(batch_queue_pop(&failing, &item, &err) == TF_OK);
+            batch_queue_recycle(&failing);
+        }
+        EXPECT_INPUT_ERROR(batch_queue_pop(&failing, &item, &err), &err, "synthetic batch 5");
+        batch_queue_stop(&failing);
+    }
+    printf("prefetch queue, 50 synthetic batches at depths 0..%d: %lld stream hashes differ from depth 0's (must be "
+           "0); stopped after 3 of 10; a build failing at batch 5 delivered batches 0..4 and then its error (%lld "
+           "batches over depths 0, 2, 4)\n",
+           BATCH_QUEUE_MAX_DEPTH, (long long)differing, (long long)delivered);
+    ck_assert_int_eq(differing, 0);
+    batch_queue bad;
+    EXPECT_INPUT_ERROR(batch_queue_start(&bad, 5, 10, items, build_synthetic, (void *)&never, &err), &err,
+                       "depth 5", "[0, 4]");
+    batch_queue_stop(&bad);
+}
+END_TEST
+
+START_TEST(straggler_draws_replay)
+{
+    tf_error err;
+    straggler one, each;
+    ck_assert(straggler_parse("1:5", &one, &err) == TF_OK);
+    ck_assert(straggler_parse("each:2:0.25", &each, &err) == TF_OK);
+    int64_t others = 0, mine = 0, delayed = 0, replayed = 0, draws = 0;
+    for (int rank = 0; rank < 4; rank++)
+        for (int64_t step = 0; step < 250; step++, draws++) {
+            *(rank == 1 ? &mine : &others) += straggler_is_delayed(&one, rank, 3, step);
+            int d = straggler_is_delayed(&each, rank, 3, step);
+            delayed += d;
+            replayed += d == straggler_is_delayed(&each, rank, 3, step);
+        }
+    printf("straggler 1:5 delays rank 1 in %lld of 250 steps and the others in %lld; each:2:0.25 delays %lld of %lld "
+           "(rank, step) draws, %lld replayed the same\n",
+           (long long)mine, (long long)others, (long long)delayed, (long long)draws, (long long)replayed);
+    ck_assert_int_eq(mine, 250);
+    ck_assert_int_eq(others, 0);
+    ck_assert_int_eq(replayed, draws);
+    ck_assert(delayed > draws / 8 && delayed < draws / 2); /* about a quarter */
+}
+END_TEST
+
+START_TEST(option_errors)
+{
+    tf_error err;
+    straggler s;
+    EXPECT_INPUT_ERROR(straggler_parse("1:abc", &s, &err), &err, "1:abc");
+    EXPECT_INPUT_ERROR(straggler_parse("-1:5", &s, &err), &err, "-1:5");
+    EXPECT_INPUT_ERROR(straggler_parse("1:5:2", &s, &err), &err, "1:5:2");
+    EXPECT_INPUT_ERROR(straggler_parse("each:5", &s, &err), &err, "each:5");
+    EXPECT_INPUT_ERROR(straggler_parse("1:0", &s, &err), &err, "1:0");
+    sync_mode mode;
+    EXPECT_INPUT_ERROR(sync_mode_parse("gossip", &mode, &err), &err, "gossip", "allreduce or average");
+    stale_schedule rule;
+    EXPECT_INPUT_ERROR(stale_schedule_parse("static:1.5", &rule, &err), &err, "static:1.5", "[0, 1]");
+    EXPECT_INPUT_ERROR(stale_schedule_parse("adaptive-sign", &rule, &err), &err, "adaptive-sign", "adaptive-printed");
+    async_options o;
+    async_options_default(&o);
+    o.staleness = 2;
+    EXPECT_INPUT_ERROR(async_options_check(&o, 2, &err), &err, "staleness 2", "0 or 1");
+    async_options_default(&o);
+    o.mode = SYNC_AVERAGE;
+    o.staleness = 1;
+    EXPECT_INPUT_ERROR(async_options_check(&o, 2, &err), &err, "one kind of staleness");
+    async_options_default(&o);
+    ck_assert(straggler_parse("5:100", &o.straggler, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(async_options_check(&o, 4, &err), &err, "5:100", "rank 5", "4 rank(s)");
+
+    dataset d;
+    load("chickenpox", &d);
+    train_options options;
+    small_options(&options, 4);
+    replica_set rs;
+    EXPECT_INPUT_ERROR(replica_set_create(&rs, &d.snapshots, &small_model, &options, 0, 2, &err), &err,
+                       "0 replica(s)");
+    replica_set_free(&rs);
+    EXPECT_INPUT_ERROR(replica_set_create(&rs, &d.snapshots, &small_model, &options, 2, 0, &err), &err,
+                       "every 0 step(s)");
+    replica_set_free(&rs);
+    dataset_free(&d);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("async");
+    TCase *cases = tcase_create("references");
+    tcase_set_timeout(cases, 600);
+    tcase_add_test(cases, sgd_step_by_hand);
+    tcase_add_test(cases, stale_one_lags_one_step);
+    tcase_add_test(cases, average_combine_by_hand);
+    tcase_add_test(cases, replicas_one_is_plain);
+    tcase_add_test(cases, replicas_sgd_every_step_is_synchronous);
+    tcase_add_test(cases, replicas_identical_after_average_adam_not);
+    tcase_add_test(cases, placement_agrees_with_the_twin);
+    tcase_add_test(cases, threshold_schedule);
+    tcase_add_test(cases, reuse_rule);
+    tcase_add_test(cases, last_sent_not_previous_epoch);
+    tcase_add_test(cases, stale_simulation_zero_is_plain);
+    tcase_add_test(cases, stale_simulation_within_threshold);
+    tcase_add_test(cases, batch_queue_same_stream);
+    tcase_add_test(cases, straggler_draws_replay);
+    tcase_add_test(cases, option_errors);
+    suite_add_tcase(suite, cases);
+    return run_suite(suite);
+}

@@ -1,0 +1,364 @@
+/* Chapter 05's MPI twins (opt/async.h) against their serial references (ref/async.h), on 1..4
+ * ranks (ctest runs this under mpiexec):
+ *  - averaging (DynaHB): after EVERY step, rank r's parameters against replica r of the serial
+ *    simulation with R = the rank count on the same kernels: bitwise, differing values summed
+ *    over ranks; with SGD and K = 1 against synchronous data-parallel SGD: fp;
+ *  - stale gradients (Sven Eq. 13): staleness 0 against opt_trainer_epoch(): bitwise; staleness
+ *    1 against the serial delayed recurrence: fp, and bitwise on one rank on the same kernels;
+ *  - a straggler changes no bit; the bytes sent are the header's formulas.
+ * Chickenpox (windows of 8, 4 per step, half the snapshots: 33 windows in 9 steps, the last
+ * holding one window, so on 2+ ranks some ranks have no window in it) and a generated graph. */
+#include <math.h>
+
+#include "datasets/dataset.h"
+#include "opt/async.h"
+#include "opt/kernels.h"
+#include "opt/train.h"
+#include "ref/clock.h"
+#include "verify/testing_mpi.h"
+
+#define TOLERANCE 1e-5
+
+static comm world;
+
+static const char *const generated = "powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3";
+
+static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
+
+static double sum_over_ranks(double value)
+{
+    tf_error err;
+    ck_assert(comm_allreduce_sum_double(&world, &value, 1, &err) == TF_OK);
+    return value;
+}
+
+static double max_over_ranks(double value)
+{
+    double all;
+    MPI_Allreduce(&value, &all, 1, MPI_DOUBLE, MPI_MAX, world.world);
+    return all;
+}
+
+/* Chickenpox: windows of 8, 4 per step. The generated graph (20 training snapshots): windows of
+ * 4, 2 per step, so that an epoch has 3 steps. */
+static void options_for(train_options *o, optimizer_kind optimizer, const char *data)
+{
+    train_options_default(o);
+    const int real = strcmp(data, "chickenpox") == 0;
+    o->window = real ? 8 : 4;
+    o->batch = real ? 4 : 2;
+    o->train_ratio = 0.5;
+    o->learning_rate = optimizer == OPTIMIZER_SGD ? 0.05 : 0.01;
+    o->optimizer = optimizer;
+}
+
+static void make_trainer(trainer *tr, const snapshot_seq *seq, model_kind kind, const train_options *o)
+{
+    model_config config = {kind, 0, 12, 0, 2};
+    tf_error err;
+    ck_assert_msg(trainer_create(tr, seq, &config, o, &err) == TF_OK, "%s", err.message);
+}
+
+static void make_async(async_trainer *at, trainer *tr, sync_mode mode, int64_t every, int staleness,
+                       const straggler *slow)
+{
+    async_options o;
+    async_options_default(&o);
+    o.mode = mode;
+    o.every = every;
+    o.staleness = staleness;
+    if (slow)
+        o.straggler = *slow;
+    tf_error err;
+    ck_assert_msg(opt_async_create(at, tr, &world, &o, &err) == TF_OK, "%s", err.message);
+}
+
+/* Averaging every `every` steps: every step of the twin against the simulation. */
+static void average_against_simulation(const char *data, model_kind kind, int64_t every, int64_t epochs)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    train_options o;
+    options_for(&o, OPTIMIZER_ADAM, data);
+    trainer mine;
+    make_trainer(&mine, &d.snapshots, kind, &o);
+    async_trainer twin;
+    make_async(&twin, &mine, SYNC_AVERAGE, every, 0, NULL);
+    replica_set simulation; /* every rank simulates all R replicas, on the twin's kernels */
+    model_config config = {kind, 0, 12, 0, 2};
+    ck_assert(replica_set_create(&simulation, &d.snapshots, &config, &o, world.size, every, &err) == TF_OK);
+    for (int i = 0; i < world.size; i++)
+        simulation.replicas[i].model.kernels = &opt_kernels;
+    int64_t steps = 0, differing = 0, averages = 0;
+    double worst_curve = 0;
+    for (int64_t e = 0; e < epochs; e++) {
+        int done_twin = 0, done_simulation = 0;
+        epoch_report a, b;
+        while (!done_twin) {
+            ck_assert_msg(opt_async_step(&twin, &d.snapshots, &b, &done_twin, &err) == TF_OK, "%s", err.message);
+            ck_assert(ref_local_average_step(&simulation, &d.snapshots, &a, &done_simulation, &err) == TF_OK);
+            ck_assert_int_eq(done_twin, done_simulation);
+            differing += parameters_differing_values(&mine.model.parameters,
+                                              &simulation.replicas[world.rank].model.parameters);
+            steps++;
+        }
+        averages += twin.averages;
+        ck_assert_int_eq(twin.averages, simulation.averages);
+        worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+    }
+    const double all_differing = sum_over_ranks((double)differing);
+    worst_curve = max_over_ranks(worst_curve);
+    if (world.rank == 0)
+        printf("average every %lld: %-8s on %-10s %d rank(s): %lld steps x %lld values compared on every rank, %.0f "
+               "differ from the serial simulation (must be 0); %lld averages; loss curve %.2e (fp: the loss sums "
+               "across ranks)\n",
+               (long long)every, model_kind_name(kind), d.name, world.size, (long long)steps,
+               (long long)parameters_size(&mine.model.parameters), all_differing, (long long)averages, worst_curve);
+    ck_assert(all_differing == 0);
+    ck_assert_double_le(worst_curve, TOLERANCE);
+    opt_async_free(&twin);
+    replica_set_free(&simulation);
+    trainer_free(&mine);
+    dataset_free(&d);
+}
+
+START_TEST(average_equals_simulation_every_step)
+{
+    average_against_simulation("chickenpox", MODEL_TGCN, 1, 2);
+    average_against_simulation("chickenpox", MODEL_TGCN, 4, 2); /* the epoch's end forces one after a partial interval */
+    average_against_simulation("chickenpox", MODEL_GCLSTM, 4, 2);
+    average_against_simulation(generated, MODEL_TGCN, 2, 2);
+}
+END_TEST
+
+/* K = 1 and SGD: the averaged replicas take synchronous SGD's steps, up to rounding. */
+START_TEST(average_sgd_every_step_equals_sync)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
+    train_options o;
+    options_for(&o, OPTIMIZER_SGD, "chickenpox");
+    trainer averaged, sync;
+    make_trainer(&averaged, &d.snapshots, MODEL_TGCN, &o);
+    make_trainer(&sync, &d.snapshots, MODEL_TGCN, &o);
+    async_trainer twin;
+    make_async(&twin, &averaged, SYNC_AVERAGE, 1, 0, NULL);
+    ck_assert(opt_trainer_parallel(&sync, &world, &err) == TF_OK);
+    double worst_curve = 0;
+    for (int e = 0; e < 3; e++) {
+        epoch_report a, b;
+        ck_assert(opt_trainer_epoch(&sync, &world, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
+        worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+    }
+    const double worst_parameter = max_over_ranks(parameters_relative_error(&averaged.model.parameters, &sync.model.parameters));
+    if (world.rank == 0)
+        printf("SGD averaged every step against synchronous SGD, %d rank(s), 3 epochs: loss curve %.2e, final "
+               "parameters %.2e (fp, must be <= %g)\n",
+               world.size, worst_curve, worst_parameter, TOLERANCE);
+    ck_assert_double_le(worst_curve, TOLERANCE);
+    ck_assert_double_le(worst_parameter, TOLERANCE);
+    opt_async_free(&twin);
+    trainer_free(&averaged);
+    trainer_free(&sync);
+    dataset_free(&d);
+}
+END_TEST
+
+/* Staleness 0 runs the twin's loop with the blocking all-reduce: synchronous training, bit for bit. */
+START_TEST(stale_zero_is_sync)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
+    train_options o;
+    options_for(&o, OPTIMIZER_ADAM, "chickenpox");
+    trainer stale, sync;
+    make_trainer(&stale, &d.snapshots, MODEL_GCLSTM, &o);
+    make_trainer(&sync, &d.snapshots, MODEL_GCLSTM, &o);
+    async_trainer twin;
+    make_async(&twin, &stale, SYNC_ALLREDUCE, 1, 0, NULL);
+    ck_assert(opt_trainer_parallel(&sync, &world, &err) == TF_OK);
+    int64_t differing = 0, reports = 0;
+    for (int e = 0; e < 2; e++) {
+        epoch_report a, b;
+        ck_assert(opt_trainer_epoch(&sync, &world, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
+        differing += parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
+        reports += memcmp(&a.train_loss, &b.train_loss, sizeof(double)) != 0 ||
+                   memcmp(&a.test_mse, &b.test_mse, sizeof(double)) != 0 || a.steps != b.steps;
+    }
+    const double all = sum_over_ranks((double)(differing + reports));
+    if (world.rank == 0)
+        printf("staleness 0 against synchronous training, gclstm, %d rank(s), 2 epochs: %.0f parameter values or "
+               "epoch reports differ (must be 0)\n",
+               world.size, all);
+    ck_assert(all == 0);
+    opt_async_free(&twin);
+    trainer_free(&stale);
+    trainer_free(&sync);
+    dataset_free(&d);
+}
+END_TEST
+
+/* Staleness 1 against the serial delayed recurrence (ref kernels: fp; on one rank also against
+ * the recurrence on the twin's kernels: bitwise). */
+static void stale_one(const char *data, model_kind kind, int64_t epochs)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load(data, NULL, &d, &err) == TF_OK);
+    train_options o;
+    options_for(&o, OPTIMIZER_ADAM, data);
+    trainer stale, reference, same_kernels;
+    make_trainer(&stale, &d.snapshots, kind, &o);
+    make_trainer(&reference, &d.snapshots, kind, &o);
+    make_trainer(&same_kernels, &d.snapshots, kind, &o);
+    same_kernels.model.kernels = &opt_kernels;
+    async_trainer twin;
+    make_async(&twin, &stale, SYNC_ALLREDUCE, 1, 1, NULL);
+    double worst_curve = 0;
+    int64_t steps = 0;
+    for (int64_t e = 0; e < epochs; e++) {
+        epoch_report a, b, c;
+        ck_assert(ref_stale_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert_msg(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
+        if (world.size == 1)
+            ck_assert(ref_stale_epoch(&same_kernels, &d.snapshots, &c, &err) == TF_OK);
+        worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+        ck_assert_int_eq(a.steps, b.steps);
+        steps += b.steps;
+    }
+    const double worst_parameter = max_over_ranks(parameters_relative_error(&stale.model.parameters,
+                                                                  &reference.model.parameters));
+    worst_curve = max_over_ranks(worst_curve);
+    if (world.rank == 0) {
+        printf("staleness 1: %-8s on %-10s %d rank(s), %lld epochs (%lld optimizer steps): against the serial "
+               "recurrence, loss curve %.2e, final parameters %.2e (fp, must be <= %g)",
+               model_kind_name(kind), d.name, world.size, (long long)epochs, (long long)steps, worst_curve,
+               worst_parameter, TOLERANCE);
+        if (world.size == 1)
+            printf("; on the same kernels %lld values differ (must be 0)",
+                   (long long)parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters));
+        printf("\n");
+    }
+    if (world.size == 1)
+        ck_assert_int_eq(parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters), 0);
+    ck_assert_double_le(worst_curve, TOLERANCE);
+    ck_assert_double_le(worst_parameter, TOLERANCE);
+    ck_assert_int_eq(stale.optimizer.step, reference.optimizer.step);
+    opt_async_free(&twin);
+    trainer_free(&stale);
+    trainer_free(&reference);
+    trainer_free(&same_kernels);
+    dataset_free(&d);
+}
+
+START_TEST(stale_one_equals_recurrence)
+{
+    stale_one("chickenpox", MODEL_TGCN, 3);
+    stale_one(generated, MODEL_GCLSTM, 2);
+}
+END_TEST
+
+/* A straggler sleeps; it does not change a bit. */
+START_TEST(straggler_changes_nothing)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
+    train_options o;
+    options_for(&o, OPTIMIZER_ADAM, "chickenpox");
+    straggler slow;
+    char spelling[32];
+    snprintf(spelling, sizeof spelling, "%d:5", 1 % world.size);
+    ck_assert(straggler_parse(spelling, &slow, &err) == TF_OK);
+    int64_t differing = 0;
+    double seconds[2];
+    for (int mode = 0; mode < 2; mode++) {
+        trainer plain, delayed;
+        make_trainer(&plain, &d.snapshots, MODEL_TGCN, &o);
+        make_trainer(&delayed, &d.snapshots, MODEL_TGCN, &o);
+        async_trainer a, b;
+        make_async(&a, &plain, mode ? SYNC_AVERAGE : SYNC_ALLREDUCE, 2, mode ? 0 : 1, NULL);
+        make_async(&b, &delayed, mode ? SYNC_AVERAGE : SYNC_ALLREDUCE, 2, mode ? 0 : 1, &slow);
+        epoch_report ra, rb;
+        ck_assert(opt_async_epoch(&a, &d.snapshots, &ra, &err) == TF_OK);
+        double started = wall_seconds();
+        ck_assert(opt_async_epoch(&b, &d.snapshots, &rb, &err) == TF_OK);
+        seconds[mode] = wall_seconds() - started;
+        differing += parameters_differing_values(&plain.model.parameters, &delayed.model.parameters);
+        differing += memcmp(&ra.train_loss, &rb.train_loss, sizeof(double)) != 0;
+        opt_async_free(&a);
+        opt_async_free(&b);
+        trainer_free(&plain);
+        trainer_free(&delayed);
+    }
+    const double all = sum_over_ranks((double)differing);
+    if (world.rank == 0)
+        printf("straggler %s (9 steps of 5 ms), %d rank(s): stale-1 epoch %.3f s, average-2 epoch %.3f s; %.0f values "
+               "differ from the runs without it (must be 0)\n",
+               spelling, world.size, seconds[0], seconds[1], all);
+    ck_assert(all == 0);
+    dataset_free(&d);
+}
+END_TEST
+
+/* The bytes rank 0 sends per epoch are the header's formulas. */
+START_TEST(bytes_counted)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
+    train_options o;
+    options_for(&o, OPTIMIZER_ADAM, "chickenpox");
+    const uint64_t r = (uint64_t)world.size;
+    uint64_t measured[3], expected[3];
+    const char *names[3] = {"synchronous", "stale-1", "average-4"};
+    for (int mode = 0; mode < 3; mode++) {
+        trainer tr;
+        make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
+        async_trainer at;
+        make_async(&at, &tr, mode == 2 ? SYNC_AVERAGE : SYNC_ALLREDUCE, 4, mode == 1, NULL);
+        const train_schedule s = trainer_schedule(&tr);
+        const uint64_t p = (uint64_t)parameters_size(&tr.model.parameters);
+        const uint64_t doubles = 2 * (2 * (r - 1) * 8 / r);   /* train loss and test MSE */
+        const uint64_t allreduce = 2 * (r - 1) * (4 * p) / r; /* one gradient */
+        const uint64_t allgather = (r - 1) * 4 * p;            /* one average */
+        const uint64_t averages = (uint64_t)((s.steps + 3) / 4);
+        expected[mode] = (mode == 2 ? averages * allgather : (uint64_t)s.steps * allreduce) + doubles;
+        const uint64_t before = world.bytes_sent;
+        epoch_report report;
+        ck_assert(opt_async_epoch(&at, &d.snapshots, &report, &err) == TF_OK);
+        measured[mode] = world.bytes_sent - before;
+        opt_async_free(&at);
+        trainer_free(&tr);
+    }
+    if (world.rank == 0)
+        for (int mode = 0; mode < 3; mode++)
+            printf("bytes per epoch, rank 0 of %d: %-11s %10llu (formula %llu)\n", world.size, names[mode],
+                   (unsigned long long)measured[mode], (unsigned long long)expected[mode]);
+    for (int mode = 0; mode < 3; mode++)
+        ck_assert_uint_eq(measured[mode], expected[mode]);
+    dataset_free(&d);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (start_mpi(&world, &argc, &argv, 0) != 0)
+        return 1;
+    Suite *suite = suite_create("async_mpi");
+    TCase *cases = tcase_create("twins");
+    tcase_set_timeout(cases, 600);
+    tcase_add_test(cases, average_equals_simulation_every_step);
+    tcase_add_test(cases, average_sgd_every_step_equals_sync);
+    tcase_add_test(cases, stale_zero_is_sync);
+    tcase_add_test(cases, stale_one_equals_recurrence);
+    tcase_add_test(cases, straggler_changes_nothing);
+    tcase_add_test(cases, bytes_counted);
+    suite_add_tcase(suite, cases);
+    return run_suite_mpi(suite, &world);
+}
