@@ -64,7 +64,7 @@ void opt_dispatch_trainer_free(dispatch_trainer *tr)
 static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
 {
     const event_model *m = &tr->base.model;
-    const int64_t B = tr->base.options.batch_size, dm = m->config.memory_width;
+    const int64_t B = dispatch_batch_largest(&tr->setup), dm = m->config.memory_width;
     const size_t C = (size_t)tr->capacity;
     size_t largest = dispatch_write_row_bytes(dm, event_model_mail_width(m));
     largest = largest > 12 ? largest : 12;

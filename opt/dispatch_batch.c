@@ -36,18 +36,24 @@ void dispatch_slice(const event_batch_slot *slot, int rank, int ranks, int64_t *
     *size = hi - lo;
 }
 
+int64_t dispatch_batch_largest(const dispatch_setup *s)
+{
+    const int64_t B = s->base->options.batch_size, events = s->base->events->num_events;
+    return B < events ? B : events;
+}
+
 int64_t dispatch_batch_capacity(const dispatch_setup *s)
 {
     const event_model_config *c = &s->base->model.config;
     const int64_t k = c->kind == EVENT_MODEL_TGN ? c->neighbors : 0;
-    return 3 * s->base->options.batch_size * (1 + k);
+    return 3 * dispatch_batch_largest(s) * (1 + k);
 }
 
 int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *err)
 {
     memset(b, 0, sizeof *b);
     const int64_t capacity = dispatch_batch_capacity(s);
-    int status = (b->negatives = tf_alloc((size_t)s->base->options.batch_size, sizeof *b->negatives, "negatives", err))
+    int status = (b->negatives = tf_alloc((size_t)dispatch_batch_largest(s), sizeof *b->negatives, "negatives", err))
                      ? TF_OK
                      : TF_ERR_INPUT;
     if (status == TF_OK)

@@ -99,7 +99,13 @@ typedef struct dispatch_batch {
 /** Events [*first, *first + *size) of global batch @p slot belong to @p rank of @p ranks. */
 void dispatch_slice(const event_batch_slot *slot, int rank, int ranks, int64_t *first, int64_t *size);
 
-/** The most entries a batch of @p s can have: 3 B (1 + k), k = TGN's neighbours (JODIE: 0). */
+/** The most events a batch of @p s can have: the batch size, or the whole stream when that is
+ *  shorter (a batch size larger than the stream must not size buffers for events that do not
+ *  exist). */
+int64_t dispatch_batch_largest(const dispatch_setup *s);
+
+/** The most entries a batch of @p s can have: 3 B (1 + k), B = dispatch_batch_largest(), k =
+ *  TGN's neighbours (JODIE: 0). */
 int64_t dispatch_batch_capacity(const dispatch_setup *s);
 
 /** Allocate a batch's buffers for @p s's batch size. @return 0, or TF_ERR_INPUT (no memory). */

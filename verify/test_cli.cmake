@@ -145,6 +145,18 @@ if(NOT status EQUAL 0 OR NOT distributed_final STREQUAL straight_final OR NOT di
   message(FATAL_ERROR "train --impl opt on one rank differs from the reference:\n${straight}\n---\n${distributed}")
 endif()
 message(STATUS "event model --impl opt on 1 rank: ${distributed_final}")
+# A batch larger than the whole stream is one batch per split, as in the reference: the twin must
+# size its buffers by the events that exist, not by the option (it asked for 12 GiB here once).
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 1 --batch 100000000 RESULT_VARIABLE status
+                OUTPUT_VARIABLE whole_ref)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 1 --batch 100000000 --impl opt RESULT_VARIABLE status1
+                OUTPUT_VARIABLE whole_opt ERROR_VARIABLE whole_error)
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" whole_ref_final "${whole_ref}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" whole_opt_final "${whole_opt}")
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR whole_ref_final STREQUAL "" OR NOT whole_opt_final STREQUAL whole_ref_final)
+  message(FATAL_ERROR "--batch beyond the stream: ref and --impl opt differ:\n${whole_ref}\n---\n${whole_opt}${whole_error}")
+endif()
+message(STATUS "--batch 100000000 on 400 events, --impl opt: ${whole_opt_final} (the reference's)")
 expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
 expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --dispatch sven)
