@@ -235,6 +235,15 @@ int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err
     return TF_OK;
 }
 
+int comm_ranks_differing(comm *c, double value, double *differing, tf_error *err)
+{
+    double reference = value;
+    if (comm_broadcast(c, &reference, sizeof reference, 0, err) != TF_OK)
+        return err->code;
+    *differing = value != reference;
+    return comm_allreduce_sum_double(c, differing, 1, err);
+}
+
 int comm_barrier(comm *c, tf_error *err)
 {
     c->calls++;

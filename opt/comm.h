@@ -96,6 +96,13 @@ int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, con
 /** Broadcast @p bytes bytes from rank @p root to all ranks, in place. */
 int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err);
 
+/**
+ * How many ranks of @p c hold another @p value than rank 0 (a checksum of what must agree):
+ * rank 0's value broadcast, the mismatches all-reduced. Every rank calls it and receives the
+ * count in @p differing. @return 0, or the error of a collective.
+ */
+int comm_ranks_differing(comm *c, double value, double *differing, tf_error *err);
+
 /** Wait until every rank has arrived. */
 int comm_barrier(comm *c, tf_error *err);
 

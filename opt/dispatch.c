@@ -104,11 +104,8 @@ static int ranks_agree(const dispatch_trainer *tr, tf_error *err)
     h = fnv(h, &tr->mode, sizeof tr->mode);
     h = fnv(h, &tr->base.options.batch_size, sizeof tr->base.options.batch_size);
     h = fnv(h, tr->placement.owner, (size_t)tr->placement.num_nodes * sizeof *tr->placement.owner);
-    double reference = (double)(h >> 11), own = reference;
-    if (comm_broadcast(tr->group, &reference, sizeof reference, 0, err) != TF_OK)
-        return err->code;
-    double differ = own != reference;
-    if (comm_allreduce_sum_double(tr->group, &differ, 1, err) != TF_OK)
+    double differ;
+    if (comm_ranks_differing(tr->group, (double)(h >> 11), &differ, err) != TF_OK)
         return err->code;
     if (differ != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%.0f rank(s) have another event stream, dispatch mode, batch size or "
@@ -522,11 +519,8 @@ static double memory_checksum(const node_memory *m)
 /* DepCache: every replica must hold rank 0's bits. */
 static int replicas_agree(const dispatch_trainer *tr, tf_error *err)
 {
-    double reference = memory_checksum(&tr->base.memory), own = reference;
-    if (comm_broadcast(tr->group, &reference, sizeof reference, 0, err) != TF_OK)
-        return err->code;
-    double differ = own != reference;
-    if (comm_allreduce_sum_double(tr->group, &differ, 1, err) != TF_OK)
+    double differ;
+    if (comm_ranks_differing(tr->group, memory_checksum(&tr->base.memory), &differ, err) != TF_OK)
         return err->code;
     if (differ != 0)
         return tf_error_set(err, TF_ERR_INPUT,

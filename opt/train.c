@@ -23,12 +23,8 @@ static double parameter_checksum(const parameter_list *list)
 int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err)
 {
     /* Same parameters on every rank: compare each rank's checksum with rank 0's. */
-    double reference = parameter_checksum(list);
-    double own = reference;
-    if (comm_broadcast(c, &reference, sizeof reference, 0, err) != TF_OK)
-        return err->code;
-    double mismatches = own != reference;
-    if (comm_allreduce_sum_double(c, &mismatches, 1, err) != TF_OK)
+    double mismatches;
+    if (comm_ranks_differing(c, parameter_checksum(list), &mismatches, err) != TF_OK)
         return err->code;
     if (mismatches != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%.0f rank(s) start from other parameters than rank 0: create every "
