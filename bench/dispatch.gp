@@ -17,15 +17,15 @@ set xtics (200, 600, 1200, 2000)
 set grid
 set yrange [0:1]
 set key bottom right font ",9"
-pick(data, model, column) = (strcol(1) eq data && strcol(2) eq model) ? column(column) : 1/0
+pick(data, model, c) = (strcol(1) eq data && strcol(2) eq model) ? column(c) : 1/0
 set title "eta_1, dispatch (1 - unique / occurrences)"
 plot for [d in "wikipedia collegemsg enron bitcoin_otc"] dir."/eta.csv" using 3:(pick(d, "tgn", 7)) \
-         with linespoints title d." tgn", \
+         with linespoints title d." tgn" noenhanced, \
      for [d in "wikipedia collegemsg enron bitcoin_otc"] dir."/eta.csv" using 3:(pick(d, "jodie", 7)) \
-         with linespoints dashtype 2 title d." jodie"
+         with linespoints dashtype 2 title d." jodie" noenhanced
 set title "eta_2, aggregation (1 - written / positive endpoints)"
 plot for [d in "wikipedia collegemsg enron bitcoin_otc"] dir."/eta.csv" using 3:(pick(d, "tgn", 10)) \
-         with linespoints title d
+         with linespoints title d noenhanced
 unset multiplot
 
 set output "chapters/04-dispatch-bytes.svg"
@@ -36,14 +36,15 @@ set xlabel "ranks"
 set ylabel "memory bytes sent per training epoch"
 set xtics (2, 4, 8, 16, 32, 64)
 set key top left font ",9"
-row(model, mode, column) = (strcol(1) eq "wikipedia" && strcol(2) eq model && strcol(3) eq "hash" && \
-                            strcol(5) eq mode) ? column(column) : 1/0
+# One series = the rows of one model and mode (hash placement) picked out by awk: in the file
+# they are far apart (other modes and placements in between), and gnuplot would break a line at
+# every row it skips.
+series(model, mode) = sprintf("< awk -F, '$1 == \"wikipedia\" && $2 == \"%s\" && $3 == \"hash\" && $5 == \"%s\"' %s/bytes.csv", \
+                              model, mode, dir)
 do for [m in "tgn jodie"] {
   set title "Wikipedia, ".m.", hash placement, batch 600, widths 8"
-  plot for [mode in "naive depcomm sven depcache"] dir."/bytes.csv" using 4:(row(m, mode, 26)) \
-           with linespoints lw 2 title mode, \
-       dir."/bytes.csv" using 4:(row(m, "sven", 27)) with lines lw 1 lc rgb "black" title "lower bound", \
-       for [mode in "depcomm sven depcache"] dir."/bytes.csv" using 4:(row(m, mode, 28)) \
-           with lines dashtype 2 title mode." (App. C)"
+  plot for [mode in "naive depcomm sven depcache"] series(m, mode) using 4:26 with linespoints lw 2 title mode, \
+       series(m, "sven") using 4:27 with lines lw 1 lc rgb "black" title "lower bound", \
+       for [mode in "depcomm sven depcache"] series(m, mode) using 4:28 with lines dashtype 2 title mode." (App. C)"
 }
 unset multiplot
