@@ -5,18 +5,21 @@
  *
  * Without names, every technique. A technique with its own benchmark (sweeps and CSV files:
  * bench/incremental.c, bench/fusion.c) runs it; the others run their demo rows with the time,
- * the work rate and its unit. Exit status 1 when any result was wrong, 2 for bad arguments. */
+ * the work rate and its unit. The output opens with its provenance (command, date, machine, load),
+ * so a committed result says where it was measured. Exit status 1 when any result was wrong, 2 for
+ * bad arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bench/technique.h"
 
 static const char usage[] =
     "usage: bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]\n"
-    "  TECHNIQUE     a name from the table (default: all): train, incremental, fusion,\n"
-    "                schedule, hybrid\n"
+    "  TECHNIQUE     a name from the table (default: all, listed below)\n"
     "  --quick       smaller inputs: a smoke test, not a measurement\n"
     "  --threads N   OpenMP threads of the twins (default 1; the reference is single-threaded)\n"
     "  --repeats N   timed runs of each twin, best kept; runs over 1 s are not repeated (default 3)\n"
@@ -45,6 +48,47 @@ static int demo_rows(const technique *t, const benchmark_options *o, tf_error *e
     return wrong;
 }
 
+/* The first value of the line starting with @p key in a /proc file (e.g. "model name" in
+ * /proc/cpuinfo), into @p value; "unknown" when absent. */
+static void proc_value(const char *path, const char *key, char *value, size_t size)
+{
+    snprintf(value, size, "unknown");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    size_t length = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, length) != 0)
+            continue;
+        const char *start = strchr(line, ':');
+        start = start ? start + 1 : line + length;
+        while (*start == ' ' || *start == '\t')
+            start++;
+        snprintf(value, size, "%.*s", (int)strcspn(start, "\n"), start);
+        break;
+    }
+    fclose(f);
+}
+
+/* Where a result came from, printed before any number: the command, the date, the machine and
+ * its load at the start. Timings taken on a shared or loaded machine say so here. */
+static void print_provenance(int argc, char **argv)
+{
+    printf("# command:");
+    for (int i = 0; i < argc; i++)
+        printf(" %s", i == 0 ? "build/bench/bench" : argv[i]);
+    char date[32], model[128], memory[64], load[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    proc_value("/proc/cpuinfo", "model name", model, sizeof model);
+    proc_value("/proc/meminfo", "MemTotal", memory, sizeof memory);
+    proc_value("/proc/loadavg", "", load, sizeof load);
+    load[strcspn(load, " ")] = '\0'; /* the one-minute average */
+    printf("\n# date: %s; machine: %s, %ld cores online, memory %s, load average %s at start; %s\n", date,
+           model, sysconf(_SC_NPROCESSORS_ONLN), memory, load, "compiler " __VERSION__);
+}
+
 /* A whole number in [1, maximum] for option @p name, or -1. */
 static int parse_count(const char *name, const char *value, int maximum)
 {
@@ -67,6 +111,11 @@ int main(int argc, char **argv)
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(usage, stdout);
+            printf("techniques:");
+            for (const technique *const *t = technique_table; *t; t++)
+                if (t == technique_table || strcmp(t[-1]->name, (*t)->name) != 0) /* fusion has two entries */
+                    printf(" %s", (*t)->name);
+            printf("\n");
             return 0;
         } else if (!strcmp(argv[i], "--quick")) {
             o.quick = 1;
@@ -101,6 +150,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: cannot create the output directory %s\n", o.out);
         return 2;
     }
+    print_provenance(argc, argv);
     int wrong = 0, failed = 0;
     for (int k = 0; k < count; k++) {
         const technique *t = chosen[k];
