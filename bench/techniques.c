@@ -3,7 +3,7 @@
 #include "bench/technique.h"
 
 extern const technique technique_train, technique_incremental, technique_fusion_temporal, technique_fusion_spatial,
-    technique_async, technique_schedule, technique_hybrid;
+    technique_async, technique_partition, technique_schedule, technique_hybrid;
 
 const technique *const technique_table[] = {
     &technique_train,            /* 01 the optimized engine: data-parallel training */
@@ -11,6 +11,7 @@ const technique *const technique_table[] = {
     &technique_fusion_temporal,  /* 03 DGC temporal fusion */
     &technique_fusion_spatial,   /* 03 DGC spatial fusion */
     &technique_async,            /* 05 asynchronous and stale updates (DynaHB averaging, Sven staleness) */
+    &technique_partition,        /* 06 vertex partitioning: DynaHB cache, exchange mode, the partitioners */
     &technique_schedule,         /* 07 DyGNeX schedules */
     &technique_hybrid,           /* 07 DynaHB hybrid batches and their reservoir */
     NULL,

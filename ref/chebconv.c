@@ -42,7 +42,7 @@ void chebconv_backward(const kernels *kernels, parameter *conv, int k, const flo
 void chebyshev_basis_forward(const kernels *kernels, const propagation *p, const float *x, int64_t width, int k,
                              float *basis)
 {
-    const int64_t size = p->graph->num_nodes * width;
+    const int64_t size = propagation_rows(p) * width; /* [rows][width] blocks */
     memcpy(basis, x, (size_t)size * sizeof *basis);
     if (k > 1)
         kernels->propagate_forward(p, x, width, basis + size);
@@ -58,7 +58,7 @@ void chebyshev_basis_forward(const kernels *kernels, const propagation *p, const
 void chebyshev_basis_backward(const kernels *kernels, const propagation *p, float *d_basis, int64_t width, int k,
                               float *dx)
 {
-    const int64_t size = p->graph->num_nodes * width;
+    const int64_t size = propagation_rows(p) * width; /* [rows][width] blocks */
     /* Walk the recurrence backwards: T_j = 2 L^ T_{j-1} - T_{j-2} sends 2 L^T dT_j to
      * T_{j-1} and -dT_j to T_{j-2}; T_1 = L^ T_0 sends L^T dT_1 to T_0 = x. */
     for (int j = k - 1; j >= 2; j--) {

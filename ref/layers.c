@@ -149,6 +149,13 @@ double ref_mse_loss(const float *prediction, const float *target, const uint8_t 
     int64_t rows = 0;
     for (int64_t i = 0; i < n; i++)
         rows += !mask || mask[i];
+    return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, dprediction);
+}
+
+double ref_mse_loss_over(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                         int64_t total_rows, float scale, float *dprediction)
+{
+    const int64_t rows = total_rows;
     double sum = 0;
     double count = (double)rows * (double)width;
     for (int64_t i = 0; i < n; i++)

@@ -98,6 +98,17 @@ double ref_mse_loss(const float *prediction, const float *target, const uint8_t 
                     float scale, float *dprediction);
 
 /**
+ * ref_mse_loss() over some of a snapshot's rows with the denominator of all of them: the sum over
+ * the counted rows (mask [n]) of (prediction - target)^2, prediction and target [n][width],
+ * divided by @p total_rows * width, where @p total_rows is given from outside (the whole
+ * snapshot's present vertices, when a rank holds only its own rows: chapter 06). ref_mse_loss()
+ * is this with its own row count. Writes dprediction [n][width] like ref_mse_loss().
+ * @return the partial loss, accumulated in double; 0 when total_rows is 0.
+ */
+double ref_mse_loss_over(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                         int64_t total_rows, float scale, float *dprediction);
+
+/**
  * Softmax cross-entropy over the rows whose mask [n] is nonzero: L = mean over counted rows
  * of -log softmax(logits)[label]. logits [n][classes], labels [n] in 0..classes-1. Writes
  * dlogits [n][classes] = scale * dL/dlogits when not NULL. @return L in double; 0 when no row

@@ -43,18 +43,27 @@ int64_t model_state_width(const model *m)
     return m->config.kind == MODEL_EVOLVEGCN ? m->config.in_features : m->config.hidden;
 }
 
-int model_gcn_operator(const model *m, propagation *p, const csr *g, tf_error *err)
+/* Operator `kind` of snapshot t: from the model's source, or built from the snapshot's graph. */
+static int model_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, operator_kind kind,
+                          tf_error *err)
 {
-    if (ref_propagation_gcn(p, g, EDGE_NORM_SYMMETRIC, 1, err) != TF_OK)
-        return TF_ERR_INPUT;
+    const csr *g = &seq->snapshots[t].graph;
+    int status = m->operators                ? m->operators->build(m->operators->context, t, kind, p, err)
+                 : kind == OPERATOR_CHEBYSHEV ? ref_propagation_chebyshev(p, g, err)
+                                              : ref_propagation_gcn(p, g, EDGE_NORM_SYMMETRIC, 1, err);
+    if (status != TF_OK)
+        return status;
     return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
 }
 
-int model_chebyshev_operator(const model *m, propagation *p, const csr *g, tf_error *err)
+int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
 {
-    if (ref_propagation_chebyshev(p, g, err) != TF_OK)
-        return TF_ERR_INPUT;
-    return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
+    return model_operator(m, p, seq, t, OPERATOR_GCN, err);
+}
+
+int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
+{
+    return model_operator(m, p, seq, t, OPERATOR_CHEBYSHEV, err);
 }
 
 /* The head's parameters are the last two: linear.weight [out][width], linear.bias [out]. */

@@ -65,6 +65,25 @@ typedef struct input_aggregations {
     void *context; /**< passed to get() */
 } input_aggregations;
 
+/** The two sparse operators the models use. */
+typedef enum operator_kind {
+    OPERATOR_GCN,        /**< symmetric GCN normalization with self loops (T-GCN, EvolveGCN-O) */
+    OPERATOR_CHEBYSHEV,  /**< the scaled Laplacian (GConvGRU, GC-LSTM) */
+} operator_kind;
+
+/**
+ * Where the models take snapshot t's sparse operator from, the twin of #input_aggregations for
+ * every model: NULL (the reference) builds it from the snapshot's own graph. A vertex-partitioned
+ * twin (opt/partition_part.h) serves operators over one rank's rows whose coefficients come from
+ * the whole snapshot (full-graph degrees and lambda_max). What build() fills belongs to the model
+ * (freed with ref_propagation_free()); its graph and halo are borrowed from the source.
+ */
+typedef struct operator_source {
+    /** Fill @p out with operator @p kind of snapshot @p t. */
+    int (*build)(void *context, int64_t t, operator_kind kind, propagation *out, tf_error *err);
+    void *context; /**< passed to build() */
+} operator_source;
+
 /** A model: its shape, its parameters (PyTorch names) and its functions. */
 typedef struct model {
     model_config config;                /**< the shape it was created with */
@@ -72,6 +91,7 @@ typedef struct model {
     const struct model_ops *ops;        /**< forward/backward of this kind */
     const kernels *kernels;             /**< the compute kernels it runs on (ref_kernels by default) */
     const input_aggregations *inputs;   /**< T-GCN's A^ X_t source; NULL = recompute (the reference) */
+    const operator_source *operators;   /**< the operators' source; NULL = from each snapshot's graph */
 } model;
 
 /** What a window's forward keeps for its backward. */
@@ -133,13 +153,14 @@ double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, 
                          float scale, float *dpredictions);
 
 /**
- * Build the GCN operator of @p g the models use (symmetric normalization with self loops) and
- * let the model's kernels prepare it. For ref/model_*.c.
+ * The GCN operator of snapshot @p t of @p seq the models use (symmetric normalization with self
+ * loops), from the model's operator source when it has one, prepared by the model's kernels. For
+ * ref/model_*.c.
  */
-int model_gcn_operator(const model *m, propagation *p, const csr *g, tf_error *err);
+int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
 
-/** Build and prepare the scaled Laplacian of @p g (Chebyshev models). For ref/model_*.c. */
-int model_chebyshev_operator(const model *m, propagation *p, const csr *g, tf_error *err);
+/** The scaled Laplacian of snapshot @p t (Chebyshev models), as model_gcn_operator(). */
+int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
 
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);

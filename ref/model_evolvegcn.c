@@ -69,7 +69,7 @@ static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tap
         evolvegcn_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? param(m, INITIAL_WEIGHT)->value.data : steps[t - 1].weight;
-        status = model_gcn_operator(m, &s->graph, &snap->graph, err);
+        status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err);
         if (status == TF_OK &&
             (!(s->weight = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O tape", err)) ||
              !(s->gru_cache = tf_alloc((size_t)(f * GRU_CACHE_WIDTH(f)), sizeof(float), "EvolveGCN-O tape", err)) ||

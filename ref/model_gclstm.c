@@ -91,7 +91,7 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
-        status = model_chebyshev_operator(m, &s->graph, &snap->graph, err);
+        status = model_chebyshev_operator(m, &s->graph, seq, tape->first + t, err);
         if (status == TF_OK && (!(s->basis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GC-LSTM tape", err)) ||
                                 !(s->gates = tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM tape", err)) ||
                                 !(s->cell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM tape", err))))

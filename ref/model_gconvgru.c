@@ -73,7 +73,7 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
         float *state = tape->states + t * n * h;
-        status = model_chebyshev_operator(m, &s->graph, &snap->graph, err);
+        status = model_chebyshev_operator(m, &s->graph, seq, tape->first + t, err);
         if (status == TF_OK &&
             (!(s->basis_x = tf_alloc((size_t)(k * n * f), sizeof(float), "GConvGRU tape", err)) ||
              !(s->basis_h = tf_alloc((size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||

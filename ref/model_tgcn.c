@@ -102,7 +102,7 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
             status = TF_ERR_INPUT;
         else if (m->inputs)
             status = m->inputs->get(m->inputs->context, tape->first + t, s->aggregated, err);
-        else if ((status = model_gcn_operator(m, &s->graph, &snap->graph, err)) == TF_OK)
+        else if ((status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err)) == TF_OK)
             m->kernels->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
         for (int g = 0; status == TF_OK && g < GATES; g++)
             if (!(s->gate_input[g] = tf_alloc((size_t)(n * 2 * h), sizeof(float), "T-GCN tape", err)) ||

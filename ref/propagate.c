@@ -31,6 +31,8 @@ void ref_propagation_free(propagation *p)
     memset(p, 0, sizeof *p);
 }
 
+int64_t propagation_rows(const propagation *p) { return p->halo ? p->halo->owned : p->graph->num_nodes; }
+
 /* 1 / sqrt(d), or 0 where d = 0 (PyTorch Geometric masks the infinity to 0). */
 static double inverse_sqrt(double degree) { return degree > 0 ? 1.0 / sqrt(degree) : 0.0; }
 

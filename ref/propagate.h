@@ -47,6 +47,25 @@ typedef enum edge_normalization {
     EDGE_NORM_SYMMETRIC,   /**< GCN: w / sqrt(d_u d_v) */
 } edge_normalization;
 
+/**
+ * The halo of an operator over one rank's share of a graph (chapter 06, opt/partition_exchange.h).
+ * The operator's graph is square over owned + halo rows: rows 0 .. owned-1 are this rank's
+ * vertices, the rows of x and y and the only destinations; the rows after them are other ranks'
+ * vertices, read as sources only. Their values are fetched before every product and their gradients
+ * given back after every backward. The ref_ and opt_ propagation kernels only ever see whole
+ * operators (halo NULL): the partitioned kernels (opt/partition_exchange.h) hand them one.
+ */
+typedef struct propagation_halo {
+    int64_t owned; /**< rows of x and y */
+    /** Fill @p halo_rows [graph rows - owned][width] with the halo's values of the quantity whose
+     *  owned rows are @p x [owned][width]. */
+    int (*fetch)(void *context, const float *x, int64_t width, float *halo_rows, tf_error *err);
+    /** Hand @p halo_gradients [graph rows - owned][width] to the halo rows' owners, which add them
+     *  into their @p dx [owned][width]; what other ranks hand this one is added into @p dx here. */
+    int (*give_back)(void *context, const float *halo_gradients, int64_t width, float *dx, tf_error *err);
+    void *context; /**< passed to fetch and give_back */
+} propagation_halo;
+
 /** A sparse operator on one graph. Owns its coefficient arrays; the graph is borrowed. */
 typedef struct propagation {
     const csr *graph;           /**< the snapshot's graph (not owned; must outlive this) */
@@ -58,7 +77,13 @@ typedef struct propagation {
     int64_t *transpose_offsets;
     int64_t *transpose_edge;    /**< [num_edges] index of the edge in CSR order (see transpose_offsets) */
     int32_t *transpose_destination; /**< [num_edges] the destination (CSR row) of that edge */
+    /** NULL for an operator over a whole graph (x, y have the graph's rows); an operator over one
+     *  rank's rows in vertex-partitioned training sets it (borrowed). */
+    const propagation_halo *halo;
 } propagation;
+
+/** The rows of x and y for @p p: the halo's owned rows, or every vertex of the graph. */
+int64_t propagation_rows(const propagation *p);
 
 /** Build the GCN operator of @p g for @p kind, with or without self loops. */
 int ref_propagation_gcn(propagation *p, const csr *g, edge_normalization kind, int self_loops, tf_error *err);

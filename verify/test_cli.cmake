@@ -85,6 +85,31 @@ expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data colle
 expect_failure("unexpected argument --hidden" train --model jodie --data collegemsg --hidden 8)
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
+# twofold partition (chapter 06): bad input, then a split with its metrics and a saved owner array.
+expect_failure("is not one of hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st" partition --data chickenpox
+               --ranks 2 --method random)
+expect_failure("expected a whole number in 1.." partition --data chickenpox --ranks 0 --method hash)
+expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
+expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
+expect_failure("is an event stream (use reflexbicut" partition --data collegemsg --ranks 2 --method dynahb)
+expect_failure("cannot create" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
+expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
+
+# twofold train --split vertex (chapter 06): what it needs and what it refuses.
+expect_failure("add --impl opt" train --model tgcn --data chickenpox --split vertex --partition hash)
+expect_failure("configure --split vertex: add it" train --model tgcn --data chickenpox --impl opt --mode cache)
+expect_failure("needs --partition" train --model tgcn --data chickenpox --impl opt --split vertex)
+expect_failure("--split window --blocks" train --model tgcn --data chickenpox --impl opt --split vertex --partition pss)
+expect_failure("no hook between steps" train --model tgcn --data chickenpox --impl opt --split vertex --partition dgc-st)
+expect_failure("separable from the recurrence" train --model gclstm --data chickenpox --impl opt --split vertex
+               --partition pss-ts)
+expect_failure("drop --blocks" train --model tgcn --data chickenpox --impl opt --split vertex --partition hash --blocks)
+expect_failure("drop --incremental" train --model tgcn --data chickenpox --impl opt --split vertex --partition hash
+               --incremental)
+expect_failure("expected window or vertex" train --model tgcn --data chickenpox --impl opt --split diagonal)
+expect_failure("expected cache or exchange" train --model tgcn --data chickenpox --impl opt --split vertex
+               --partition hash --mode ram)
+
 execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
 if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")
   message(FATAL_ERROR "twofold info --help: status ${status}, output:\n${out}")
@@ -163,12 +188,25 @@ endfunction()
 
 expect_verify(0 "#wrong 0" incremental fusion --data pedalme)
 expect_verify(0 "needs a snapshot sequence; bitcoin_alpha is an event stream" incremental --data bitcoin_alpha)
+expect_verify(0 "#wrong 0" partition --data pedalme)  # chapter 06 on one rank: every partitioner, both modes
 set(ENV{TWOFOLD_BREAK_TWIN} incremental)
 expect_verify(1 "WRONG: not equal to the reference" incremental --data pedalme)
+set(ENV{TWOFOLD_BREAK_TWIN} partition)
+expect_verify(1 "#wrong 11" partition --data pedalme)
 set(ENV{TWOFOLD_BREAK_TWIN} all)
 expect_verify(1 "#wrong 2" fusion --data pedalme)  # spatial: pedalme has fewer vertices than 16 chunks
 unset(ENV{TWOFOLD_BREAK_TWIN})
 
+# twofold partition: the metrics, and --save writes int64 [20] (a 128-byte .npy header + 20 x 8 bytes).
+execute_process(COMMAND ${TWOFOLD} partition --data chickenpox --ranks 2 --method dynahb --save ${WORK}/owners.npy
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE error)
+file(SIZE ${WORK}/owners.npy saved_size)
+file(READ ${WORK}/owners.npy saved_header OFFSET 10 LIMIT 100)
+if(NOT status EQUAL 0 OR NOT out MATCHES "edge cut: " OR NOT out MATCHES "imbalance: DynaHB load"
+   OR NOT saved_size EQUAL 288 OR NOT saved_header MATCHES "'descr': '<i8'.*'shape': \\(20,\\)")
+  message(FATAL_ERROR "twofold partition: status ${status}, saved ${saved_size} bytes, output:\n${out}${error}")
+endif()
+message(STATUS "twofold partition chickenpox dynahb:\n${out}")
 # twofold schedule and train --schedule (chapter 07): bad input is one line and exit 2.
 expect_failure("--data or --times is required" schedule --ranks 2)
 expect_failure("exclude each other" schedule --data chickenpox --times 1,2 --ranks 2)

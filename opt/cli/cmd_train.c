@@ -13,6 +13,7 @@
 #include "opt/cli/commands.h"
 #include "opt/incremental_inputs.h"
 #include "opt/kernels.h"
+#include "opt/partition.h"
 #include "opt/train.h"
 #include "ref/clock.h"
 #include "ref/async.h"
@@ -63,6 +64,15 @@ static const char train_usage[] =
     "  --cache F          with --incremental: cache size as a fraction of all snapshots'\n"
     "                     aggregations (default 1; 0 = no cache)\n"
     "  --cache-policy P   with --incremental: reinc (default, ReInc's F/S - I) or lru\n"
+    "  --split S          window (default: a step's windows shared among the ranks) or vertex\n"
+    "                     (chapter 06: every rank runs every window on the rows of its vertices;\n"
+    "                     needs --impl opt and --partition)\n"
+    "  --partition M      with --split vertex: hash, pts, metis, dynahb, dgc, or pss-ts (T-GCN in\n"
+    "                     exchange mode); see twofold partition --help\n"
+    "  --mode M           with --split vertex: exchange (default: products fetch halo rows from\n"
+    "                     their owners) or cache (DynaHB: each rank keeps its vertices' receptive\n"
+    "                     field once; no feature bytes)\n"
+    "  --partition-seed S METIS's seed (default 1)\n"
     "  --schedule M       with --impl opt: group the windows into steps and place them on the\n"
     "                     ranks by a DyGNeX schedule: roundrobin (one window per rank and step),\n"
     "                     lpt, greedy or ilp (twofold schedule --help explains them)\n"
@@ -120,6 +130,7 @@ typedef struct train_command {
     int replicas;        /* --replicas: ranks simulated serially by the reference */
     int stale_embeddings; /* --stale-embeddings given */
     stale_schedule stale; /* its schedule */
+    vertex_split split;   /* --split vertex and its options (chapter 06) */
 } train_command;
 
 /* Which epoch function a run uses: the plain trainers, or one of chapter 05's. */
@@ -128,12 +139,41 @@ static int wants_async(const train_command *c)
     return c->async.mode == SYNC_AVERAGE || c->async.staleness != 0 || c->async.straggler.rank != STRAGGLER_NONE;
 }
 
+/* The rules of --split vertex (chapter 06): what it needs and what it cannot run with. */
+static int vertex_split_check(const vertex_split *split, const train_command *c, tf_error *err)
+{
+    if (!split->on) {
+        if (split->have_method || split->have_mode)
+            return tf_error_set(err, TF_ERR_INPUT, "train: --partition and --mode configure --split vertex: add it");
+        return TF_OK;
+    }
+    if (!c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex is the optimized twin's: add --impl opt");
+    if (!split->have_method)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex needs --partition (hash, pts, metis, dynahb, dgc "
+                                               "or pss-ts)");
+    if (c->scheduling.enabled || c->batching.hybrid || wants_async(c) || c->stale_embeddings || c->replicas > 1 ||
+        c->options.optimizer != OPTIMIZER_ADAM)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex takes synchronous Adam steps over every window: "
+                                               "drop --schedule, --batching hybrid, --sync average, --staleness, "
+                                               "--straggler, --stale-embeddings, --replicas and --optimizer sgd");
+    if (c->incremental || c->options.batching == BATCH_ACROSS_BLOCKS || c->gpu || c->dump)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex runs every window on every rank's own rows on "
+                                               "the CPU kernels: drop %s",
+                            c->incremental ? "--incremental" : c->gpu ? "--device cuda" : c->dump ? "--dump-outputs"
+                                                                                                   : "--blocks");
+    return partition_training_supported(split->method, split->mode, c->config.kind, err) == TF_OK ? TF_OK
+                                                                                                  : TF_ERR_INPUT;
+}
+
 static int parse_arguments(int argc, char **argv, train_command *c, int *help, tf_error *err)
 {
     memset(c, 0, sizeof *c);
     train_options_default(&c->options);
     c->config.hidden = 32;
     c->config.chebyshev_k = 2;
+    c->split.mode = PARTITION_EXCHANGE;
+    c->split.seed = 1;
     incremental_inputs_options_default(&c->inputs);
     train_scheduling_default(&c->scheduling);
     train_batching_default(&c->batching);
@@ -191,6 +231,27 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
                 return TF_ERR_INPUT;
         } else if (strcmp(argv[i], "--blocks") == 0) {
             c->options.batching = BATCH_ACROSS_BLOCKS;
+        } else if (OPTION("--split")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            if (strcmp(value, "window") != 0 && strcmp(value, "vertex") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --split: \"%s\", expected window or vertex", value);
+            c->split.on = strcmp(value, "vertex") == 0;
+        } else if (OPTION("--partition")) {
+            if (matched < 0 || partition_method_parse(value, &c->split.method, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->split.have_method = 1;
+        } else if (OPTION("--mode")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            if (strcmp(value, "cache") != 0 && strcmp(value, "exchange") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --mode: \"%s\", expected cache or exchange", value);
+            c->split.mode = strcmp(value, "cache") == 0 ? PARTITION_CACHE : PARTITION_EXCHANGE;
+            c->split.have_mode = 1;
+        } else if (OPTION("--partition-seed")) {
+            if (matched < 0 || cli_parse_int("--partition-seed", value, 0, INT64_MAX, &number, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->split.seed = (uint64_t)number;
         } else if (strcmp(argv[i], "--incremental") == 0) {
             c->incremental = 1;
         } else if (OPTION("--cache")) {
@@ -284,6 +345,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         return TF_ERR_INPUT;
     if (c->gpu && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --device cuda runs the optimized twin: add --impl opt");
+    if (vertex_split_check(&c->split, c, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (have_every && c->async.mode != SYNC_AVERAGE)
         return tf_error_set(err, TF_ERR_INPUT, "train: --every sets the averaging interval of --sync average: add it");
     if (have_staleness && c->async.mode == SYNC_AVERAGE)
@@ -389,6 +452,10 @@ int command_train(int argc, char **argv, tf_error *err)
     comm group;
     if (start_ranks(&group, 0, err) != TF_OK)
         return TF_ERR_SYSTEM;
+    if (c.split.on) {
+        const train_vertex_split_request request = {c.data, c.save, c.load, c.lags, &c.config, &c.options, &c.split};
+        return finish_ranks(&group, train_vertex_split(&request, &group, err), err);
+    }
     return finish_ranks(&group, train(&c, &group, err), err);
 }
 

@@ -6,9 +6,12 @@
 #define TWOFOLD_OPT_CLI_COMMANDS_H
 
 #include "opt/comm.h"
+#include "opt/partition_part.h"
 #include "opt/schedule.h"
 #include "opt/schedule_hybrid.h"
 #include "ref/error.h"
+#include "ref/partition.h"
+#include "ref/train.h"
 
 /** `twofold info DATASET`: print a dataset's statistics. */
 int command_info(int argc, char **argv, tf_error *err);
@@ -30,6 +33,32 @@ int command_train_events(int argc, char **argv, tf_error *err);
  */
 int train_wants_event_model(int argc, char **argv, const char **model);
 
+/** `twofold partition --data D --ranks R --method M`: split a dataset and print what it costs. */
+int command_partition(int argc, char **argv, tf_error *err);
+
+/** What `twofold train --split vertex` was asked (chapter 06). */
+typedef struct vertex_split {
+    int on;                    /**< --split vertex */
+    partition_method method;   /**< --partition */
+    int have_method;           /**< --partition was given */
+    partition_mode mode;       /**< --mode (default exchange) */
+    int have_mode;             /**< --mode was given */
+    uint64_t seed;             /**< --partition-seed */
+} vertex_split;
+
+/** The parts of a `twofold train` command the vertex split uses. */
+typedef struct train_vertex_split_request {
+    const char *data;                 /**< --data */
+    const char *save;                 /**< --save (NULL when absent) */
+    const char *load;                 /**< --load (NULL when absent) */
+    int lags;                         /**< --lags */
+    const model_config *config;       /**< the model */
+    const train_options *options;     /**< the training */
+    const vertex_split *split;        /**< the split */
+} train_vertex_split_request;
+
+/** Vertex-partitioned training on the ranks of @p group (opt/cli/cmd_train_partition.c). */
+int train_vertex_split(const train_vertex_split_request *request, comm *group, tf_error *err);
 /** `twofold train --schedule M` (opt/cli/cmd_train_schedule.c): a DyGNeX schedule in place of
  *  the trainer's steps and round-robin placement. */
 typedef struct train_scheduling {

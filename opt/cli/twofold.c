@@ -16,6 +16,7 @@ typedef struct command {
 static const command commands[] = {
     {"info", command_info, "print a dataset's statistics"},
     {"train", command_train, "train a snapshot (tgcn, gconvgru, gclstm, evolvegcn) or event model (tgn, jodie)"},
+    {"partition", command_partition, "split a dataset among ranks (chapter 06's partitioners) and print its cost"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
     {"verify", command_verify, "every technique's twins against their references on your data"},
     {"schedule", command_schedule, "DyGNeX schedules of training windows on ranks: predict, run, simulate"},
@@ -25,7 +26,7 @@ static void print_usage(FILE *out)
 {
     fputs("usage: twofold [--memory-limit SIZE] COMMAND [options]\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n  --memory-limit SIZE  fail cleanly when data would need more than SIZE (e.g. 8G)\n"
           "\n'twofold COMMAND --help' describes a command.\n",
           out);

@@ -1,0 +1,417 @@
+/* One rank's share of a sequence (opt/partition_part.h), every rank built side by side in one
+ * process: local products against the whole graph's rows (bitwise), the negative test of local
+ * degrees, cache mode's forward against the whole model (bitwise) with its loss and gradients
+ * summed over ranks (fp), the cache depth shown tight, and T-GCN's cached inputs. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasets/dataset.h"
+#include "opt/kernels.h"
+#include "opt/partition_part.h"
+#include "ref/layers.h"
+#include "ref/memory.h"
+#include "ref/partition.h"
+#include "verify/testing.h"
+
+static const char spec[] = "powerlaw:nodes=150,edges=900,snapshots=8,arrival=0.05,seed=7";
+
+static void load_data(const char *name, dataset *d)
+{
+    tf_error err;
+    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s: %s", name, err.message);
+}
+
+/* Owners of method m at R ranks. */
+static int32_t *owners_of(const snapshot_seq *seq, partition_method m, int ranks)
+{
+    partition_options o;
+    partition_options_default(&o);
+    o.ranks = ranks;
+    partition p;
+    tf_error err;
+    ck_assert_msg(ref_partition_snapshots(seq, m, &o, &p, &err) == TF_OK, "%s", err.message);
+    int32_t *owner = p.vertex_owner;
+    p.vertex_owner = NULL;
+    partition_free(&p);
+    return owner;
+}
+
+/* A deterministic input [n][width]. */
+static void fill(float *x, int64_t count, int seed)
+{
+    for (int64_t i = 0; i < count; i++)
+        x[i] = (float)sin(0.37 * (double)i + seed) + 0.25f;
+}
+
+static const partition_method methods[] = {PARTITION_HASH, PARTITION_METIS, PARTITION_DYNAHB};
+
+START_TEST(local_product_bitwise)
+{
+    dataset d;
+    load_data(spec, &d);
+    const snapshot_seq *seq = &d.snapshots;
+    const int64_t n = seq->num_nodes, width = 3;
+    const int ranks = 3;
+    tf_error err;
+    float *x = malloc((size_t)(n * width) * sizeof *x), *global = malloc((size_t)(n * width) * sizeof *global);
+    float *dy = malloc((size_t)(n * width) * sizeof *dy), *dx_global = malloc((size_t)(n * width) * sizeof *dx_global);
+    float *dx_summed = malloc((size_t)(n * width) * sizeof *dx_summed);
+    fill(x, n * width, 1);
+    fill(dy, n * width, 2);
+    for (int kind = 0; kind < 2; kind++) {
+        const model_kind model = kind == 0 ? MODEL_TGCN : MODEL_GCLSTM; /* GCN and Chebyshev operators */
+        const model_config config = {model, seq->feature_width, 4, seq->target_width, 2};
+        partition_operators ops;
+        ck_assert_int_eq(partition_operators_create(&ops, seq, model, &err), TF_OK);
+        for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+            int32_t *owner = owners_of(seq, methods[m], ranks);
+            int64_t differing = 0, compared = 0, halo_total = 0;
+            double worst_backward = 0;
+            partition_part parts[3];
+            for (int r = 0; r < ranks; r++)
+                ck_assert_msg(partition_part_create(&parts[r], seq, &ops, owner, ranks, r, PARTITION_EXCHANGE, &config, 4,
+                                                    &err) == TF_OK,
+                              "%s", err.message);
+            for (int64_t t = 0; t < seq->num_snapshots; t++) {
+                ref_propagate_forward(&ops.whole[t], x, width, global);
+                memset(dx_global, 0, (size_t)(n * width) * sizeof(float));
+                ck_assert_int_eq(propagation_add_transpose(&ops.whole[t], &err), TF_OK);
+                opt_propagate_backward(&ops.whole[t], dy, width, dx_global);
+                memset(dx_summed, 0, (size_t)(n * width) * sizeof(float));
+                for (int r = 0; r < ranks; r++) {
+                    const partition_part *part = &parts[r];
+                    const int64_t rows = part->operator_rows[t];
+                    float *ext = calloc((size_t)(rows * width), sizeof *ext), *out = calloc((size_t)(rows * width), sizeof *out);
+                    float *ext_dy = calloc((size_t)(rows * width), sizeof *ext_dy);
+                    float *ext_dx = calloc((size_t)(rows * width), sizeof *ext_dx);
+                    for (int64_t i = 0; i < rows; i++) { /* owned rows, then the halo filled from the global x */
+                        const int32_t v = i < part->owned ? part->global_id[i] : part->halo_vertices[t][i - part->owned];
+                        memcpy(ext + i * width, x + (int64_t)v * width, (size_t)width * sizeof(float));
+                        if (i < part->owned)
+                            memcpy(ext_dy + i * width, dy + (int64_t)v * width, (size_t)width * sizeof(float));
+                    }
+                    propagation view;
+                    memset(&view, 0, sizeof view);
+                    view.graph = &part->graphs[t];
+                    view.edge_coefficient = part->edge_coefficient[t];
+                    view.self_coefficient = part->self_coefficient[t];
+                    opt_propagate_forward(&view, ext, width, out);
+                    ref_propagate_backward(&view, ext_dy, width, ext_dx);
+                    for (int64_t i = 0; i < part->owned; i++)
+                        differing += differing_values(out + i * width, global + (int64_t)part->global_id[i] * width, width);
+                    for (int64_t i = 0; i < rows; i++) { /* halo contributions go to their owners */
+                        const int32_t v = i < part->owned ? part->global_id[i] : part->halo_vertices[t][i - part->owned];
+                        for (int64_t j = 0; j < width; j++)
+                            dx_summed[(int64_t)v * width + j] += ext_dx[i * width + j];
+                    }
+                    compared += part->owned * width;
+                    halo_total += part->halo[t];
+                    free(ext);
+                    free(out);
+                    free(ext_dy);
+                    free(ext_dx);
+                }
+                worst_backward = fmax(worst_backward, relative_error(dx_summed, dx_global, n * width));
+            }
+            printf("local_product_bitwise: %s operator, %s on %d ranks: %lld owned values over %lld snapshots, %lld "
+                   "differ (must be 0); %lld halo rows; backward summed at the owners: worst error %.2e\n",
+                   kind == 0 ? "GCN" : "Chebyshev", partition_method_name(methods[m]), ranks, (long long)compared,
+                   (long long)seq->num_snapshots, (long long)differing, (long long)halo_total, worst_backward);
+            ck_assert_int_eq(differing, 0);
+            ck_assert(worst_backward <= 1e-5);
+            for (int r = 0; r < ranks; r++)
+                partition_part_free(&parts[r]);
+            free(owner);
+        }
+        partition_operators_free(&ops);
+    }
+    free(x);
+    free(global);
+    free(dy);
+    free(dx_global);
+    free(dx_summed);
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(local_degrees_fail)
+{
+    dataset d;
+    load_data(spec, &d);
+    const snapshot_seq *seq = &d.snapshots;
+    const int64_t n = seq->num_nodes, width = 2;
+    const int ranks = 3;
+    tf_error err;
+    const model_config config = {MODEL_TGCN, seq->feature_width, 4, seq->target_width, 2};
+    partition_operators ops;
+    ck_assert_int_eq(partition_operators_create(&ops, seq, MODEL_TGCN, &err), TF_OK);
+    int32_t *owner = owners_of(seq, PARTITION_HASH, ranks);
+    float *x = malloc((size_t)(n * width) * sizeof *x), *global = malloc((size_t)(n * width) * sizeof *global);
+    fill(x, n * width, 3);
+    int64_t spoiled = 0, rows_seen = 0;
+    for (int r = 0; r < ranks; r++) {
+        partition_part part;
+        ck_assert_int_eq(partition_part_create(&part, seq, &ops, owner, ranks, r, PARTITION_EXCHANGE, &config, 4, &err),
+                         TF_OK);
+        for (int64_t t = 0; t < seq->num_snapshots; t++) {
+            ref_propagate_forward(&ops.whole[t], x, width, global);
+            const int64_t rows = part.operator_rows[t];
+            float *ext = calloc((size_t)(rows * width), sizeof *ext), *out = calloc((size_t)(rows * width), sizeof *out);
+            for (int64_t i = 0; i < rows; i++) {
+                const int32_t v = i < part.owned ? part.global_id[i] : part.halo_vertices[t][i - part.owned];
+                memcpy(ext + i * width, x + (int64_t)v * width, (size_t)width * sizeof(float));
+            }
+            propagation local; /* the mistake: normalized by the local graph's own degrees */
+            ck_assert_int_eq(ref_propagation_gcn(&local, &part.graphs[t], EDGE_NORM_SYMMETRIC, 1, &err), TF_OK);
+            ref_propagate_forward(&local, ext, width, out);
+            for (int64_t i = 0; i < part.owned; i++)
+                spoiled += differing_values(out + i * width, global + (int64_t)part.global_id[i] * width, width) > 0;
+            rows_seen += part.owned;
+            ref_propagation_free(&local);
+            free(ext);
+            free(out);
+        }
+        partition_part_free(&part);
+    }
+    printf("local_degrees_fail: GCN coefficients from each part's own graph spoil %lld of %lld owned rows (the whole "
+           "graph's degrees spoil none: local_product_bitwise)\n",
+           (long long)spoiled, (long long)rows_seen);
+    ck_assert_int_gt(spoiled, 0);
+    free(owner);
+    free(x);
+    free(global);
+    partition_operators_free(&ops);
+    dataset_free(&d);
+}
+END_TEST
+
+/* The whole model's forward, loss (mean over the window, MSE over present rows) and gradients. */
+typedef struct whole_run {
+    float *predictions;  /* [count][N][out] */
+    double loss;
+    float *gradients;    /* [parameter count] */
+} whole_run;
+
+static void pack_gradients(const parameter_list *list, float *out)
+{
+    int64_t at = 0;
+    for (int64_t i = 0; i < list->count; i++) {
+        memcpy(out + at, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
+        at += list->items[i].grad.size;
+    }
+}
+
+static void run_whole(const snapshot_seq *seq, const model_config *config, int64_t first, int64_t count, whole_run *out)
+{
+    model m;
+    tf_error err;
+    ck_assert_int_eq(model_create(&m, config, 5, &err), TF_OK);
+    const int64_t size = count * seq->num_nodes * seq->target_width;
+    out->predictions = malloc((size_t)size * sizeof(float));
+    float *dpredictions = malloc((size_t)size * sizeof(float));
+    window_tape tape;
+    ck_assert_int_eq(model_forward(&m, seq, first, count, &tape, out->predictions, &err), TF_OK);
+    out->loss = model_window_loss(seq, first, count, out->predictions, 1.0f, dpredictions);
+    ck_assert_int_eq(model_backward(&m, seq, &tape, dpredictions, &err), TF_OK);
+    out->gradients = malloc((size_t)parameters_size(&m.parameters) * sizeof(float));
+    pack_gradients(&m.parameters, out->gradients);
+    window_tape_free(&m, &tape);
+    model_free(&m);
+    free(dpredictions);
+}
+
+/* Cache mode on every rank: owned predictions against the whole model's (bitwise), the loss and the
+ * gradients summed over ranks (fp). `depth_window` sets the cache depth (the window length the part is
+ * built for). @return the owned predictions that differ. */
+static int64_t cache_run(const snapshot_seq *seq, const model_config *config, const int32_t *owner, int ranks,
+                         int64_t first, int64_t count, int64_t depth_window, const whole_run *whole, double *loss_error,
+                         double *gradient_error, double *replication)
+{
+    tf_error err;
+    const int64_t out = seq->target_width;
+    partition_operators ops;
+    ck_assert_int_eq(partition_operators_create(&ops, seq, config->kind, &err), TF_OK);
+    model m;
+    ck_assert_int_eq(model_create(&m, config, 5, &err), TF_OK);
+    const int64_t parameters = parameters_size(&m.parameters);
+    float *summed = calloc((size_t)parameters, sizeof *summed), *mine = malloc((size_t)parameters * sizeof *mine);
+    double loss = 0;
+    int64_t differing = 0, held = 0;
+    for (int r = 0; r < ranks; r++) {
+        partition_part part;
+        ck_assert_msg(partition_part_create(&part, seq, &ops, owner, ranks, r, PARTITION_CACHE, config, depth_window,
+                                            &err) == TF_OK,
+                      "%s", err.message);
+        held += part.rows + part.cached;
+        partition_part_attach(&part, &m);
+        parameters_zero_grad(&m.parameters);
+        const int64_t per_step = part.rows * out;
+        float *predictions = malloc((size_t)(count * per_step + 1) * sizeof(float));
+        float *dpredictions = calloc((size_t)(count * per_step + 1), sizeof(float));
+        window_tape tape;
+        ck_assert_msg(model_forward(&m, &part.local, first, count, &tape, predictions, &err) == TF_OK, "%s", err.message);
+        for (int64_t t = 0; t < count; t++) {
+            const snapshot *s = &part.local.snapshots[first + t];
+            loss += ref_mse_loss_over(predictions + t * per_step, s->targets.data, s->present, part.owned, out,
+                                      part.present_total[first + t], 1.0f / (float)count, dpredictions + t * per_step) /
+                    (double)count;
+            for (int64_t i = 0; i < part.owned; i++)
+                differing += differing_values(predictions + t * per_step + i * out,
+                                              whole->predictions + (t * seq->num_nodes + part.global_id[i]) * out, out);
+        }
+        ck_assert_int_eq(model_backward(&m, &part.local, &tape, dpredictions, &err), TF_OK);
+        pack_gradients(&m.parameters, mine);
+        for (int64_t i = 0; i < parameters; i++)
+            summed[i] += mine[i];
+        window_tape_free(&m, &tape);
+        free(predictions);
+        free(dpredictions);
+        m.operators = NULL;
+        m.inputs = NULL;
+        partition_part_free(&part);
+    }
+    *loss_error = fabs(loss - whole->loss) / fmax(1.0, fabs(whole->loss));
+    *gradient_error = relative_error(summed, whole->gradients, parameters);
+    *replication = (double)held / (double)seq->num_nodes;
+    free(summed);
+    free(mine);
+    model_free(&m);
+    partition_operators_free(&ops);
+    return differing;
+}
+
+START_TEST(cache_forward_bitwise)
+{
+    dataset d;
+    load_data(spec, &d);
+    const snapshot_seq *seq = &d.snapshots;
+    const model_kind kinds[] = {MODEL_TGCN, MODEL_GCLSTM, MODEL_EVOLVEGCN, MODEL_GCONVGRU};
+    const int64_t first = 2, count = 3;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const model_config config = {kinds[k], seq->feature_width, 4, seq->target_width, 2};
+        whole_run whole;
+        run_whole(seq, &config, first, count, &whole);
+        for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+            int32_t *owner = owners_of(seq, methods[m], 3);
+            double loss_error, gradient_error, replication;
+            const int64_t differing =
+                cache_run(seq, &config, owner, 3, first, count, count, &whole, &loss_error, &gradient_error, &replication);
+            printf("cache_forward_bitwise: %-9s %-6s 3 ranks, window %lld (depth %d): owned predictions differing %lld "
+                   "(must be 0); loss %.2e, gradients %.2e; rows held / N %.2f\n",
+                   model_kind_name(kinds[k]), partition_method_name(methods[m]), (long long)count,
+                   partition_cache_depth(&config, count), (long long)differing, loss_error, gradient_error, replication);
+            ck_assert_int_eq(differing, 0);
+            ck_assert(loss_error <= 1e-5 && gradient_error <= 1e-5);
+            free(owner);
+        }
+        free(whole.predictions);
+        free(whole.gradients);
+    }
+    dataset_free(&d);
+}
+END_TEST
+
+START_TEST(cache_depth_tight)
+{
+    /* A path 0 -> 1 -> ... -> 39 in every snapshot: GC-LSTM's H_4 at vertex v reads H_1 three hops
+     * upstream, so a cache one hop short must change some owned prediction. */
+    const int64_t n = 40, steps = 6;
+    snapshot_seq seq;
+    tf_error err;
+    ck_assert_int_eq(snapshot_seq_alloc(&seq, steps, n, 2, 1, &err), TF_OK);
+    int32_t src[39], dst[39];
+    for (int i = 0; i < 39; i++)
+        src[i] = i, dst[i] = i + 1;
+    for (int64_t t = 0; t < steps; t++) {
+        ck_assert_int_eq(snapshot_seq_set_edges(&seq, t, 39, src, dst, NULL, &err), TF_OK);
+        fill(seq.snapshots[t].features.data, n * 2, (int)t);
+        fill(seq.snapshots[t].targets.data, n, (int)t + 9);
+    }
+    const model_config config = {MODEL_GCLSTM, 2, 4, 1, 2};
+    int32_t owner[40];
+    partition_range(n, 4, owner);
+    const int64_t first = 0, count = 4;
+    whole_run whole;
+    run_whole(&seq, &config, first, count, &whole);
+    double loss_error, gradient_error, replication;
+    const int64_t exact = cache_run(&seq, &config, owner, 4, first, count, count, &whole, &loss_error, &gradient_error,
+                                    &replication);
+    const int64_t short_by_one = cache_run(&seq, &config, owner, 4, first, count, count - 1, &whole, &loss_error,
+                                           &gradient_error, &replication);
+    printf("cache_depth_tight: GC-LSTM K = 2, window 4 on a path: depth %d leaves %lld owned predictions differing, "
+           "depth %d leaves %lld\n",
+           partition_cache_depth(&config, count), (long long)exact, partition_cache_depth(&config, count - 1),
+           (long long)short_by_one);
+    ck_assert_int_eq(exact, 0);
+    ck_assert_int_gt(short_by_one, 0);
+    free(whole.predictions);
+    free(whole.gradients);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+START_TEST(tgcn_cached_inputs)
+{
+    dataset d;
+    load_data(spec, &d);
+    const snapshot_seq *seq = &d.snapshots;
+    const int64_t n = seq->num_nodes, f = seq->feature_width;
+    tf_error err;
+    const model_config config = {MODEL_TGCN, f, 4, seq->target_width, 2};
+    partition_operators ops;
+    ck_assert_int_eq(partition_operators_create(&ops, seq, MODEL_TGCN, &err), TF_OK);
+    int32_t *owner = owners_of(seq, PARTITION_DYNAHB, 4);
+    float *global = malloc((size_t)(n * f) * sizeof *global), *mine = malloc((size_t)(n * f) * sizeof *mine);
+    int64_t differing = 0, cached = 0;
+    for (int r = 0; r < 4; r++) {
+        partition_part part;
+        ck_assert_int_eq(partition_part_create(&part, seq, &ops, owner, 4, r, PARTITION_CACHE, &config, 4, &err), TF_OK);
+        ck_assert_int_eq(part.rows, part.owned); /* no GRU on a cached row */
+        cached += part.cached;
+        for (int64_t t = 0; t < seq->num_snapshots; t++) {
+            ref_propagate_forward(&ops.whole[t], seq->snapshots[t].features.data, f, global);
+            ck_assert_int_eq(part.cached_inputs.get(part.cached_inputs.context, t, mine, &err), TF_OK);
+            for (int64_t i = 0; i < part.owned; i++)
+                differing += differing_values(mine + i * f, global + (int64_t)part.global_id[i] * f, f);
+        }
+        partition_part_free(&part);
+    }
+    printf("tgcn_cached_inputs: dynahb on 4 ranks: %lld cached neighbour rows in all; A^ X_t of the owned rows from the "
+           "cache: %lld values differ from the whole graph's (must be 0)\n",
+           (long long)cached, (long long)differing);
+    ck_assert_int_eq(differing, 0);
+    /* Bad input: an owner out of range. */
+    owner[3] = 9;
+    partition_part part;
+    EXPECT_INPUT_ERROR(partition_part_create(&part, seq, &ops, owner, 4, 0, PARTITION_CACHE, &config, 4, &err), &err,
+                       "vertex 3 has owner 9");
+    free(owner);
+    free(global);
+    free(mine);
+    partition_operators_free(&ops);
+    dataset_free(&d);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("partition_part");
+    const struct {
+        const char *name;
+        const TTest *test;
+    } tests[] = {{"local_product_bitwise", local_product_bitwise},
+                 {"local_degrees_fail", local_degrees_fail},
+                 {"cache_forward_bitwise", cache_forward_bitwise},
+                 {"cache_depth_tight", cache_depth_tight},
+                 {"tgcn_cached_inputs", tgcn_cached_inputs}};
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        TCase *single = tcase_create(tests[i].name);
+        tcase_set_timeout(single, 300);
+        tcase_add_test(single, tests[i].test);
+        suite_add_tcase(suite, single);
+    }
+    return run_suite(suite);
+}
