@@ -68,8 +68,12 @@ expect_failure("expected off, zero, static:C, adaptive or adaptive-printed" trai
                --stale-embeddings sign)
 expect_failure("static:C takes a fraction C of D_r in [0, 1]" train --model gconvgru --data chickenpox
                --stale-embeddings static:2)
-expect_failure("over MPI it needs chapter 06's exchange mode" train --model gconvgru --data chickenpox --impl opt
+expect_failure("use --split vertex --mode exchange (or --impl ref" train --model gconvgru --data chickenpox --impl opt
                --stale-embeddings adaptive)
+expect_failure("stale embeddings change what the exchange mode sends" train --model gconvgru --data chickenpox
+               --impl opt --split vertex --partition hash --mode cache --stale-embeddings adaptive)
+expect_failure("keeps caches a checkpoint does not hold" train --model gconvgru --data chickenpox --impl opt
+               --split vertex --partition hash --stale-embeddings zero --load none.ckpt)
 expect_failure("choose one kind of staleness" train --model gconvgru --data chickenpox --stale-embeddings zero
                --sync average)
 expect_failure("a straggler delays an MPI rank: use --impl opt" train --model tgcn --data chickenpox --straggler 1:5)
