@@ -98,6 +98,9 @@ expect_failure("places an event model's memory" partition --data chickenpox --ra
 expect_failure("is an event stream (use reflexbicut" partition --data collegemsg --ranks 2 --method dynahb)
 expect_failure("cannot create" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
+expect_failure("cannot split 20 vertices into 21 parts" partition --data chickenpox --ranks 21 --method dgc)
+expect_failure("is not one of tgcn, gconvgru, gclstm, evolvegcn" partition --data chickenpox --ranks 2 --method dgc
+               --model jodie)
 
 # twofold train --split vertex (chapter 06): what it needs and what it refuses.
 expect_failure("add --impl opt" train --model tgcn --data chickenpox --split vertex --partition hash)
@@ -113,6 +116,12 @@ expect_failure("drop --incremental" train --model tgcn --data chickenpox --impl 
 expect_failure("expected window or vertex" train --model tgcn --data chickenpox --impl opt --split diagonal)
 expect_failure("expected cache or exchange" train --model tgcn --data chickenpox --impl opt --split vertex
                --partition hash --mode ram)
+expect_failure("drop --device cuda" train --model tgcn --data chickenpox --impl opt --split vertex --partition hash
+               --device cuda)
+expect_failure("takes synchronous Adam steps" train --model tgcn --data chickenpox --impl opt --split vertex
+               --partition hash --schedule greedy)
+expect_failure("is an event stream; model tgcn needs snapshots" train --model tgcn --data collegemsg --impl opt
+               --split vertex --partition hash)
 
 execute_process(COMMAND ${TWOFOLD} info --help RESULT_VARIABLE status OUTPUT_VARIABLE out)
 if(NOT status EQUAL 0 OR NOT out MATCHES "usage: twofold info")

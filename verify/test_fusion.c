@@ -471,24 +471,6 @@ START_TEST(bad_input)
 }
 END_TEST
 
-typedef struct named_test {
-    const char *name;
-    const TTest *test;
-} named_test;
-
-/* One case per test, so CK_RUN_CASE=NAME runs one alone. */
-static Suite *suite_of(const char *name, const named_test *tests, size_t count)
-{
-    Suite *suite = suite_create(name);
-    for (size_t i = 0; i < count; i++) {
-        TCase *single = tcase_create(tests[i].name);
-        tcase_set_timeout(single, 300);
-        tcase_add_test(single, tests[i].test);
-        suite_add_tcase(suite, single);
-    }
-    return suite;
-}
-
 /* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "fusion" on
  * generated data (label unit, under Valgrind in CI) and "fusion_real_data" on the bundled
  * datasets (label slow: parsing twitter_tennis's JSON alone takes 13 s under Valgrind, and the
@@ -505,8 +487,8 @@ int main(void)
     const named_test real[] = {{"tennis_lifetimes", tennis_lifetimes},
                                       {"event_lifetimes", event_lifetimes},
                                       {"spatial_fusion_tennis", spatial_fusion_tennis}};
-    SRunner *runner = srunner_create(suite_of("fusion", generated, sizeof generated / sizeof *generated));
-    srunner_add_suite(runner, suite_of("fusion_real_data", real, sizeof real / sizeof *real));
+    SRunner *runner = srunner_create(suite_of("fusion", generated, sizeof generated / sizeof *generated, 300));
+    srunner_add_suite(runner, suite_of("fusion_real_data", real, sizeof real / sizeof *real, 300));
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);

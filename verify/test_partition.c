@@ -748,23 +748,6 @@ START_TEST(real_data)
 }
 END_TEST
 
-typedef struct named_test {
-    const char *name;
-    const TTest *test;
-} named_test;
-
-static Suite *suite_of(const char *name, const named_test *tests, size_t count)
-{
-    Suite *suite = suite_create(name);
-    for (size_t i = 0; i < count; i++) {
-        TCase *single = tcase_create(tests[i].name);
-        tcase_set_timeout(single, 300);
-        tcase_add_test(single, tests[i].test);
-        suite_add_tcase(suite, single);
-    }
-    return suite;
-}
-
 /* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "partition" on
  * crafted and generated data (label unit) and "partition_real_data" on bundled datasets (slow). */
 int main(void)
@@ -782,8 +765,8 @@ int main(void)
                                     {"closure", closure},
                                     {"metrics", metrics}};
     const named_test real[] = {{"real_data", real_data}};
-    SRunner *runner = srunner_create(suite_of("partition", generated, sizeof generated / sizeof *generated));
-    srunner_add_suite(runner, suite_of("partition_real_data", real, sizeof real / sizeof *real));
+    SRunner *runner = srunner_create(suite_of("partition", generated, sizeof generated / sizeof *generated, 300));
+    srunner_add_suite(runner, suite_of("partition_real_data", real, sizeof real / sizeof *real, 300));
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);

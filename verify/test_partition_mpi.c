@@ -2,7 +2,7 @@
  * ranks (ctest runs it under mpiexec) against the single-process reference trainer, for every
  * trainable partitioner, both modes, T-GCN and GC-LSTM, on twitter_tennis and a generated graph with
  * vertex arrivals: the loss and every gradient of the first three optimizer steps, the test MSE after
- * them, within the fp tolerance of design/TECHNIQUES.md; parameters equal on every rank; exchange
+ * them, within the fp tolerance (1e-5, chapters/00-overview.md); parameters equal on every rank; exchange
  * mode's bytes equal to the halo rows the products need, counted here from the graph with a loop of
  * this file's own; cache mode sends no feature bytes. Then GConvGRU and EvolveGCN in exchange mode,
  * a rank without vertices, a bitwise forward with the reference kernels, and the combinations that

@@ -708,23 +708,6 @@ START_TEST(ilp_on_real_costs)
 }
 END_TEST
 
-typedef struct named_test {
-    const char *name;
-    const TTest *test;
-} named_test;
-
-static Suite *suite_of(const char *name, const named_test *tests, size_t count)
-{
-    Suite *suite = suite_create(name);
-    for (size_t k = 0; k < count; k++) {
-        TCase *single = tcase_create(tests[k].name);
-        tcase_set_timeout(single, 900);
-        tcase_add_test(single, tests[k].test);
-        suite_add_tcase(suite, single);
-    }
-    return suite;
-}
-
 int main(void)
 {
     opt_set_threads(1);
@@ -742,8 +725,8 @@ int main(void)
                                {"roundrobin_epoch_is_trainer_epoch", roundrobin_epoch_is_trainer_epoch}};
     const named_test slow[] = {{"ilp_against_exhaustive_larger", ilp_against_exhaustive_larger},
                                {"ilp_on_real_costs", ilp_on_real_costs}};
-    SRunner *runner = srunner_create(suite_of("schedule", unit, sizeof unit / sizeof *unit));
-    srunner_add_suite(runner, suite_of("schedule_slow", slow, sizeof slow / sizeof *slow));
+    SRunner *runner = srunner_create(suite_of("schedule", unit, sizeof unit / sizeof *unit, 900));
+    srunner_add_suite(runner, suite_of("schedule_slow", slow, sizeof slow / sizeof *slow, 900));
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);

@@ -95,6 +95,26 @@ static inline int64_t differing_training_state(const parameter_list *pa, const a
     return differing;
 }
 
+/* One test of a suite, with the name CK_RUN_CASE selects it by. */
+typedef struct named_test {
+    const char *name;
+    const TTest *test;
+} named_test;
+
+/* A suite of one case per test, so CK_RUN_CASE=NAME runs one alone, each allowed
+ * `timeout_seconds`; tests [count]. The runner the suite is added to frees it. */
+static inline Suite *suite_of(const char *name, const named_test *tests, size_t count, double timeout_seconds)
+{
+    Suite *suite = suite_create(name);
+    for (size_t i = 0; i < count; i++) {
+        TCase *single = tcase_create(tests[i].name);
+        tcase_set_timeout(single, timeout_seconds);
+        tcase_add_test(single, tests[i].test);
+        suite_add_tcase(suite, single);
+    }
+    return suite;
+}
+
 /* Run one suite and free it; returns the process exit status (0 when every test passed). */
 static inline int run_suite(Suite *suite)
 {
