@@ -1,10 +1,10 @@
-# Chapter 03's figure from bench_fusion's CSV:
-#     build/bench/bench_fusion --out build && gnuplot -e "dir='build'" bench/fusion.gp
+# Chapter 03's figure from the CSV of `bench fusion`:
+#     build/bench/bench fusion --out bench_out && gnuplot -e "dir='bench_out'" bench/fusion.gp
 # Left: computed steps per useful step (padding wastes, fused lanes compute exactly the useful
 # ones). Right: one forward + backward of the GRU time encoder, per-sequence reference, padded,
 # fused (ms, log scale). The CSV has a GRU row then an LSTM row per data set; the figure takes
 # the GRU rows.
-if (!exists("dir")) dir = "build"
+if (!exists("dir")) dir = "bench_out"
 if (!exists("out")) out = "chapters/03-fusion.svg"
 set terminal svg size 1100,400 font "sans,11" background rgb "white"
 set output out

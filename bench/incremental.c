@@ -447,7 +447,7 @@ static int epoch_compare(int quick, FILE *csv)
     const char *spec = quick ? "powerlaw:nodes=2000,edges=20000,snapshots=24,churn=0.01,features=64,degrees=0,seed=5"
                              : "powerlaw:nodes=20000,edges=200000,snapshots=40,churn=0.01,features=64,degrees=0,seed=5";
     if (dataset_load(spec, NULL, &d, &err) != TF_OK) {
-        fprintf(stderr, "bench_incremental: %s\n", err.message);
+        fprintf(stderr, "bench incremental: %s\n", err.message);
         return 1;
     }
     train_options opts;
@@ -465,7 +465,7 @@ static int epoch_compare(int quick, FILE *csv)
     for (int v = 0; v < 3; v++) {
         trainer tr;
         if (trainer_create(&tr, &d.snapshots, &config, &opts, &err) != TF_OK) {
-            fprintf(stderr, "bench_incremental: %s\n", err.message);
+            fprintf(stderr, "bench incremental: %s\n", err.message);
             return 1;
         }
         if (v > 0)
@@ -475,7 +475,7 @@ static int epoch_compare(int quick, FILE *csv)
             incremental_inputs_options options;
             incremental_inputs_options_default(&options);
             if (incremental_inputs_create(&inputs, &d.snapshots, &tr, NULL, &options, &err) != TF_OK) {
-                fprintf(stderr, "bench_incremental: %s\n", err.message);
+                fprintf(stderr, "bench incremental: %s\n", err.message);
                 return 1;
             }
             tr.model.inputs = &inputs.source;
@@ -487,7 +487,7 @@ static int epoch_compare(int quick, FILE *csv)
         for (int e = 0; e < 2; e++) {
             start = wall_seconds();
             if (trainer_epoch(&tr, &d.snapshots, &report, &err) != TF_OK) {
-                fprintf(stderr, "bench_incremental: %s\n", err.message);
+                fprintf(stderr, "bench incremental: %s\n", err.message);
                 return 1;
             }
         }

@@ -1,6 +1,7 @@
-# Plots bench_incremental's CSV files into the chapter's figures:
-#   gnuplot -e "dir='bench_incremental_out'; out='chapters'" bench/incremental.gp
-if (!exists("dir")) dir = 'bench_incremental_out'
+# Plots the CSV files of `bench incremental` into the chapter's figures:
+#   build/bench/bench incremental --out bench_out
+#   gnuplot -e "dir='bench_out'; out='chapters'" bench/incremental.gp
+if (!exists("dir")) dir = 'bench_out'
 if (!exists("out")) out = 'chapters'
 set datafile separator ','
 set terminal svg size 720,440 dynamic font 'sans,12'

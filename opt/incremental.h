@@ -45,7 +45,7 @@ extern "C" {
 
 /**
  * Default churn threshold: above this many delta entries per edge of the current snapshot,
- * a full recompute is cheaper. Chosen from the crossover measured by bench_incremental on a
+ * a full recompute is cheaper. Chosen from the crossover measured by `bench incremental` on a
  * 10^6-edge generated graph (chapters/02-incremental.md shows the run); ReInc leaves it to
  * the user.
  */
