@@ -216,11 +216,14 @@ static void gru_cell_forward(const float *x, const float *h, const float *weight
 
 /* Host arrays: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
  * cache [n][4 hidden], dh_out [n][hidden]; dx [n][in], dh [n][hidden], dweight_ih [3 hidden][in],
- * dweight_hh [3 hidden][hidden], dbias_ih, dbias_hh [3 hidden]. */
+ * dweight_hh [3 hidden][hidden], dbias_ih, dbias_hh [3 hidden]. The host
+ * scratch dpreactivation [2 n][3 hidden] is not needed: the device kernel keeps its own. */
 static void gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
-                              const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
-                              float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh)
+                              const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                              float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                              float *dbias_ih, float *dbias_hh)
 {
+    (void)dpreactivation;
     if (!usable())
         return;
     tf_error err;

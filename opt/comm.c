@@ -69,8 +69,20 @@ int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size
     return TF_OK;
 }
 
+void comm_init_local(comm *c)
+{
+    memset(c, 0, sizeof *c);
+    c->world = MPI_COMM_NULL;
+    c->size = c->local_size = 1;
+    c->transport = COMM_MPI;
+    c->device = -1;
+    c->local = 1;
+}
+
 void comm_finalize(comm *c)
 {
+    if (c->local)
+        return;
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->nccl)
         cuda_comm_destroy(c->nccl);
@@ -95,6 +107,8 @@ int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
 {
     c->calls++;
     c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
+    if (c->local) /* the sum over one rank */
+        return TF_OK;
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->transport == COMM_NCCL)
         return nccl_allreduce_sum(c->nccl, values, count, err);
@@ -110,6 +124,8 @@ int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *
 {
     c->calls++;
     c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(double));
+    if (c->local)
+        return TF_OK;
     for (int64_t first = 0; first < count; first += MPI_PIECE) {
         int piece = (int)(count - first < MPI_PIECE ? count - first : MPI_PIECE);
         MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values + first, piece, MPI_DOUBLE, MPI_SUM, c->world), err);
@@ -142,6 +158,14 @@ int comm_alltoallv(comm *c, const void *send, const int64_t *send_counts, const 
     for (int j = 0; j < c->size; j++)
         if (j != c->rank)
             c->bytes_sent += (uint64_t)send_counts[j] * element_size;
+    if (c->local) { /* the block a rank sends itself */
+        if (send_counts[0] != receive_counts[0])
+            return tf_error_set(err, TF_ERR_INPUT, "all-to-all on one rank: sends %lld elements, receives %lld",
+                                (long long)send_counts[0], (long long)receive_counts[0]);
+        memmove((char *)receive + receive_offsets[0] * (int64_t)element_size,
+                (const char *)send + send_offsets[0] * (int64_t)element_size, (size_t)send_counts[0] * element_size);
+        return TF_OK;
+    }
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->transport == COMM_NCCL)
         return nccl_alltoallv(c->nccl, c->rank, c->size, send, send_counts, send_offsets, receive, receive_counts,
@@ -166,6 +190,13 @@ int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, con
 {
     c->calls++;
     c->bytes_sent += (uint64_t)(c->size - 1) * (uint64_t)count * element_size;
+    if (c->local) {
+        if (counts[0] != count)
+            return tf_error_set(err, TF_ERR_INPUT, "all-gather: this rank sends %lld elements but counts[0] is %lld",
+                                (long long)count, (long long)counts[0]);
+        memmove((char *)receive + offsets[0] * (int64_t)element_size, send, (size_t)count * element_size);
+        return TF_OK;
+    }
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->transport == COMM_NCCL)
         return nccl_allgatherv(c->nccl, c->rank, c->size, send, count, receive, counts, offsets, element_size, err);
@@ -191,6 +222,8 @@ int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err
     c->calls++;
     if (c->rank == root)
         c->bytes_sent += (uint64_t)(c->size - 1) * (uint64_t)bytes;
+    if (c->local)
+        return TF_OK;
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->transport == COMM_NCCL)
         return nccl_broadcast(c->nccl, buffer, bytes, root, err);
@@ -202,9 +235,20 @@ int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err
     return TF_OK;
 }
 
+int comm_ranks_differing(comm *c, double value, double *differing, tf_error *err)
+{
+    double reference = value;
+    if (comm_broadcast(c, &reference, sizeof reference, 0, err) != TF_OK)
+        return err->code;
+    *differing = value != reference;
+    return comm_allreduce_sum_double(c, differing, 1, err);
+}
+
 int comm_barrier(comm *c, tf_error *err)
 {
     c->calls++;
+    if (c->local)
+        return TF_OK;
     MPI_CHECK(MPI_Barrier(c->world), err);
     return TF_OK;
 }
@@ -213,7 +257,9 @@ int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *req
 {
     c->calls++;
     c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
-    request->active = 1;
+    request->active = !c->local;
+    if (c->local)
+        return TF_OK;
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->transport == COMM_NCCL) /* NCCL is asynchronous on its stream; comm_wait synchronizes */
         return nccl_allreduce_sum_start(c->nccl, values, count, err);

@@ -51,6 +51,7 @@ typedef struct comm {
     void *nccl;                /**< the ncclComm_t when transport is NCCL */
     uint64_t bytes_sent;       /**< bytes this rank has sent so far (see the formulas above) */
     uint64_t calls;            /**< collectives called so far */
+    int local;                 /**< 1: one process without MPI (comm_init_local()) */
 } comm;
 
 /**
@@ -61,7 +62,14 @@ typedef struct comm {
  */
 int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size_t reason_size, tf_error *err);
 
-/** Shut down NCCL (if used) and MPI. */
+/**
+ * A communicator of this process alone that needs no MPI (MPI need not be initialized): every
+ * collective is the local copy MPI would make on one rank, and sends nothing. For running a
+ * distributed twin inside a single-process program (the technique table's tests).
+ */
+void comm_init_local(comm *c);
+
+/** Shut down NCCL (if used) and MPI (a local communicator: nothing). */
 void comm_finalize(comm *c);
 
 /** Sum @p values [count] floats across all ranks, in place. */
@@ -87,6 +95,13 @@ int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, con
 
 /** Broadcast @p bytes bytes from rank @p root to all ranks, in place. */
 int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err);
+
+/**
+ * How many ranks of @p c hold another @p value than rank 0 (a checksum of what must agree):
+ * rank 0's value broadcast, the mismatches all-reduced. Every rank calls it and receives the
+ * count in @p differing. @return 0, or the error of a collective.
+ */
+int comm_ranks_differing(comm *c, double value, double *differing, tf_error *err);
 
 /** Wait until every rank has arrived. */
 int comm_barrier(comm *c, tf_error *err);

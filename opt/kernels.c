@@ -196,19 +196,12 @@ void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih
 }
 
 void opt_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
-                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
-                           float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh)
+                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                           float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                           float *dbias_ih, float *dbias_hh)
 {
     const int64_t H = hidden;
-    float *d_input = malloc((size_t)(n * 3 * H) * sizeof(float));
-    float *d_recurrent = malloc((size_t)(n * 3 * H) * sizeof(float));
-    if (!d_input || !d_recurrent) {
-        free(d_input);
-        free(d_recurrent);
-        ref_gru_cell_backward(x, h, weight_ih, weight_hh, cache, dh_out, n, in, hidden, dx, dh, dweight_ih, dweight_hh,
-                              dbias_ih, dbias_hh);
-        return;
-    }
+    float *d_input = dpreactivation, *d_recurrent = dpreactivation + n * 3 * H;
     /* The gradients of the six pre-activations, row by row (the same formulas as ref). */
 #pragma omp parallel for
     for (int64_t row = 0; row < n; row++)
@@ -217,8 +210,6 @@ void opt_gru_cell_backward(const float *x, const float *h, const float *weight_i
                               d_input + row * 3 * H + j, d_recurrent + row * 3 * H + j, dh ? &dh[row * H + j] : NULL);
     opt_linear_backward(x, weight_ih, d_input, n, in, 3 * H, dx, dweight_ih, dbias_ih);
     opt_linear_backward(h, weight_hh, d_recurrent, n, H, 3 * H, dh, dweight_hh, dbias_hh);
-    free(d_input);
-    free(d_recurrent);
 }
 
 /* Rows are independent in the LSTM's pointwise part: threads take rows, each unit is ref's

@@ -98,14 +98,16 @@ void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih
                           float *h_out, float *cache);
 
 /**
- * Twin of ref_gru_cell_backward(): gate gradients in one fused loop, then four sgemm.
+ * Twin of ref_gru_cell_backward(): gate gradients in one fused loop into @p dpreactivation
+ * [2 n][3 hidden] (scratch), then four sgemm.
  * Shapes: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
  * cache [n][4 hidden], dh_out [n][hidden]; dx [n][in], dh [n][hidden], dweight_ih [3 hidden][in],
  * dweight_hh [3 hidden][hidden], dbias_ih, dbias_hh [3 hidden].
  */
 void opt_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
-                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
-                           float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh);
+                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                           float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                           float *dbias_ih, float *dbias_hh);
 
 /**
  * Twin of ref_lstm_pointwise_forward(): rows across threads, bitwise equal.

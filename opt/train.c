@@ -20,25 +20,26 @@ static double parameter_checksum(const parameter_list *list)
     return (double)(hash >> 11); /* 53 bits: exact in a double */
 }
 
-int opt_trainer_parallel(trainer *tr, comm *c, tf_error *err)
+int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err)
 {
-    if (c->transport != COMM_MPI)
-        return tf_error_set(err, TF_ERR_INPUT, "data-parallel training keeps gradients in host memory: it needs the MPI "
-                                               "transport");
-    tr->model.kernels = &opt_kernels;
     /* Same parameters on every rank: compare each rank's checksum with rank 0's. */
-    double reference = parameter_checksum(&tr->model.parameters);
-    double own = reference;
-    if (comm_broadcast(c, &reference, sizeof reference, 0, err) != TF_OK)
-        return err->code;
-    double mismatches = own != reference;
-    if (comm_allreduce_sum_double(c, &mismatches, 1, err) != TF_OK)
+    double mismatches;
+    if (comm_ranks_differing(c, parameter_checksum(list), &mismatches, err) != TF_OK)
         return err->code;
     if (mismatches != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%.0f rank(s) start from other parameters than rank 0: create every "
                                                "rank's trainer with the same data, options, seed and checkpoint",
                             mismatches);
     return TF_OK;
+}
+
+int opt_trainer_parallel(trainer *tr, comm *c, tf_error *err)
+{
+    if (c->transport != COMM_MPI)
+        return tf_error_set(err, TF_ERR_INPUT, "data-parallel training keeps gradients in host memory: it needs the MPI "
+                                               "transport");
+    tr->model.kernels = &opt_kernels;
+    return opt_parameters_agree(c, &tr->model.parameters, err);
 }
 
 /* Sums one double across the ranks (a rank alone: nothing to do). */

@@ -64,6 +64,12 @@ int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, in
                          double *mse, tf_error *err);
 
 /**
+ * Check that every rank of @p c holds the same parameter values as rank 0 (a checksum of their
+ * bits, compared collectively). @return 0, or TF_ERR_INPUT saying how many ranks differ.
+ */
+int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err);
+
+/**
  * Sum every parameter's gradient across the ranks of @p c: packed into @p packed [parameter
  * count] (the caller's buffer, unused on one rank), one all-reduce, unpacked. Every rank calls it
  * once per step, holding windows or not (opt/schedule.h's epoch shares it).

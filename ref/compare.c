@@ -21,6 +21,14 @@ int64_t differing_values(const float *a, const float *b, int64_t n)
     return differing;
 }
 
+int64_t differing_doubles(const double *a, const double *b, int64_t n)
+{
+    int64_t differing = 0;
+    for (int64_t i = 0; i < n; i++)
+        differing += memcmp(&a[i], &b[i], sizeof(double)) != 0;
+    return differing;
+}
+
 double parameters_relative_error(const parameter_list *ours, const parameter_list *reference)
 {
     double worst = 0;

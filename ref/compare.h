@@ -31,6 +31,14 @@ double relative_error(const float *ours, const float *reference, int64_t n);
  */
 int64_t differing_values(const float *a, const float *b, int64_t n);
 
+/**
+ * How many of @p n doubles differ bit for bit (timestamps; 0 = bitwise equal).
+ * @param a  [n] values
+ * @param b  [n] values
+ * @param n  how many
+ */
+int64_t differing_doubles(const double *a, const double *b, int64_t n);
+
 /** relative_error() over the values of every parameter of two lists of the same layout. */
 double parameters_relative_error(const parameter_list *ours, const parameter_list *reference);
 

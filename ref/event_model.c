@@ -241,7 +241,7 @@ void event_tape_free(event_tape *tape)
                       tape->updater_input, tape->updater_cache,  tape->updated,          tape->query_delta,
                       tape->query_time,    tape->neighbor_time,  tape->neighbor_edge,    tape->projection_delta,
                       tape->norm_output,   tape->norm_hat,       tape->norm_inverse_std, tape->embedding,
-                      tape->positive_hidden, tape->negative_hidden, tape->message};
+                      tape->positive_hidden, tape->negative_hidden, tape->message, tape->mail};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     attention_tape_free(&tape->attention);
@@ -249,22 +249,13 @@ void event_tape_free(event_tape *tape)
 }
 
 /* The checks a batch must pass before anything is read. */
-static int check_batch(const event_model *m, const node_memory *memory, const temporal_csr *history,
-                       const event_batch *batch, tf_error *err)
+static int check_batch(const event_model *m, const temporal_csr *history, const event_batch *batch, tf_error *err)
 {
     const event_model_config *c = &m->config;
     const event_stream *es = batch->events;
     if (batch->size < 1 || batch->first < 0 || batch->first + batch->size > es->num_events)
         return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld is outside the stream of %lld events",
                             (long long)batch->size, (long long)batch->first, (long long)es->num_events);
-    if (memory->memory_width != c->memory_width || memory->mail_width != event_model_mail_width(m) ||
-        memory->num_nodes < es->num_nodes)
-        return tf_error_set(err, TF_ERR_INPUT,
-                            "node memory of %lld vertices, widths %lld and %lld; the model needs %lld vertices, "
-                            "widths %lld and %lld",
-                            (long long)memory->num_nodes, (long long)memory->memory_width,
-                            (long long)memory->mail_width, (long long)es->num_nodes, (long long)c->memory_width,
-                            (long long)event_model_mail_width(m));
     if ((c->edge_width > 0) != (batch->edge_features != NULL))
         return tf_error_set(err, TF_ERR_INPUT, "the model has %lld edge feature columns, but the batch %s",
                             (long long)c->edge_width, batch->edge_features ? "has edge features" : "has none");
@@ -317,31 +308,64 @@ static int collect_entries(const event_model *m, const temporal_csr *history, co
     return TF_OK;
 }
 
-/* Steps 3 and 4: read every entry's row from the pre-batch memory, then s' = updater(x, s) with
- * x = [mail || phi_mem(t - mem_ts)], once per entry. */
-static int update_memory(const event_model *m, const node_memory *memory, event_tape *tape, tf_error *err)
+int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t entries, tf_error *err)
+{
+    const size_t N = (size_t)entries, dm = (size_t)m->config.memory_width;
+    const size_t dmsg = (size_t)event_model_mail_width(m), din = dmsg + (size_t)m->config.time_width;
+    tape->entries = entries;
+    if ((!tape->vertex && !(tape->vertex = tf_alloc(N, sizeof *tape->vertex, "batch entries", err))) ||
+        (!tape->time && !(tape->time = tf_alloc(N, sizeof *tape->time, "batch entries", err))) ||
+        !(tape->memory = tf_alloc(N * dm, sizeof(float), "batch memory rows", err)) ||
+        !(tape->memory_time = tf_alloc(N, sizeof(double), "batch memory rows", err)) ||
+        !(tape->mail = tf_alloc(N * dmsg, sizeof(float), "batch mail rows", err)) ||
+        !(tape->updater_delta = tf_alloc(N, sizeof(float), "batch memory rows", err)) ||
+        !(tape->updater_input = tf_alloc(N * din, sizeof(float), "memory updater inputs", err)) ||
+        !(tape->updated = tf_alloc(N * dm, sizeof(float), "updated memory", err)) ||
+        !(tape->message = tf_alloc(dmsg, sizeof(float), "message", err)) ||
+        (m->config.kind == EVENT_MODEL_TGN &&
+         !(tape->updater_cache = tf_alloc(N * (size_t)GRU_CACHE_WIDTH(dm), sizeof(float), "GRU cache", err))))
+        return TF_ERR_INPUT;
+    return TF_OK;
+}
+
+int event_model_collect(const event_model *m, const temporal_csr *history, const event_batch *batch,
+                        event_tape *tape, tf_error *err)
+{
+    memset(tape, 0, sizeof *tape);
+    int status = check_batch(m, history, batch, err);
+    if (status == TF_OK)
+        status = collect_entries(m, history, batch, tape, err);
+    if (status == TF_OK)
+        status = event_tape_alloc_entries(m, tape, tape->entries, err);
+    if (status != TF_OK)
+        event_tape_free(tape);
+    return status;
+}
+
+int event_model_read_memory(const event_model *m, const node_memory *memory, event_tape *tape, tf_error *err)
+{
+    if (memory->memory_width != m->config.memory_width || memory->mail_width != event_model_mail_width(m))
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "node memory of widths %lld and %lld; the model needs widths %lld and %lld",
+                            (long long)memory->memory_width, (long long)memory->mail_width,
+                            (long long)m->config.memory_width, (long long)event_model_mail_width(m));
+    for (int64_t k = 0; k < tape->entries; k++)
+        if (tape->vertex[k] < 0 || tape->vertex[k] >= memory->num_nodes)
+            return tf_error_set(err, TF_ERR_INPUT, "vertex %d of batch entry %lld is outside the node memory of %lld "
+                                "vertices", tape->vertex[k], (long long)k, (long long)memory->num_nodes);
+    /* The naive read: every entry its own copy, so a vertex occurring five times is copied five times. */
+    node_memory_gather(memory, tape->vertex, tape->entries, tape->memory, tape->memory_time, tape->mail, NULL);
+    return TF_OK;
+}
+
+void event_model_update(const event_model *m, event_tape *tape)
 {
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
-    float *mail = NULL;
-    if (!(tape->memory = tf_alloc((size_t)(N * dm), sizeof(float), "batch memory rows", err)) ||
-        !(tape->memory_time = tf_alloc((size_t)N, sizeof(double), "batch memory rows", err)) ||
-        !(tape->updater_delta = tf_alloc((size_t)N, sizeof(float), "batch memory rows", err)) ||
-        !(tape->updater_input = tf_alloc((size_t)(N * din), sizeof(float), "memory updater inputs", err)) ||
-        !(tape->updated = tf_alloc((size_t)(N * dm), sizeof(float), "updated memory", err)) ||
-        !(mail = tf_alloc((size_t)(N * dmsg), sizeof(float), "batch mail rows", err)))
-        return TF_ERR_INPUT;
-    if (m->config.kind == EVENT_MODEL_TGN &&
-        !(tape->updater_cache = tf_alloc((size_t)(N * GRU_CACHE_WIDTH(dm)), sizeof(float), "GRU cache", err))) {
-        free(mail);
-        return TF_ERR_INPUT;
-    }
-    node_memory_gather(memory, tape->vertex, N, tape->memory, tape->memory_time, mail, NULL);
     for (int64_t k = 0; k < N; k++) {
         tape->updater_delta[k] = (float)(tape->time[k] - tape->memory_time[k]);
-        memcpy(tape->updater_input + k * din, mail + k * dmsg, (size_t)dmsg * sizeof(float));
+        memcpy(tape->updater_input + k * din, tape->mail + k * dmsg, (size_t)dmsg * sizeof(float));
     }
-    free(mail);
     ref_time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
                               m->memory_time_bias->value.data, dt, din, tape->updater_input + dmsg);
     if (m->config.kind == EVENT_MODEL_TGN)
@@ -352,7 +376,6 @@ static int update_memory(const event_model *m, const node_memory *memory, event_
         ref_rnn_cell_forward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
                              m->updater_weight_hh->value.data, m->updater_bias_ih->value.data,
                              m->updater_bias_hh->value.data, N, din, dm, tape->updated);
-    return TF_OK;
 }
 
 /* Step 5, TGN: attention of every root over its sampled neighbours, h = s' for both. */
@@ -394,28 +417,16 @@ static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
     return TF_OK;
 }
 
-int event_model_forward(const event_model *m, const node_memory *memory, const temporal_csr *history,
-                        const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
+int event_model_embed(const event_model *m, const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
 {
-    memset(tape, 0, sizeof *tape);
-    if (check_batch(m, memory, history, batch, err) != TF_OK)
+    const int64_t B = tape->batch_size, demb = m->config.embedding_width;
+    if (!(tape->embedding = tf_alloc((size_t)(3 * B * demb), sizeof(float), "embeddings", err)) ||
+        !(tape->positive_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
+        !(tape->negative_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)))
         return TF_ERR_INPUT;
-    const int64_t B = batch->size, demb = m->config.embedding_width;
-    int status = collect_entries(m, history, batch, tape, err);
-    if (status == TF_OK)
-        status = update_memory(m, memory, tape, err);
-    if (status == TF_OK &&
-        (!(tape->embedding = tf_alloc((size_t)(3 * B * demb), sizeof(float), "embeddings", err)) ||
-         !(tape->positive_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
-         !(tape->negative_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
-         !(tape->message = tf_alloc((size_t)event_model_mail_width(m), sizeof(float), "message", err))))
-        status = TF_ERR_INPUT;
-    if (status == TF_OK)
-        status = m->config.kind == EVENT_MODEL_TGN ? embed_tgn(m, batch, tape, err) : embed_jodie(m, tape, err);
-    if (status != TF_OK) {
-        event_tape_free(tape);
+    int status = m->config.kind == EVENT_MODEL_TGN ? embed_tgn(m, batch, tape, err) : embed_jodie(m, tape, err);
+    if (status != TF_OK)
         return status;
-    }
     /* Roots are [src; dst; neg]: positives pair rows j and B + j, negatives rows j and 2B + j. */
     const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
     ref_link_decoder_forward(&m->decoder, source, destination, B, tape->positive_hidden, scores);
@@ -423,12 +434,38 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
     return TF_OK;
 }
 
+int event_model_forward(const event_model *m, const node_memory *memory, const temporal_csr *history,
+                        const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
+{
+    if (memory->num_nodes < batch->events->num_nodes) {
+        memset(tape, 0, sizeof *tape);
+        return tf_error_set(err, TF_ERR_INPUT, "node memory of %lld vertices; the stream has %lld",
+                            (long long)memory->num_nodes, (long long)batch->events->num_nodes);
+    }
+    int status = event_model_collect(m, history, batch, tape, err);
+    if (status != TF_OK)
+        return status;
+    status = event_model_read_memory(m, memory, tape, err);
+    if (status == TF_OK) {
+        event_model_update(m, tape);
+        status = event_model_embed(m, batch, tape, scores, err);
+    }
+    if (status != TF_OK)
+        event_tape_free(tape);
+    return status;
+}
+
+void event_model_loss_sums(const float *scores, int64_t count, int64_t batch_size, float *dscores, double sums[2])
+{
+    sums[0] = ref_bce_with_logits_sum(scores, count, 1.0f, batch_size, dscores);
+    sums[1] = ref_bce_with_logits_sum(scores + count, count, 0.0f, batch_size, dscores ? dscores + count : NULL);
+}
+
 double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
 {
-    double positive = ref_bce_with_logits_loss(scores, batch_size, 1.0f, 1.0f, dscores);
-    double negative = ref_bce_with_logits_loss(scores + batch_size, batch_size, 0.0f, 1.0f,
-                                               dscores ? dscores + batch_size : NULL);
-    return positive + negative;
+    double sums[2];
+    event_model_loss_sums(scores, batch_size, batch_size, dscores, sums);
+    return sums[0] / (double)batch_size + sums[1] / (double)batch_size;
 }
 
 /* ---- the batch: backward ---------------------------------------------------------------------- */
@@ -475,25 +512,22 @@ static int backward_jodie(event_model *m, const event_tape *tape, const float *d
     return TF_OK;
 }
 
-/* Step 4 backward: the updater cell, then its time encoder through the time columns of x. The
- * gradient with respect to the memory that was read (dh) is not wanted: it is data.
- * dupdated [entries][memory_width]. */
-static int backward_updater(event_model *m, const event_tape *tape, const float *dupdated, tf_error *err)
+int event_model_backward_updater(event_model *m, const event_tape *tape, const float *dupdated, tf_error *err)
 {
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
     float *dinput = tf_alloc((size_t)(N * din), sizeof(float), "memory updater gradients", err);
-    float *scratch = dinput && m->config.kind == EVENT_MODEL_JODIE
-                         ? tf_alloc((size_t)(N * dm), sizeof(float), "memory updater gradients", err)
-                         : NULL;
-    if (!dinput || (m->config.kind == EVENT_MODEL_JODIE && !scratch)) {
+    /* the cell's gate gradients: [2N][3 d_mem] (GRU) or [N][d_mem] (RNN) */
+    const int64_t gates = m->config.kind == EVENT_MODEL_TGN ? 6 * dm : dm;
+    float *scratch = dinput ? tf_alloc((size_t)(N * gates), sizeof(float), "memory updater gradients", err) : NULL;
+    if (!scratch) {
         free(dinput);
         return TF_ERR_INPUT;
     }
     if (m->config.kind == EVENT_MODEL_TGN)
         ref_gru_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
-                              m->updater_weight_hh->value.data, tape->updater_cache, dupdated, N, din, dm, dinput,
-                              NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
+                              m->updater_weight_hh->value.data, tape->updater_cache, dupdated, N, din, dm, scratch,
+                              dinput, NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
                               m->updater_bias_ih->grad.data, m->updater_bias_hh->grad.data);
     else
         ref_rnn_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
@@ -508,14 +542,13 @@ static int backward_updater(event_model *m, const event_tape *tape, const float 
     return TF_OK;
 }
 
-int event_model_backward(event_model *m, const event_tape *tape, const float *dscores, tf_error *err)
+int event_model_backward_embedding(event_model *m, const event_tape *tape, const float *dscores, float *dupdated,
+                                   tf_error *err)
 {
-    const int64_t B = tape->batch_size, R = tape->roots, N = tape->entries, dm = m->config.memory_width,
-                  demb = m->config.embedding_width;
+    const int64_t B = tape->batch_size, R = tape->roots, demb = m->config.embedding_width;
     float *dembedding = tf_alloc((size_t)(R * demb), sizeof(float), "embedding gradients", err);
     float *dhidden = dembedding ? tf_alloc((size_t)(B * demb), sizeof(float), "decoder gradients", err) : NULL;
-    float *dupdated = dhidden ? tf_alloc((size_t)(N * dm), sizeof(float), "memory gradients", err) : NULL;
-    int status = dupdated ? TF_OK : TF_ERR_INPUT;
+    int status = dhidden ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK) {
         const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
         float *dsource = dembedding, *ddestination = dsource + B * demb, *dnegative = dsource + 2 * B * demb;
@@ -526,41 +559,48 @@ int event_model_backward(event_model *m, const event_tape *tape, const float *ds
         status = m->config.kind == EVENT_MODEL_TGN ? backward_tgn(m, tape, dembedding, dupdated, err)
                                                    : backward_jodie(m, tape, dembedding, dupdated, err);
     }
-    if (status == TF_OK)
-        status = backward_updater(m, tape, dupdated, err);
     free(dembedding);
     free(dhidden);
+    return status;
+}
+
+int event_model_backward(event_model *m, const event_tape *tape, const float *dscores, tf_error *err)
+{
+    const int64_t N = tape->entries, dm = m->config.memory_width;
+    float *dupdated = tf_alloc((size_t)(N * dm), sizeof(float), "memory gradients", err);
+    int status = dupdated ? event_model_backward_embedding(m, tape, dscores, dupdated, err) : TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = event_model_backward_updater(m, tape, dupdated, err);
     free(dupdated);
     return status;
 }
 
 /* ---- the batch: write-back ------------------------------------------------------------------- */
 
-/* message [2 dm + de] = [self [dm] || other [dm] || edge [de]] (edge NULL: zeros) */
-static void build_message(float *message, const float *self, const float *other, const float *edge, int64_t dm,
-                          int64_t de)
+void event_model_entry_message(const event_model *m, const event_tape *tape, const event_batch *batch, int64_t entry,
+                               float *mail)
 {
-    memcpy(message, self, (size_t)dm * sizeof(float));
-    memcpy(message + dm, other, (size_t)dm * sizeof(float));
+    const int64_t B = tape->batch_size, dm = m->config.memory_width, de = m->config.edge_width;
+    const int64_t j = entry % B, other = entry < B ? B + j : j;
+    memcpy(mail, tape->updated + entry * dm, (size_t)dm * sizeof(float));
+    memcpy(mail + dm, tape->updated + other * dm, (size_t)dm * sizeof(float));
     if (de > 0)
-        memcpy(message + 2 * dm, edge, (size_t)de * sizeof(float));
+        memcpy(mail + 2 * dm, batch->edge_features + (batch->first + j) * de, (size_t)de * sizeof(float));
 }
 
 void event_model_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
                               node_memory *memory)
 {
     const event_stream *es = batch->events;
-    const int64_t B = tape->batch_size, dm = m->config.memory_width, de = m->config.edge_width;
+    const int64_t B = tape->batch_size, dm = m->config.memory_width;
     /* The order of this loop *is* the conflict rule: events in increasing index, and within an
      * event the source before the destination; a later write overwrites an earlier one, so the
      * largest event index wins and the destination wins within its event. */
     for (int64_t j = 0; j < B; j++) {
         const int64_t event = batch->first + j;
-        const float *updated_source = tape->updated + j * dm, *updated_destination = tape->updated + (B + j) * dm;
-        const float *edge = de > 0 ? batch->edge_features + event * de : NULL;
-        build_message(tape->message, updated_source, updated_destination, edge, dm, de);
-        node_memory_write(memory, es->src[event], updated_source, tape->message, es->time[event]);
-        build_message(tape->message, updated_destination, updated_source, edge, dm, de);
-        node_memory_write(memory, es->dst[event], updated_destination, tape->message, es->time[event]);
+        event_model_entry_message(m, tape, batch, j, tape->message);
+        node_memory_write(memory, es->src[event], tape->updated + j * dm, tape->message, es->time[event]);
+        event_model_entry_message(m, tape, batch, B + j, tape->message);
+        node_memory_write(memory, es->dst[event], tape->updated + (B + j) * dm, tape->message, es->time[event]);
     }
 }

@@ -173,6 +173,7 @@ typedef struct event_tape {
     float *neighbor_delta;       /**< [E] t_root - t_e, the attention's time difference */
     float *memory;               /**< [N][d_mem] s, read from the pre-batch memory */
     double *memory_time;         /**< [N] mem_ts, read from the pre-batch memory */
+    float *mail;                 /**< [N][d_msg] the pending message, read from the pre-batch memory */
     float *updater_delta;        /**< [N] t - mem_ts */
     float *updater_input;        /**< [N][d_msg + d_t] [mail || phi_mem(t - mem_ts)] */
     float *updater_cache;        /**< TGN: [N][4 d_mem] GRU cache */
@@ -193,7 +194,9 @@ typedef struct event_tape {
 } event_tape;
 
 /**
- * Steps 1-5 forward: sample, read the pre-batch memory, update it per entry, embed, score.
+ * Steps 1-5 forward: sample, read the pre-batch memory, update it per entry, embed, score. The
+ * composition of the stages below: event_model_collect(), event_model_read_memory(),
+ * event_model_update(), event_model_embed(). (The twins of chapter 04 replace only the read.)
  * @param m        the model
  * @param memory   the node memory before the batch (read only)
  * @param history  temporal CSR of the whole stream, for TGN's neighbours (JODIE: may be NULL)
@@ -209,6 +212,59 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
                         const event_batch *batch, event_tape *tape, float *scores, tf_error *err);
 
 /**
+ * Steps 1-2: check the batch, list its entries (roots [src; dst; neg], then TGN's sampled
+ * neighbours, with their query times) and allocate the tape's per-entry arrays. Reads no memory
+ * and no parameter: the batch's structure depends only on the stream and the negatives.
+ * @param m        the model (its kind and widths)
+ * @param history  temporal CSR of the whole stream, for TGN's neighbours (JODIE: may be NULL)
+ * @param batch    the events and their negatives
+ * @param tape     out: entries, times, neighbour lists, per-entry arrays; free with event_tape_free()
+ * @param err      out: a batch outside the stream, a negative outside the vertices, feature
+ *                 widths that do not match, no memory
+ * @return 0, or TF_ERR_INPUT (the tape is then empty)
+ */
+int event_model_collect(const event_model *m, const temporal_csr *history, const event_batch *batch,
+                        event_tape *tape, tf_error *err);
+
+/**
+ * Allocate a tape's per-entry arrays for @p entries entries (vertex and time too when they are
+ * still NULL): memory, memory_time, mail, updater arrays, updated, the message scratch. Used by
+ * event_model_collect() and by a twin that builds a tape of rows it serves (chapter 04's DepComm).
+ * @return 0, or TF_ERR_INPUT (free the tape with event_tape_free())
+ */
+int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t entries, tf_error *err);
+
+/**
+ * Step 3, the naive dispatch: every entry gets its own copy of its vertex's memory, mail and
+ * mem_ts from @p memory (node_memory_gather() over tape->vertex, repeats and all).
+ * @param m       the model
+ * @param memory  the node memory before the batch (read only)
+ * @param tape    a collected tape: its memory, memory_time and mail rows are written
+ * @param err     out: widths that do not match, a vertex outside the memory
+ * @return 0, or TF_ERR_INPUT
+ */
+int event_model_read_memory(const event_model *m, const node_memory *memory, event_tape *tape, tf_error *err);
+
+/**
+ * Step 4: s' = updater([mail || phi_mem(t - mem_ts)], s) for every entry of the tape, from its
+ * rows (tape->memory, memory_time, mail) and query times. Each row's s' depends only on that
+ * row, its time and the parameters. Works on any tape with entries filled (roots may be 0).
+ */
+void event_model_update(const event_model *m, event_tape *tape);
+
+/**
+ * Step 5 forward: the roots' embeddings (TGN: attention over the sampled neighbours' s'; JODIE:
+ * time projection) and the decoder's scores.
+ * @param m       the model
+ * @param batch   the batch the tape was collected from
+ * @param tape    a tape after event_model_update()
+ * @param scores  [2B] out: positive pairs, then negative pairs
+ * @param err     out: no memory
+ * @return 0, or TF_ERR_INPUT
+ */
+int event_model_embed(const event_model *m, const event_batch *batch, event_tape *tape, float *scores, tf_error *err);
+
+/**
  * The loss: BCE-with-logits of the positives against 1, averaged, plus that of the negatives
  * against 0, averaged (TGL's). Writes dscores = d loss / d scores [2B] unless it is NULL.
  * @param scores      [2B] the forward's logits
@@ -217,6 +273,19 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
  * @return the loss, in double
  */
 double event_model_loss(const float *scores, int64_t batch_size, float *dscores);
+
+/**
+ * The loss's two sums for @p count events that are part of a batch of @p batch_size (a rank's
+ * slice of a global batch): sums[0] = the positives' BCE terms, sums[1] = the negatives'; the
+ * batch loss is (sum over all parts of sums[0]) / B + (of sums[1]) / B. dscores [2 count], unless
+ * NULL, gets d loss / d scores of the *batch* loss, (sigmoid(x) - target) / B.
+ * @param scores      [2 count] positives then negatives
+ * @param count       events of this part (may be 0)
+ * @param batch_size  B, the whole batch's events
+ * @param dscores     [2 count] out, or NULL
+ * @param sums        out: positive and negative sums
+ */
+void event_model_loss_sums(const float *scores, int64_t count, int64_t batch_size, float *dscores, double sums[2]);
 
 /**
  * Step 5 backward: adds d loss / d parameters into every parameter's gradient, through the
@@ -231,6 +300,22 @@ double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
 int event_model_backward(event_model *m, const event_tape *tape, const float *dscores, tf_error *err);
 
 /**
+ * The first half of event_model_backward(): decoder and embedding backward, adding into their
+ * parameters' gradients and into @p dupdated [N][d_mem], the gradient of every entry's s'.
+ * @return 0, or TF_ERR_INPUT (no memory for scratch)
+ */
+int event_model_backward_embedding(event_model *m, const event_tape *tape, const float *dscores, float *dupdated,
+                                   tf_error *err);
+
+/**
+ * The second half: the updater cell and its time encoder backward from @p dupdated [N][d_mem],
+ * adding into their parameters' gradients. The gradient with respect to the memory that was read
+ * is not wanted: it is data. Works on any tape after event_model_update().
+ * @return 0, or TF_ERR_INPUT (no memory for scratch)
+ */
+int event_model_backward_updater(event_model *m, const event_tape *tape, const float *dupdated, tf_error *err);
+
+/**
  * Step 6: write the batch's updated memories and new messages into @p memory, no gradient,
  * in event order with the conflict rule above (largest event index wins, dst after src).
  * @param m       the model
@@ -240,6 +325,18 @@ int event_model_backward(event_model *m, const event_tape *tape, const float *ds
  */
 void event_model_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
                               node_memory *memory);
+
+/**
+ * The message positive root entry @p entry (< 2B) leaves: [s'_self || s'_other || e] with
+ * s'_other the s' of the event's other endpoint's root entry and e the event's edge features.
+ * @param m      the model
+ * @param tape   the batch's tape after the update (its s')
+ * @param batch  the batch
+ * @param entry  a positive root entry, 0 .. 2B-1
+ * @param mail   [d_msg] out
+ */
+void event_model_entry_message(const event_model *m, const event_tape *tape, const event_batch *batch, int64_t entry,
+                               float *mail);
 
 /** Release a tape's arrays and zero it. Safe on a zeroed tape. */
 void event_tape_free(event_tape *tape);

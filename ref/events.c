@@ -46,6 +46,25 @@ void event_stream_free(event_stream *es)
     memset(es, 0, sizeof *es);
 }
 
+int event_stream_copy_prefix(const event_stream *es, int64_t count, event_stream *out, tf_error *err)
+{
+    if (count < 0 || count > es->num_events)
+        return tf_error_set(err, TF_ERR_INPUT, "the first %lld events of a stream of %lld", (long long)count,
+                            (long long)es->num_events);
+    if (event_stream_alloc(out, count, es->feature_width, es->label != NULL, err) != TF_OK)
+        return TF_ERR_INPUT;
+    out->num_nodes = es->num_nodes;
+    const size_t n = (size_t)count;
+    memcpy(out->src, es->src, n * sizeof *es->src);
+    memcpy(out->dst, es->dst, n * sizeof *es->dst);
+    memcpy(out->time, es->time, n * sizeof *es->time);
+    if (es->feature_width > 0)
+        memcpy(out->features, es->features, n * (size_t)es->feature_width * sizeof *es->features);
+    if (es->label)
+        memcpy(out->label, es->label, n * sizeof *es->label);
+    return TF_OK;
+}
+
 int event_stream_validate(const event_stream *es, const char *source, tf_error *err)
 {
     for (int64_t i = 0; i < es->num_events; i++) {

@@ -40,6 +40,13 @@ int event_stream_alloc(event_stream *es, int64_t num_events, int64_t feature_wid
 void event_stream_free(event_stream *es);
 
 /**
+ * An owned copy of the first @p count events of @p es (features and labels too); num_nodes is
+ * kept, so vertex ids mean the same in the copy. For tests and bounded runs.
+ * @return 0, or TF_ERR_INPUT (a count outside 0..num_events, no memory)
+ */
+int event_stream_copy_prefix(const event_stream *es, int64_t count, event_stream *out, tf_error *err);
+
+/**
  * Check the invariants every consumer relies on: ids in 0..num_nodes-1, finite
  * non-decreasing timestamps, finite features. @p source names the data in the message.
  */

@@ -26,7 +26,7 @@ typedef struct sequence_scratch {
     float *h;          /* [T_max][H] */
     float *c;          /* [T_max][H] LSTM cell states */
     float *cache;      /* [T_max][4H] GRU cache or LSTM gates */
-    float *work;       /* [4H] LSTM pre-activations (forward and backward) */
+    float *work;       /* [6H] LSTM pre-activations [4H] (forward and backward), GRU gate gradients [2][3H] */
     float *carry_h;    /* [H] dL/dh arriving from the next step */
     float *carry_c;    /* [H] dL/dc arriving from the next step */
     float *step_h;     /* [H] dL/dh for the current step, and then for the previous state */
@@ -54,7 +54,7 @@ static int scratch_alloc(sequence_scratch *s, const time_encoder *e, int64_t max
     s->h = tf_alloc((size_t)(max_length * H), sizeof(float), "time encoder states", err);
     s->c = tf_alloc((size_t)(max_length * H), sizeof(float), "time encoder cell states", err);
     s->cache = tf_alloc((size_t)(max_length * 4 * H), sizeof(float), "time encoder cache", err);
-    s->work = tf_alloc((size_t)(4 * H), sizeof(float), "time encoder gates", err);
+    s->work = tf_alloc((size_t)(6 * H), sizeof(float), "time encoder gates", err);
     s->carry_h = tf_alloc((size_t)H, sizeof(float), "time encoder gradient", err);
     s->carry_c = tf_alloc((size_t)H, sizeof(float), "time encoder gradient", err);
     s->step_h = tf_alloc((size_t)H, sizeof(float), "time encoder gradient", err);
@@ -134,7 +134,7 @@ int ref_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
             memset(s.carry_h, 0, (size_t)H * sizeof(float)); /* becomes dL/dh_prev */
             if (encoder->kind == TIME_ENCODER_GRU) {
                 ref_gru_cell_backward(xq + p * in, h_prev, encoder->weight_ih, encoder->weight_hh, s.cache + p * 4 * H,
-                                      s.step_h, 1, in, H, dxp, s.carry_h, g_weight_ih, g_weight_hh, g_bias_ih,
+                                      s.step_h, 1, in, H, s.work, dxp, s.carry_h, g_weight_ih, g_weight_hh, g_bias_ih,
                                       g_bias_hh);
             } else {
                 const float *c_prev = p == 0 ? s.zero : s.c + (p - 1) * H;

@@ -54,8 +54,8 @@ typedef struct kernels {
     /** See ref_gru_cell_backward(). */
     void (*gru_cell_backward)(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                               const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
-                              float *dx, float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih,
-                              float *dbias_hh);
+                              float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                              float *dbias_ih, float *dbias_hh);
     /** See ref_lstm_pointwise_forward(). */
     void (*lstm_pointwise_forward)(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                    float *h_out, float *gates);

@@ -267,7 +267,7 @@ void ref_layer_norm_backward(const float *normalized, const float *inverse_std, 
     }
 }
 
-double ref_bce_with_logits_loss(const float *logits, int64_t n, float target, float scale, float *dlogits)
+double ref_bce_with_logits_sum(const float *logits, int64_t n, float target, int64_t denominator, float *dlogits)
 {
     double sum = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -275,8 +275,8 @@ double ref_bce_with_logits_loss(const float *logits, int64_t n, float target, fl
         sum += fmax(x, 0.0) - x * (double)target + log1p(exp(-fabs(x)));
         if (dlogits) {
             double probability = 1.0 / (1.0 + exp(-x));
-            dlogits[i] = (float)((double)scale * (probability - (double)target) / (double)n);
+            dlogits[i] = (float)((probability - (double)target) / (double)denominator);
         }
     }
-    return n > 0 ? sum / (double)n : 0.0;
+    return sum;
 }

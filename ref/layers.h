@@ -155,12 +155,14 @@ void ref_layer_norm_backward(const float *normalized, const float *inverse_std, 
 
 /**
  * Binary cross-entropy on logits [n], every logit with the same @p target (1 for true links, 0
- * for negative samples), averaged: L = (1/n) sum_i [max(x_i, 0) - x_i target + log(1 + e^-|x_i|)]
- * (torch.nn.BCEWithLogitsLoss, written so exp() never overflows). Writes
- * dlogits [n] = scale * dL/dlogits = scale * (sigmoid(x_i) - target) / n unless it is NULL.
- * @return L in double; 0 when n is 0.
+ * for negative samples), summed: S = sum_i [max(x_i, 0) - x_i target + log(1 + e^-|x_i|)]
+ * (torch.nn.BCEWithLogitsLoss's terms, written so exp() never overflows). The mean over a batch
+ * of n is S / n; a rank holding part of a batch passes the whole batch's size as
+ * @p denominator, so its gradients are already those of the batch mean. Writes
+ * dlogits [n], dlogits_i = (sigmoid(x_i) - target) / denominator unless @p dlogits is NULL.
+ * @return S in double; 0 when n is 0.
  */
-double ref_bce_with_logits_loss(const float *logits, int64_t n, float target, float scale, float *dlogits);
+double ref_bce_with_logits_sum(const float *logits, int64_t n, float target, int64_t denominator, float *dlogits);
 
 #ifdef __cplusplus
 }

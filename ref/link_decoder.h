@@ -8,7 +8,7 @@
  * TGL's `EdgePredictor` ([TGL], chapters/references.md): three torch.nn.Linear layers,
  * `edge_predictor.src_fc` [d][d], `edge_predictor.dst_fc` [d][d] and `edge_predictor.out_fc`
  * [1][d]. A positive pair is (source, true destination), a negative pair (source, sampled
- * destination); the loss is binary cross-entropy on the logits (ref_bce_with_logits_loss()).
+ * destination); the loss is binary cross-entropy on the logits (ref_bce_with_logits_sum()).
  */
 #ifndef TWOFOLD_REF_LINK_DECODER_H
 #define TWOFOLD_REF_LINK_DECODER_H

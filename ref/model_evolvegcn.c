@@ -95,7 +95,8 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
     float *dweight = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O gradients", err);          /* dL/dW_t */
     float *dprevious = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O gradients", err);        /* dL/dW_{t-1} */
     float *dtransformed = tf_alloc((size_t)(n * f), sizeof(float), "EvolveGCN-O gradients", err);
-    int status = dweight && dprevious && dtransformed ? TF_OK : TF_ERR_INPUT;
+    float *dgates = tf_alloc((size_t)(2 * f * 3 * f), sizeof(float), "EvolveGCN-O gradients", err); /* GRU scratch */
+    int status = dweight && dprevious && dtransformed && dgates ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
         const evolvegcn_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
@@ -110,10 +111,11 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
         m->kernels->matmul_backward(snap->features.data, s->weight, dtransformed, n, f, f, NULL, dweight);
         /* W_t = GRU(W_{t-1}, W_{t-1}): both arguments send their gradient to W_{t-1}. */
         memset(dprevious, 0, (size_t)(f * f) * sizeof(float));
-        m->kernels->gru_cell_backward(previous, previous, param(m, WEIGHT_IH)->value.data, param(m, WEIGHT_HH)->value.data,
-                              s->gru_cache, dweight, f, f, f, dprevious, dprevious, param(m, WEIGHT_IH)->grad.data,
-                              param(m, WEIGHT_HH)->grad.data, param(m, BIAS_IH)->grad.data,
-                              param(m, BIAS_HH)->grad.data);
+        m->kernels->gru_cell_backward(previous, previous, param(m, WEIGHT_IH)->value.data,
+                                      param(m, WEIGHT_HH)->value.data, s->gru_cache, dweight, f, f, f, dgates,
+                                      dprevious, dprevious, param(m, WEIGHT_IH)->grad.data,
+                                      param(m, WEIGHT_HH)->grad.data, param(m, BIAS_IH)->grad.data,
+                                      param(m, BIAS_HH)->grad.data);
     }
     if (status == TF_OK) /* what reaches W_0 is the gradient of initial_weight */
         for (int64_t i = 0; i < f * f; i++)
@@ -121,6 +123,7 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
     free(dweight);
     free(dprevious);
     free(dtransformed);
+    free(dgates);
     return status;
 }
 

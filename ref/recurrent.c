@@ -38,13 +38,16 @@ void ref_gru_cell_forward(const float *x, const float *h, const float *weight_ih
 }
 
 void ref_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
-                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
-                           float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh)
+                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                           float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                           float *dbias_ih, float *dbias_hh)
 {
     const int64_t H = hidden;
+    float *d_input_all = dpreactivation, *d_recurrent_all = dpreactivation + n * 3 * H;
     for (int64_t row = 0; row < n; row++) {
-        const float *xr = x + row * in, *hr = h + row * H;
+        const float *hr = h + row * H;
         const float *r = cache + row * 4 * H, *z = r + H, *candidate = z + H, *hidden_part = candidate + H;
+        float *d_input = d_input_all + row * 3 * H, *d_recurrent = d_recurrent_all + row * 3 * H;
         for (int64_t j = 0; j < H; j++) {
             float g = dh_out[row * H + j];
             /* h' = (1 - z) n + z h */
@@ -55,29 +58,26 @@ void ref_gru_cell_backward(const float *x, const float *h, const float *weight_i
             /* n = tanh(i_n + r * hn): gradients of the pre-activations of each gate */
             float d_n_pre = d_candidate * (1.0f - candidate[j] * candidate[j]);
             float d_r = d_n_pre * hidden_part[j];
-            float d_input[3] = {d_r * r[j] * (1.0f - r[j]), d_z * z[j] * (1.0f - z[j]), d_n_pre};
-            float d_recurrent[3] = {d_input[0], d_input[1], d_n_pre * r[j]};
+            d_input[j] = d_r * r[j] * (1.0f - r[j]);
+            d_input[H + j] = d_z * z[j] * (1.0f - z[j]);
+            d_input[2 * H + j] = d_n_pre;
+            d_recurrent[j] = d_input[j];
+            d_recurrent[H + j] = d_input[H + j];
+            d_recurrent[2 * H + j] = d_n_pre * r[j];
+            /* dx and dh row by row, gate after gate: opt/fusion.c's fused step repeats this order */
             for (int gate = 0; gate < 3; gate++) {
                 int64_t unit = gate * H + j;
-                if (dbias_ih)
-                    dbias_ih[unit] += d_input[gate];
-                if (dbias_hh)
-                    dbias_hh[unit] += d_recurrent[gate];
-                for (int64_t k = 0; k < in; k++) {
-                    if (dx)
-                        dx[row * in + k] += d_input[gate] * weight_ih[unit * in + k];
-                    if (dweight_ih)
-                        dweight_ih[unit * in + k] += d_input[gate] * xr[k];
-                }
-                for (int64_t k = 0; k < H; k++) {
-                    if (dh)
-                        dh[row * H + k] += d_recurrent[gate] * weight_hh[unit * H + k];
-                    if (dweight_hh)
-                        dweight_hh[unit * H + k] += d_recurrent[gate] * hr[k];
-                }
+                for (int64_t k = 0; k < in && dx; k++)
+                    dx[row * in + k] += d_input[unit] * weight_ih[unit * in + k];
+                for (int64_t k = 0; k < H && dh; k++)
+                    dh[row * H + k] += d_recurrent[unit] * weight_hh[unit * H + k];
             }
         }
     }
+    /* The parameter gradients sum over all n rows (TGN's updater: every entry of a batch,
+     * thousands), so they go through ref_linear_backward(), which sums in double. */
+    ref_linear_backward(x, weight_ih, d_input_all, n, in, 3 * H, NULL, dweight_ih, dbias_ih);
+    ref_linear_backward(h, weight_hh, d_recurrent_all, n, H, 3 * H, NULL, dweight_hh, dbias_hh);
 }
 
 void ref_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,

@@ -68,10 +68,14 @@ void ref_gru_cell_forward(const float *x, const float *h, const float *weight_ih
  * and dbias_hh [3 hidden] (any may be NULL). x [n][in], h [n][hidden], weight_ih
  * [3 hidden][in], weight_hh [3 hidden][hidden] and cache [n][GRU_CACHE_WIDTH(hidden)] are the
  * forward's.
+ * @p dpreactivation [2 n][3 hidden] is scratch (overwritten): the gate gradients of the input
+ * part, then of the recurrent part. The parameter sums over rows are accumulated in double (as
+ * ref_linear_backward(), which computes them from that scratch); dx and dh row by row in float.
  */
 void ref_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
-                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden, float *dx,
-                           float *dh, float *dweight_ih, float *dweight_hh, float *dbias_ih, float *dbias_hh);
+                           const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
+                           float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
+                           float *dbias_ih, float *dbias_hh);
 
 /**
  * LSTM pointwise forward: from pre-activations @p preactivation [n][4 hidden] (i, f, g, o) and

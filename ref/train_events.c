@@ -121,29 +121,62 @@ void event_trainer_free(event_trainer *tr)
     memset(tr, 0, sizeof *tr);
 }
 
-/* What running a split collects. */
-typedef struct split_run {
-    const char *stage;   /* progress label */
-    int train;           /* 1: backward and an Adam step per batch */
-    rng negatives;       /* where the split's negatives come from */
-    float *scores;       /* [2 count] positives then negatives, or NULL when not wanted */
-    double loss_sum;     /* sum of batch losses */
-    int64_t batches;     /* batches run */
-} split_run;
+/* ---- batches ---------------------------------------------------------------------------------- */
 
-/* One batch: negatives, forward, loss, (backward, Adam step), write-back. */
-static int run_batch(event_trainer *tr, int64_t first, int64_t size, split_run *run, tf_error *err)
+int32_t event_trainer_negative(const event_trainer *tr, uint64_t stream, int64_t event)
 {
+    rng r;
+    rng_seed_counter(&r, stream, (uint64_t)event);
+    return tr->candidates[rng_below(&r, (uint64_t)tr->candidate_count)];
+}
+
+/* Events [first, end) of split `split` in batches of batch_size from `first`, appended to slots
+ * (NULL: only counted). */
+static int64_t add_slots(const event_trainer *tr, int64_t first, int64_t end, uint64_t stream, int train,
+                         event_split split, event_batch_slot *slots, int64_t count)
+{
+    const int64_t B = tr->options.batch_size;
+    for (int64_t start = first; start < end; start += B, count++)
+        if (slots)
+            slots[count] = (event_batch_slot){start, end - start < B ? end - start : B, stream, train, split};
+    return count;
+}
+
+int64_t event_trainer_epoch_slots(const event_trainer *tr, event_batch_slot *slots)
+{
+    /* Epoch e's negatives depend only on (seed, e): a resumed run draws the same ones. */
+    const uint64_t stream = tr->options.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(tr->epoch + 1));
+    int64_t count = add_slots(tr, 0, tr->train_end, stream, 1, EVENT_SPLIT_TRAIN, slots, 0);
+    count = add_slots(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, slots, count);
+    return add_slots(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, slots, count);
+}
+
+int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *slots)
+{
+    int64_t count = add_slots(tr, 0, tr->train_end, REPLAY_SEED, 0, EVENT_SPLIT_TRAIN, slots, 0);
+    count = add_slots(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, slots, count);
+    return add_slots(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, slots, count);
+}
+
+int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
+                            tf_error *err)
+{
+    const int64_t size = slot->size;
+    if (size < 1 || size > tr->options.batch_size || slot->first < 0 || slot->first + size > tr->events->num_events)
+        return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld: expected 1..%lld events of the %lld",
+                            (long long)size, (long long)slot->first, (long long)tr->options.batch_size,
+                            (long long)tr->events->num_events);
+    if (!scores)
+        scores = tr->scores;
     for (int64_t j = 0; j < size; j++)
-        tr->negatives[j] = tr->candidates[rng_below(&run->negatives, (uint64_t)tr->candidate_count)];
-    event_batch batch = {tr->events, tr->edge_features, first, size, tr->negatives};
+        tr->negatives[j] = event_trainer_negative(tr, slot->stream, slot->first + j);
+    event_batch batch = {tr->events, tr->edge_features, slot->first, size, tr->negatives};
     event_tape tape;
-    int status = event_model_forward(&tr->model, &tr->memory, &tr->history, &batch, &tape, tr->scores, err);
+    int status = event_model_forward(&tr->model, &tr->memory, &tr->history, &batch, &tape, scores, err);
     if (status != TF_OK)
         return status;
-    run->loss_sum += event_model_loss(tr->scores, size, run->train ? tr->dscores : NULL);
-    run->batches++;
-    if (run->train) {
+    *loss = event_model_loss(scores, size, slot->train ? tr->dscores : NULL);
+    if (slot->train) {
         parameters_zero_grad(&tr->model.parameters);
         status = event_model_backward(&tr->model, &tape, tr->dscores, err);
         if (status == TF_OK)
@@ -156,96 +189,134 @@ static int run_batch(event_trainer *tr, int64_t first, int64_t size, split_run *
     return status;
 }
 
-/* Events [first, end) in batches of batch_size from `first`. */
-static int run_split(event_trainer *tr, int64_t first, int64_t end, split_run *run, progress_fn progress,
-                     void *progress_context, tf_error *err)
+/* ---- epochs ---------------------------------------------------------------------------------- */
+
+int event_epoch_tally_create(event_epoch_tally *t, const event_trainer *tr, const char *label, const char *train_stage,
+                             progress_fn progress, void *progress_context, tf_error *err)
 {
-    const int64_t B = tr->options.batch_size, count = end - first, total = (count + B - 1) / B;
-    for (int64_t start = first; start < end; start += B) {
-        int64_t size = end - start < B ? end - start : B;
-        int status = run_batch(tr, start, size, run, err);
+    memset(t, 0, sizeof *t);
+    const int64_t ends[4] = {0, tr->train_end, tr->validation_end, tr->events->num_events};
+    const char *names[3] = {train_stage, "validation", "test"};
+    for (int split = 0; split < 3; split++) {
+        t->first[split] = ends[split];
+        t->count[split] = ends[split + 1] - ends[split];
+        t->total[split] = (t->count[split] + tr->options.batch_size - 1) / tr->options.batch_size;
+        snprintf(t->stage[split], sizeof t->stage[split], "%s%s", label, names[split]);
+        if (split > 0 && !(t->scores[split] = tf_alloc((size_t)(2 * t->count[split]), sizeof(float), "scores", err))) {
+            event_epoch_tally_free(t);
+            return TF_ERR_INPUT;
+        }
+    }
+    t->progress = progress;
+    t->progress_context = progress_context;
+    return TF_OK;
+}
+
+void event_epoch_tally_add(event_epoch_tally *t, const event_batch_slot *slot, double loss, const float *scores)
+{
+    const int split = slot->split;
+    t->loss_sum[split] += loss;
+    t->batches[split]++;
+    if (t->scores[split]) { /* positives first, negatives after, in event order */
+        const int64_t at = slot->first - t->first[split], count = t->count[split];
+        memcpy(t->scores[split] + at, scores, (size_t)slot->size * sizeof(float));
+        memcpy(t->scores[split] + count + at, scores + slot->size, (size_t)slot->size * sizeof(float));
+    }
+    if (t->progress)
+        t->progress(t->progress_context, t->stage[split], t->batches[split], t->total[split]);
+}
+
+/* The loss, AP and AUC of an evaluated split. */
+static int split_metrics(const event_epoch_tally *t, int split, event_metrics *metrics, tf_error *err)
+{
+    const int64_t count = t->count[split];
+    uint8_t *labels = tf_alloc((size_t)(2 * count), 1, "labels", err);
+    if (!labels)
+        return TF_ERR_INPUT;
+    memset(labels, 1, (size_t)count); /* positives first, negatives after: labels 1 then 0 */
+    metrics->events = count;
+    metrics->loss = t->loss_sum[split] / (double)t->batches[split];
+    int status = ref_average_precision(t->scores[split], labels, 2 * count, &metrics->average_precision, err);
+    if (status == TF_OK)
+        status = ref_roc_auc(t->scores[split], labels, 2 * count, &metrics->roc_auc, err);
+    free(labels);
+    return status;
+}
+
+int event_epoch_tally_finish(const event_epoch_tally *t, event_epoch_report *report, tf_error *err)
+{
+    report->batches = t->batches[EVENT_SPLIT_TRAIN];
+    report->train_loss = t->loss_sum[EVENT_SPLIT_TRAIN] / (double)t->batches[EVENT_SPLIT_TRAIN];
+    int status = split_metrics(t, EVENT_SPLIT_VALIDATION, &report->validation, err);
+    if (status == TF_OK)
+        status = split_metrics(t, EVENT_SPLIT_TEST, &report->test, err);
+    return status;
+}
+
+void event_epoch_tally_free(event_epoch_tally *t)
+{
+    for (int split = 0; split < 3; split++)
+        free(t->scores[split]);
+    memset(t, 0, sizeof *t);
+}
+
+/* Every slot in order into the tally; the epoch counter moves when the training split ends. */
+static int run_slots(event_trainer *tr, const event_batch_slot *slots, int64_t count, event_epoch_tally *tally,
+                     tf_error *err)
+{
+    for (int64_t i = 0; i < count; i++) {
+        double loss;
+        int status = event_trainer_run_batch(tr, &slots[i], &loss, tr->scores, err);
         if (status != TF_OK)
             return status;
-        if (run->scores) {
-            memcpy(run->scores + (start - first), tr->scores, (size_t)size * sizeof(float));
-            memcpy(run->scores + count + (start - first), tr->scores + size, (size_t)size * sizeof(float));
-        }
-        if (progress)
-            progress(progress_context, run->stage, run->batches, total);
+        event_epoch_tally_add(tally, &slots[i], loss, tr->scores);
+        if (slots[i].train && (i + 1 == count || !slots[i + 1].train))
+            tr->epoch++;
     }
     return TF_OK;
 }
 
-/* Forward-only pass over an evaluated split, then its AP and AUC. */
-static int evaluate_split(event_trainer *tr, int64_t first, int64_t end, uint64_t seed, const char *stage,
-                          event_metrics *metrics, progress_fn progress, void *progress_context, tf_error *err)
+/* Run the slots the given function lists, from a zero memory, into the report. */
+static int run_listed(event_trainer *tr, int64_t (*list)(const event_trainer *, event_batch_slot *),
+                      const char *label, const char *train_stage, event_epoch_report *report, progress_fn progress,
+                      void *progress_context, tf_error *err)
 {
-    const int64_t count = end - first;
-    split_run run = {stage, 0, {{0}}, NULL, 0, 0};
-    rng_seed(&run.negatives, seed);
-    uint8_t *labels = tf_alloc((size_t)(2 * count), 1, "labels", err);
-    run.scores = labels ? tf_alloc((size_t)(2 * count), sizeof(float), "scores", err) : NULL;
-    int status = run.scores ? TF_OK : TF_ERR_INPUT;
-    if (status == TF_OK)
-        status = run_split(tr, first, end, &run, progress, progress_context, err);
+    memset(report, 0, sizeof *report);
+    node_memory_reset(&tr->memory);
+    const int64_t count = list(tr, NULL);
+    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
+    event_epoch_tally tally;
+    int status = slots ? event_epoch_tally_create(&tally, tr, label, train_stage, progress, progress_context, err)
+                       : TF_ERR_INPUT;
     if (status == TF_OK) {
-        memset(labels, 1, (size_t)count); /* positives first, negatives after: labels 1 then 0 */
-        metrics->events = count;
-        metrics->loss = run.loss_sum / (double)run.batches;
-        status = ref_average_precision(run.scores, labels, 2 * count, &metrics->average_precision, err);
+        list(tr, slots);
+        status = run_slots(tr, slots, count, &tally, err);
         if (status == TF_OK)
-            status = ref_roc_auc(run.scores, labels, 2 * count, &metrics->roc_auc, err);
+            status = event_epoch_tally_finish(&tally, report, err);
+        event_epoch_tally_free(&tally);
     }
-    free(labels);
-    free(run.scores);
-    return status;
-}
-
-/* Validation then test, memory continued; progress labels start with @p label. */
-static int evaluate_held_out(event_trainer *tr, const char *label, event_metrics *validation, event_metrics *test,
-                             progress_fn progress, void *progress_context, tf_error *err)
-{
-    char stage[2][64];
-    snprintf(stage[0], sizeof stage[0], "%svalidation", label);
-    snprintf(stage[1], sizeof stage[1], "%stest", label);
-    int status = evaluate_split(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, stage[0], validation,
-                                progress, progress_context, err);
-    if (status == TF_OK)
-        status = evaluate_split(tr, tr->validation_end, tr->events->num_events, TEST_SEED, stage[1], test, progress,
-                                progress_context, err);
+    free(slots);
     return status;
 }
 
 int event_trainer_epoch(event_trainer *tr, event_epoch_report *report, progress_fn progress, void *progress_context,
                         tf_error *err)
 {
-    memset(report, 0, sizeof *report);
-    node_memory_reset(&tr->memory);
-    char label[32], stage[64];
+    char label[32];
     snprintf(label, sizeof label, "epoch %lld: ", (long long)tr->epoch + 1);
-    snprintf(stage, sizeof stage, "%straining", label);
-    split_run run = {stage, 1, {{0}}, NULL, 0, 0};
-    /* Epoch e's negatives depend only on (seed, e): a resumed run draws the same ones. */
-    rng_seed(&run.negatives, tr->options.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(tr->epoch + 1)));
-    int status = run_split(tr, 0, tr->train_end, &run, progress, progress_context, err);
-    if (status != TF_OK)
-        return status;
-    tr->epoch++;
+    int status = run_listed(tr, event_trainer_epoch_slots, label, "training", report, progress, progress_context, err);
     report->epoch = tr->epoch;
-    report->batches = run.batches;
-    report->train_loss = run.loss_sum / (double)run.batches;
-    return evaluate_held_out(tr, label, &report->validation, &report->test, progress, progress_context, err);
+    return status;
 }
 
 int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_metrics *test, progress_fn progress,
                            void *progress_context, tf_error *err)
 {
-    node_memory_reset(&tr->memory);
-    split_run replay = {"replaying training events", 0, {{0}}, NULL, 0, 0};
-    rng_seed(&replay.negatives, REPLAY_SEED);
-    int status = run_split(tr, 0, tr->train_end, &replay, progress, progress_context, err);
-    if (status == TF_OK)
-        status = evaluate_held_out(tr, "", validation, test, progress, progress_context, err);
+    event_epoch_report report;
+    int status = run_listed(tr, event_trainer_replay_slots, "", "replaying training events", &report, progress,
+                            progress_context, err);
+    *validation = report.validation;
+    *test = report.test;
     return status;
 }
 

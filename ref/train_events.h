@@ -17,11 +17,18 @@
  * vertices in its datasets; here ids may have gaps, e.g. Wikipedia's start at 1), or, with
  * EVENT_NEGATIVES_DESTINATIONS, from the vertices that are the destination of at least one event
  * (TGN's reference code samples from the destinations of the data; on a bipartite stream such as
- * Wikipedia that makes every negative an item, a harder test than mostly-user negatives). Training
- * negatives of epoch e come from an rng seeded by (seed, e), so a resumed run draws what an
- * uninterrupted one would; the validation, test and replay streams have fixed seeds of their
- * own, the same every epoch and for every training seed, so evaluation numbers are comparable
- * across epochs and runs.
+ * Wikipedia that makes every negative an item, a harder test than mostly-user negatives). Event
+ * e's negative is a pure function of (stream, e) (event_trainer_negative(): a counter-based draw,
+ * rng_seed_counter()), so it does not depend on the batch size, on how a batch is split among
+ * ranks, or on the order batches are built in. The training stream of epoch e is keyed by
+ * (seed, e), so a resumed run draws what an uninterrupted one would; the validation, test and
+ * replay streams have fixed keys of their own, the same every epoch and for every training seed,
+ * so evaluation numbers are comparable across epochs and runs.
+ *
+ * **Slots.** An epoch is a list of batch slots (event_trainer_epoch_slots(): first event, size,
+ * negative stream, train or not, split), run in order by event_trainer_run_batch(); the twins of
+ * chapter 04 run the same list, and event_epoch_tally does the bookkeeping (losses, scores, AP)
+ * for both.
  *
  * **An epoch** (event_trainer_epoch()): the node memory is reset to zero; the training split is
  * run batch by batch (forward, loss, backward, one Adam step, memory write-back); then the
@@ -110,6 +117,35 @@ typedef struct event_epoch_report {
     event_metrics test;          /**< the test split, memory continued from validation */
 } event_epoch_report;
 
+/** The three parts of the stream. */
+typedef enum event_split {
+    EVENT_SPLIT_TRAIN,        /**< the first 70 %: trained (or replayed forward only) */
+    EVENT_SPLIT_VALIDATION,   /**< the next 15 % */
+    EVENT_SPLIT_TEST,         /**< the rest */
+} event_split;
+
+/** One batch of an epoch: which events, whose negatives, and whether it trains. */
+typedef struct event_batch_slot {
+    int64_t first;       /**< index of the batch's first event */
+    int64_t size;        /**< B events (the last batch of a split may be shorter) */
+    uint64_t stream;     /**< key of its negatives (event_trainer_negative()) */
+    int train;           /**< 1: backward and one Adam step */
+    event_split split;   /**< where its loss and scores are tallied */
+} event_batch_slot;
+
+/** What an epoch's batches add up to: losses per split, the evaluated splits' scores, progress. */
+typedef struct event_epoch_tally {
+    char stage[3][64];              /**< progress label of each split */
+    double loss_sum[3];             /**< sum of the batch losses of each split */
+    int64_t batches[3];             /**< batches tallied per split */
+    int64_t total[3];               /**< batches per split */
+    int64_t first[3];               /**< first event of each split */
+    int64_t count[3];               /**< events of each split */
+    float *scores[3];               /**< validation and test: [2 count] positives then negatives; training: NULL */
+    progress_fn progress;           /**< called after every batch, or NULL */
+    void *progress_context;         /**< passed to progress */
+} event_epoch_tally;
+
 /**
  * Create a trainer: check the data and options, split, build the temporal CSR, create the
  * model, optimizer and memory.
@@ -127,6 +163,56 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
 
 /** Release everything the trainer owns. Safe on a zeroed trainer. */
 void event_trainer_free(event_trainer *tr);
+
+/**
+ * The negative destination of event @p event in the negative stream @p stream: a pure function
+ * of both (and of the candidates), drawn uniformly from the candidates.
+ */
+int32_t event_trainer_negative(const event_trainer *tr, uint64_t stream, int64_t event);
+
+/**
+ * The slots of the next epoch (number tr->epoch + 1): the training split in batches that train,
+ * then validation and test forward only.
+ * @param tr     the trainer
+ * @param slots  [count] out, or NULL to count
+ * @return the number of slots
+ */
+int64_t event_trainer_epoch_slots(const event_trainer *tr, event_batch_slot *slots);
+
+/** The slots of event_trainer_evaluate(): the training split replayed forward only (its own
+ *  negative stream), then validation and test. @p slots [count] out, or NULL to count. */
+int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *slots);
+
+/**
+ * One batch: negatives, forward, loss, (when slot->train: backward and one Adam step), then the
+ * memory write-back. After a training batch the parameters' gradients are still in place.
+ * @param tr      the trainer
+ * @param slot    the batch (size 1..batch_size)
+ * @param loss    out: the batch loss
+ * @param scores  [2 size] out: positives then negatives, or NULL (the trainer's scratch)
+ * @param err     out: a slot outside the stream, what failed
+ * @return 0, or an error code
+ */
+int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
+                            tf_error *err);
+
+/**
+ * Start tallying an epoch (or an evaluation) of @p tr's splits. Progress labels are @p label
+ * followed by @p train_stage, "validation" and "test".
+ * @return 0, or TF_ERR_INPUT (no memory; nothing is left allocated)
+ */
+int event_epoch_tally_create(event_epoch_tally *t, const event_trainer *tr, const char *label, const char *train_stage,
+                             progress_fn progress, void *progress_context, tf_error *err);
+
+/** Add one batch's loss and scores [2 slot->size] (the whole batch's, in event order). */
+void event_epoch_tally_add(event_epoch_tally *t, const event_batch_slot *slot, double loss, const float *scores);
+
+/** The report of a finished tally: mean training loss and batches, validation and test metrics
+ *  (the caller sets report->epoch). */
+int event_epoch_tally_finish(const event_epoch_tally *t, event_epoch_report *report, tf_error *err);
+
+/** Release a tally's scores. */
+void event_epoch_tally_free(event_epoch_tally *t);
 
 /**
  * Train one epoch, then evaluate validation and test continuing the memory (see above).

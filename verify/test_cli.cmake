@@ -174,6 +174,40 @@ if(NOT resumed MATCHES "resuming after epoch 1" OR straight_final STREQUAL "" OR
 endif()
 message(STATUS "event model uninterrupted: ${straight_final}; resumed after epoch 1: ${resumed_final}")
 
+# The distributed twin of event training (chapter 04) as one process: the same final line as the
+# reference, bit for bit (one rank sums every gradient in the reference's order); and its options.
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --dispatch sven --placement range
+                RESULT_VARIABLE status OUTPUT_VARIABLE distributed)
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" distributed_final "${distributed}")
+if(NOT status EQUAL 0 OR NOT distributed_final STREQUAL straight_final OR NOT distributed MATCHES "sven on 1 rank")
+  message(FATAL_ERROR "train --impl opt on one rank differs from the reference:\n${straight}\n---\n${distributed}")
+endif()
+message(STATUS "event model --impl opt on 1 rank: ${distributed_final}")
+# A batch larger than the whole stream is one batch per split, as in the reference: the twin must
+# size its buffers by the events that exist, not by the option (it asked for 12 GiB here once).
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 1 --batch 100000000 RESULT_VARIABLE status
+                OUTPUT_VARIABLE whole_ref)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 1 --batch 100000000 --impl opt RESULT_VARIABLE status1
+                OUTPUT_VARIABLE whole_opt ERROR_VARIABLE whole_error)
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" whole_ref_final "${whole_ref}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" whole_opt_final "${whole_opt}")
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR whole_ref_final STREQUAL "" OR NOT whole_opt_final STREQUAL whole_ref_final)
+  message(FATAL_ERROR "--batch beyond the stream: ref and --impl opt differ:\n${whole_ref}\n---\n${whole_opt}${whole_error}")
+endif()
+message(STATUS "--batch 100000000 on 400 events, --impl opt: ${whole_opt_final} (the reference's)")
+expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
+expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
+               ${event_args} --dispatch sven)
+expect_failure("--placement chooses how the distributed twin moves node memory: add --impl opt"
+               ${event_args} --placement hash)
+expect_failure("placement \"diagonal\": expected range, interval, hash, random" ${event_args} --impl opt
+               --placement diagonal)
+expect_failure("expected interval:G with a whole G >= 1" ${event_args} --impl opt --placement interval:0)
+expect_failure("/nonexistent.npy: cannot open" ${event_args} --impl opt --placement file:/nonexistent.npy)
+expect_failure("a placement is an int64 array of shape [40]" ${event_args} --impl opt
+               --placement file:${WORK}/event_checkpoint/trainer.npy)
+expect_failure("option --impl: \"gpu\", expected ref or opt" ${event_args} --impl gpu)
+
 #  3. `twofold verify`: the technique table's checks on the user's data. Bad arguments exit 2;
 #     a technique that does not apply is skipped, not failed; a twin spoiled on purpose
 #     (TWOFOLD_BREAK_TWIN) must make the row say WRONG and the exit status 1, so the check is

@@ -260,11 +260,11 @@ START_TEST(gru_and_lstm_cells)
         float *dx = zero_array(ROWS * IN), *dh = zero_array(ROWS * HIDDEN), *dc = zero_array(ROWS * HIDDEN);
         float *dw_ih = zero_array(gates * HIDDEN * IN), *dw_hh = zero_array(gates * HIDDEN * HIDDEN);
         float *db_ih = zero_array(gates * HIDDEN), *db_hh = zero_array(gates * HIDDEN);
-        float *dpreactivation = zero_array(ROWS * 4 * HIDDEN);
+        float *dpreactivation = zero_array(ROWS * 6 * HIDDEN); /* LSTM [n][4H], GRU [2n][3H] */
         cell_loss(&c);
         if (!lstm)
-            ref_gru_cell_backward(c.x, c.h, c.w_ih, c.w_hh, c.cache, c.r_h, ROWS, IN, HIDDEN, dx, dh, dw_ih, dw_hh,
-                                  db_ih, db_hh);
+            ref_gru_cell_backward(c.x, c.h, c.w_ih, c.w_hh, c.cache, c.r_h, ROWS, IN, HIDDEN, dpreactivation, dx, dh,
+                                  dw_ih, dw_hh, db_ih, db_hh);
         else
             ref_lstm_cell_backward(c.x, c.h, c.c, c.w_ih, c.w_hh, c.c_out, c.gates, c.r_h, c.r_c, ROWS, IN, HIDDEN,
                                    dpreactivation, dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh);

@@ -164,10 +164,11 @@ START_TEST(recurrent_cells)
         grads_ref[i] = random_array(sizes[i], &r);
         grads_opt[i] = copy_array(grads_ref[i], sizes[i]);
     }
-    ref_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, grads_ref[0], grads_ref[1], grads_ref[2],
-                          grads_ref[3], grads_ref[4], grads_ref[5]);
-    opt_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, grads_opt[0], grads_opt[1], grads_opt[2],
-                          grads_opt[3], grads_opt[4], grads_opt[5]);
+    float *gate_gradients = random_array(2 * n * 3 * H, &r); /* scratch: overwritten */
+    ref_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, gate_gradients, grads_ref[0], grads_ref[1],
+                          grads_ref[2], grads_ref[3], grads_ref[4], grads_ref[5]);
+    opt_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, gate_gradients, grads_opt[0], grads_opt[1],
+                          grads_opt[2], grads_opt[3], grads_opt[4], grads_opt[5]);
     double backward = 0;
     for (int i = 0; i < 6; i++)
         backward = fmax(backward, relative_error(grads_opt[i], grads_ref[i], sizes[i]));
@@ -191,7 +192,7 @@ START_TEST(recurrent_cells)
     printf("LSTM pointwise forward + backward: %lld values differ in bits\n", (long long)differing);
     ck_assert_int_eq(differing, 0);
     float *all[] = {x, h, c, w_ih, w_hh, b_ih, b_hh, dh_out, h_ref, h_opt, cache_ref, cache_opt, preactivation,
-                    c_ref, c_opt, gates_ref, gates_opt, dpre_ref, dpre_opt, dc_ref, dc_opt};
+                    c_ref, c_opt, gates_ref, gates_opt, dpre_ref, dpre_opt, dc_ref, dc_opt, gate_gradients};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
     for (int i = 0; i < 6; i++) {

@@ -112,6 +112,48 @@ START_TEST(negative_candidates)
 }
 END_TEST
 
+/* Negatives are keyed by event: a batch's negatives are event_trainer_negative() of its events
+ * whatever the batch size, so every event keeps its negative when the batching changes; and the
+ * draws are uniform over the candidates (a chi-square bound far above its 99.9 % point). */
+START_TEST(negatives_keyed_by_event)
+{
+    event_stream es;
+    generated(&es, 20, 300, 0);
+    event_train_options o;
+    small_options(&o);
+    event_trainer a, b;
+    o.batch_size = 50;
+    make(&a, &es, EVENT_MODEL_JODIE, &o);
+    o.batch_size = 33;
+    make(&b, &es, EVENT_MODEL_JODIE, &o);
+    tf_error err;
+    int64_t checked = 0;
+    for (int64_t first = 0; first + 50 <= a.train_end; first += 50) {
+        double loss;
+        event_batch_slot slot = {first, 50, 1234, 0, EVENT_SPLIT_TRAIN};
+        ck_assert(event_trainer_run_batch(&a, &slot, &loss, NULL, &err) == TF_OK);
+        for (int64_t j = 0; j < 50; j++, checked++)
+            ck_assert_int_eq(a.negatives[j], event_trainer_negative(&b, 1234, first + j));
+    }
+    int64_t counts[20] = {0};
+    const int64_t draws = 20000;
+    for (int64_t e = 0; e < draws; e++)
+        counts[event_trainer_negative(&a, 77, e)]++;
+    double chi_square = 0, expected = (double)draws / (double)a.candidate_count;
+    for (int64_t k = 0; k < a.candidate_count; k++)
+        chi_square += pow((double)counts[a.candidates[k]] - expected, 2) / expected;
+    printf("negatives keyed by event: %lld checked against another batch size; %lld draws over %lld candidates, "
+           "chi-square %.1f (%lld degrees of freedom)\n",
+           (long long)checked, (long long)draws, (long long)a.candidate_count, chi_square,
+           (long long)a.candidate_count - 1);
+    ck_assert_int_gt(checked, 0);
+    ck_assert(chi_square < 60); /* 19 degrees of freedom: the 99.9 % point is 43.8 */
+    event_trainer_free(&a);
+    event_trainer_free(&b);
+    event_stream_free(&es);
+}
+END_TEST
+
 START_TEST(same_seed_same_bits)
 {
     event_stream es;
@@ -375,6 +417,7 @@ int main(void)
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, split_70_15_15);
     tcase_add_test(cases, negative_candidates);
+    tcase_add_test(cases, negatives_keyed_by_event);
     tcase_add_test(cases, same_seed_same_bits);
     tcase_add_test(cases, resume_ends_where_uninterrupted_run_ends);
     tcase_add_test(cases, evaluation_protocols_agree);

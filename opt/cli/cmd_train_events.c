@@ -1,5 +1,7 @@
 /* twofold train --model tgn|jodie: train a memory-based event model for link prediction,
- * printing the training loss and validation/test AP and AUC after every epoch. */
+ * printing the training loss and validation/test AP and AUC after every epoch; with --impl opt on
+ * the ranks of mpiexec, node memory partitioned and moved by Sven's dispatch or a baseline
+ * (opt/dispatch.h), printing each epoch's bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
+#include "opt/dispatch.h"
 #include "ref/clock.h"
 #include "ref/train_events.h"
 
@@ -40,13 +43,30 @@ static const char train_events_usage[] =
     "  --save DIR           write a checkpoint at the end: parameters as NAME.npy (TGL names), Adam\n"
     "                       state, epoch and seed; atomic\n"
     "  --load DIR           start from a checkpoint (resumes epoch, Adam state and seed if present);\n"
-    "                       with nothing left to train, evaluates the loaded parameters\n";
+    "                       with nothing left to train, evaluates the loaded parameters\n"
+    "  --impl I             ref (default: the reference, one process) or opt (the distributed twin:\n"
+    "                       node memory partitioned over the ranks of mpiexec; bitwise the reference's\n"
+    "                       memory for the same parameters, fp-equal gradients; chapter 04)\n"
+    "  --dispatch M         with --impl opt, how node memory moves: sven (default: each unique row\n"
+    "                       once, each winning write once), naive (one row per occurrence), depcache\n"
+    "                       (a replica per rank, writes all-gathered), depcomm (owners run the memory\n"
+    "                       updater per occurrence)\n"
+    "  --placement P        with --impl opt, which rank owns a vertex's row: hash (default), range,\n"
+    "                       interval[:G] (blocks of G ids dealt round-robin, G = 16), random (seeded),\n"
+    "                       or file:PATH (an int64 .npy of one rank per vertex id)\n"
+    "\n"
+    "Run distributed: mpiexec -n 4 twofold train --model tgn --data wikipedia --impl opt --dispatch sven\n"
+    "  --placement hash\n";
 
 /* Parsed command line. */
 typedef struct train_events_command {
     const char *data, *save, *load, *edge_features;
     event_model_config config;
     event_train_options options;
+    int optimized;               /* --impl opt */
+    const char *dispatch;        /* --dispatch, or NULL */
+    const char *placement;       /* --placement, or NULL */
+    dispatch_mode mode;          /* parsed --dispatch (sven by default) */
 } train_events_command;
 
 int train_wants_event_model(int argc, char **argv, const char **model)
@@ -125,6 +145,25 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
             c->save = value;
         } else if (OPTION("--load")) {
             c->load = value;
+        } else if (OPTION("--impl")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
+            c->optimized = strcmp(value, "opt") == 0;
+        } else if (OPTION("--dispatch")) {
+            if (matched < 0 || dispatch_mode_parse(value, &c->mode, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->dispatch = value;
+        } else if (OPTION("--placement")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            const placement_method *method;
+            int64_t interval;
+            const char *file;
+            if (placement_parse(value, &method, &interval, &file, err) != TF_OK)
+                return TF_ERR_INPUT;
+            c->placement = value;
         } else {
             return tf_error_set(err, TF_ERR_INPUT,
                                 "train: unexpected argument %s (see twofold train --model tgn --help)", argv[i]);
@@ -136,6 +175,9 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
     }
     if (!have_model || !c->data)
         return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
+    if ((c->dispatch || c->placement) && !c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: %s chooses how the distributed twin moves node memory: add "
+                            "--impl opt", c->dispatch ? "--dispatch" : "--placement");
     return TF_OK;
 }
 
@@ -166,18 +208,31 @@ static void print_metrics(const char *name, const event_metrics *m)
     printf("  %s AP %.4f AUC %.4f", name, m->average_precision, m->roc_auc);
 }
 
-int command_train_events(int argc, char **argv, tf_error *err)
+/* One line of an optimized epoch's traffic (all ranks, this epoch): bytes by purpose, the lower
+ * bound of a partitioned memory, and the redundancy the plans saw. */
+static void print_traffic(const dispatch_trainer *tr, const dispatch_traffic *t)
 {
-    train_events_command c;
-    int help = 0;
-    if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (help) {
-        fputs(train_events_usage, stdout);
-        return TF_OK;
-    }
+    const dispatch_bytes *b = &t->bytes;
+    const event_model *m = &tr->base.model;
+    const uint64_t rows = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
+    printf("  %s on %d rank(s), bytes sent: memory rows %.4g MB (fetch %.4g, updates %.4g + %.4g, write-back %.4g), "
+           "lower bound %.4g MB; ids %.4g MB, counts %.4g MB, gradients %.4g MB, other %.4g MB; "
+           "eta_1 %.3f, eta_2 %.3f\n",
+           dispatch_mode_name(tr->mode), t->ranks, rows / 1e6, b->dispatch_rows / 1e6, b->updates / 1e6,
+           b->update_gradients / 1e6, b->aggregation / 1e6,
+           dispatch_traffic_lower_bound(t, m->config.memory_width, event_model_mail_width(m)) / 1e6,
+           b->requests / 1e6, b->counts / 1e6, b->gradients / 1e6, b->other / 1e6,
+           dispatch_eta(t->counts.entries, t->counts.unique),
+           dispatch_eta(t->counts.writes, t->counts.written_per_trainer));
+}
+
+/* Training proper; `group` is NULL for the reference, the ranks for the distributed twin. */
+static int train_events(const train_events_command *cp, comm *group, tf_error *err)
+{
+    train_events_command c = *cp;
+    const int speaks = !group || group->rank == 0; /* only rank 0 prints and writes files */
     cli_progress_state progress = {0, ""};
-    dataset_options data_options = {0, cli_progress, &progress};
+    dataset_options data_options = {0, speaks ? cli_progress : NULL, &progress};
     dataset d;
     if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
         return TF_ERR_INPUT;
@@ -190,68 +245,105 @@ int command_train_events(int argc, char **argv, tf_error *err)
     const float *features;
     tensor owned_features;
     int status = choose_edge_features(&c, es, &features, &c.config.edge_width, &owned_features, err);
-    event_trainer tr;
-    memset(&tr, 0, sizeof tr);
+    event_trainer reference;
+    dispatch_trainer twin;
+    memset(&reference, 0, sizeof reference);
+    memset(&twin, 0, sizeof twin);
+    event_trainer *tr = group ? &twin.base : &reference;
+    const char *placement = c.placement ? c.placement : "hash";
     if (status == TF_OK)
-        status = event_trainer_create(&tr, es, features, &c.config, &c.options, err);
+        status = group ? opt_dispatch_trainer_create(&twin, es, features, &c.config, &c.options, c.mode, placement,
+                                                     group, err)
+                       : event_trainer_create(&reference, es, features, &c.config, &c.options, err);
     if (status == TF_OK && c.load)
-        status = event_trainer_load(&tr, c.load, err);
-    if (status == TF_OK) {
-        const event_model_config *m = &tr.model.config;
+        status = group ? opt_dispatch_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
+    if (status == TF_OK && speaks) {
+        const event_model_config *m = &tr->model.config;
         printf("model %s (memory %lld, time %lld, embedding %lld", event_model_kind_name(m->kind),
                (long long)m->memory_width, (long long)m->time_width, (long long)m->embedding_width);
         if (m->kind == EVENT_MODEL_TGN)
             printf(", %lld heads, %d neighbours", (long long)m->heads, m->neighbors);
         printf("; %lld parameters), data %s: %lld events, %s%lld edge feature%s\n",
-               (long long)parameters_size(&tr.model.parameters), d.name, (long long)es->num_events,
+               (long long)parameters_size(&tr->model.parameters), d.name, (long long)es->num_events,
                c.edge_features && m->edge_width ? "from .npy: " : "", (long long)m->edge_width,
                m->edge_width == 1 ? "" : "s");
         printf("events 0..%lld train, %lld..%lld validate, %lld..%lld test; batches of %lld; Adam lr %g; seed %llu; "
                "negatives from %lld %s\n",
-               (long long)tr.train_end - 1, (long long)tr.train_end, (long long)tr.validation_end - 1,
-               (long long)tr.validation_end, (long long)es->num_events - 1, (long long)c.options.batch_size,
-               c.options.learning_rate, (unsigned long long)tr.options.seed, (long long)tr.candidate_count,
+               (long long)tr->train_end - 1, (long long)tr->train_end, (long long)tr->validation_end - 1,
+               (long long)tr->validation_end, (long long)es->num_events - 1, (long long)c.options.batch_size,
+               c.options.learning_rate, (unsigned long long)tr->options.seed, (long long)tr->candidate_count,
                c.options.negatives == EVENT_NEGATIVES_ALL ? "vertices" : "destinations");
-        if (tr.epoch)
-            printf("resuming after epoch %lld from %s\n", (long long)tr.epoch, c.load);
+        if (group)
+            printf("node memory on %d rank(s): dispatch %s, placement %s\n", group->size,
+                   dispatch_mode_name(c.mode), placement);
+        if (tr->epoch)
+            printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
         fflush(stdout);
     }
+    progress_fn show = speaks ? cli_progress : NULL;
     double started = wall_seconds();
     event_epoch_report report;
     memset(&report, 0, sizeof report);
-    while (status == TF_OK && tr.epoch < c.options.epochs) {
+    while (status == TF_OK && tr->epoch < c.options.epochs) {
         double epoch_started = wall_seconds();
-        status = event_trainer_epoch(&tr, &report, cli_progress, &progress, err);
-        if (status != TF_OK)
-            break;
+        status = group ? opt_dispatch_trainer_epoch(&twin, &report, show, &progress, err)
+                       : event_trainer_epoch(&reference, &report, show, &progress, err);
+        dispatch_traffic traffic;
+        if (status == TF_OK && group)
+            status = opt_dispatch_trainer_traffic(&twin, &traffic, 1, err);
+        if (status != TF_OK || !speaks)
+            continue;
         printf("epoch %3lld  train loss %.4f", (long long)report.epoch, report.train_loss);
         print_metrics("validation", &report.validation);
         print_metrics("test", &report.test);
         printf("  (%.1f s)\n", wall_seconds() - epoch_started);
+        if (group)
+            print_traffic(&twin, &traffic);
         fflush(stdout);
     }
     if (status == TF_OK && report.epoch > 0) {
-        printf("final test AP %.4f AUC %.4f after %lld epochs (%.1f min)\n", report.test.average_precision,
-               report.test.roc_auc, (long long)tr.epoch, (wall_seconds() - started) / 60.0);
+        if (speaks)
+            printf("final test AP %.4f AUC %.4f after %lld epochs (%.1f min)\n", report.test.average_precision,
+                   report.test.roc_auc, (long long)tr->epoch, (wall_seconds() - started) / 60.0);
     } else if (status == TF_OK) {
         /* Nothing trained in this run: evaluate the parameters as they are. */
         event_metrics validation, test;
-        status = event_trainer_evaluate(&tr, &validation, &test, cli_progress, &progress, err);
-        if (status == TF_OK) {
+        status = group ? opt_dispatch_trainer_evaluate(&twin, &validation, &test, show, &progress, err)
+                       : event_trainer_evaluate(&reference, &validation, &test, show, &progress, err);
+        if (status == TF_OK && speaks) {
             printf("evaluation after %lld epochs, memory rebuilt by replaying the training events:",
-                   (long long)tr.epoch);
+                   (long long)tr->epoch);
             print_metrics("validation", &validation);
             print_metrics("test", &test);
             printf("  (%.1f s)\n", wall_seconds() - started);
         }
     }
     if (status == TF_OK && c.save) {
-        status = event_trainer_save(&tr, c.save, err);
-        if (status == TF_OK)
+        status = group ? opt_dispatch_trainer_save(&twin, c.save, err) : event_trainer_save(&reference, c.save, err);
+        if (status == TF_OK && speaks)
             printf("saved checkpoint %s\n", c.save);
     }
-    event_trainer_free(&tr);
+    event_trainer_free(&reference);
+    opt_dispatch_trainer_free(&twin);
     tensor_free(&owned_features);
     dataset_free(&d);
     return status;
+}
+
+int command_train_events(int argc, char **argv, tf_error *err)
+{
+    train_events_command c;
+    int help = 0;
+    if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (help) {
+        fputs(train_events_usage, stdout);
+        return TF_OK;
+    }
+    if (!c.optimized)
+        return train_events(&c, NULL, err);
+    comm group;
+    if (start_ranks(&group, 0, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    return finish_ranks(&group, train_events(&c, &group, err), err);
 }

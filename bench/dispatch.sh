@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Chapter 04's measurements: build/bench/bench dispatch on R = 1, 2, 4, 8, 16, 32 and 64 MPI ranks,
+# oversubscribed on this machine's cores (bytes are counted, so they do not depend on speed;
+# times at R > 2 are not reported), appending to eta.csv (R = 1), bytes.csv (R > 1) and epoch.csv
+# (R = 1, 2) in the output directory, the console output tee'd to output.txt with the machine on
+# top; then the figures (bench/dispatch.gp).
+#
+#   bench/dispatch.sh        (RANKS="1 2 4" for fewer rank counts, OUT=DIR elsewhere, BENCH=PATH another binary)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-bench/results/04-dispatch}
+ranks=${RANKS:-"1 2 4 8 16 32 64"}
+bench=${BENCH:-build/bench/bench}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+mkdir -p "$out"
+rm -f "$out/eta.csv" "$out/bytes.csv" "$out/epoch.csv"
+{
+  echo "# bench/dispatch.sh on $(date -u '+%Y-%m-%d %H:%M UTC'): $(lscpu | sed -n 's/^Model name: *//p'), $(lscpu | sed -n "s/^CPU(s): *//p") cores"
+  echo "# (the machine was shared with other jobs: times are indicative, bytes exact)"
+  for r in $ranks; do
+    echo
+    echo "\$ mpiexec -n $r --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 build/bench/bench dispatch --out $out"
+    mpiexec -n "$r" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 "$bench" dispatch --out "$out"
+  done
+} 2>&1 | tee "$out/output.txt"
+gnuplot -e "dir='$out'" bench/dispatch.gp

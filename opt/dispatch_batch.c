@@ -1,0 +1,222 @@
+/* Planning one rank's part of a global batch (opt/dispatch_batch.h). */
+#include "opt/dispatch_batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref/memory.h"
+
+static const char *const mode_names[] = {"sven", "naive", "depcache", "depcomm"};
+
+const char *dispatch_mode_name(dispatch_mode mode) { return mode_names[mode]; }
+
+int dispatch_mode_parse(const char *name, dispatch_mode *mode, tf_error *err)
+{
+    for (int m = DISPATCH_SVEN; m <= DISPATCH_DEPCOMM; m++)
+        if (strcmp(name, mode_names[m]) == 0) {
+            *mode = (dispatch_mode)m;
+            return TF_OK;
+        }
+    return tf_error_set(err, TF_ERR_INPUT, "dispatch \"%s\": expected sven, naive, depcache or depcomm", name);
+}
+
+void dispatch_counts_add(dispatch_counts *a, const dispatch_counts *b)
+{
+    int64_t *x = (int64_t *)a;
+    const int64_t *y = (const int64_t *)b;
+    for (size_t i = 0; i < sizeof *a / sizeof(int64_t); i++)
+        x[i] += y[i];
+}
+
+void dispatch_slice(const event_batch_slot *slot, int rank, int ranks, int64_t *first, int64_t *size)
+{
+    const int64_t lo = slot->size * rank / ranks, hi = slot->size * (rank + 1) / ranks;
+    *first = slot->first + lo;
+    *size = hi - lo;
+}
+
+int64_t dispatch_batch_largest(const dispatch_setup *s)
+{
+    const int64_t B = s->base->options.batch_size, events = s->base->events->num_events;
+    return B < events ? B : events;
+}
+
+int64_t dispatch_batch_capacity(const dispatch_setup *s)
+{
+    const event_model_config *c = &s->base->model.config;
+    const int64_t k = c->kind == EVENT_MODEL_TGN ? c->neighbors : 0;
+    return 3 * dispatch_batch_largest(s) * (1 + k);
+}
+
+int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *err)
+{
+    memset(b, 0, sizeof *b);
+    const int64_t capacity = dispatch_batch_capacity(s);
+    int status = (b->negatives = tf_alloc((size_t)dispatch_batch_largest(s), sizeof *b->negatives, "negatives", err))
+                     ? TF_OK
+                     : TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = dispatch_plan_create(&b->plan, capacity, err);
+    if (status == TF_OK)
+        status = dispatch_plan_create(&b->occurrences, capacity, err);
+    if (status == TF_OK)
+        status = dispatch_requests_create(&b->requests, s->ranks, capacity, err);
+    if (status != TF_OK)
+        dispatch_batch_free(b);
+    return status;
+}
+
+void dispatch_batch_free(dispatch_batch *b)
+{
+    free(b->negatives);
+    event_tape_free(&b->tape);
+    dispatch_plan_free(&b->plan);
+    dispatch_plan_free(&b->occurrences);
+    dispatch_requests_free(&b->requests);
+    memset(b, 0, sizeof *b);
+}
+
+/* Writers of a plan, and those of them whose vertex another rank owns. */
+static void count_writers(const dispatch_plan *plan, const dispatch_setup *s, int64_t *all, int64_t *remote)
+{
+    *all = *remote = 0;
+    for (int64_t i = 0; i < plan->unique; i++)
+        if (plan->writer[i] >= 0) {
+            ++*all;
+            *remote += s->placement && s->placement->owner[plan->vertex[i]] != s->rank;
+        }
+}
+
+/* How many of the first n vertices another rank owns. */
+static int64_t count_remote(const int32_t *vertices, int64_t n, const dispatch_setup *s)
+{
+    int64_t remote = 0;
+    for (int64_t i = 0; s->placement && i < n; i++)
+        remote += s->placement->owner[vertices[i]] != s->rank;
+    return remote;
+}
+
+int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event_batch_slot *slot,
+                         dispatch_table *scratch, tf_error *err)
+{
+    const event_trainer *tr = s->base;
+    event_tape_free(&b->tape);
+    memset(&b->counts, 0, sizeof b->counts);
+    b->slot = *slot;
+    dispatch_slice(slot, s->rank, s->ranks, &b->first, &b->size);
+    for (int64_t j = 0; j < b->size; j++)
+        b->negatives[j] = event_trainer_negative(tr, slot->stream, b->first + j);
+    b->batch = (event_batch){tr->events, tr->edge_features, b->first, b->size, b->negatives};
+    if (b->size > 0 && event_model_collect(&tr->model, &tr->history, &b->batch, &b->tape, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t N = b->tape.entries;
+    if (opt_dispatch_plan(scratch, b->tape.vertex, N, b->first, b->size, &b->plan, err) != TF_OK)
+        return TF_ERR_INPUT;
+    dispatch_counts *c = &b->counts;
+    count_writers(&b->plan, s, &c->written_per_trainer, &c->written_per_trainer_remote);
+    opt_dispatch_plan_keep_winners(scratch, tr->events, slot->first, slot->size, b->first, b->size, &b->plan);
+    count_writers(&b->plan, s, &c->written, &c->written_remote);
+    b->fetch = &b->plan;
+    if (s->mode == DISPATCH_NAIVE || s->mode == DISPATCH_DEPCOMM) {
+        opt_dispatch_plan_identity(b->tape.vertex, N, b->size, &b->occurrences);
+        b->fetch = &b->occurrences;
+    }
+    if (s->placement && s->mode != DISPATCH_DEPCACHE)
+        dispatch_requests_build(b->fetch->vertex, b->fetch->unique, s->placement, &b->requests);
+    else
+        dispatch_requests_build(b->fetch->vertex, 0, s->placement, &b->requests);
+    c->batches = s->rank == 0;
+    c->entries = N;
+    c->entries_remote = count_remote(b->tape.vertex, N, s);
+    c->unique = b->plan.unique;
+    c->unique_remote = count_remote(b->plan.vertex, b->plan.unique, s);
+    c->writes = 2 * b->size;
+    c->writes_remote = count_remote(b->tape.vertex, 2 * b->size, s);
+    return TF_OK;
+}
+
+/* FNV-1a over a byte range. */
+static uint64_t fnv(uint64_t hash, const void *data, size_t bytes)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++)
+        hash = (hash ^ p[i]) * 1099511628211ull;
+    return hash;
+}
+
+uint64_t dispatch_batch_hash(const dispatch_batch *b)
+{
+    uint64_t h = 1469598103934665603ull;
+    const int64_t N = b->tape.entries;
+    h = fnv(h, &b->first, sizeof b->first);
+    h = fnv(h, &b->size, sizeof b->size);
+    h = fnv(h, b->negatives, (size_t)b->size * sizeof *b->negatives);
+    if (N > 0) {
+        h = fnv(h, b->tape.vertex, (size_t)N * sizeof *b->tape.vertex);
+        h = fnv(h, b->tape.time, (size_t)N * sizeof *b->tape.time);
+    }
+    const dispatch_plan *plans[2] = {&b->plan, b->fetch == &b->occurrences ? &b->occurrences : NULL};
+    for (int p = 0; p < 2 && plans[p]; p++) {
+        h = fnv(h, plans[p]->vertex, (size_t)plans[p]->unique * sizeof(int32_t));
+        h = fnv(h, plans[p]->writer, (size_t)plans[p]->unique * sizeof(int64_t));
+        h = fnv(h, plans[p]->slot, (size_t)plans[p]->entries * sizeof(int32_t));
+    }
+    h = fnv(h, b->requests.count, (size_t)b->requests.ranks * sizeof(int64_t));
+    h = fnv(h, b->requests.vertex, (size_t)b->requests.total * sizeof(int32_t));
+    return h;
+}
+
+int dispatch_demand_measure(const event_trainer *tr, int ranks, dispatch_demand *out, tf_error *err)
+{
+    if (dispatch_demand_create(out, ranks, tr->events->num_nodes, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t count = event_trainer_epoch_slots(tr, NULL);
+    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
+    dispatch_setup s = {tr, NULL, DISPATCH_SVEN, ranks, 0};
+    dispatch_batch b;
+    dispatch_table table;
+    memset(&table, 0, sizeof table);
+    int status = slots ? dispatch_batch_create(&b, &s, err) : TF_ERR_INPUT;
+    if (status == TF_OK && (status = dispatch_table_create(&table, tr->events->num_nodes, err)) == TF_OK) {
+        event_trainer_epoch_slots(tr, slots);
+        for (int64_t i = 0; status == TF_OK && i < count && slots[i].train; i++) {
+            for (s.rank = 0; status == TF_OK && s.rank < ranks; s.rank++) {
+                status = dispatch_batch_build(&b, &s, &slots[i], &table, err);
+                int64_t *reads = out->reads + s.rank * out->num_nodes, *writes = out->writes + s.rank * out->num_nodes;
+                for (int64_t u = 0; status == TF_OK && u < b.plan.unique; u++) {
+                    reads[b.plan.vertex[u]]++;
+                    writes[b.plan.vertex[u]] += b.plan.writer[u] >= 0;
+                }
+            }
+            out->batches++;
+        }
+        dispatch_batch_free(&b);
+    }
+    dispatch_table_free(&table);
+    free(slots);
+    if (status != TF_OK)
+        dispatch_demand_free(out);
+    return status;
+}
+
+int dispatch_place(const char *spec, const event_trainer *tr, int ranks, int32_t *owner, tf_error *err)
+{
+    const placement_method *method;
+    int64_t interval;
+    const char *file;
+    const int64_t num_nodes = tr->events->num_nodes;
+    if (placement_parse(spec, &method, &interval, &file, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (file)
+        return placement_read_file(file, num_nodes, ranks, owner, err);
+    placement_request q = {tr->events, num_nodes, ranks, tr->options.seed, interval, NULL};
+    dispatch_demand demand;
+    memset(&demand, 0, sizeof demand);
+    if (method->needs_demand && dispatch_demand_measure(tr, ranks, &demand, err) != TF_OK)
+        return TF_ERR_INPUT;
+    q.demand = method->needs_demand ? &demand : NULL;
+    int status = method->place(&q, owner, err);
+    dispatch_demand_free(&demand);
+    return status;
+}
