@@ -122,6 +122,10 @@ int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events
     if (group->transport != COMM_MPI)
         return tf_error_set(err, TF_ERR_INPUT, "the dispatch trainer keeps node memory in host memory: it needs the "
                                                "MPI transport");
+    if (options->staleness != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "staleness %d: the distributed event trainer delays its gradients in "
+                                               "its pipeline (opt/async_pipeline.h)",
+                            options->staleness);
     tr->group = group;
     tr->mode = mode;
     int status = event_trainer_create(&tr->base, events, edge_features, config, options, err);
