@@ -198,6 +198,26 @@ message(STATUS "--batch 100000000 on 400 events, --impl opt: ${whole_opt_final} 
 expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
 expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --dispatch sven)
+# Sven's pipelining (chapter 05) as one process: prefetching gives the reference's final line bit
+# for bit, and staleness 1 under --impl opt (prefetch 2) the reference's staleness-1 line.
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 RESULT_VARIABLE status
+                OUTPUT_VARIABLE prefetched)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --staleness 1 RESULT_VARIABLE status1
+                OUTPUT_VARIABLE stale_ref)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 --staleness 1
+                RESULT_VARIABLE status2 OUTPUT_VARIABLE stale_opt)
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" prefetched_final "${prefetched}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_ref_final "${stale_ref}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_opt_final "${stale_opt}")
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0 OR NOT prefetched_final STREQUAL straight_final
+   OR stale_ref_final STREQUAL "" OR NOT stale_opt_final STREQUAL stale_ref_final
+   OR NOT prefetched MATCHES "pipeline: prefetch 2, staleness 0")
+  message(FATAL_ERROR "pipelined event training differs:\n${prefetched}\n---\n${stale_ref}\n---\n${stale_opt}")
+endif()
+message(STATUS "event model --prefetch 2: ${prefetched_final}; --staleness 1 ref and opt: ${stale_opt_final}")
+expect_failure("option --prefetch" ${event_args} --impl opt --prefetch 5)
+expect_failure("option --staleness: \"2\", expected 0 or 1" ${event_args} --staleness 2)
+expect_failure("--prefetch overlaps the distributed twin's batch planning: add --impl opt" ${event_args} --prefetch 1)
 expect_failure("--placement chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --placement hash)
 expect_failure("placement \"diagonal\": expected range, interval, hash, random" ${event_args} --impl opt
