@@ -126,28 +126,42 @@ void batch_queue_stop(batch_queue *q)
 
 void event_pipeline_free(event_pipeline *p)
 {
-    for (int i = 0; i <= BATCH_QUEUE_MAX_DEPTH; i++)
-        dispatch_batch_free(&p->items[i]);
+    for (int i = 0; i <= BATCH_QUEUE_MAX_DEPTH; i++) {
+        dispatch_batch_free(&p->items[i].batch);
+        microbatch_split_free(&p->items[i].split);
+    }
+    microbatch_split_free(&p->held);
     dispatch_table_free(&p->table);
     stale_reducer_free(&p->reducer);
     memset(p, 0, sizeof *p);
 }
 
-int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, tf_error *err)
+int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, int micro_batches,
+                          tf_error *err)
 {
     memset(p, 0, sizeof *p);
     if (prefetch < 0 || prefetch > BATCH_QUEUE_MAX_DEPTH)
         return tf_error_set(err, TF_ERR_INPUT, "prefetch %d: expected a queue depth in [0, %d]", prefetch,
                             BATCH_QUEUE_MAX_DEPTH);
+    if (micro_batches < 0 || micro_batches > MICROBATCH_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "%d micro-batches: expected 1..%d", micro_batches, MICROBATCH_MAX);
+    if (micro_batches > 0 && tr->mode != DISPATCH_SVEN)
+        return tf_error_set(err, TF_ERR_INPUT, "micro-batches split Sven's fetch: use --dispatch sven, not %s",
+                            dispatch_mode_name(tr->mode));
     p->tr = tr;
     p->prefetch = prefetch;
     p->staleness = staleness;
+    p->micro_batches = micro_batches;
     int status = stale_reducer_create(&p->reducer, tr->group, parameters_size(&tr->base.model.parameters), staleness,
                                       err);
     if (status == TF_OK)
         status = dispatch_table_create(&p->table, tr->base.events->num_nodes, err);
+    if (status == TF_OK && micro_batches > 0)
+        status = microbatch_split_create(&p->held, &tr->setup, err);
     for (int i = 0; status == TF_OK && i <= prefetch; i++) {
-        status = dispatch_batch_create(&p->items[i], &tr->setup, err);
+        status = dispatch_batch_create(&p->items[i].batch, &tr->setup, err);
+        if (status == TF_OK && micro_batches > 0)
+            status = microbatch_split_create(&p->items[i].split, &tr->setup, err);
         p->item_pointers[i] = &p->items[i];
     }
     if (status != TF_OK)
@@ -157,10 +171,21 @@ int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch,
 
 /* The queue's builder: batch `index` of the listing, with the pipeline's own scratch. Runs on the
  * producer thread: it reads only the trainer's read-only setup. */
+static int build_item(const event_pipeline *p, pipeline_item *item, const event_batch_slot *slot, dispatch_table *table,
+                      tf_error *err)
+{
+    item->split.count = 0;
+    if (dispatch_batch_build(&item->batch, &p->tr->setup, slot, table, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (p->micro_batches > 0 && slot->train)
+        return microbatch_split_build(&item->split, &item->batch, &p->tr->setup, p->micro_batches, table, err);
+    return TF_OK;
+}
+
 static int build_batch(void *context, int64_t index, void *item, tf_error *err)
 {
     event_pipeline *p = context;
-    return dispatch_batch_build(item, &p->tr->setup, &p->slots[index], &p->table, err);
+    return build_item(p, item, &p->slots[index], &p->table, err);
 }
 
 /* Swap a built item into tr->batch (its buffers move, nothing is copied); the item takes the
@@ -174,6 +199,25 @@ static void take_batch(dispatch_batch *held, dispatch_batch *item)
     *item = swap;
     held->fetch = item_occurrences ? &held->occurrences : &held->plan;
     item->fetch = held_occurrences ? &item->occurrences : &item->plan;
+}
+
+/* The item's batch and split become the trainer's; the item takes the ones just run. */
+static void take_item(event_pipeline *p, pipeline_item *item)
+{
+    take_batch(&p->tr->batch, &item->batch);
+    const microbatch_split swap = p->held;
+    p->held = item->split;
+    item->split = swap;
+}
+
+int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_error *err)
+{
+    if (opt_dispatch_plan_batch(p->tr, slot, err) != TF_OK) /* checks the slot */
+        return TF_ERR_INPUT;
+    p->held.count = 0;
+    if (p->micro_batches > 0 && slot->train)
+        return microbatch_split_build(&p->held, &p->tr->batch, &p->tr->setup, p->micro_batches, &p->tr->table, err);
+    return TF_OK;
 }
 
 /* The gradient through the reducer; its bytes are the trainer's gradient bytes. */
@@ -195,20 +239,27 @@ int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, t
 {
     dispatch_trainer *tr = p->tr;
     const int train = tr->batch.slot.train;
-    /* The previous batch's all-reduce (staleness 1) advances between the steps of this one. */
-    int status = opt_dispatch_exchange_requests(tr, err);
-    if (status == TF_OK)
-        status = stale_reducer_progress(&p->reducer, err);
-    if (status == TF_OK)
-        status = opt_dispatch_fetch_rows(tr, err);
-    if (status == TF_OK)
-        status = stale_reducer_progress(&p->reducer, err);
-    if (status == TF_OK)
-        status = opt_dispatch_forward(tr, loss, scores, err);
-    if (status == TF_OK && train) {
-        status = opt_dispatch_backward(tr, err);
+    int status;
+    if (p->held.count > 0) { /* steps 2-5 through the micro-batches */
+        status = opt_microbatch_forward_backward(tr, &p->held, &p->reducer, loss, err);
         if (status == TF_OK)
             status = reduce_and_update(p, 0, err);
+    } else {
+        /* The previous batch's all-reduce (staleness 1) advances between the steps of this one. */
+        status = opt_dispatch_exchange_requests(tr, err);
+        if (status == TF_OK)
+            status = stale_reducer_progress(&p->reducer, err);
+        if (status == TF_OK)
+            status = opt_dispatch_fetch_rows(tr, err);
+        if (status == TF_OK)
+            status = stale_reducer_progress(&p->reducer, err);
+        if (status == TF_OK)
+            status = opt_dispatch_forward(tr, loss, scores, err);
+        if (status == TF_OK && train) {
+            status = opt_dispatch_backward(tr, err);
+            if (status == TF_OK)
+                status = reduce_and_update(p, 0, err);
+        }
     }
     /* The memory is written with the s' of this batch's forward: never stale. */
     if (status == TF_OK)
@@ -252,7 +303,7 @@ static int run_listed(event_pipeline *p, int64_t (*list)(const event_trainer *, 
         p->wait_seconds += wall_seconds() - start;
         if (status != TF_OK)
             break;
-        take_batch(&tr->batch, item);
+        take_item(p, item);
         batch_queue_recycle(&queue);
         double loss;
         float *scores = slots[i].train ? NULL : tr->global_scores;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "opt/async.h"
+#include "opt/async_microbatch.h"
 #include "opt/dispatch.h"
 #include "ref/error.h"
 
@@ -97,6 +98,11 @@ void batch_queue_stop(batch_queue *q);
  * only read-only data, so the batch stream, the parameters and the memory are bitwise those of
  * the plain trainer for every depth.
  *
+ * **Micro-batches** (n in 1..MICROBATCH_MAX, Sven's mode, training batches): the builder also
+ * cuts each batch into n micro-batches (opt/async_microbatch.h) and steps 2-5 run through them,
+ * each micro-batch's row fetch overlapping the compute of the one before. Memory bitwise, the
+ * gradients fp (n = 1: bitwise); row and id bytes unchanged, n counts per pair instead of one.
+ *
  * **Stale gradients** (staleness 1): step 6's blocking all-reduce is replaced by a
  * stale_reducer (opt/async.h): batch k's gradient starts a non-blocking all-reduce and batch
  * k - 1's sum is applied; the all-reduce is driven (comm_test()) between the steps of the next
@@ -112,11 +118,19 @@ void batch_queue_stop(batch_queue *q);
  * Ownership: event_pipeline_create() borrows the trainer (created with staleness 0) and owns the
  * items, the scratch table and the reducer; event_pipeline_free() releases them.
  */
+/** A pipeline's batch: planned, and (with micro-batches, a training batch) split. */
+typedef struct pipeline_item {
+    dispatch_batch batch;       /**< steps 1's plan */
+    microbatch_split split;     /**< its micro-batches (count 0: run whole) */
+} pipeline_item;
+
 typedef struct event_pipeline {
     dispatch_trainer *tr;                               /**< the trainer (borrowed) */
     int prefetch;                                       /**< queue depth 0..BATCH_QUEUE_MAX_DEPTH */
     int staleness;                                      /**< 0 or 1 */
-    dispatch_batch items[BATCH_QUEUE_MAX_DEPTH + 1];    /**< [prefetch + 1] batches built ahead */
+    int micro_batches;                                  /**< n, or 0: batches run whole */
+    pipeline_item items[BATCH_QUEUE_MAX_DEPTH + 1];     /**< [prefetch + 1] batches built ahead */
+    microbatch_split held;                              /**< the split of the batch in tr->batch */
     void *item_pointers[BATCH_QUEUE_MAX_DEPTH + 1];     /**< their addresses, for the queue */
     dispatch_table table;                               /**< the builder's scratch (one builder at a time) */
     const event_batch_slot *slots;                      /**< the listing being built */
@@ -130,15 +144,21 @@ typedef struct event_pipeline {
  * @param tr         a created trainer (staleness 0 in its options; borrowed)
  * @param prefetch   queue depth 0..BATCH_QUEUE_MAX_DEPTH
  * @param staleness  0 or 1
- * @param err        out: a bad depth or staleness, no memory
+ * @param micro_batches  n in 1..MICROBATCH_MAX (Sven's mode only), or 0: batches run whole
+ * @param err        out: a bad depth, staleness or n, micro-batches outside Sven's mode, no memory
  * @return 0, or TF_ERR_INPUT (nothing is left allocated)
  */
-int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, tf_error *err);
+int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, int micro_batches,
+                          tf_error *err);
 
 /** Release what the pipeline owns (not the trainer). Safe on a zeroed pipeline. */
 void event_pipeline_free(event_pipeline *p);
 
-/** Steps 2-8 of the batch planned in p->tr->batch, the gradient through the reducer. Collective. */
+/** Step 1 on the main thread: plan @p slot into p->tr->batch and split it (as the builder does). */
+int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_error *err);
+
+/** Steps 2-8 of the batch planned in p->tr->batch (through its micro-batches when split), the
+ *  gradient through the reducer. Collective. */
 int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, tf_error *err);
 
 /** The end of the training split: the delayed gradient's Adam step (staleness 1). Collective. */

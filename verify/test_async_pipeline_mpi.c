@@ -163,15 +163,16 @@ typedef struct outcome {
     dispatch_traffic traffic;
 } outcome;
 
-/* Two epochs and an evaluation: plain (depth < 0) or through a pipeline of @p depth, staleness 0. */
-static void train_twice(const workload *w, int depth, outcome *out)
+/* Two epochs and an evaluation: plain (depth < 0) or through a pipeline of @p depth with @p micro
+ * micro-batches (0: none), staleness 0. */
+static void train_twice(const workload *w, int depth, int micro, outcome *out)
 {
     tf_error err;
     dispatch_trainer tr;
     create_twin(w, &tr);
     event_pipeline p;
     if (depth >= 0)
-        ck_assert_msg(event_pipeline_create(&p, &tr, depth, 0, &err) == TF_OK, "%s", err.message);
+        ck_assert_msg(event_pipeline_create(&p, &tr, depth, 0, micro, &err) == TF_OK, "%s", err.message);
     event_epoch_report report;
     for (int e = 0; e < 2; e++) {
         const int status = depth >= 0 ? event_pipeline_epoch(&p, &report, NULL, NULL, &err)
@@ -206,24 +207,25 @@ static void trains_the_same(const char *label, const char *spec, int64_t events,
     workload w;
     workload_load(&w, label, spec, events, kind);
     outcome plain;
-    train_twice(&w, -1, &plain);
+    train_twice(&w, -1, 0, &plain);
     dispatch_trainer probe;
     create_twin(&w, &probe);
     const int64_t P = parameters_size(&probe.base.model.parameters);
     opt_dispatch_trainer_free(&probe);
-    const int depths[] = {0, 1, 2, 4};
-    for (int d = 0; d < 4; d++) {
+    const int depths[] = {0, 1, 2, 4, 2}, micro[] = {0, 0, 0, 0, 1};
+    for (int d = 0; d < 5; d++) {
         outcome ours;
-        train_twice(&w, depths[d], &ours);
+        train_twice(&w, depths[d], micro[d], &ours);
         const int64_t parameters = differing_values(ours.parameters, plain.parameters, P);
         const int64_t memory = world.rank == 0 ? memory_differences(&ours.memory, &plain.memory) : 0;
         const int metrics = memcmp(ours.losses, plain.losses, sizeof ours.losses) != 0 ||
                             memcmp(ours.ap, plain.ap, sizeof ours.ap) != 0;
         const int bytes = memcmp(&ours.traffic.bytes, &plain.traffic.bytes, sizeof ours.traffic.bytes) != 0;
         if (world.rank == 0)
-            printf("prefetch %-6s %-24s %d rank(s), depth %d, staleness 0: differing parameters %lld of %lld, "
+            printf("prefetch %-6s %-24s %d rank(s), depth %d, %s, staleness 0: differing parameters %lld of %lld, "
                    "memory values %lld, losses/APs %d, byte categories %d (all must be 0); test AP %.9f\n",
-                   event_model_kind_name(kind), label, world.size, depths[d], (long long)parameters, (long long)P,
+                   event_model_kind_name(kind), label, world.size, depths[d],
+                   micro[d] ? "1 micro-batch" : "whole batches", (long long)parameters, (long long)P,
                    (long long)memory, metrics, bytes, ours.ap[1]);
         ck_assert_int_eq(parameters, 0);
         ck_assert_int_eq(memory, 0);
@@ -239,6 +241,92 @@ START_TEST(prefetch_trains_the_same)
 {
     trains_the_same("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
     trains_the_same("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
+}
+END_TEST
+
+/* ---- micro-batches --------------------------------------------------------------------------------- */
+
+/* n micro-batches against the plain step, batch by batch, the twin taking the plain trainer's
+ * parameters before each: memory bitwise, gradients and loss fp, rows and ids the same bytes,
+ * the count exchange 8 (n - 1) R (R - 1) bytes more per training batch. */
+static void microbatch_lockstep(const char *label, const char *spec, int64_t events, event_model_kind kind, int n)
+{
+    workload w;
+    workload_load(&w, label, spec, events, kind);
+    tf_error err;
+    dispatch_trainer plain, tr;
+    create_twin(&w, &plain);
+    create_twin(&w, &tr);
+    event_pipeline p;
+    ck_assert_msg(event_pipeline_create(&p, &tr, 0, 0, n, &err) == TF_OK, "%s", err.message);
+    node_memory expected, full;
+    full_memory(&tr, &expected);
+    full_memory(&tr, &full);
+    const int64_t P = parameters_size(&tr.base.model.parameters);
+    float *ours = malloc((size_t)P * sizeof(float)), *theirs = malloc((size_t)P * sizeof(float));
+    const int64_t count = event_trainer_epoch_slots(&plain.base, NULL);
+    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
+    int64_t differing = 0, rows = 0, batches = 0;
+    double gradient_error = 0, loss_error = 0;
+    for (int epoch = 0; epoch < 2; epoch++) {
+        event_trainer_epoch_slots(&plain.base, slots);
+        opt_dispatch_trainer_reset_memory(&plain);
+        opt_dispatch_trainer_reset_memory(&tr);
+        for (int64_t s = 0; s < count && slots[s].train; s++, batches++) {
+            parameters_copy_values(&tr.base.model.parameters, &plain.base.model.parameters);
+            double expected_loss, loss;
+            ck_assert(opt_dispatch_trainer_run_batch(&plain, &slots[s], &expected_loss, NULL, &err) == TF_OK);
+            ck_assert(event_pipeline_plan(&p, &slots[s], &err) == TF_OK);
+            ck_assert_msg(event_pipeline_run_planned(&p, &loss, NULL, &err) == TF_OK, "%s", err.message);
+            loss_error = fmax(loss_error, fabs(loss - expected_loss) / fmax(1.0, fabs(expected_loss)));
+            parameters_pack_gradients(&tr.base.model.parameters, ours);
+            parameters_pack_gradients(&plain.base.model.parameters, theirs);
+            gradient_error = fmax(gradient_error, relative_error(ours, theirs, P));
+            ck_assert(opt_dispatch_trainer_gather_memory(&plain, world.rank == 0 ? &expected : NULL, &err) == TF_OK);
+            ck_assert(opt_dispatch_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
+            if (world.rank == 0) {
+                differing += memory_differences(&full, &expected);
+                rows += full.num_nodes;
+            }
+        }
+        plain.base.epoch++;
+    }
+    dispatch_traffic a, b;
+    ck_assert(opt_dispatch_trainer_traffic(&tr, &a, 1, &err) == TF_OK);
+    ck_assert(opt_dispatch_trainer_traffic(&plain, &b, 1, &err) == TF_OK);
+    const uint64_t R = (uint64_t)world.size, extra = 8 * (uint64_t)(n - 1) * R * (R - 1) * (uint64_t)batches;
+    const int same = a.bytes.requests == b.bytes.requests && a.bytes.dispatch_rows == b.bytes.dispatch_rows &&
+                     a.bytes.aggregation == b.bytes.aggregation && a.bytes.gradients == b.bytes.gradients &&
+                     a.bytes.other == b.bytes.other;
+    if (world.rank == 0)
+        printf("micro-batches %-6s %-24s %d rank(s), n = %d: %lld batches; gradients %.1e, loss %.1e (<= %.0e); "
+               "memory %lld rows compared, differing values %lld (must be 0); rows %llu B and ids %llu B as the "
+               "plain step's: %s; counts %llu B = plain %llu + 8 (n-1) R (R-1) x batches %llu\n",
+               event_model_kind_name(kind), label, world.size, n, (long long)batches, gradient_error, loss_error,
+               TOLERANCE, (long long)rows, (long long)differing, (unsigned long long)a.bytes.dispatch_rows,
+               (unsigned long long)a.bytes.requests, same ? "yes" : "NO", (unsigned long long)a.bytes.counts,
+               (unsigned long long)b.bytes.counts, (unsigned long long)extra);
+    ck_assert_int_eq(differing, 0);
+    ck_assert(gradient_error <= TOLERANCE && loss_error <= TOLERANCE);
+    if (n == 1)
+        ck_assert(gradient_error == 0 && loss_error == 0);
+    ck_assert(same);
+    ck_assert_uint_eq(a.bytes.counts, b.bytes.counts + extra);
+    free(ours), free(theirs), free(slots);
+    node_memory_free(&expected);
+    node_memory_free(&full);
+    event_pipeline_free(&p);
+    opt_dispatch_trainer_free(&tr);
+    opt_dispatch_trainer_free(&plain);
+    workload_free(&w);
+}
+
+START_TEST(microbatches)
+{
+    for (int n = 1; n <= 4; n++)
+        microbatch_lockstep("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN, n);
+    microbatch_lockstep("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE, 3);
+    microbatch_lockstep("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_TGN, 4);
 }
 END_TEST
 
@@ -258,7 +346,7 @@ static void stale_lockstep(const char *label, const char *spec, int64_t events, 
     dispatch_trainer tr;
     create_twin(&w, &tr);
     event_pipeline p;
-    ck_assert(event_pipeline_create(&p, &tr, 0, 1, &err) == TF_OK);
+    ck_assert(event_pipeline_create(&p, &tr, 0, 1, 0, &err) == TF_OK);
     node_memory full;
     full_memory(&tr, &full);
     const int64_t P = parameters_size(&ref.model.parameters);
@@ -277,7 +365,7 @@ static void stale_lockstep(const char *label, const char *spec, int64_t events, 
             parameters_pack_values(&ref.model.parameters, before);
             double ref_loss, loss;
             ck_assert(event_trainer_run_batch(&ref, &slots[s], &ref_loss, NULL, &err) == TF_OK);
-            ck_assert(opt_dispatch_plan_batch(&tr, &slots[s], &err) == TF_OK);
+            ck_assert(event_pipeline_plan(&p, &slots[s], &err) == TF_OK);
             ck_assert_msg(event_pipeline_run_planned(&p, &loss, NULL, &err) == TF_OK, "%s", err.message);
             loss_error = fmax(loss_error, fabs(loss - ref_loss) / fmax(1.0, fabs(ref_loss)));
             parameters_pack_values(&tr.base.model.parameters, after);
@@ -347,7 +435,7 @@ START_TEST(stale_one_free_running)
     dispatch_trainer tr;
     create_twin(&w, &tr);
     event_pipeline p;
-    ck_assert(event_pipeline_create(&p, &tr, 2, 1, &err) == TF_OK);
+    ck_assert(event_pipeline_create(&p, &tr, 2, 1, 0, &err) == TF_OK);
     event_epoch_report expected, ours;
     for (int e = 0; e < 2; e++) {
         ck_assert(event_trainer_epoch(&ref, &expected, NULL, NULL, &err) == TF_OK);
@@ -385,6 +473,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(cases, 900);
     tcase_add_test(cases, prefetch_same_stream);
     tcase_add_test(cases, prefetch_trains_the_same);
+    tcase_add_test(cases, microbatches);
     tcase_add_test(cases, stale_one_lockstep);
     tcase_add_test(cases, stale_one_free_running);
     suite_add_tcase(suite, cases);

@@ -211,13 +211,17 @@ string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_ref_final "${stale_
 string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_opt_final "${stale_opt}")
 if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0 OR NOT prefetched_final STREQUAL straight_final
    OR stale_ref_final STREQUAL "" OR NOT stale_opt_final STREQUAL stale_ref_final
-   OR NOT prefetched MATCHES "pipeline: prefetch 2, staleness 0")
+   OR NOT prefetched MATCHES "pipeline: prefetch 2, micro-batches 1, staleness 0")
   message(FATAL_ERROR "pipelined event training differs:\n${prefetched}\n---\n${stale_ref}\n---\n${stale_opt}")
 endif()
 message(STATUS "event model --prefetch 2: ${prefetched_final}; --staleness 1 ref and opt: ${stale_opt_final}")
 expect_failure("option --prefetch" ${event_args} --impl opt --prefetch 5)
 expect_failure("option --staleness: \"2\", expected 0 or 1" ${event_args} --staleness 2)
 expect_failure("--prefetch overlaps the distributed twin's batch planning: add --impl opt" ${event_args} --prefetch 1)
+expect_failure("option --micro-batches" ${event_args} --impl opt --micro-batches 9)
+expect_failure("--micro-batches splits the fetch of Sven's dispatch: use --impl opt --dispatch sven"
+               ${event_args} --impl opt --dispatch naive --micro-batches 2)
+expect_failure("--micro-batches splits the fetch of Sven's dispatch" ${event_args} --micro-batches 2)
 expect_failure("--placement chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --placement hash)
 expect_failure("placement \"diagonal\": expected range, interval, hash, random" ${event_args} --impl opt

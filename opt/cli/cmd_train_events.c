@@ -62,6 +62,10 @@ static const char train_events_usage[] =
     "  --prefetch D         with --impl opt, build the next D batches' plans (negatives, entries,\n"
     "                       Algorithm 2, request lists) on a producer thread, D in 0..4 (default 0:\n"
     "                       each when it runs); bitwise the same training for every D\n"
+    "  --micro-batches N    with --impl opt --dispatch sven, cut each rank's part of a training batch\n"
+    "                       into N micro-batches (1..8), the row fetch of one overlapping the compute\n"
+    "                       of the one before; the same memory bit for bit, gradients summed in\n"
+    "                       another order (equal within float rounding; N = 1: bitwise)\n"
     "\n"
     "Run distributed: mpiexec -n 4 twofold train --model tgn --data wikipedia --impl opt --dispatch sven\n"
     "  --placement hash\n";
@@ -76,6 +80,7 @@ typedef struct train_events_command {
     const char *placement;       /* --placement, or NULL */
     dispatch_mode mode;          /* parsed --dispatch (sven by default) */
     int prefetch;                /* --prefetch D, or -1 */
+    int micro_batches;           /* --micro-batches N, or 0 */
 } train_events_command;
 
 int train_wants_event_model(int argc, char **argv, const char **model)
@@ -175,6 +180,8 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
             c->options.staleness = value[0] - '0';
         } else if (OPTION("--prefetch")) {
             WHOLE("--prefetch", 0, BATCH_QUEUE_MAX_DEPTH, c->prefetch);
+        } else if (OPTION("--micro-batches")) {
+            WHOLE("--micro-batches", 1, MICROBATCH_MAX, c->micro_batches);
         } else if (OPTION("--placement")) {
             if (matched < 0)
                 return TF_ERR_INPUT;
@@ -201,6 +208,9 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
     if (c->prefetch >= 0 && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: --prefetch overlaps the distributed twin's batch planning: add "
                                                "--impl opt");
+    if (c->micro_batches && (!c->optimized || c->mode != DISPATCH_SVEN))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --micro-batches splits the fetch of Sven's dispatch: use "
+                                               "--impl opt --dispatch sven");
     return TF_OK;
 }
 
@@ -275,7 +285,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     memset(&twin, 0, sizeof twin);
     memset(&pipeline, 0, sizeof pipeline);
     /* The twin delays its gradients in its pipeline (opt/async_pipeline.h), not in its options. */
-    const int staleness = c.options.staleness, pipelined = group && (c.prefetch >= 0 || staleness != 0);
+    const int staleness = c.options.staleness, pipelined =
+        group && (c.prefetch >= 0 || staleness != 0 || c.micro_batches > 0);
     if (group)
         c.options.staleness = 0;
     event_trainer *tr = group ? &twin.base : &reference;
@@ -285,7 +296,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
                                                      group, err)
                        : event_trainer_create(&reference, es, features, &c.config, &c.options, err);
     if (status == TF_OK && pipelined)
-        status = event_pipeline_create(&pipeline, &twin, c.prefetch > 0 ? c.prefetch : 0, staleness, err);
+        status = event_pipeline_create(&pipeline, &twin, c.prefetch > 0 ? c.prefetch : 0, staleness, c.micro_batches,
+                                       err);
     if (status == TF_OK && c.load)
         status = group ? opt_dispatch_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
     if (status == TF_OK && speaks) {
@@ -308,7 +320,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
             printf("node memory on %d rank(s): dispatch %s, placement %s\n", group->size,
                    dispatch_mode_name(c.mode), placement);
         if (pipelined || staleness)
-            printf("pipeline: prefetch %d, staleness %d\n", pipelined ? pipeline.prefetch : 0, staleness);
+            printf("pipeline: prefetch %d, micro-batches %d, staleness %d\n", pipelined ? pipeline.prefetch : 0,
+                   c.micro_batches ? c.micro_batches : 1, staleness);
         if (tr->epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
         fflush(stdout);
