@@ -85,8 +85,15 @@ void batch_queue_stop(batch_queue *q);
 
 /* ---- Sven's pipeline on the distributed event trainer (opt/dispatch.h) ------------------------ */
 
+/** A pipeline's batch: planned, and (with micro-batches, a training batch) split. */
+typedef struct pipeline_item {
+    dispatch_batch batch;       /**< step 1's plan */
+    microbatch_split split;     /**< its micro-batches (count 0: run whole) */
+} pipeline_item;
+
 /**
- * The distributed event trainer with prefetching and stale gradients ([Sven] §3.3.1, Eq. 13).
+ * The distributed event trainer with prefetching, micro-batches and stale gradients ([Sven]
+ * §3.3.1-3.3.3, Eq. 13).
  *
  * Twin of opt_dispatch_trainer_epoch() / opt_dispatch_trainer_evaluate() and, for staleness 1,
  * of the reference event trainer with event_train_options.staleness = 1.
@@ -118,12 +125,6 @@ void batch_queue_stop(batch_queue *q);
  * Ownership: event_pipeline_create() borrows the trainer (created with staleness 0) and owns the
  * items, the scratch table and the reducer; event_pipeline_free() releases them.
  */
-/** A pipeline's batch: planned, and (with micro-batches, a training batch) split. */
-typedef struct pipeline_item {
-    dispatch_batch batch;       /**< steps 1's plan */
-    microbatch_split split;     /**< its micro-batches (count 0: run whole) */
-} pipeline_item;
-
 typedef struct event_pipeline {
     dispatch_trainer *tr;                               /**< the trainer (borrowed) */
     int prefetch;                                       /**< queue depth 0..BATCH_QUEUE_MAX_DEPTH */
