@@ -16,9 +16,11 @@ mkdir -p "$out"
 rm -f "$out/eta.csv" "$out/bytes.csv" "$out/epoch.csv"
 {
   echo "# bench/dispatch.sh on $(date -u '+%Y-%m-%d %H:%M UTC'): $(lscpu | sed -n 's/^Model name: *//p'), $(lscpu | sed -n "s/^CPU(s): *//p") cores"
+  echo "# commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo ' with uncommitted changes')"
   echo "# (the machine was shared with other jobs: times are indicative, bytes exact)"
   for r in $ranks; do
     echo
+    echo "# $(date -u '+%H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "\$ mpiexec -n $r --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 build/bench/bench dispatch --out $out"
     mpiexec -n "$r" --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 "$bench" dispatch --out "$out"
   done
