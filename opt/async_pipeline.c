@@ -1,6 +1,11 @@
 #include "opt/async_pipeline.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ref/clock.h"
+#include "ref/memory.h"
 
 /* The producer: build batch `built` whenever its slot is free (the batch `slots` before it has
  * been given back), until every batch is built, a build fails, or the queue stops. */
@@ -115,4 +120,228 @@ void batch_queue_stop(batch_queue *q)
     pthread_cond_destroy(&q->changed);
     pthread_mutex_destroy(&q->lock);
     q->running = 0;
+}
+
+/* ---- Sven's pipeline on the distributed event trainer ----------------------------------------- */
+
+void event_pipeline_free(event_pipeline *p)
+{
+    for (int i = 0; i <= BATCH_QUEUE_MAX_DEPTH; i++) {
+        dispatch_batch_free(&p->items[i].batch);
+        microbatch_split_free(&p->items[i].split);
+    }
+    microbatch_split_free(&p->held);
+    dispatch_table_free(&p->table);
+    stale_reducer_free(&p->reducer);
+    memset(p, 0, sizeof *p);
+}
+
+int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, int micro_batches,
+                          tf_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (prefetch < 0 || prefetch > BATCH_QUEUE_MAX_DEPTH)
+        return tf_error_set(err, TF_ERR_INPUT, "prefetch %d: expected a queue depth in [0, %d]", prefetch,
+                            BATCH_QUEUE_MAX_DEPTH);
+    if (micro_batches < 0 || micro_batches > MICROBATCH_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "%d micro-batches: expected 1..%d", micro_batches, MICROBATCH_MAX);
+    if (micro_batches > 0 && tr->mode != DISPATCH_SVEN)
+        return tf_error_set(err, TF_ERR_INPUT, "micro-batches split Sven's fetch: use --dispatch sven, not %s",
+                            dispatch_mode_name(tr->mode));
+    p->tr = tr;
+    p->prefetch = prefetch;
+    p->staleness = staleness;
+    p->micro_batches = micro_batches;
+    int status = stale_reducer_create(&p->reducer, tr->group, parameters_size(&tr->base.model.parameters), staleness,
+                                      err);
+    if (status == TF_OK)
+        status = dispatch_table_create(&p->table, tr->base.events->num_nodes, err);
+    if (status == TF_OK && micro_batches > 0)
+        status = microbatch_split_create(&p->held, &tr->setup, err);
+    for (int i = 0; status == TF_OK && i <= prefetch; i++) {
+        status = dispatch_batch_create(&p->items[i].batch, &tr->setup, err);
+        if (status == TF_OK && micro_batches > 0)
+            status = microbatch_split_create(&p->items[i].split, &tr->setup, err);
+        p->item_pointers[i] = &p->items[i];
+    }
+    if (status != TF_OK)
+        event_pipeline_free(p);
+    return status;
+}
+
+/* The queue's builder: batch `index` of the listing, with the pipeline's own scratch. Runs on the
+ * producer thread: it reads only the trainer's read-only setup. */
+static int build_item(const event_pipeline *p, pipeline_item *item, const event_batch_slot *slot, dispatch_table *table,
+                      tf_error *err)
+{
+    item->split.count = 0;
+    if (dispatch_batch_build(&item->batch, &p->tr->setup, slot, table, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (p->micro_batches > 0 && slot->train)
+        return microbatch_split_build(&item->split, &item->batch, &p->tr->setup, p->micro_batches, table, err);
+    return TF_OK;
+}
+
+static int build_batch(void *context, int64_t index, void *item, tf_error *err)
+{
+    event_pipeline *p = context;
+    return build_item(p, item, &p->slots[index], &p->table, err);
+}
+
+/* Swap a built item into tr->batch (its buffers move, nothing is copied); the item takes the
+ * batch just run, to be rebuilt. `fetch` points into its own batch: re-aim both. */
+static void take_batch(dispatch_batch *held, dispatch_batch *item)
+{
+    const int held_occurrences = held->fetch == &held->occurrences;
+    const int item_occurrences = item->fetch == &item->occurrences;
+    const dispatch_batch swap = *held;
+    *held = *item;
+    *item = swap;
+    held->fetch = item_occurrences ? &held->occurrences : &held->plan;
+    item->fetch = held_occurrences ? &item->occurrences : &item->plan;
+}
+
+/* The item's batch and split become the trainer's; the item takes the ones just run. */
+static void take_item(event_pipeline *p, pipeline_item *item)
+{
+    take_batch(&p->tr->batch, &item->batch);
+    const microbatch_split swap = p->held;
+    p->held = item->split;
+    item->split = swap;
+}
+
+int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_error *err)
+{
+    if (opt_dispatch_plan_batch(p->tr, slot, err) != TF_OK) /* checks the slot */
+        return TF_ERR_INPUT;
+    p->held.count = 0;
+    if (p->micro_batches > 0 && slot->train)
+        return microbatch_split_build(&p->held, &p->tr->batch, &p->tr->setup, p->micro_batches, &p->tr->table, err);
+    return TF_OK;
+}
+
+/* The gradient through the reducer; its bytes are the trainer's gradient bytes. */
+static int reduce_and_update(event_pipeline *p, int flush, tf_error *err)
+{
+    dispatch_trainer *tr = p->tr;
+    parameter_list *parameters = &tr->base.model.parameters;
+    const uint64_t before = tr->group->bytes_sent;
+    int apply;
+    int status = flush ? stale_reducer_flush(&p->reducer, parameters, &apply, err)
+                       : stale_reducer_push(&p->reducer, parameters, &apply, err);
+    tr->bytes.gradients += tr->group->bytes_sent - before;
+    if (status == TF_OK && apply)
+        opt_dispatch_apply_update(tr);
+    return status;
+}
+
+int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, tf_error *err)
+{
+    dispatch_trainer *tr = p->tr;
+    const int train = tr->batch.slot.train;
+    int status;
+    if (p->held.count > 0) { /* steps 2-5 through the micro-batches */
+        status = opt_microbatch_forward_backward(tr, &p->held, &p->reducer, loss, err);
+        if (status == TF_OK)
+            status = reduce_and_update(p, 0, err);
+    } else {
+        /* The previous batch's all-reduce (staleness 1) advances between the steps of this one. */
+        status = opt_dispatch_exchange_requests(tr, err);
+        if (status == TF_OK)
+            status = stale_reducer_progress(&p->reducer, err);
+        if (status == TF_OK)
+            status = opt_dispatch_fetch_rows(tr, err);
+        if (status == TF_OK)
+            status = stale_reducer_progress(&p->reducer, err);
+        if (status == TF_OK)
+            status = opt_dispatch_forward(tr, loss, scores, err);
+        if (status == TF_OK && train) {
+            status = opt_dispatch_backward(tr, err);
+            if (status == TF_OK)
+                status = reduce_and_update(p, 0, err);
+        }
+    }
+    /* The memory is written with the s' of this batch's forward: never stale. */
+    if (status == TF_OK)
+        status = opt_dispatch_write_back(tr, err);
+    if (status == TF_OK) {
+        dispatch_counts_add(&tr->counts, &tr->batch.counts);
+        if (train)
+            tr->trained_entries_remote += tr->batch.counts.entries_remote;
+    }
+    return status;
+}
+
+int event_pipeline_flush(event_pipeline *p, tf_error *err) { return reduce_and_update(p, 1, err); }
+
+/* The twin of opt/dispatch.c's run_listed() with the batches from the queue. */
+static int run_listed(event_pipeline *p, int64_t (*list)(const event_trainer *, event_batch_slot *), const char *label,
+                      const char *train_stage, event_epoch_report *report, progress_fn progress,
+                      void *progress_context, tf_error *err)
+{
+    dispatch_trainer *tr = p->tr;
+    memset(report, 0, sizeof *report);
+    opt_dispatch_trainer_reset_memory(tr);
+    const int64_t count = list(&tr->base, NULL);
+    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
+    event_epoch_tally tally;
+    int status = slots ? event_epoch_tally_create(&tally, &tr->base, label, train_stage, progress, progress_context,
+                                                  err)
+                       : TF_ERR_INPUT;
+    if (status != TF_OK) {
+        free(slots);
+        return status;
+    }
+    list(&tr->base, slots);
+    p->slots = slots;
+    batch_queue queue;
+    status = batch_queue_start(&queue, p->prefetch, count, p->item_pointers, build_batch, p, err);
+    for (int64_t i = 0; status == TF_OK && i < count; i++) {
+        void *item;
+        const double start = wall_seconds();
+        status = batch_queue_pop(&queue, &item, err);
+        p->wait_seconds += wall_seconds() - start;
+        if (status != TF_OK)
+            break;
+        take_item(p, item);
+        batch_queue_recycle(&queue);
+        double loss;
+        float *scores = slots[i].train ? NULL : tr->global_scores;
+        status = event_pipeline_run_planned(p, &loss, scores, err);
+        if (status != TF_OK)
+            break;
+        event_epoch_tally_add(&tally, &slots[i], loss, tr->global_scores);
+        if (slots[i].train && (i + 1 == count || !slots[i + 1].train)) {
+            status = event_pipeline_flush(p, err); /* before evaluation: every step applied */
+            tr->base.epoch++;
+        }
+    }
+    batch_queue_stop(&queue);
+    p->slots = NULL;
+    if (status == TF_OK)
+        status = event_epoch_tally_finish(&tally, report, err);
+    event_epoch_tally_free(&tally);
+    free(slots);
+    return status;
+}
+
+int event_pipeline_epoch(event_pipeline *p, event_epoch_report *report, progress_fn progress, void *progress_context,
+                         tf_error *err)
+{
+    char label[32];
+    snprintf(label, sizeof label, "epoch %lld: ", (long long)p->tr->base.epoch + 1);
+    int status = run_listed(p, event_trainer_epoch_slots, label, "training", report, progress, progress_context, err);
+    report->epoch = p->tr->base.epoch;
+    return status;
+}
+
+int event_pipeline_evaluate(event_pipeline *p, event_metrics *validation, event_metrics *test, progress_fn progress,
+                            void *progress_context, tf_error *err)
+{
+    event_epoch_report report;
+    int status = run_listed(p, event_trainer_replay_slots, "", "replaying training events", &report, progress,
+                            progress_context, err);
+    *validation = report.validation;
+    *test = report.test;
+    return status;
 }

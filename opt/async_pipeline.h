@@ -1,8 +1,9 @@
 /**
  * @file opt/async_pipeline.h
- * @brief Sven's prefetching ([Sven] §3.3.1): a producer thread builds the structures of the
+ * @brief Sven's pipelining ([Sven] §3.3): a producer thread builds the structures of the
  *        next batches (for the event trainer: negatives, entries, Algorithm 2's plan, request
- *        lists) into a bounded queue while the trainer computes the current one.
+ *        lists) into a bounded queue while the trainer computes the current one; the event
+ *        trainer's gradient all-reduce delayed by one step (Eq. 13).
  *
  * Twin of building each batch when it is needed. Exact: a batch's structure depends only on
  * read-only data (the stream, the temporal CSR, the seed, the placement), never on node memory
@@ -25,6 +26,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "opt/async.h"
+#include "opt/async_microbatch.h"
+#include "opt/dispatch.h"
 #include "ref/error.h"
 
 #ifdef __cplusplus
@@ -77,6 +81,97 @@ void batch_queue_recycle(batch_queue *q);
 /** Stop the producer (it finishes the build it is in), join it, release the lock. Safe at any
  *  time, also twice, also after a failed start. */
 void batch_queue_stop(batch_queue *q);
+
+
+/* ---- Sven's pipeline on the distributed event trainer (opt/dispatch.h) ------------------------ */
+
+/** A pipeline's batch: planned, and (with micro-batches, a training batch) split. */
+typedef struct pipeline_item {
+    dispatch_batch batch;       /**< step 1's plan */
+    microbatch_split split;     /**< its micro-batches (count 0: run whole) */
+} pipeline_item;
+
+/**
+ * The distributed event trainer with prefetching, micro-batches and stale gradients ([Sven]
+ * §3.3.1-3.3.3, Eq. 13).
+ *
+ * Twin of opt_dispatch_trainer_epoch() / opt_dispatch_trainer_evaluate() and, for staleness 1,
+ * of the reference event trainer with event_train_options.staleness = 1.
+ *
+ * **Prefetch** (depth D in 1..4): a producer thread runs dispatch_batch_build() for the listed
+ * batches into D + 1 dispatch_batch items with its own scratch table; the trainer takes them in
+ * order (the item's buffers are swapped into tr->batch, so steps 2-8 of opt/dispatch.h run
+ * unchanged). D = 0 builds each batch on the main thread with the same function. A plan reads
+ * only read-only data, so the batch stream, the parameters and the memory are bitwise those of
+ * the plain trainer for every depth.
+ *
+ * **Micro-batches** (n in 1..MICROBATCH_MAX, Sven's mode, training batches): the builder also
+ * cuts each batch into n micro-batches (opt/async_microbatch.h) and steps 2-5 run through them,
+ * each micro-batch's row fetch overlapping the compute of the one before. Memory bitwise, the
+ * gradients fp (n = 1: bitwise); row and id bytes unchanged, n counts per pair instead of one.
+ *
+ * **Stale gradients** (staleness 1): step 6's blocking all-reduce is replaced by a
+ * stale_reducer (opt/async.h): batch k's gradient starts a non-blocking all-reduce and batch
+ * k - 1's sum is applied; the all-reduce is driven (comm_test()) between the steps of the next
+ * batch, and the last one is waited for where the training split ends, before evaluation. Node
+ * memory is never stale: batch k writes the s' of its own forward before batch k + 1 reads it.
+ * Staleness 0 uses the blocking all-reduce of the plain trainer: bitwise that trainer. Staleness
+ * 1 on one rank is bitwise the reference's recurrence; on R ranks its gradients are fp-equal
+ * (the all-reduce adds in another order) and the memory bitwise, given the same parameters.
+ *
+ * **Bytes** are those of the plain trainer (the same exchanges; the non-blocking all-reduce is
+ * counted like the blocking one).
+ *
+ * Ownership: event_pipeline_create() borrows the trainer (created with staleness 0) and owns the
+ * items, the scratch table and the reducer; event_pipeline_free() releases them.
+ */
+typedef struct event_pipeline {
+    dispatch_trainer *tr;                               /**< the trainer (borrowed) */
+    int prefetch;                                       /**< queue depth 0..BATCH_QUEUE_MAX_DEPTH */
+    int staleness;                                      /**< 0 or 1 */
+    int micro_batches;                                  /**< n, or 0: batches run whole */
+    pipeline_item items[BATCH_QUEUE_MAX_DEPTH + 1];     /**< [prefetch + 1] batches built ahead */
+    microbatch_split held;                              /**< the split of the batch in tr->batch */
+    void *item_pointers[BATCH_QUEUE_MAX_DEPTH + 1];     /**< their addresses, for the queue */
+    dispatch_table table;                               /**< the builder's scratch (one builder at a time) */
+    const event_batch_slot *slots;                      /**< the listing being built */
+    stale_reducer reducer;                              /**< the gradient all-reduce, delayed or not */
+    double wait_seconds;                                /**< main thread: waiting for (or building) plans */
+} event_pipeline;
+
+/**
+ * Put a pipeline around @p tr. Collective (nothing is exchanged; every rank must call it).
+ * @param p          out
+ * @param tr         a created trainer (staleness 0 in its options; borrowed)
+ * @param prefetch   queue depth 0..BATCH_QUEUE_MAX_DEPTH
+ * @param staleness  0 or 1
+ * @param micro_batches  n in 1..MICROBATCH_MAX (Sven's mode only), or 0: batches run whole
+ * @param err        out: a bad depth, staleness or n, micro-batches outside Sven's mode, no memory
+ * @return 0, or TF_ERR_INPUT (nothing is left allocated)
+ */
+int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, int micro_batches,
+                          tf_error *err);
+
+/** Release what the pipeline owns (not the trainer). Safe on a zeroed pipeline. */
+void event_pipeline_free(event_pipeline *p);
+
+/** Step 1 on the main thread: plan @p slot into p->tr->batch and split it (as the builder does). */
+int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_error *err);
+
+/** Steps 2-8 of the batch planned in p->tr->batch (through its micro-batches when split), the
+ *  gradient through the reducer. Collective. */
+int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, tf_error *err);
+
+/** The end of the training split: the delayed gradient's Adam step (staleness 1). Collective. */
+int event_pipeline_flush(event_pipeline *p, tf_error *err);
+
+/** Twin of opt_dispatch_trainer_epoch() with the pipeline. Collective. */
+int event_pipeline_epoch(event_pipeline *p, event_epoch_report *report, progress_fn progress, void *progress_context,
+                         tf_error *err);
+
+/** Twin of opt_dispatch_trainer_evaluate() with the pipeline. Collective. */
+int event_pipeline_evaluate(event_pipeline *p, event_metrics *validation, event_metrics *test, progress_fn progress,
+                            void *progress_context, tf_error *err);
 
 #ifdef __cplusplus
 }

@@ -258,6 +258,7 @@ int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *req
     c->calls++;
     c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
     request->active = !c->local;
+    request->byte_counts = NULL;
     if (c->local)
         return TF_OK;
 #ifdef TWOFOLD_HAVE_NCCL
@@ -271,11 +272,53 @@ int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *req
     return TF_OK;
 }
 
+int comm_ialltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,
+                    const int64_t *receive_counts, const int64_t *receive_offsets, size_t element_size,
+                    comm_request *request, tf_error *err)
+{
+    request->active = 0;
+    request->byte_counts = NULL;
+    if (c->local || c->transport != COMM_MPI) {
+        if (!c->local)
+            return tf_error_set(err, TF_ERR_INPUT, "a non-blocking all-to-all runs on the MPI transport");
+        return comm_alltoallv(c, send, send_counts, send_offsets, receive, receive_counts, receive_offsets,
+                              element_size, err);
+    }
+    c->calls++;
+    for (int j = 0; j < c->size; j++)
+        if (j != c->rank)
+            c->bytes_sent += (uint64_t)send_counts[j] * element_size;
+    int *counts = malloc(4 * sizeof(int) * (size_t)c->size);
+    if (!counts)
+        return tf_error_set(err, TF_ERR_SYSTEM, "non-blocking all-to-all: out of memory");
+    int *displs = counts + c->size, *rcounts = displs + c->size, *rdispls = rcounts + c->size;
+    int status = byte_counts(c, send_counts, send_offsets, element_size, counts, displs, err);
+    if (status == TF_OK)
+        status = byte_counts(c, receive_counts, receive_offsets, element_size, rcounts, rdispls, err);
+    if (status == TF_OK)
+        status = mpi_check(MPI_Ialltoallv(send, counts, displs, MPI_BYTE, receive, rcounts, rdispls, MPI_BYTE,
+                                          c->world, &request->request),
+                           "MPI_Ialltoallv", err);
+    if (status != TF_OK) {
+        free(counts);
+        return status;
+    }
+    request->active = 1;
+    request->byte_counts = counts;
+    return TF_OK;
+}
+
 int comm_wait(comm *c, comm_request *request, tf_error *err)
 {
     if (!request->active)
         return TF_OK;
     request->active = 0;
+    if (request->byte_counts) { /* an all-to-all: MPI needs its arrays until it completes */
+        const int status = mpi_check(MPI_Wait(&request->request, MPI_STATUS_IGNORE), "MPI_Wait", err);
+        free(request->byte_counts);
+        request->byte_counts = NULL;
+        return status;
+    }
 #ifdef TWOFOLD_HAVE_NCCL
     if (c->transport == COMM_NCCL)
         return nccl_wait(c->nccl, err);

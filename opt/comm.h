@@ -110,12 +110,22 @@ int comm_barrier(comm *c, tf_error *err);
 typedef struct comm_request {
     MPI_Request request;   /**< the MPI request (MPI transport) */
     int active;            /**< 1 between start and wait */
+    int *byte_counts;      /**< comm_ialltoallv(): its counts and displacements in bytes, alive until the wait */
 } comm_request;
 
 /** Start summing @p values [count] floats across ranks in place; finish with comm_wait(). */
 int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err);
 
-/** Wait for a request started by comm_iallreduce_sum(). */
+/**
+ * Start an all-to-all-v (as comm_alltoallv(), bytes counted at the start); finish with
+ * comm_wait(). The buffers must stay untouched until then; the count arrays may go at once. MPI
+ * transport only (one rank: the self block is copied at once).
+ */
+int comm_ialltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,
+                    const int64_t *receive_counts, const int64_t *receive_offsets, size_t element_size,
+                    comm_request *request, tf_error *err);
+
+/** Wait for a request started by comm_iallreduce_sum() or comm_ialltoallv(). */
 int comm_wait(comm *c, comm_request *request, tf_error *err);
 
 /**

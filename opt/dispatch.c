@@ -122,6 +122,10 @@ int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events
     if (group->transport != COMM_MPI)
         return tf_error_set(err, TF_ERR_INPUT, "the dispatch trainer keeps node memory in host memory: it needs the "
                                                "MPI transport");
+    if (options->staleness != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "staleness %d: the distributed event trainer delays its gradients in "
+                                               "its pipeline (opt/async_pipeline.h)",
+                            options->staleness);
     tr->group = group;
     tr->mode = mode;
     int status = event_trainer_create(&tr->base, events, edge_features, config, options, err);
@@ -201,9 +205,7 @@ int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err)
     if (tr->mode == DISPATCH_DEPCOMM)
         return dispatch_depcomm_serve_updates(tr, err);
     const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
-    /* Owner: one row per id asked, in the order asked. */
-    for (int64_t i = 0; i < tr->fetch.received; i++)
-        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]]);
+    opt_dispatch_pack_answers(tr);
     if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, row, &tr->bytes.dispatch_rows,
                                 err) != TF_OK)
         return TF_ERR_SYSTEM;
@@ -211,10 +213,26 @@ int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err)
     const dispatch_requests *q = &b->requests;
     for (int64_t at = 0; at < q->total; at++)
         tr->arrival[q->row[at]] = (int32_t)at;
-    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
     for (int64_t k = 0; k < b->tape.entries; k++)
-        unpack_read_row(tr->receive_rows + (size_t)tr->arrival[b->fetch->slot[k]] * row, &b->tape, k, dm, dmsg);
+        opt_dispatch_unpack_answer(tr, tr->arrival[b->fetch->slot[k]], &b->tape, k);
     return TF_OK;
+}
+
+void opt_dispatch_pack_answers(dispatch_trainer *tr)
+{
+    const event_model *m = &tr->base.model;
+    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    /* Owner: one row per id asked, in the order asked. */
+    for (int64_t i = 0; i < tr->fetch.received; i++)
+        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]]);
+}
+
+void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, event_tape *tape, int64_t k)
+{
+    const event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const size_t row = dispatch_read_row_bytes((int64_t)dm, (int64_t)dmsg);
+    unpack_read_row(tr->receive_rows + (size_t)answer * row, tape, k, dm, dmsg);
 }
 
 /* Every rank's slice size and start within the global batch: the layout of a score gather. */

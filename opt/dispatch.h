@@ -171,6 +171,14 @@ int opt_dispatch_exchange_requests(dispatch_trainer *tr, tf_error *err);
  *  owners' s' and mem_ts). Collective. */
 int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err);
 
+/** Step 3's owner half: the rows asked of this rank (tr->asked, tr->fetch.received of them), in the
+ *  order asked, packed into tr->send_rows from this rank's shard. */
+void opt_dispatch_pack_answers(dispatch_trainer *tr);
+
+/** Step 3's requester half for one entry: answer @p answer of tr->receive_rows into entry @p k of
+ *  @p tape (its own copy of memory, mail and mem_ts). */
+void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, event_tape *tape, int64_t k);
+
 /**
  * Step 4: memory update (not DepComm: its owners did it), embeddings, scores; the loss's sums
  * all-reduced into tr->loss_sums. Collective.

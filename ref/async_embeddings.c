@@ -181,52 +181,61 @@ static stale_transfer *transfer_for(stale_simulation *s, int64_t t, int64_t call
     return &grown[call];
 }
 
-/* Decide pair (q, r)'s rows of one product; the cache ends holding what the receiver reads. */
-static int64_t decide_pair(stale_simulation *s, stale_transfer *tr, int64_t pair, const float *x, int send_all)
+int64_t stale_decide_rows(const float *rows, const int32_t *index, float *cache, int64_t count, int64_t width,
+                          double fraction, int send_all, uint8_t *fresh_bits, stale_stats *stats)
 {
-    const int64_t w = tr->width, first = tr->pair_offsets[pair], count = tr->pair_offsets[pair + 1] - first;
     if (count == 0)
         return 0;
-    stale_stats *st = &s->stats;
-    const uint64_t row_bytes = (uint64_t)w * sizeof(float);
-    st->transfers++;
-    st->bytes_fresh += (uint64_t)count * row_bytes;
+    const uint64_t row_bytes = (uint64_t)width * sizeof(float), bitmap = (uint64_t)(count + 7) / 8;
+    stats->transfers++;
+    stats->bytes_fresh += (uint64_t)count * row_bytes;
+    if (fresh_bits)
+        memset(fresh_bits, send_all ? 0xff : 0, (size_t)bitmap);
     if (send_all) {
-        for (int64_t i = first; i < first + count; i++)
-            memcpy(tr->cache + i * w, x + (int64_t)tr->vertices[i] * w, (size_t)row_bytes);
-        st->rows_sent += count;
-        st->bytes_sent += (uint64_t)count * row_bytes;
+        for (int64_t i = 0; i < count; i++)
+            memcpy(cache + i * width, rows + (index ? (int64_t)index[i] : i) * width, (size_t)row_bytes);
+        stats->rows_sent += count;
+        stats->bytes_sent += (uint64_t)count * row_bytes;
         return 0;
     }
     double largest = 0;
-    for (int64_t i = first; i < first + count; i++) {
-        double d = stale_distance(x + (int64_t)tr->vertices[i] * w, tr->cache + i * w, w);
+    for (int64_t i = 0; i < count; i++) {
+        double d = stale_distance(rows + (index ? (int64_t)index[i] : i) * width, cache + i * width, width);
         largest = isnan(d) || isnan(largest) ? NAN : fmax(largest, d);
     }
-    const double theta = s->fraction * largest;
+    const double theta = fraction * largest;
     int64_t sent = 0, stale = 0;
-    for (int64_t i = first; i < first + count; i++) {
-        const float *fresh = x + (int64_t)tr->vertices[i] * w;
-        float *cached = tr->cache + i * w;
+    for (int64_t i = 0; i < count; i++) {
+        const float *fresh = rows + (index ? (int64_t)index[i] : i) * width;
+        float *cached = cache + i * width;
         double d;
-        if (!stale_reuse(fresh, cached, w, theta, &d)) {
+        if (!stale_reuse(fresh, cached, width, theta, &d)) {
             memcpy(cached, fresh, (size_t)row_bytes);
             sent++;
+            if (fresh_bits)
+                fresh_bits[i / 8] |= (uint8_t)(1u << (i % 8));
         } else if (memcmp(fresh, cached, (size_t)row_bytes) == 0) {
-            st->rows_reused_exact++;
-            st->bytes_exact += row_bytes;
+            stats->rows_reused_exact++;
+            stats->bytes_exact += row_bytes;
         } else {
             stale++;
-            st->bytes_stale += row_bytes;
-            st->worst_ratio = fmax(st->worst_ratio, d / theta);
+            stats->bytes_stale += row_bytes;
+            stats->worst_ratio = fmax(stats->worst_ratio, d / theta);
         }
     }
-    const uint64_t bitmap = (uint64_t)(count + 7) / 8;
-    st->rows_sent += sent;
-    st->rows_reused_stale += stale;
-    st->bytes_bitmap += bitmap;
-    st->bytes_sent += bitmap + (uint64_t)sent * row_bytes;
+    stats->rows_sent += sent;
+    stats->rows_reused_stale += stale;
+    stats->bytes_bitmap += bitmap;
+    stats->bytes_sent += bitmap + (uint64_t)sent * row_bytes;
     return stale;
+}
+
+/* Decide pair (q, r)'s rows of one product; the cache ends holding what the receiver reads. */
+static int64_t decide_pair(stale_simulation *s, stale_transfer *tr, int64_t pair, const float *x, int send_all)
+{
+    const int64_t first = tr->pair_offsets[pair], count = tr->pair_offsets[pair + 1] - first;
+    return stale_decide_rows(x, tr->vertices + first, tr->cache + first * tr->width, count, tr->width, s->fraction,
+                             send_all, NULL, &s->stats);
 }
 
 /* y = P x with every cut edge reading the copy its destination's owner holds. */

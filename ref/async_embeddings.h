@@ -111,6 +111,18 @@ typedef struct stale_stats {
     int64_t transfers;          /**< (training product, pair) transfers with at least one row */
 } stale_stats;
 
+/**
+ * One sender's decision over the @p count rows it owes one receiver in one transfer (the rule above):
+ * D = the largest distance to the cached copies, theta = @p fraction * D, each row sent or reused;
+ * @p cache [count][width] ends holding what the receiver reads. Row i is at rows + index[i] * width,
+ * or rows + i * width when @p index is NULL. @p send_all (a transfer's first time, epoch 1, STALE_OFF)
+ * sends every row, without a bitmap. @p fresh_bits [ceil(count / 8)] (may be NULL) receives bit i % 8
+ * of byte i / 8 set for each sent row: the message's bitmap. Counts into @p stats. Returns the stale
+ * reuses. The serial simulation and the MPI fetcher (opt/async_embeddings.h) both decide here.
+ */
+int64_t stale_decide_rows(const float *rows, const int32_t *index, float *cache, int64_t count, int64_t width,
+                          double fraction, int send_all, uint8_t *fresh_bits, stale_stats *stats);
+
 /** One cached transfer: the rows each sender owes each receiver in one training product. */
 typedef struct stale_transfer {
     int64_t width;             /**< floats per row (the same whenever the transfer recurs) */

@@ -67,6 +67,9 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
                             (long long)options->epochs, (long long)options->batch_size);
     if (!(options->learning_rate > 0))
         return tf_error_set(err, TF_ERR_INPUT, "learning rate %g, expected > 0", options->learning_rate);
+    if (options->staleness != 0 && options->staleness != 1)
+        return tf_error_set(err, TF_ERR_INPUT, "staleness %d: expected 0 or 1 (Sven bounds staleness to one step)",
+                            options->staleness);
     const int64_t n = events->num_events;
     tr->train_end = n * 70 / 100;
     tr->validation_end = n * 85 / 100;
@@ -99,6 +102,8 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
         status = temporal_csr_build(&tr->history, events, err);
     if (status == TF_OK)
         status = collect_candidates(tr, err);
+    if (status == TF_OK && options->staleness == 1)
+        status = delayed_gradient_create(&tr->delayed, &tr->model.parameters, err);
     if (status == TF_OK && (!(tr->negatives = tf_alloc((size_t)B, sizeof(int32_t), "negatives", err)) ||
                             !(tr->scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
                             !(tr->dscores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err))))
@@ -118,6 +123,7 @@ void event_trainer_free(event_trainer *tr)
     free(tr->negatives);
     free(tr->scores);
     free(tr->dscores);
+    delayed_gradient_free(&tr->delayed);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -179,7 +185,9 @@ int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, dou
     if (slot->train) {
         parameters_zero_grad(&tr->model.parameters);
         status = event_model_backward(&tr->model, &tape, tr->dscores, err);
-        if (status == TF_OK)
+        /* Staleness 1 keeps this gradient and applies the previous one ([Sven] Eq. 13). */
+        if (status == TF_OK &&
+            (tr->options.staleness == 0 || delayed_gradient_exchange(&tr->delayed, &tr->model.parameters)))
             ref_adam_step(&tr->optimizer, &tr->model.parameters);
     }
     /* The memory is written with the s' of this batch's forward, computed before the step. */
@@ -187,6 +195,12 @@ int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, dou
         event_model_write_memory(&tr->model, &tape, &batch, &tr->memory);
     event_tape_free(&tape);
     return status;
+}
+
+void event_trainer_flush_gradient(event_trainer *tr)
+{
+    if (tr->options.staleness == 1 && delayed_gradient_flush(&tr->delayed, &tr->model.parameters))
+        ref_adam_step(&tr->optimizer, &tr->model.parameters);
 }
 
 /* ---- epochs ---------------------------------------------------------------------------------- */
@@ -270,8 +284,10 @@ static int run_slots(event_trainer *tr, const event_batch_slot *slots, int64_t c
         if (status != TF_OK)
             return status;
         event_epoch_tally_add(tally, &slots[i], loss, tr->scores);
-        if (slots[i].train && (i + 1 == count || !slots[i + 1].train))
+        if (slots[i].train && (i + 1 == count || !slots[i + 1].train)) {
+            event_trainer_flush_gradient(tr);
             tr->epoch++;
+        }
     }
     return TF_OK;
 }

@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "ref/adam.h"
+#include "ref/async.h"
 #include "ref/error.h"
 #include "ref/event_model.h"
 #include "ref/events.h"
@@ -76,6 +77,8 @@ typedef struct event_train_options {
     int64_t batch_size;          /**< events per batch (>= 1) */
     uint64_t seed;               /**< initial parameters and training negatives */
     event_negatives negatives;   /**< where negatives come from */
+    int staleness;               /**< 0, or 1: each Adam step applies the previous training batch's gradient
+                                      ([Sven] Eq. 13); the last one is applied where the training split ends */
 } event_train_options;
 
 /** Set @p options to the defaults: 3 epochs, lr 1e-3, batch 200, seed 1, negatives from all vertices. */
@@ -98,6 +101,7 @@ typedef struct event_trainer {
     int32_t *negatives;              /**< [batch_size] scratch */
     float *scores;                   /**< [2 batch_size] scratch */
     float *dscores;                  /**< [2 batch_size] scratch */
+    delayed_gradient delayed;        /**< staleness 1: the gradient waiting for the next step */
 } event_trainer;
 
 /** Loss and ranking metrics of one split. */
@@ -185,7 +189,9 @@ int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *sl
 
 /**
  * One batch: negatives, forward, loss, (when slot->train: backward and one Adam step), then the
- * memory write-back. After a training batch the parameters' gradients are still in place.
+ * memory write-back. After a training batch the parameters' gradients are still in place (with
+ * staleness 1: the gradient just applied, the previous batch's; the first batch of an epoch
+ * applies nothing, and event_trainer_flush_gradient() applies the last one).
  * @param tr      the trainer
  * @param slot    the batch (size 1..batch_size)
  * @param loss    out: the batch loss
@@ -195,6 +201,10 @@ int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *sl
  */
 int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
                             tf_error *err);
+
+/** Staleness 1: the pending gradient's Adam step, where the training split ends (before any
+ *  evaluation or checkpoint). Nothing with staleness 0 or nothing pending. */
+void event_trainer_flush_gradient(event_trainer *tr);
 
 /**
  * Start tallying an epoch (or an evaluation) of @p tr's splits. Progress labels are @p label

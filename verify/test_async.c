@@ -163,6 +163,87 @@ START_TEST(stale_one_lags_one_step)
 }
 END_TEST
 
+/* The reference event trainer with staleness 1 is the delayed recurrence written out by hand:
+ * batch k's gradient is applied at batch k + 1, the first batch of an epoch applies nothing, the
+ * last gradient is applied where the training split ends (Adam steps = batches); the memory is
+ * written from each batch's own forward. Bitwise, two epochs; staleness 2 is refused. */
+START_TEST(event_stale_one_is_the_recurrence)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("events:nodes=40,events=300,repeat=0.5,features=2,seed=3", NULL, &d, &err) == TF_OK);
+    event_model_config config;
+    event_model_config_default(&config, EVENT_MODEL_TGN);
+    config.memory_width = config.time_width = config.embedding_width = 4;
+    config.edge_width = d.events.feature_width;
+    event_train_options options;
+    event_train_options_default(&options);
+    options.batch_size = 40;
+    options.learning_rate = 1e-2;
+    event_trainer by_hand, stale;
+    ck_assert(event_trainer_create(&by_hand, &d.events, d.events.features, &config, &options, &err) == TF_OK);
+    options.staleness = 1;
+    ck_assert(event_trainer_create(&stale, &d.events, d.events.features, &config, &options, &err) == TF_OK);
+    const int64_t P = parameters_size(&stale.model.parameters);
+    float *pending = malloc((size_t)P * sizeof(float)), *current = malloc((size_t)P * sizeof(float));
+    const int64_t count = event_trainer_epoch_slots(&stale, NULL);
+    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
+    int64_t differing = 0, batches = 0;
+    for (int epoch = 0; epoch < 2; epoch++) {
+        event_epoch_report report;
+        ck_assert(event_trainer_epoch(&stale, &report, NULL, NULL, &err) == TF_OK);
+        event_trainer_epoch_slots(&by_hand, slots);
+        node_memory_reset(&by_hand.memory);
+        int has_pending = 0;
+        const int64_t before = batches;
+        for (int64_t i = 0; i < count && slots[i].train; i++, batches++) {
+            const event_batch_slot *s = &slots[i];
+            for (int64_t j = 0; j < s->size; j++)
+                by_hand.negatives[j] = event_trainer_negative(&by_hand, s->stream, s->first + j);
+            event_batch batch = {by_hand.events, by_hand.edge_features, s->first, s->size, by_hand.negatives};
+            event_tape tape;
+            ck_assert(event_model_forward(&by_hand.model, &by_hand.memory, &by_hand.history, &batch, &tape,
+                                          by_hand.scores, &err) == TF_OK);
+            event_model_loss(by_hand.scores, s->size, by_hand.dscores);
+            parameters_zero_grad(&by_hand.model.parameters);
+            ck_assert(event_model_backward(&by_hand.model, &tape, by_hand.dscores, &err) == TF_OK);
+            parameters_pack_gradients(&by_hand.model.parameters, current);
+            if (has_pending) { /* apply the previous batch's gradient */
+                parameters_unpack_gradients(&by_hand.model.parameters, pending);
+                ref_adam_step(&by_hand.optimizer, &by_hand.model.parameters);
+            }
+            memcpy(pending, current, (size_t)P * sizeof(float));
+            has_pending = 1;
+            event_model_write_memory(&by_hand.model, &tape, &batch, &by_hand.memory);
+            event_tape_free(&tape);
+        }
+        parameters_unpack_gradients(&by_hand.model.parameters, pending); /* the flush */
+        ref_adam_step(&by_hand.optimizer, &by_hand.model.parameters);
+        by_hand.epoch++;
+        for (int64_t i = 0; i < stale.model.parameters.count; i++)
+            differing += differing_values(stale.model.parameters.items[i].value.data,
+                                          by_hand.model.parameters.items[i].value.data,
+                                          stale.model.parameters.items[i].value.size);
+        ck_assert_int_eq(report.batches, batches - before);
+    }
+    printf("event staleness 1: %lld training batches, Adam steps %lld (by hand %lld), differing parameters %lld "
+           "(must be 0)\n",
+           (long long)batches, (long long)stale.optimizer.step, (long long)by_hand.optimizer.step,
+           (long long)differing);
+    ck_assert_int_eq(differing, 0);
+    ck_assert_int_eq(stale.optimizer.step, batches);
+    ck_assert_int_eq(by_hand.optimizer.step, batches);
+    event_trainer refused;
+    options.staleness = 2;
+    EXPECT_INPUT_ERROR(event_trainer_create(&refused, &d.events, d.events.features, &config, &options, &err), &err,
+                       "staleness 2", "0 or 1");
+    free(pending), free(current), free(slots);
+    event_trainer_free(&by_hand);
+    event_trainer_free(&stale);
+    dataset_free(&d);
+}
+END_TEST
+
 START_TEST(average_combine_by_hand)
 {
     /* three replicas of 2 values, weights 1, 2, 1 */
@@ -667,6 +748,7 @@ int main(void)
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, sgd_step_by_hand);
     tcase_add_test(cases, stale_one_lags_one_step);
+    tcase_add_test(cases, event_stale_one_is_the_recurrence);
     tcase_add_test(cases, average_combine_by_hand);
     tcase_add_test(cases, replicas_one_is_plain);
     tcase_add_test(cases, replicas_sgd_every_step_is_synchronous);

@@ -68,8 +68,12 @@ expect_failure("expected off, zero, static:C, adaptive or adaptive-printed" trai
                --stale-embeddings sign)
 expect_failure("static:C takes a fraction C of D_r in [0, 1]" train --model gconvgru --data chickenpox
                --stale-embeddings static:2)
-expect_failure("over MPI it needs chapter 06's exchange mode" train --model gconvgru --data chickenpox --impl opt
+expect_failure("use --split vertex --mode exchange (or --impl ref" train --model gconvgru --data chickenpox --impl opt
                --stale-embeddings adaptive)
+expect_failure("stale embeddings change what the exchange mode sends" train --model gconvgru --data chickenpox
+               --impl opt --split vertex --partition hash --mode cache --stale-embeddings adaptive)
+expect_failure("keeps caches a checkpoint does not hold" train --model gconvgru --data chickenpox --impl opt
+               --split vertex --partition hash --stale-embeddings zero --load none.ckpt)
 expect_failure("choose one kind of staleness" train --model gconvgru --data chickenpox --stale-embeddings zero
                --sync average)
 expect_failure("a straggler delays an MPI rank: use --impl opt" train --model tgcn --data chickenpox --straggler 1:5)
@@ -194,6 +198,30 @@ message(STATUS "--batch 100000000 on 400 events, --impl opt: ${whole_opt_final} 
 expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
 expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --dispatch sven)
+# Sven's pipelining (chapter 05) as one process: prefetching gives the reference's final line bit
+# for bit, and staleness 1 under --impl opt (prefetch 2) the reference's staleness-1 line.
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 RESULT_VARIABLE status
+                OUTPUT_VARIABLE prefetched)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --staleness 1 RESULT_VARIABLE status1
+                OUTPUT_VARIABLE stale_ref)
+execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 --staleness 1
+                RESULT_VARIABLE status2 OUTPUT_VARIABLE stale_opt)
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" prefetched_final "${prefetched}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_ref_final "${stale_ref}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_opt_final "${stale_opt}")
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0 OR NOT prefetched_final STREQUAL straight_final
+   OR stale_ref_final STREQUAL "" OR NOT stale_opt_final STREQUAL stale_ref_final
+   OR NOT prefetched MATCHES "pipeline: prefetch 2, micro-batches 1, staleness 0")
+  message(FATAL_ERROR "pipelined event training differs:\n${prefetched}\n---\n${stale_ref}\n---\n${stale_opt}")
+endif()
+message(STATUS "event model --prefetch 2: ${prefetched_final}; --staleness 1 ref and opt: ${stale_opt_final}")
+expect_failure("option --prefetch" ${event_args} --impl opt --prefetch 5)
+expect_failure("option --staleness: \"2\", expected 0 or 1" ${event_args} --staleness 2)
+expect_failure("--prefetch overlaps the distributed twin's batch planning: add --impl opt" ${event_args} --prefetch 1)
+expect_failure("option --micro-batches" ${event_args} --impl opt --micro-batches 9)
+expect_failure("--micro-batches splits the fetch of Sven's dispatch: use --impl opt --dispatch sven"
+               ${event_args} --impl opt --dispatch naive --micro-batches 2)
+expect_failure("--micro-batches splits the fetch of Sven's dispatch" ${event_args} --micro-batches 2)
 expect_failure("--placement chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --placement hash)
 expect_failure("placement \"diagonal\": expected range, interval, hash, random" ${event_args} --impl opt

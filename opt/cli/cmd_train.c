@@ -98,7 +98,8 @@ static const char train_usage[] =
     "  --staleness N      0 (default) or 1: apply each step's all-reduced gradient one step late\n"
     "                     (Sven Eq. 13), so its all-reduce overlaps the next step's compute\n"
     "  --stale-embeddings S\n"
-    "                     DGC's stale aggregation, simulated serially (--impl ref) on the ranks of\n"
+    "                     DGC's stale aggregation: on the MPI ranks with --split vertex --mode\n"
+    "                     exchange, or simulated serially (--impl ref) on the ranks of\n"
     "                     --replicas (vertex v on rank v mod R): off, zero, static:C,\n"
     "                     adaptive (theta grows as the loss falls, the paper's text; default of the\n"
     "                     rule) or adaptive-printed (Eq. 6 as printed: theta shrinks); prints the\n"
@@ -152,11 +153,17 @@ static int vertex_split_check(const vertex_split *split, const train_command *c,
     if (!split->have_method)
         return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex needs --partition (hash, pts, metis, dynahb, dgc "
                                                "or pss-ts)");
-    if (c->scheduling.enabled || c->batching.hybrid || wants_async(c) || c->stale_embeddings || c->replicas > 1 ||
+    if (c->scheduling.enabled || c->batching.hybrid || wants_async(c) || c->replicas > 1 ||
         c->options.optimizer != OPTIMIZER_ADAM)
         return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex takes synchronous Adam steps over every window: "
                                                "drop --schedule, --batching hybrid, --sync average, --staleness, "
-                                               "--straggler, --stale-embeddings, --replicas and --optimizer sgd");
+                                               "--straggler, --replicas and --optimizer sgd");
+    if (c->stale_embeddings && split->mode != PARTITION_EXCHANGE)
+        return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings change what the exchange mode sends: use "
+                                               "--split vertex --mode exchange");
+    if (c->stale_embeddings && c->load)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --stale-embeddings keeps caches a checkpoint does not hold: "
+                                               "drop --load");
     if (c->incremental || c->options.batching == BATCH_ACROSS_BLOCKS || c->gpu || c->dump)
         return tf_error_set(err, TF_ERR_INPUT, "train: --split vertex runs every window on every rank's own rows on "
                                                "the CPU kernels: drop %s",
@@ -362,9 +369,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         return tf_error_set(err, TF_ERR_INPUT, "train: --schedule and --batching hybrid take synchronous steps: drop "
                                                "--sync average, --staleness, --straggler, --stale-embeddings and "
                                                "--replicas");
-    if (c->stale_embeddings && c->optimized)
-        return tf_error_set(err, TF_ERR_INPUT, "train: --stale-embeddings runs DGC's rule in the serial simulation "
-                                               "(--impl ref --replicas R); over MPI it needs chapter 06's exchange mode");
+    if (c->stale_embeddings && c->optimized && !c->split.on)
+        return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings change what the exchange mode sends: use "
+                                               "--split vertex --mode exchange (or --impl ref --replicas R for the "
+                                               "serial simulation)");
     if (c->stale_embeddings && (c->async.mode == SYNC_AVERAGE || c->async.staleness))
         return tf_error_set(err, TF_ERR_INPUT, "train: choose one kind of staleness: --stale-embeddings with "
                                                "synchronous parameters");
@@ -453,7 +461,8 @@ int command_train(int argc, char **argv, tf_error *err)
     if (start_ranks(&group, 0, err) != TF_OK)
         return TF_ERR_SYSTEM;
     if (c.split.on) {
-        const train_vertex_split_request request = {c.data, c.save, c.load, c.lags, &c.config, &c.options, &c.split};
+        const train_vertex_split_request request = {c.data,    c.save,  c.load, c.lags, &c.config, &c.options,
+                                                    &c.split, c.stale_embeddings ? &c.stale : NULL};
         return finish_ranks(&group, train_vertex_split(&request, &group, err), err);
     }
     return finish_ranks(&group, train(&c, &group, err), err);

@@ -9,6 +9,7 @@
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
+#include "opt/async_pipeline.h"
 #include "opt/dispatch.h"
 #include "ref/clock.h"
 #include "ref/train_events.h"
@@ -54,6 +55,17 @@ static const char train_events_usage[] =
     "  --placement P        with --impl opt, which rank owns a vertex's row: hash (default), range,\n"
     "                       interval[:G] (blocks of G ids dealt round-robin, G = 16), random (seeded),\n"
     "                       or file:PATH (an int64 .npy of one rank per vertex id)\n"
+    "  --staleness S        0 (default) or 1: each Adam step applies the previous batch's gradient\n"
+    "                       (Sven Eq. 13; the last one where the training split ends); node memory is\n"
+    "                       never stale. With --impl opt the gradient all-reduce of a batch overlaps\n"
+    "                       the next batch (chapter 05)\n"
+    "  --prefetch D         with --impl opt, build the next D batches' plans (negatives, entries,\n"
+    "                       Algorithm 2, request lists) on a producer thread, D in 0..4 (default 0:\n"
+    "                       each when it runs); bitwise the same training for every D\n"
+    "  --micro-batches N    with --impl opt --dispatch sven, cut each rank's part of a training batch\n"
+    "                       into N micro-batches (1..8), the row fetch of one overlapping the compute\n"
+    "                       of the one before; the same memory bit for bit, gradients summed in\n"
+    "                       another order (equal within float rounding; N = 1: bitwise)\n"
     "\n"
     "Run distributed: mpiexec -n 4 twofold train --model tgn --data wikipedia --impl opt --dispatch sven\n"
     "  --placement hash\n";
@@ -67,6 +79,8 @@ typedef struct train_events_command {
     const char *dispatch;        /* --dispatch, or NULL */
     const char *placement;       /* --placement, or NULL */
     dispatch_mode mode;          /* parsed --dispatch (sven by default) */
+    int prefetch;                /* --prefetch D, or -1 */
+    int micro_batches;           /* --micro-batches N, or 0 */
 } train_events_command;
 
 int train_wants_event_model(int argc, char **argv, const char **model)
@@ -84,6 +98,7 @@ int train_wants_event_model(int argc, char **argv, const char **model)
 static int parse_arguments(int argc, char **argv, train_events_command *c, int *help, tf_error *err)
 {
     memset(c, 0, sizeof *c);
+    c->prefetch = -1;
     event_train_options_default(&c->options);
     event_model_config_default(&c->config, EVENT_MODEL_TGN);
     int have_model = 0;
@@ -155,6 +170,18 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
             if (matched < 0 || dispatch_mode_parse(value, &c->mode, err) != TF_OK)
                 return TF_ERR_INPUT;
             c->dispatch = value;
+        } else if (OPTION("--staleness")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0)
+                return tf_error_set(err, TF_ERR_INPUT, "option --staleness: \"%s\", expected 0 or 1 (Sven bounds "
+                                                       "staleness to one step)",
+                                    value);
+            c->options.staleness = value[0] - '0';
+        } else if (OPTION("--prefetch")) {
+            WHOLE("--prefetch", 0, BATCH_QUEUE_MAX_DEPTH, c->prefetch);
+        } else if (OPTION("--micro-batches")) {
+            WHOLE("--micro-batches", 1, MICROBATCH_MAX, c->micro_batches);
         } else if (OPTION("--placement")) {
             if (matched < 0)
                 return TF_ERR_INPUT;
@@ -178,6 +205,12 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
     if ((c->dispatch || c->placement) && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: %s chooses how the distributed twin moves node memory: add "
                             "--impl opt", c->dispatch ? "--dispatch" : "--placement");
+    if (c->prefetch >= 0 && !c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --prefetch overlaps the distributed twin's batch planning: add "
+                                               "--impl opt");
+    if (c->micro_batches && (!c->optimized || c->mode != DISPATCH_SVEN))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --micro-batches splits the fetch of Sven's dispatch: use "
+                                               "--impl opt --dispatch sven");
     return TF_OK;
 }
 
@@ -247,14 +280,24 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     int status = choose_edge_features(&c, es, &features, &c.config.edge_width, &owned_features, err);
     event_trainer reference;
     dispatch_trainer twin;
+    event_pipeline pipeline;
     memset(&reference, 0, sizeof reference);
     memset(&twin, 0, sizeof twin);
+    memset(&pipeline, 0, sizeof pipeline);
+    /* The twin delays its gradients in its pipeline (opt/async_pipeline.h), not in its options. */
+    const int staleness = c.options.staleness, pipelined =
+        group && (c.prefetch >= 0 || staleness != 0 || c.micro_batches > 0);
+    if (group)
+        c.options.staleness = 0;
     event_trainer *tr = group ? &twin.base : &reference;
     const char *placement = c.placement ? c.placement : "hash";
     if (status == TF_OK)
         status = group ? opt_dispatch_trainer_create(&twin, es, features, &c.config, &c.options, c.mode, placement,
                                                      group, err)
                        : event_trainer_create(&reference, es, features, &c.config, &c.options, err);
+    if (status == TF_OK && pipelined)
+        status = event_pipeline_create(&pipeline, &twin, c.prefetch > 0 ? c.prefetch : 0, staleness, c.micro_batches,
+                                       err);
     if (status == TF_OK && c.load)
         status = group ? opt_dispatch_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
     if (status == TF_OK && speaks) {
@@ -276,6 +319,9 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
         if (group)
             printf("node memory on %d rank(s): dispatch %s, placement %s\n", group->size,
                    dispatch_mode_name(c.mode), placement);
+        if (pipelined || staleness)
+            printf("pipeline: prefetch %d, micro-batches %d, staleness %d\n", pipelined ? pipeline.prefetch : 0,
+                   c.micro_batches ? c.micro_batches : 1, staleness);
         if (tr->epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
         fflush(stdout);
@@ -286,8 +332,9 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     memset(&report, 0, sizeof report);
     while (status == TF_OK && tr->epoch < c.options.epochs) {
         double epoch_started = wall_seconds();
-        status = group ? opt_dispatch_trainer_epoch(&twin, &report, show, &progress, err)
-                       : event_trainer_epoch(&reference, &report, show, &progress, err);
+        status = pipelined ? event_pipeline_epoch(&pipeline, &report, show, &progress, err)
+                 : group   ? opt_dispatch_trainer_epoch(&twin, &report, show, &progress, err)
+                           : event_trainer_epoch(&reference, &report, show, &progress, err);
         dispatch_traffic traffic;
         if (status == TF_OK && group)
             status = opt_dispatch_trainer_traffic(&twin, &traffic, 1, err);
@@ -308,8 +355,9 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     } else if (status == TF_OK) {
         /* Nothing trained in this run: evaluate the parameters as they are. */
         event_metrics validation, test;
-        status = group ? opt_dispatch_trainer_evaluate(&twin, &validation, &test, show, &progress, err)
-                       : event_trainer_evaluate(&reference, &validation, &test, show, &progress, err);
+        status = pipelined ? event_pipeline_evaluate(&pipeline, &validation, &test, show, &progress, err)
+                 : group   ? opt_dispatch_trainer_evaluate(&twin, &validation, &test, show, &progress, err)
+                           : event_trainer_evaluate(&reference, &validation, &test, show, &progress, err);
         if (status == TF_OK && speaks) {
             printf("evaluation after %lld epochs, memory rebuilt by replaying the training events:",
                    (long long)tr->epoch);
@@ -324,6 +372,7 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
             printf("saved checkpoint %s\n", c.save);
     }
     event_trainer_free(&reference);
+    event_pipeline_free(&pipeline);
     opt_dispatch_trainer_free(&twin);
     tensor_free(&owned_features);
     dataset_free(&d);

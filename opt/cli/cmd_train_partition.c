@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "datasets/dataset.h"
+#include "opt/async_embeddings.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
@@ -87,6 +88,10 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
     dataset_free(&d); /* each rank keeps only its part */
     if (status == TF_OK && request->load)
         status = trainer_load(&pt.base, request->load, err);
+    stale_fetcher stale;
+    memset(&stale, 0, sizeof stale);
+    if (status == TF_OK && request->stale)
+        status = stale_fetcher_attach(&stale, &pt, request->stale, err);
     double *values = status == TF_OK ? tf_alloc((size_t)group->size, sizeof *values, "rank values", err) : NULL;
     if (status == TF_OK && !values)
         status = TF_ERR_INPUT;
@@ -96,7 +101,8 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
         epoch_report report;
         const double epoch_started = wall_seconds(), busy_before = pt.stats.busy_cpu_seconds;
         const uint64_t bytes_before = pt.stats.exchange_bytes;
-        status = partition_trainer_epoch(&pt, &report, err);
+        status = request->stale ? opt_stale_embeddings_epoch(&stale, &pt, &report, err)
+                                : partition_trainer_epoch(&pt, &report, err);
         if (status == TF_OK)
             status = comm_barrier(group, err);
         const double seconds = wall_seconds() - epoch_started;
@@ -139,12 +145,25 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
                totals[0], totals[1], totals[2], totals[2] / (double)num_nodes,
                tf_format_bytes(totals[3], largest, sizeof largest));
     }
+    double saved[4] = {(double)stale.stats.bytes_fresh, (double)stale.stats.bytes_sent, (double)stale.stats.bytes_exact,
+                       (double)stale.stats.bytes_stale};
+    if (status == TF_OK && request->stale)
+        status = comm_allreduce_sum_double(group, saved, 4, err);
+    if (status == TF_OK && request->stale && speaks) {
+        char name[64];
+        printf("stale embeddings %s: training forwards sent %.0f of the exchange mode's %.0f bytes (%.2f%% saved; "
+               "exact reuse %.0f, stale reuse %.0f bytes, bitmaps included in what was sent)\n",
+               stale_schedule_name(request->stale, name, sizeof name), saved[1], saved[0],
+               saved[0] > 0 ? 100 * (1 - saved[1] / saved[0]) : 0.0, saved[2], saved[3]);
+    }
     if (status == TF_OK && request->save && speaks) {
         status = trainer_save(&pt.base, request->save, err);
         if (status == TF_OK)
             printf("saved checkpoint %s\n", request->save);
     }
     free(values);
+    if (request->stale)
+        stale_fetcher_free(&stale);
     partition_trainer_free(&pt);
     return status;
 }

@@ -9,6 +9,7 @@
 #include "opt/partition_part.h"
 #include "opt/schedule.h"
 #include "opt/schedule_hybrid.h"
+#include "ref/async_embeddings.h"
 #include "ref/error.h"
 #include "ref/partition.h"
 #include "ref/train.h"
@@ -55,6 +56,7 @@ typedef struct train_vertex_split_request {
     const model_config *config;       /**< the model */
     const train_options *options;     /**< the training */
     const vertex_split *split;        /**< the split */
+    const stale_schedule *stale;      /**< --stale-embeddings (NULL when absent): DGC's rule on the exchange */
 } train_vertex_split_request;
 
 /** Vertex-partitioned training on the ranks of @p group (opt/cli/cmd_train_partition.c). */

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Chapter 05's Sven pipelining measurement: build/bench/bench_async_pipeline (bench/async_pipeline.c)
+# on R MPI ranks, the distributed event trainer plain, with prefetching, micro-batches, stale
+# gradients and all three; validated before timed (bytes exact, prefetching bitwise; #wrong 0).
+# The output goes to pipeline.txt in OUT (default bench/results/05-async) with the command, the
+# date, the machine and its load on top.
+#
+#   bench/async_pipeline.sh [RANKS [EPOCHS [DATA]]]     (default: "2 4" 3 generated 10000 events)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ranks=${1:-"2 4"}
+epochs=${2:-3}
+data=${3:-events:nodes=2000,events=10000,repeat=0.5,features=4,seed=5}
+out=${OUT:-bench/results/05-async}
+bench=${BENCH:-build/bench/bench_async_pipeline}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+mkdir -p "$out"
+{
+  echo "# bench/async_pipeline.sh \"$ranks\" $epochs $data"
+  echo "# on $(date -u '+%Y-%m-%d %H:%M UTC'): $(lscpu | sed -n 's/^Model name: *//p'), $(getconf _NPROCESSORS_ONLN) cores;" \
+       "load average $(cut -d' ' -f1-3 /proc/loadavg) (the cores were shared with other jobs: times are indicative," \
+       "bytes exact)"
+  for r in $ranks; do
+    echo
+    echo "\$ mpiexec -n $r --oversubscribe --bind-to none $bench --data $data --epochs $epochs --width 32 --batch 200"
+    mpiexec -n "$r" --oversubscribe --bind-to none "$bench" --data "$data" --epochs "$epochs" --width 32 --batch 200
+  done
+} 2>&1 | tee "$out/pipeline.txt"
