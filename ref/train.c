@@ -80,8 +80,13 @@ train_schedule trainer_schedule(const trainer *tr)
     s.length = tr->options.window == 0 || tr->options.window > s.train_snapshots ? s.train_snapshots
                                                                                  : tr->options.window;
     s.stride = tr->options.stride > 0 ? tr->options.stride : s.length;
+    /* A stride past the train part gives the one window a stride equal to it gives; a batch of
+     * more windows than exist is one step of them all. Bounding both here keeps the sums below
+     * from overflowing and the slot loops from running over slots that hold nothing. */
+    if (s.stride > s.train_snapshots)
+        s.stride = s.train_snapshots;
     s.windows = (s.train_snapshots + s.stride - 1) / s.stride;
-    s.batch = tr->options.batch;
+    s.batch = tr->options.batch < s.windows ? tr->options.batch : s.windows;
     s.steps = (s.windows + s.batch - 1) / s.batch;
     s.batching = tr->options.batching;
     return s;

@@ -195,6 +195,22 @@ if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR whole_ref_final STREQUAL "" OR N
   message(FATAL_ERROR "--batch beyond the stream: ref and --impl opt differ:\n${whole_ref}\n---\n${whole_opt}${whole_error}")
 endif()
 message(STATUS "--batch 100000000 on 400 events, --impl opt: ${whole_opt_final} (the reference's)")
+# A value-less --impl or --device at the end of the line was read as a string (a crash once).
+expect_failure("option --impl needs a value" train --model tgcn --data chickenpox --impl)
+expect_failure("option --device needs a value" train --model tgcn --data chickenpox --device)
+# The snapshot trainer bounds --stride and --batch by the windows that exist: a stride past the
+# train part is the one window the default stride gives (it overflowed into a NaN loss once), and
+# a batch of 10^12 windows is one step (it looped over every empty slot once).
+set(window_args train --model tgcn --data chickenpox --epochs 2 --hidden 4)
+execute_process(COMMAND ${TWOFOLD} ${window_args} RESULT_VARIABLE status OUTPUT_VARIABLE plain_run)
+execute_process(COMMAND ${TWOFOLD} ${window_args} --stride 9223372036854775807 --batch 1000000000000
+                RESULT_VARIABLE status1 OUTPUT_VARIABLE bounded_run ERROR_VARIABLE bounded_error)
+string(REGEX MATCH "final test MSE [0-9.]+" plain_final "${plain_run}")
+string(REGEX MATCH "final test MSE [0-9.]+" bounded_final "${bounded_run}")
+if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR plain_final STREQUAL "" OR NOT bounded_final STREQUAL plain_final)
+  message(FATAL_ERROR "--stride/--batch beyond the windows changed the run:\n${plain_run}\n---\n${bounded_run}${bounded_error}")
+endif()
+message(STATUS "--stride 2^63-1 --batch 10^12 on chickenpox: ${bounded_final} (the default's)")
 expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
 expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
                ${event_args} --dispatch sven)

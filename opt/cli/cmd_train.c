@@ -319,10 +319,14 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         } else if (OPTION("--dump-outputs")) {
             c->dump = value;
         } else if (OPTION("--device")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
             if (strcmp(value, "cpu") != 0 && strcmp(value, "cuda") != 0)
                 return tf_error_set(err, TF_ERR_INPUT, "option --device: \"%s\", expected cpu or cuda", value);
             c->gpu = strcmp(value, "cuda") == 0;
         } else if (OPTION("--impl")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
             if (strcmp(value, "ref") != 0 && strcmp(value, "opt") != 0)
                 return tf_error_set(err, TF_ERR_INPUT, "option --impl: \"%s\", expected ref or opt", value);
             c->optimized = strcmp(value, "opt") == 0;
