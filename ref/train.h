@@ -108,6 +108,17 @@ void trainer_free(trainer *tr);
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
 /**
+ * Whether training is still finite after an epoch: its losses, every parameter and Adam's
+ * moments. A run on data near float's range can overflow into Inf or NaN while the loss (summed
+ * in double) still looks finite; a checkpoint of that state would be refused by its own --load.
+ * @param tr the trainer after the epoch
+ * @param report the epoch's report
+ * @param err set to "epoch E: training diverged (what is not finite)" on failure
+ * @return 0, or TF_ERR_INPUT
+ */
+int trainer_check_finite(const trainer *tr, const epoch_report *report, tf_error *err);
+
+/**
  * Mean squared error over snapshots first .. first+count-1, run in windows of the
  * training window length from a zero state (trainer_evaluate_window() for each); writes every
  * prediction into @p predictions [count][N][out] unless it is NULL.

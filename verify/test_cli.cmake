@@ -195,6 +195,29 @@ if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR whole_ref_final STREQUAL "" OR N
   message(FATAL_ERROR "--batch beyond the stream: ref and --impl opt differ:\n${whole_ref}\n---\n${whole_opt}${whole_error}")
 endif()
 message(STATUS "--batch 100000000 on 400 events, --impl opt: ${whole_opt_final} (the reference's)")
+# Valid JSON near float's range overflows training (Adam's second moment passes FLT_MAX while the
+# loss, summed in double, stays finite): the run stops at that epoch with one line and leaves an
+# earlier checkpoint in the --save directory as it was (it once saved a state its --load refused).
+set(huge_rows "")
+foreach(t RANGE 11)
+  list(APPEND huge_rows "[3e38, -3e38, 3e38]")
+endforeach()
+list(JOIN huge_rows ", " huge_rows)
+file(WRITE "${WORK}/huge.json" "{\"edges\": [[0, 1], [1, 2], [2, 0]], \"weights\": [1, 1, 1], \"FX\": [${huge_rows}]}")
+file(REMOVE_RECURSE "${WORK}/kept")
+execute_process(COMMAND ${TWOFOLD} train --model tgcn --data ${WORK}/huge.json --lags 2 --epochs 0
+                        --save ${WORK}/kept RESULT_VARIABLE status OUTPUT_QUIET ERROR_VARIABLE error)
+if(NOT status EQUAL 0 OR NOT EXISTS "${WORK}/kept/trainer.npy")
+  message(FATAL_ERROR "the untrained checkpoint of huge.json was not saved (${status}): ${error}")
+endif()
+file(SHA256 "${WORK}/kept/trainer.npy" kept_before)
+expect_failure("epoch 1: training diverged" train --model tgcn --data ${WORK}/huge.json --lags 2 --epochs 3
+               --save ${WORK}/kept)
+file(SHA256 "${WORK}/kept/trainer.npy" kept_after)
+if(NOT kept_after STREQUAL kept_before)
+  message(FATAL_ERROR "a diverged run replaced the checkpoint it was told to --save over")
+endif()
+message(STATUS "diverged run left ${WORK}/kept as it was")
 # A value-less --impl or --device at the end of the line was read as a string (a crash once).
 expect_failure("option --impl needs a value" train --model tgcn --data chickenpox --impl)
 expect_failure("option --device needs a value" train --model tgcn --data chickenpox --device)

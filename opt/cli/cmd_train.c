@@ -625,6 +625,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             status = ref_stale_embeddings_epoch(&stale, tr, seq, &report, err);
         else
             status = trainer_epoch(tr, seq, &report, err);
+        if (status == TF_OK) /* stop at the first epoch that overflowed: its state could not be loaded again */
+            status = trainer_check_finite(tr, &report, err);
         if (status != TF_OK)
             break;
         if (!speaks)
