@@ -7,6 +7,7 @@
 
 #include "ref/memory.h"
 #include "ref/npy.h"
+#include "ref/partition_bicut.h"
 #include "ref/rng.h"
 
 int dispatch_placement_create(dispatch_placement *p, const int32_t *owner, int64_t num_nodes, int ranks,
@@ -132,11 +133,28 @@ static int place_random(const placement_request *q, int32_t *owner, tf_error *er
     return TF_OK;
 }
 
+/* Sven's Re-FlexBiCut (chapter 06, ref/partition_bicut.h) on the demand the trainer measured with
+ * its own plans: w(r, v) = reads + writes, so the cut capacity it minimizes is exactly
+ * dispatch_demand_cost()'s. Every rank measures and places alike: the result is deterministic. */
+static int place_reflexbicut(const placement_request *q, int32_t *owner, tf_error *err)
+{
+    bicut_demand demand;
+    if (bicut_demand_alloc(&demand, q->ranks, q->num_nodes, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t cells = (int64_t)q->ranks * q->num_nodes;
+    for (int64_t i = 0; i < cells; i++)
+        demand.weight[i] = q->demand->reads[i] + q->demand->writes[i];
+    int status = ref_reflexbicut(&demand, owner, NULL, err);
+    bicut_demand_free(&demand);
+    return status;
+}
+
 const placement_method placement_methods[] = {
     {"range", place_range, 0, "contiguous id ranges, owner = v R / num_nodes (DGL's, Sven's default)"},
     {"interval", place_interval, 0, "blocks of G ids dealt round-robin, owner = (v / G) mod R (interval:G, G = 16)"},
     {"hash", place_hash, 0, "owner = mix(v) mod R, a fixed 64-bit mixer"},
     {"random", place_random, 0, "a seeded permutation of the ids dealt round-robin"},
+    {"reflexbicut", place_reflexbicut, 1, "Sven's Re-FlexBiCut on the measured demand: the largest cut capacity kept low"},
     {NULL, NULL, 0, NULL},
 };
 

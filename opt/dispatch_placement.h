@@ -17,6 +17,8 @@
  *    and cold ids alternate over the ranks;
  *  - `hash`: owner = mix(v) mod R with a fixed 64-bit mixer (no seed);
  *  - `random`: a seeded permutation of the ids dealt round-robin (rank sizes differ by <= 1);
+ *  - `reflexbicut`: Sven's Re-FlexBiCut (ref/partition_bicut.h, chapter 06) on the demand the
+ *    trainer measures first, w = reads + writes below, so it keeps the largest cut capacity low;
  *  - `file:PATH`: an int64 .npy of shape [num_nodes] with values 0 .. R-1 (what a partitioner
  *    writes, e.g. `twofold partition --save`).
  *

@@ -16,6 +16,7 @@
 #include "opt/dispatch_plan.h"
 #include "ref/dispatch.h"
 #include "ref/npy.h"
+#include "ref/partition_bicut.h"
 #include "ref/rng.h"
 #include "ref/train_events.h"
 #include "verify/testing.h"
@@ -433,7 +434,7 @@ START_TEST(placements_valid)
     const int64_t n = d.events.num_nodes;
     int32_t *owner = malloc((size_t)n * sizeof *owner), *again = malloc((size_t)n * sizeof *again);
     const int rank_counts[] = {1, 2, 3, 4, 5, 64};
-    const char *const specs[] = {"range", "interval", "interval:7", "hash", "random"};
+    const char *const specs[] = {"range", "interval", "interval:7", "hash", "random", "reflexbicut"};
     tf_error err;
     int64_t checked = 0;
     for (size_t c = 0; c < sizeof rank_counts / sizeof *rank_counts; c++) {
@@ -569,6 +570,25 @@ START_TEST(demand_and_cost)
         ck_assert_int_eq(sums[r], reads[r]);
         ck_assert_int_eq(cost[r], brute[r]);
     }
+    /* Re-FlexBiCut as a placement: it minimizes exactly this cost (chapter 06's bicut_balance_cost
+     * on w = reads + writes is the same number), and its largest capacity is below every simple
+     * method's on this skewed stream. */
+    bicut_demand weights;
+    ck_assert(bicut_demand_alloc(&weights, R, n, &err) == TF_OK);
+    for (int64_t i = 0; i < R * n; i++)
+        weights.weight[i] = demand.reads[i] + demand.writes[i];
+    const char *const specs[] = {"reflexbicut", "range", "interval", "hash", "random"};
+    int64_t largest[5];
+    for (int m = 0; m < 5; m++) {
+        place(specs[m], &tr, R, owner);
+        dispatch_demand_cost(&demand, owner, cost);
+        largest[m] = cost[0] > cost[1] ? cost[0] : cost[1];
+        largest[m] = cost[2] > largest[m] ? cost[2] : largest[m];
+        ck_assert_int_eq(largest[m], bicut_balance_cost(&weights, owner));
+        printf("placement %-11s: largest cut capacity %lld rows\n", specs[m], (long long)largest[m]);
+        ck_assert_int_le(largest[0], largest[m]);
+    }
+    bicut_demand_free(&weights);
     free(slots);
     free(owner);
     dispatch_table_free(&table);

@@ -243,8 +243,8 @@ static void lockstep_all(const char *label, const char *spec, int64_t events, ev
     memset(&run, 0, sizeof run);
     if (world.rank == 0)
         reference_record(&w, &run);
-    const char *placements[] = {"hash", "range", "interval", "random", placement_file(&w)};
-    const int count = every_placement ? 5 : 1;
+    const char *placements[] = {"hash", "range", "interval", "random", "reflexbicut", placement_file(&w)};
+    const int count = every_placement ? 6 : 1;
     for (int p = 0; p < count; p++)
         for (int mode = DISPATCH_SVEN; mode <= DISPATCH_DEPCOMM; mode++) {
             dispatch_traffic traffic;

@@ -54,6 +54,7 @@ static const char train_events_usage[] =
     "                       updater per occurrence)\n"
     "  --placement P        with --impl opt, which rank owns a vertex's row: hash (default), range,\n"
     "                       interval[:G] (blocks of G ids dealt round-robin, G = 16), random (seeded),\n"
+    "                       reflexbicut (Sven's Re-FlexBiCut on the demand measured first, chapter 06)\n"
     "                       or file:PATH (an int64 .npy of one rank per vertex id)\n"
     "  --staleness S        0 (default) or 1: each Adam step applies the previous batch's gradient\n"
     "                       (Sven Eq. 13; the last one where the training split ends); node memory is\n"
