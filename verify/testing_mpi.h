@@ -30,10 +30,14 @@ static inline int start_mpi(comm *world, int *argc, char ***argv, int want_gpu)
 }
 
 /* Run @p suite on this rank (rank 0 prints the results, the other ranks run silently), free it,
- * then comm_finalize(). Returns this rank's exit status: 0 when every test passed. */
+ * then comm_finalize(). Returns this rank's exit status: 0 when every test passed. Tests run in
+ * this process, never in a forked child, whatever CK_FORK says: a child forked after MPI_Init
+ * shares the parent's MPI state but not its pid, so Open MPI's shared-memory transport reads
+ * the wrong process ("Read -1 ... errno = 14") and messages arrive corrupted. */
 static inline int run_suite_mpi(Suite *suite, comm *world)
 {
     SRunner *runner = srunner_create(suite);
+    srunner_set_fork_status(runner, CK_NOFORK);
     srunner_run_all(runner, world->rank == 0 ? CK_NORMAL : CK_SILENT);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);
