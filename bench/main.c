@@ -85,8 +85,8 @@ static void print_provenance(int argc, char **argv)
     proc_value("/proc/meminfo", "MemTotal", memory, sizeof memory);
     proc_value("/proc/loadavg", "", load, sizeof load);
     load[strcspn(load, " ")] = '\0'; /* the one-minute average */
-    printf("\n# date: %s; machine: %s, %ld cores online, memory %s, load average %s at start; %s\n", date,
-           model, sysconf(_SC_NPROCESSORS_ONLN), memory, load, "compiler " __VERSION__);
+    printf("\n# date: %s; machine: %s, %ld cores online, memory %s, load average %s at start; compiler %s\n",
+           date, model, sysconf(_SC_NPROCESSORS_ONLN), memory, load, __VERSION__);
 }
 
 /* A whole number in [1, maximum] for option @p name, or -1. */
