@@ -50,17 +50,18 @@ int async_options_check(const async_options *options, int ranks, tf_error *err)
 
 /* ---- the reducer ---------------------------------------------------------------------------- */
 
-int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness, tf_error *err)
+int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness, int sums, tf_error *err)
 {
     memset(r, 0, sizeof *r);
     r->c = c;
     r->staleness = staleness;
+    r->sums = sums;
     r->size = size;
     if (staleness != 0 && staleness != 1)
         return tf_error_set(err, TF_ERR_INPUT, "staleness %d: expected 0 or 1 (Sven bounds staleness to one step)",
                             staleness);
     for (int b = 0; b < 2; b++)
-        if (!(r->buffers[b] = tf_alloc((size_t)size, sizeof(float), "gradient buffer", err)))
+        if (!(r->buffers[b] = tf_alloc((size_t)size, sums ? sizeof(double) : sizeof(float), "gradient buffer", err)))
             return TF_ERR_INPUT;
     return TF_OK;
 }
@@ -72,20 +73,48 @@ void stale_reducer_free(stale_reducer *r)
     memset(r, 0, sizeof *r);
 }
 
+/* This step's gradient (float) or double sums into @p packed. */
+static void pack_step(const stale_reducer *r, const parameter_list *parameters, void *packed)
+{
+    if (r->sums)
+        parameters_pack_sums(parameters, packed);
+    else
+        parameters_pack_gradients(parameters, packed);
+}
+
+/* A summed gradient back into the parameters' gradients; double sums are rounded once here. */
+static void unpack_sum(const stale_reducer *r, parameter_list *parameters, const void *packed)
+{
+    if (r->sums) {
+        parameters_unpack_sums(parameters, packed);
+        parameters_round_sums(parameters);
+    } else {
+        parameters_unpack_gradients(parameters, packed);
+    }
+}
+
 int stale_reducer_push(stale_reducer *r, parameter_list *parameters, int *apply, tf_error *err)
 {
-    float *mine = r->buffers[r->pushed % 2];
+    void *mine = r->buffers[r->pushed % 2];
     *apply = 0;
     if (r->staleness == 0) {
-        /* The synchronous trainer's own blocking all-reduce: bitwise synchronous training. */
-        if (opt_trainer_sum_gradients(parameters, mine, r->c, err) != TF_OK)
-            return err->code;
+        /* The synchronous trainers' own blocking all-reduce: bitwise synchronous training. */
         *apply = 1;
+        if (r->c->size == 1)
+            return TF_OK; /* the backward's gradients are the sum */
+        if (!r->sums)
+            return opt_trainer_sum_gradients(parameters, mine, r->c, err);
+        pack_step(r, parameters, mine);
+        if (comm_allreduce_sum_double(r->c, mine, r->size, err) != TF_OK)
+            return err->code;
+        unpack_sum(r, parameters, mine);
         return TF_OK;
     }
-    parameters_pack_gradients(parameters, mine);
+    pack_step(r, parameters, mine);
     /* Staleness 1: this step's sum starts travelling, the previous one's is collected. */
-    if (r->c->size > 1 && comm_iallreduce_sum(r->c, mine, r->size, &r->requests[r->pushed % 2], err) != TF_OK)
+    comm_request *request = &r->requests[r->pushed % 2];
+    if (r->c->size > 1 && (r->sums ? comm_iallreduce_sum_double(r->c, mine, r->size, request, err)
+                                   : comm_iallreduce_sum(r->c, mine, r->size, request, err)) != TF_OK)
         return err->code;
     r->pushed++;
     if (r->pushed == 1)
@@ -93,7 +122,7 @@ int stale_reducer_push(stale_reducer *r, parameter_list *parameters, int *apply,
     const int previous = (int)((r->pushed - 2) % 2);
     if (comm_wait(r->c, &r->requests[previous], err) != TF_OK)
         return err->code;
-    parameters_unpack_gradients(parameters, r->buffers[previous]);
+    unpack_sum(r, parameters, r->buffers[previous]);
     *apply = 1;
     return TF_OK;
 }
@@ -107,7 +136,7 @@ int stale_reducer_flush(stale_reducer *r, parameter_list *parameters, int *apply
     r->pushed = 0;
     if (comm_wait(r->c, &r->requests[last], err) != TF_OK)
         return err->code;
-    parameters_unpack_gradients(parameters, r->buffers[last]);
+    unpack_sum(r, parameters, r->buffers[last]);
     *apply = 1;
     return TF_OK;
 }
@@ -136,7 +165,7 @@ int opt_async_create(async_trainer *at, trainer *tr, comm *c, const async_option
     tr->model.kernels = &opt_kernels;
     const int64_t size = parameters_size(&tr->model.parameters);
     if (options->mode == SYNC_ALLREDUCE)
-        return stale_reducer_create(&at->reducer, c, size, options->staleness, err);
+        return stale_reducer_create(&at->reducer, c, size, options->staleness, 0, err);
     if (average_clock_create(&at->clock, c->size, options->every, err) != TF_OK)
         return TF_ERR_INPUT;
     at->packed = tf_alloc((size_t)size, sizeof(float), "parameter buffer", err);

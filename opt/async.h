@@ -86,14 +86,19 @@ int async_options_check(const async_options *options, int ranks, tf_error *err);
 typedef struct stale_reducer {
     comm *c;                    /**< the ranks (borrowed) */
     int staleness;              /**< 0 or 1 */
-    int64_t size;               /**< floats per gradient */
-    float *buffers[2];          /**< [2][size] step k's packed gradient in buffers[k % 2] */
+    int sums;                   /**< 1: the parameters' double sums travel (event models), 0: the float gradients */
+    int64_t size;               /**< values per gradient */
+    void *buffers[2];           /**< [2][size] floats or doubles: step k's packed gradient in buffers[k % 2] */
     comm_request requests[2];   /**< their all-reduces */
     int64_t pushed;             /**< gradients pushed since the last flush */
 } stale_reducer;
 
-/** A reducer of gradients of @p size floats over @p c with @p staleness 0 or 1. */
-int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness, tf_error *err);
+/**
+ * A reducer of gradients of @p size values over @p c with @p staleness 0 or 1: of the float
+ * gradients (@p sums 0, the snapshot models), or of the double sums rounded once after the
+ * all-reduce (@p sums 1, the event models: see parameter.sums in ref/parameters.h).
+ */
+int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness, int sums, tf_error *err);
 
 /** Release the buffers (after a flush: nothing may be in flight). */
 void stale_reducer_free(stale_reducer *r);

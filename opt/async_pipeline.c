@@ -153,7 +153,7 @@ int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch,
     p->staleness = staleness;
     p->micro_batches = micro_batches;
     int status = stale_reducer_create(&p->reducer, tr->group, parameters_size(&tr->base.model.parameters), staleness,
-                                      err);
+                                      1, err);
     if (status == TF_OK)
         status = dispatch_table_create(&p->table, tr->base.events->num_nodes, err);
     if (status == TF_OK && micro_batches > 0)

@@ -253,6 +253,17 @@ int comm_barrier(comm *c, tf_error *err)
     return TF_OK;
 }
 
+/* MPI_Iallreduce of @p count values of @p type, in place. */
+static int start_iallreduce(comm *c, void *values, int64_t count, MPI_Datatype type, comm_request *request,
+                            tf_error *err)
+{
+    if (count > INT_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "non-blocking all-reduce of %lld values: MPI-3 counts stop at %d",
+                            (long long)count, INT_MAX);
+    MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values, (int)count, type, MPI_SUM, c->world, &request->request), err);
+    return TF_OK;
+}
+
 int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err)
 {
     c->calls++;
@@ -265,11 +276,16 @@ int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *req
     if (c->transport == COMM_NCCL) /* NCCL is asynchronous on its stream; comm_wait synchronizes */
         return nccl_allreduce_sum_start(c->nccl, values, count, err);
 #endif
-    if (count > INT_MAX)
-        return tf_error_set(err, TF_ERR_INPUT, "non-blocking all-reduce of %lld floats: MPI-3 counts stop at %d",
-                            (long long)count, INT_MAX);
-    MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, values, (int)count, MPI_FLOAT, MPI_SUM, c->world, &request->request), err);
-    return TF_OK;
+    return start_iallreduce(c, values, count, MPI_FLOAT, request, err);
+}
+
+int comm_iallreduce_sum_double(comm *c, double *values, int64_t count, comm_request *request, tf_error *err)
+{
+    c->calls++;
+    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(double));
+    request->active = !c->local;
+    request->byte_counts = NULL;
+    return c->local ? TF_OK : start_iallreduce(c, values, count, MPI_DOUBLE, request, err);
 }
 
 int comm_ialltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,

@@ -116,6 +116,9 @@ typedef struct comm_request {
 /** Start summing @p values [count] floats across ranks in place; finish with comm_wait(). */
 int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err);
 
+/** comm_iallreduce_sum() of doubles (MPI transport, as comm_allreduce_sum_double()). */
+int comm_iallreduce_sum_double(comm *c, double *values, int64_t count, comm_request *request, tf_error *err);
+
 /**
  * Start an all-to-all-v (as comm_alltoallv(), bytes counted at the start); finish with
  * comm_wait(). The buffers must stay untouched until then; the count arrays may go at once. MPI

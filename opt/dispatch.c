@@ -77,7 +77,7 @@ static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
         !(tr->scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
         !(tr->dscores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
         !(tr->global_scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
-        !(tr->gradients = tf_alloc((size_t)parameters_size(&m->parameters), sizeof(float), "gradients", err)) ||
+        !(tr->gradients = tf_alloc((size_t)parameters_size(&m->parameters), sizeof(double), "gradients", err)) ||
         (tr->mode == DISPATCH_DEPCOMM &&
          !(tr->dupdated = tf_alloc(C * (size_t)dm, sizeof(float), "memory gradients", err))))
         return TF_ERR_INPUT;
@@ -296,23 +296,18 @@ int opt_dispatch_backward(dispatch_trainer *tr, tf_error *err)
 int opt_dispatch_reduce_gradients(dispatch_trainer *tr, tf_error *err)
 {
     parameter_list *list = &tr->base.model.parameters;
-    if (tr->group->size == 1)
+    if (tr->group->size == 1) /* the backward rounded this rank's sums, which are the batch's */
         return TF_OK;
-    int64_t offset = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(tr->gradients + offset, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
-        offset += list->items[i].grad.size;
-    }
+    /* The double sums of every rank, added up before the one rounding to float: the gradients
+     * are then the reference's whatever the split (a float per rank would be rounded twice). */
+    parameters_pack_sums(list, tr->gradients);
     const uint64_t before = tr->group->bytes_sent;
-    int status = comm_allreduce_sum(tr->group, tr->gradients, offset, err);
+    int status = comm_allreduce_sum_double(tr->group, tr->gradients, parameters_size(list), err);
     tr->bytes.gradients += tr->group->bytes_sent - before;
     if (status != TF_OK)
         return status;
-    offset = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(list->items[i].grad.data, tr->gradients + offset, (size_t)list->items[i].grad.size * sizeof(float));
-        offset += list->items[i].grad.size;
-    }
+    parameters_unpack_sums(list, tr->gradients);
+    parameters_round_sums(list);
     return TF_OK;
 }
 
@@ -604,18 +599,11 @@ int opt_dispatch_trainer_gather_memory(const dispatch_trainer *tr, node_memory *
 int opt_dispatch_trainer_adopt_parameters(dispatch_trainer *tr, int root, tf_error *err)
 {
     parameter_list *list = &tr->base.model.parameters;
-    int64_t offset = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(tr->gradients + offset, list->items[i].value.data, (size_t)list->items[i].value.size * sizeof(float));
-        offset += list->items[i].value.size;
-    }
-    if (comm_broadcast(tr->group, tr->gradients, offset * (int64_t)sizeof(float), root, err) != TF_OK)
+    float *values = (float *)tr->gradients; /* a free [parameter count] buffer between steps, twice as large */
+    parameters_pack_values(list, values);
+    if (comm_broadcast(tr->group, values, parameters_size(list) * (int64_t)sizeof(float), root, err) != TF_OK)
         return err->code;
-    offset = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(list->items[i].value.data, tr->gradients + offset, (size_t)list->items[i].value.size * sizeof(float));
-        offset += list->items[i].value.size;
-    }
+    parameters_unpack_values(list, values);
     return TF_OK;
 }
 

@@ -26,8 +26,9 @@
  *  4. forward   opt_dispatch_forward(): memory update, embedding, scores, the loss's two sums
  *               all-reduced (the global batch's loss: sums / B).
  *  5. backward  opt_dispatch_backward(): gradients of this rank's terms (each already divided
- *               by the global B), added into zeroed gradients.
- *  6. reduce    opt_dispatch_reduce_gradients(): one all-reduce of every gradient, packed.
+ *               by the global B), summed in double (parameter.sums, ref/parameters.h).
+ *  6. reduce    opt_dispatch_reduce_gradients(): one all-reduce of every gradient's double sums,
+ *               packed, then each rounded to float once.
  *  7. update    opt_dispatch_apply_update(): Adam, identical on every rank (identical input).
  *  8. write     opt_dispatch_write_back(): each vertex's winning write [vertex | s' | mail |
  *               time] (Phi over the global batch) to its owner, one all-to-all; owners store it
@@ -51,16 +52,18 @@
  * the bits the reference's last write stores, for exactly the vertices it writes. So, given the
  * same parameters, the scores of every batch and the node memory, mailbox and both timestamps
  * after every batch are **bitwise** the reference's, on any R and under any placement, in every
- * mode. The parameter gradient is a sum over the entries; the twin sums each rank's part (in
- * double inside the rank, then a float all-reduce), so the loss and the gradients are equal
- * within **fp** (1e-5), and Adam carries that difference into the next parameters. Hence the
- * checks: after every batch with the reference's parameters adopted (lockstep:
- * opt_dispatch_trainer_adopt_parameters()), memory bitwise; on one rank, free-running, everything
- * bitwise; free-running on R > 1 ranks, the test AP moves as far from the reference's as one-ulp
- * noise on the reference's own gradients moves it (about 1e-3 after two epochs: Adam amplifies
- * any rounding difference, so an AP within 1e-6 is not a property any reordered sum has). Sven, naive and DepCache compute the same local
- * gradients, so their parameters stay bitwise equal to each other on any R; DepComm sums the
- * updater's gradient on the owners (fp).
+ * mode. The parameter gradient is a sum over the entries; the reference sums it in double and
+ * rounds it to float once (event_model_backward()), and the twin sums each rank's part in
+ * double, all-reduces the double sums and rounds once, so the gradients differ from the
+ * reference's only by the order of a double sum (about 1e-16 relative): after the rounding to
+ * float they are almost always the same bits. Rounding each rank's part to float before a float
+ * all-reduce, as an earlier version did, left one-ulp differences that Adam carried into a test
+ * AP 1.8e-3 away after two epochs on 4 ranks. Hence the checks: after every batch with the
+ * reference's parameters adopted (lockstep: opt_dispatch_trainer_adopt_parameters()), memory
+ * bitwise; on one rank, free-running, everything bitwise; free-running on R > 1 ranks, the test
+ * AP within 1e-6 of the reference's. Sven, naive and DepCache compute the same local gradients,
+ * so their parameters stay bitwise equal to each other on any R; DepComm sums the updater's
+ * gradient on the owners (another order of the same double sums).
  *
  * **The pre-batch invariant.** Every read of batch k sees the memory as it was before batch k.
  * An owner packs all the rows batch k asks of it (step 3) before it applies batch k's writes
@@ -130,7 +133,7 @@ typedef struct dispatch_trainer {
     float *dscores;                 /**< [2 B] their gradients */
     float *global_scores;           /**< [2 B] the global batch's scores, gathered */
     float *dupdated;                /**< DepComm: [capacity][d_mem] d loss / d s' of this rank's entries */
-    float *gradients;               /**< [parameter count] gradient packing */
+    double *gradients;              /**< [parameter count] the gradients' double sums, packed */
     double loss_sums[2];            /**< the batch's all-reduced positive and negative BCE sums */
     dispatch_bytes bytes;           /**< this rank's traffic since the last reset */
     dispatch_counts counts;         /**< this rank's batches since the last reset */

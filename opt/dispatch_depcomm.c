@@ -81,5 +81,8 @@ int dispatch_depcomm_backward(dispatch_trainer *tr, tf_error *err)
         return TF_ERR_SYSTEM;
     /* As owner: the gradients of the occurrences served, in the order they were asked. */
     memcpy(tr->dupdated, tr->receive_rows, (size_t)tr->fetch.received * row);
-    return tr->fetch.received > 0 ? event_model_backward_updater(m, &tr->serving, tr->dupdated, err) : TF_OK;
+    if (tr->fetch.received > 0 && event_model_backward_updater(m, &tr->serving, tr->dupdated, err) != TF_OK)
+        return TF_ERR_INPUT;
+    parameters_round_sums(&m->parameters); /* this rank's sums; on R > 1 the reduce rounds their total */
+    return TF_OK;
 }

@@ -134,10 +134,10 @@ int ref_temporal_attention_backward(const temporal_attention *a, const attention
     if (status == TF_OK) {
         /* Output block: LayerNorm, ReLU, W_o. */
         ref_layer_norm_backward(tape->normalized, tape->inverse_std, a->norm_weight->value.data, dout, R, d, dactivated,
-                                a->norm_weight->grad.data, a->norm_bias->grad.data);
+                                a->norm_weight->sums, a->norm_bias->sums);
         ref_relu_backward(tape->activated, dactivated, R * d, dpreactivation);
-        ref_linear_backward(tape->output_input, a->output_weight->value.data, dpreactivation, R, d + dh, d,
-                            doutput_input, a->output_weight->grad.data, a->output_bias->grad.data);
+        ref_linear_backward_sums(tape->output_input, a->output_weight->value.data, dpreactivation, R, d + dh, d,
+                                 doutput_input, a->output_weight->sums, a->output_bias->sums);
         if (droot_node)
             add_columns(doutput_input, d + dh, d, R, dh, droot_node);
         /* Attention core, per root and head: agg = sum alpha V, alpha = softmax(LeakyReLU(<Q, K>)). */
@@ -168,12 +168,12 @@ int ref_temporal_attention_backward(const temporal_attention *a, const attention
             }
         }
         /* The three projections, then the input slices. */
-        ref_linear_backward(tape->query_input, a->query_weight->value.data, dquery, R, query_width, d, dquery_input,
-                            a->query_weight->grad.data, a->query_bias->grad.data);
-        ref_linear_backward(tape->key_input, a->key_weight->value.data, dkey, E, key_width, d, dkey_input,
-                            a->key_weight->grad.data, a->key_bias->grad.data);
-        ref_linear_backward(tape->key_input, a->value_weight->value.data, dvalue, E, key_width, d, dkey_input,
-                            a->value_weight->grad.data, a->value_bias->grad.data);
+        ref_linear_backward_sums(tape->query_input, a->query_weight->value.data, dquery, R, query_width, d,
+                                 dquery_input, a->query_weight->sums, a->query_bias->sums);
+        ref_linear_backward_sums(tape->key_input, a->key_weight->value.data, dkey, E, key_width, d, dkey_input,
+                                 a->key_weight->sums, a->key_bias->sums);
+        ref_linear_backward_sums(tape->key_input, a->value_weight->value.data, dvalue, E, key_width, d, dkey_input,
+                                 a->value_weight->sums, a->value_bias->sums);
         if (droot_node)
             add_columns(dquery_input, query_width, 0, R, dh, droot_node);
         if (droot_time)

@@ -107,7 +107,8 @@ int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, c
                                    float *out, tf_error *err);
 
 /**
- * Backward, given dout [R][d_out]. Adds into the parameters' gradients and into the input
+ * Backward, given dout [R][d_out]. Adds into the parameters' double gradient sums
+ * (parameter.sums, ref/parameters.h) and into the input
  * gradients below (each may be NULL; edge features are data and get none).
  * @param a               the layer
  * @param tape            the forward's tape

@@ -485,7 +485,7 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
                                                  dupdated + R * dm, dneighbor_time, err);
     if (status == TF_OK) {
         const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
-        float *dw = m->attention_time_weight->grad.data, *db = m->attention_time_bias->grad.data;
+        double *dw = m->attention_time_weight->sums, *db = m->attention_time_bias->sums;
         ref_time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
         ref_time_encoding_backward(tape->neighbor_delta, E, w, b, dt, dt, dneighbor_time, dw, db);
     }
@@ -504,10 +504,10 @@ static int backward_jodie(event_model *m, const event_tape *tape, const float *d
     if (!dnorm_output)
         return TF_ERR_INPUT;
     ref_time_projection_backward(tape->norm_output, tape->projection_delta, R, dm, m->projection_weight->value.data,
-                                 m->projection_bias->value.data, dembedding, dnorm_output,
-                                 m->projection_weight->grad.data, m->projection_bias->grad.data);
+                                 m->projection_bias->value.data, dembedding, dnorm_output, m->projection_weight->sums,
+                                 m->projection_bias->sums);
     ref_layer_norm_backward(tape->norm_hat, tape->norm_inverse_std, m->norm_weight->value.data, dnorm_output, R, dm,
-                            dupdated, m->norm_weight->grad.data, m->norm_bias->grad.data);
+                            dupdated, m->norm_weight->sums, m->norm_bias->sums);
     free(dnorm_output);
     return TF_OK;
 }
@@ -524,19 +524,30 @@ int event_model_backward_updater(event_model *m, const event_tape *tape, const f
         free(dinput);
         return TF_ERR_INPUT;
     }
-    if (m->config.kind == EVENT_MODEL_TGN)
-        ref_gru_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
-                              m->updater_weight_hh->value.data, tape->updater_cache, dupdated, N, din, dm, scratch,
-                              dinput, NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
-                              m->updater_bias_ih->grad.data, m->updater_bias_hh->grad.data);
-    else
-        ref_rnn_cell_backward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
-                              m->updater_weight_hh->value.data, tape->updated, dupdated, N, din, dm, scratch, dinput,
-                              NULL, m->updater_weight_ih->grad.data, m->updater_weight_hh->grad.data,
-                              m->updater_bias_ih->grad.data, m->updater_bias_hh->grad.data);
+    /* The cell's own backward for the gate gradients and dinput; its parameter gradients come
+     * from the gate gradients, into the double sums (the cells' float ones are for the
+     * snapshot models). GRU: scratch holds [N][3 d_mem] of the input map, then [N][3 d_mem] of
+     * the recurrent one; RNN: one [N][d_mem] for both. */
+    const float *x = tape->updater_input, *h = tape->memory, *w_ih = m->updater_weight_ih->value.data,
+                *w_hh = m->updater_weight_hh->value.data;
+    const float *d_input = scratch, *d_recurrent = scratch;
+    int64_t gate_width = dm;
+    if (m->config.kind == EVENT_MODEL_TGN) {
+        ref_gru_cell_backward(x, h, w_ih, w_hh, tape->updater_cache, dupdated, N, din, dm, scratch, dinput, NULL, NULL,
+                              NULL, NULL, NULL);
+        gate_width = 3 * dm;
+        d_recurrent = scratch + N * gate_width;
+    } else {
+        ref_rnn_cell_backward(x, h, w_ih, w_hh, tape->updated, dupdated, N, din, dm, scratch, dinput, NULL, NULL, NULL,
+                              NULL, NULL);
+    }
+    ref_linear_backward_sums(x, w_ih, d_input, N, din, gate_width, NULL, m->updater_weight_ih->sums,
+                             m->updater_bias_ih->sums);
+    ref_linear_backward_sums(h, w_hh, d_recurrent, N, dm, gate_width, NULL, m->updater_weight_hh->sums,
+                             m->updater_bias_hh->sums);
     ref_time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
-                               m->memory_time_bias->value.data, dt, din, dinput + dmsg,
-                               m->memory_time_weight->grad.data, m->memory_time_bias->grad.data);
+                               m->memory_time_bias->value.data, dt, din, dinput + dmsg, m->memory_time_weight->sums,
+                               m->memory_time_bias->sums);
     free(dinput);
     free(scratch);
     return TF_OK;
@@ -571,6 +582,8 @@ int event_model_backward(event_model *m, const event_tape *tape, const float *ds
     int status = dupdated ? event_model_backward_embedding(m, tape, dscores, dupdated, err) : TF_ERR_INPUT;
     if (status == TF_OK)
         status = event_model_backward_updater(m, tape, dupdated, err);
+    if (status == TF_OK)
+        parameters_round_sums(&m->parameters);
     free(dupdated);
     return status;
 }

@@ -288,10 +288,13 @@ double event_model_loss(const float *scores, int64_t batch_size, float *dscores)
 void event_model_loss_sums(const float *scores, int64_t count, int64_t batch_size, float *dscores, double sums[2]);
 
 /**
- * Step 5 backward: adds d loss / d parameters into every parameter's gradient, through the
- * decoder, the embedding, the memory updater and both time encodings. Nothing flows into the
- * memory that was read.
- * @param m        the model (its gradients are added into)
+ * Step 5 backward: adds d loss / d parameters into every parameter's double sums
+ * (parameter.sums), through the decoder, the embedding, the memory updater and both time
+ * encodings, then sets each gradient to its sums rounded once (parameters_round_sums()).
+ * Nothing flows into the memory that was read. The sums are rounded only here, once per
+ * batch: a batch split over processes (opt/dispatch.h) adds the processes' sums in double
+ * first, so its gradients are the reference's whatever the split.
+ * @param m        the model (its sums are added into, its gradients set)
  * @param tape     the forward's tape
  * @param dscores  [2B] gradient of the loss with respect to the scores
  * @param err      out: no memory for scratch
@@ -301,7 +304,8 @@ int event_model_backward(event_model *m, const event_tape *tape, const float *ds
 
 /**
  * The first half of event_model_backward(): decoder and embedding backward, adding into their
- * parameters' gradients and into @p dupdated [N][d_mem], the gradient of every entry's s'.
+ * parameters' double sums (not rounded) and into @p dupdated [N][d_mem], the gradient of every
+ * entry's s'.
  * @return 0, or TF_ERR_INPUT (no memory for scratch)
  */
 int event_model_backward_embedding(event_model *m, const event_tape *tape, const float *dscores, float *dupdated,
@@ -309,7 +313,7 @@ int event_model_backward_embedding(event_model *m, const event_tape *tape, const
 
 /**
  * The second half: the updater cell and its time encoder backward from @p dupdated [N][d_mem],
- * adding into their parameters' gradients. The gradient with respect to the memory that was read
+ * adding into their parameters' double sums (not rounded). The gradient with respect to the memory that was read
  * is not wanted: it is data. Works on any tape after event_model_update().
  * @return 0, or TF_ERR_INPUT (no memory for scratch)
  */

@@ -26,6 +26,16 @@ void ref_linear_accumulate(const float *x, const float *weight, int64_t n, int64
         }
 }
 
+/* sum over rows i < n of a[i * a_stride] * b[i * b_stride] (b NULL: of a alone), in double: the
+ * parameter gradients of a linear map. */
+static double column_product(const float *a, int64_t a_stride, const float *b, int64_t b_stride, int64_t n)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += b ? (double)a[i * a_stride] * (double)b[i * b_stride] : (double)a[i * a_stride];
+    return sum;
+}
+
 void ref_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight, float *dbias)
 {
@@ -42,18 +52,23 @@ void ref_linear_backward(const float *x, const float *weight, const float *dy, i
      * by more than the 1e-5 the twins are held to. */
     for (int64_t o = 0; o < out; o++) {
         if (dweight)
-            for (int64_t k = 0; k < in; k++) {
-                double sum = 0;
-                for (int64_t i = 0; i < n; i++)
-                    sum += (double)dy[i * out + o] * (double)x[i * in + k];
-                dweight[o * in + k] += (float)sum;
-            }
-        if (dbias) {
-            double sum = 0;
-            for (int64_t i = 0; i < n; i++)
-                sum += dy[i * out + o];
-            dbias[o] += (float)sum;
-        }
+            for (int64_t k = 0; k < in; k++)
+                dweight[o * in + k] += (float)column_product(dy + o, out, x + k, in, n);
+        if (dbias)
+            dbias[o] += (float)column_product(dy + o, out, NULL, 0, n);
+    }
+}
+
+void ref_linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                              float *dx, double *dweight, double *dbias)
+{
+    ref_linear_backward(x, weight, dy, n, in, out, dx, NULL, NULL);
+    for (int64_t o = 0; o < out; o++) {
+        if (dweight)
+            for (int64_t k = 0; k < in; k++)
+                dweight[o * in + k] += column_product(dy + o, out, x + k, in, n);
+        if (dbias)
+            dbias[o] += column_product(dy + o, out, NULL, 0, n);
     }
 }
 
@@ -236,7 +251,7 @@ void ref_layer_norm_forward(const float *x, const float *weight, const float *bi
 }
 
 void ref_layer_norm_backward(const float *normalized, const float *inverse_std, const float *weight, const float *dy,
-                             int64_t n, int64_t width, float *dx, float *dweight, float *dbias)
+                             int64_t n, int64_t width, float *dx, double *dweight, double *dbias)
 {
     if (dx)
         for (int64_t i = 0; i < n; i++) {
@@ -255,15 +270,10 @@ void ref_layer_norm_backward(const float *normalized, const float *inverse_std, 
             }
         }
     for (int64_t j = 0; j < width; j++) { /* sums over all rows, in double as in ref_linear_backward() */
-        double sum_weight = 0, sum_bias = 0;
-        for (int64_t i = 0; i < n; i++) {
-            sum_weight += (double)dy[i * width + j] * (double)normalized[i * width + j];
-            sum_bias += dy[i * width + j];
-        }
         if (dweight)
-            dweight[j] += (float)sum_weight;
+            dweight[j] += column_product(dy + j, width, normalized + j, width, n);
         if (dbias)
-            dbias[j] += (float)sum_bias;
+            dbias[j] += column_product(dy + j, width, NULL, 0, n);
     }
 }
 

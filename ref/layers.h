@@ -50,6 +50,15 @@ void ref_linear_backward(const float *x, const float *weight, const float *dy, i
                          float *dx, float *dweight, float *dbias);
 
 /**
+ * ref_linear_backward() with the parameter gradients added into double sums, not rounded:
+ * dweight [out][in] += dy^T x, dbias [out] += sum over rows of dy. The event models' gradients
+ * stay in double until every process's rows are summed (ref/parameters.h, parameter.sums).
+ * Each of @p dx, @p dweight, @p dbias may be NULL.
+ */
+void ref_linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
+                              float *dx, double *dweight, double *dbias);
+
+/**
  * Matrix product with the weight stored [in][out] (a raw torch Parameter used as x @ W, as
  * GC-LSTM's W_i): y += x W. x [n][in], weight [in][out], y [n][out].
  */
@@ -147,11 +156,11 @@ void ref_layer_norm_forward(const float *x, const float *weight, const float *bi
  * Backward of ref_layer_norm_forward() from its normalized [n][width], inverse_std [n] and
  * weight [width], given dy [n][width], into dx [n][width], dweight and dbias [width]:
  * dx += inverse_std * (g - mean(g) - x^ * mean(g * x^)) with g = dy * weight,
- * dweight += sum over rows of dy * x^, dbias += sum over rows of dy (sums in double).
- * Each of @p dx, @p dweight, @p dbias may be NULL.
+ * dweight += sum over rows of dy * x^, dbias += sum over rows of dy (double sums, not rounded:
+ * used by the event models, see parameter.sums). Each of @p dx, @p dweight, @p dbias may be NULL.
  */
 void ref_layer_norm_backward(const float *normalized, const float *inverse_std, const float *weight, const float *dy,
-                             int64_t n, int64_t width, float *dx, float *dweight, float *dbias);
+                             int64_t n, int64_t width, float *dx, double *dweight, double *dbias);
 
 /**
  * Binary cross-entropy on logits [n], every logit with the same @p target (1 for true links, 0

@@ -24,13 +24,13 @@ void ref_link_decoder_backward(const link_decoder *decoder, const float *source,
     const int64_t d = decoder->width;
     float *dactivated = dhidden; /* first d(ReLU output), then, in place, d(pre-activation) */
     memset(dactivated, 0, (size_t)(pairs * d) * sizeof(float));
-    ref_linear_backward(hidden, decoder->output_weight->value.data, dscores, pairs, d, 1, dactivated,
-                        decoder->output_weight->grad.data, decoder->output_bias->grad.data);
+    ref_linear_backward_sums(hidden, decoder->output_weight->value.data, dscores, pairs, d, 1, dactivated,
+                             decoder->output_weight->sums, decoder->output_bias->sums);
     for (int64_t i = 0; i < pairs * d; i++) /* ReLU: no gradient where the output is 0 */
         if (!(hidden[i] > 0.0f))
             dactivated[i] = 0.0f;
-    ref_linear_backward(source, decoder->source_weight->value.data, dactivated, pairs, d, d, dsource,
-                        decoder->source_weight->grad.data, decoder->source_bias->grad.data);
-    ref_linear_backward(destination, decoder->destination_weight->value.data, dactivated, pairs, d, d, ddestination,
-                        decoder->destination_weight->grad.data, decoder->destination_bias->grad.data);
+    ref_linear_backward_sums(source, decoder->source_weight->value.data, dactivated, pairs, d, d, dsource,
+                             decoder->source_weight->sums, decoder->source_bias->sums);
+    ref_linear_backward_sums(destination, decoder->destination_weight->value.data, dactivated, pairs, d, d,
+                             ddestination, decoder->destination_weight->sums, decoder->destination_bias->sums);
 }

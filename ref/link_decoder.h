@@ -45,7 +45,8 @@ void ref_link_decoder_forward(const link_decoder *decoder, const float *source, 
                               int64_t pairs, float *hidden, float *scores);
 
 /**
- * Backward, given dscores [pairs]. Adds into the parameters' gradients and into dsource and
+ * Backward, given dscores [pairs]. Adds into the parameters' double gradient sums
+ * (parameter.sums, ref/parameters.h) and into dsource and
  * ddestination [pairs][d] (either may be NULL).
  * @param decoder       the decoder
  * @param source        [pairs][d] the forward's z_u

@@ -36,6 +36,11 @@ int64_t parameters_add(parameter_list *list, const char *name, int ndim, const i
         tensor_free(&p->value);
         return -1;
     }
+    if (!(p->sums = tf_alloc((size_t)p->value.size, sizeof(double), "gradient sums", err))) {
+        tensor_free(&p->value);
+        tensor_free(&p->grad);
+        return -1;
+    }
     return list->count++;
 }
 
@@ -52,6 +57,7 @@ void parameters_free(parameter_list *list)
     for (int64_t i = 0; i < list->count; i++) {
         tensor_free(&list->items[i].value);
         tensor_free(&list->items[i].grad);
+        free(list->items[i].sums);
     }
     free(list->items);
     memset(list, 0, sizeof *list);
@@ -59,8 +65,33 @@ void parameters_free(parameter_list *list)
 
 void parameters_zero_grad(parameter_list *list)
 {
-    for (int64_t i = 0; i < list->count; i++)
+    for (int64_t i = 0; i < list->count; i++) {
         memset(list->items[i].grad.data, 0, (size_t)list->items[i].grad.size * sizeof(float));
+        memset(list->items[i].sums, 0, (size_t)list->items[i].grad.size * sizeof(double));
+    }
+}
+
+void parameters_round_sums(parameter_list *list)
+{
+    for (int64_t i = 0; i < list->count; i++)
+        for (int64_t k = 0; k < list->items[i].grad.size; k++)
+            list->items[i].grad.data[k] = (float)list->items[i].sums[k];
+}
+
+void parameters_pack_sums(const parameter_list *list, double *packed)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        memcpy(packed, list->items[i].sums, (size_t)list->items[i].grad.size * sizeof(double));
+        packed += list->items[i].grad.size;
+    }
+}
+
+void parameters_unpack_sums(parameter_list *list, const double *packed)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        memcpy(list->items[i].sums, packed, (size_t)list->items[i].grad.size * sizeof(double));
+        packed += list->items[i].grad.size;
+    }
 }
 
 int64_t parameters_size(const parameter_list *list)

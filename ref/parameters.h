@@ -20,11 +20,20 @@
 extern "C" {
 #endif
 
-/** One trainable tensor and its gradient (same shape). */
+/**
+ * One trainable tensor and its gradient (same shape).
+ *
+ * The event models (ref/event_model.h) split a batch over processes, so their backward adds
+ * into @c sums, in double, and rounds to @c grad once, after the sums of all processes are
+ * added up (parameters_round_sums()): a float per process would be rounded before the
+ * all-reduce, and Adam carries such one-ulp differences into the training (chapter 04).
+ * The snapshot models add into @c grad directly and leave @c sums at zero.
+ */
 typedef struct parameter {
     char name[96];   /**< PyTorch state_dict key */
     tensor value;    /**< the values */
     tensor grad;     /**< d loss / d value, accumulated by backward functions */
+    double *sums;    /**< [value.size] the gradient summed in double (event models), owned */
 } parameter;
 
 /** The parameters of one model, in a fixed order. Owns everything; free with parameters_free(). */
@@ -46,8 +55,17 @@ parameter *parameters_find(const parameter_list *list, const char *name);
 /** Release all parameters and zero @p list. */
 void parameters_free(parameter_list *list);
 
-/** Set every gradient to zero. */
+/** Set every gradient, and its double sums, to zero. */
 void parameters_zero_grad(parameter_list *list);
+
+/** Every gradient set to its double sums rounded to float: the one rounding of a batch's sums. */
+void parameters_round_sums(parameter_list *list);
+
+/** Every parameter's double sums, in list order, into @p packed [parameters_size()]. */
+void parameters_pack_sums(const parameter_list *list, double *packed);
+
+/** The inverse of parameters_pack_sums(): @p packed [parameters_size()] into the sums. */
+void parameters_unpack_sums(parameter_list *list, const double *packed);
 
 /** Total number of scalar values over all parameters. */
 int64_t parameters_size(const parameter_list *list);

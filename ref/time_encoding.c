@@ -23,7 +23,7 @@ void ref_time_encoding_forward(const float *delta, int64_t n, const float *weigh
 }
 
 void ref_time_encoding_backward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
-                                int64_t stride, const float *dout, float *dweight, float *dbias)
+                                int64_t stride, const float *dout, double *dweight, double *dbias)
 {
     for (int64_t i = 0; i < width; i++) {
         double sum_weight = 0, sum_bias = 0;
@@ -32,7 +32,7 @@ void ref_time_encoding_backward(const float *delta, int64_t n, const float *weig
             sum_weight += g * (double)delta[k];
             sum_bias += g;
         }
-        dweight[i] += (float)sum_weight;
-        dbias[i] += (float)sum_bias;
+        dweight[i] += sum_weight;
+        dbias[i] += sum_bias;
     }
 }

@@ -60,11 +60,11 @@ void ref_time_encoding_forward(const float *delta, int64_t n, const float *weigh
  * @param width    d
  * @param stride   floats between the starts of consecutive rows of @p dout
  * @param dout     [n][stride] gradient of the loss with respect to the encoding
- * @param dweight  [width] gradient of w, added into
- * @param dbias    [width] gradient of b, added into
+ * @param dweight  [width] gradient of w, added into, in double (parameter.sums, ref/parameters.h)
+ * @param dbias    [width] gradient of b, added into, in double
  */
 void ref_time_encoding_backward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
-                                int64_t stride, const float *dout, float *dweight, float *dbias);
+                                int64_t stride, const float *dout, double *dweight, double *dbias);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@ void ref_time_projection_forward(const float *y, const float *delta, int64_t n, 
 }
 
 void ref_time_projection_backward(const float *y, const float *delta, int64_t n, int64_t width, const float *weight,
-                                  const float *bias, const float *dz, float *dy, float *dweight, float *dbias)
+                                  const float *bias, const float *dz, float *dy, double *dweight, double *dbias)
 {
     for (int64_t i = 0; i < width; i++) {
         double sum_weight = 0, sum_bias = 0;
@@ -22,8 +22,8 @@ void ref_time_projection_backward(const float *y, const float *delta, int64_t n,
             sum_bias += gy;
         }
         if (dweight)
-            dweight[i] += (float)sum_weight;
+            dweight[i] += sum_weight;
         if (dbias)
-            dbias[i] += (float)sum_bias;
+            dbias[i] += sum_bias;
     }
 }

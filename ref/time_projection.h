@@ -49,11 +49,11 @@ void ref_time_projection_forward(const float *y, const float *delta, int64_t n, 
  * @param bias     [width] b_tau
  * @param dz       [n][width] gradient of the loss with respect to z
  * @param dy       [n][width] added into (may be NULL)
- * @param dweight  [width] added into (may be NULL)
- * @param dbias    [width] added into (may be NULL)
+ * @param dweight  [width] added into, in double (parameter.sums, ref/parameters.h; may be NULL)
+ * @param dbias    [width] added into, in double (may be NULL)
  */
 void ref_time_projection_backward(const float *y, const float *delta, int64_t n, int64_t width, const float *weight,
-                                  const float *bias, const float *dz, float *dy, float *dweight, float *dbias);
+                                  const float *bias, const float *dz, float *dy, double *dweight, double *dbias);
 
 #ifdef __cplusplus
 }

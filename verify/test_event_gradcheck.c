@@ -40,6 +40,15 @@ static double pointwise_loss(void *context)
     return projected(c->r, c->y, ROWS * WIDTH);
 }
 
+/* The double sums of a layer's weight and bias gradients [WIDTH], rounded to float. */
+static void round_sums(const double *weight_sums, const double *bias_sums, float *dweight, float *dbias)
+{
+    for (int i = 0; i < WIDTH; i++) {
+        dweight[i] = (float)weight_sums[i];
+        dbias[i] = (float)bias_sums[i];
+    }
+}
+
 START_TEST(pointwise_layers)
 {
     rng r;
@@ -51,6 +60,7 @@ START_TEST(pointwise_layers)
                             zero_array(ROWS),                  random_array(ROWS, 3, &r),
                             which};
         float *dx = zero_array(ROWS * WIDTH), *dweight = zero_array(WIDTH), *dbias = zero_array(WIDTH);
+        double weight_sums[WIDTH] = {0}, bias_sums[WIDTH] = {0}; /* these layers' parameter gradients are double sums */
         if (which == 0) /* keep LeakyReLU's inputs a step away from its kink */
             for (int i = 0; i < ROWS * WIDTH; i++)
                 if (fabsf(c.x[i]) < 0.1f)
@@ -62,18 +72,21 @@ START_TEST(pointwise_layers)
             report("leaky relu (0.2) dx", finite_difference_error(pointwise_loss, &c, c.x, dx, ROWS * WIDTH));
             break;
         case 1:
-            ref_layer_norm_backward(c.normalized, c.inverse_std, c.weight, c.r, ROWS, WIDTH, dx, dweight, dbias);
+            ref_layer_norm_backward(c.normalized, c.inverse_std, c.weight, c.r, ROWS, WIDTH, dx, weight_sums, bias_sums);
+            round_sums(weight_sums, bias_sums, dweight, dbias);
             report("layer norm dx", finite_difference_error(pointwise_loss, &c, c.x, dx, ROWS * WIDTH));
             report("layer norm dweight", finite_difference_error(pointwise_loss, &c, c.weight, dweight, WIDTH));
             report("layer norm dbias", finite_difference_error(pointwise_loss, &c, c.bias, dbias, WIDTH));
             break;
         case 2:
-            ref_time_encoding_backward(c.delta, ROWS, c.weight, c.bias, WIDTH, WIDTH, c.r, dweight, dbias);
+            ref_time_encoding_backward(c.delta, ROWS, c.weight, c.bias, WIDTH, WIDTH, c.r, weight_sums, bias_sums);
+            round_sums(weight_sums, bias_sums, dweight, dbias);
             report("time encoding dweight (w)", finite_difference_error(pointwise_loss, &c, c.weight, dweight, WIDTH));
             report("time encoding dbias (b)", finite_difference_error(pointwise_loss, &c, c.bias, dbias, WIDTH));
             break;
         default:
-            ref_time_projection_backward(c.x, c.delta, ROWS, WIDTH, c.weight, c.bias, c.r, dx, dweight, dbias);
+            ref_time_projection_backward(c.x, c.delta, ROWS, WIDTH, c.weight, c.bias, c.r, dx, weight_sums, bias_sums);
+            round_sums(weight_sums, bias_sums, dweight, dbias);
             report("jodie time projection dy", finite_difference_error(pointwise_loss, &c, c.x, dx, ROWS * WIDTH));
             report("jodie time projection dweight",
                    finite_difference_error(pointwise_loss, &c, c.weight, dweight, WIDTH));
@@ -258,6 +271,7 @@ START_TEST(temporal_attention_layer)
                                                  c.neighbor_edge, c.neighbor_time, &tape, c.out, &err) == TF_OK);
         ck_assert(ref_temporal_attention_backward(a, &tape, c.r, droot_node, droot_time, dneighbor_node,
                                                   dneighbor_time, &err) == TF_OK);
+        parameters_round_sums(&m.parameters);
         attention_tape_free(&tape);
         char what[96];
         snprintf(what, sizeof what, "attention (edge width %lld)", (long long)edge_width);
@@ -315,6 +329,7 @@ START_TEST(link_decoder_layer)
     parameters_zero_grad(&m.parameters);
     decoder_loss(&c);
     ref_link_decoder_backward(d, c.source, c.destination, c.hidden, c.r, PAIRS, dhidden, dsource, ddestination);
+    parameters_round_sums(&m.parameters);
     report("decoder dsource", finite_difference_error(decoder_loss, &c, c.source, dsource, PAIRS * w));
     report("decoder ddestination", finite_difference_error(decoder_loss, &c, c.destination, ddestination, PAIRS * w));
     parameter *list[] = {d->source_weight, d->source_bias, d->destination_weight, d->destination_bias,
