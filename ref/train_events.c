@@ -132,7 +132,7 @@ void event_trainer_free(event_trainer *tr)
 int32_t event_trainer_negative(const event_trainer *tr, uint64_t stream, int64_t event)
 {
     rng r;
-    rng_seed_keyed(&r, stream, 0, (uint64_t)event); /* the slot's stream key is the seed; one stream per key */
+    rng_seed_counter(&r, stream, (uint64_t)event);
     return tr->candidates[rng_below(&r, (uint64_t)tr->candidate_count)];
 }
 
