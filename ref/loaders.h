@@ -97,7 +97,11 @@ typedef struct event_csv_columns {
  *
  * Lines before the header that are blank or comments (`#`), and such lines after it, are
  * skipped; a UTF-8 byte order mark is ignored. Timestamps must not decrease.
+ * @param content  the file's bytes
+ * @param source   name for error messages and the report (the path)
  * @param columns  in/out: the choice of features and the report (may be NULL)
+ * @param out      out: the events; free with event_stream_free()
+ * @param err      out: what went wrong, with the line
  */
 int load_events_csv_columns(const text *content, const char *source, event_csv_columns *columns,
                             event_stream *out, tf_error *err);
