@@ -180,6 +180,9 @@ static int load_tgcn_pair(const char *speed_path, int lags, dataset *out, tf_err
 static int load_file(const char *path, const dataset_options *options, dataset *out, tf_error *err)
 {
     name_from_path(path, out->name, sizeof out->name);
+    if (options->edge_columns && (!has_suffix(path, ".csv") || has_suffix(path, "_speed.csv")))
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "option --edge-columns: %s is not an event CSV with a header to name columns in", path);
     if (has_suffix(path, "_speed.csv"))
         return load_tgcn_pair(path, options->lags, out, err);
     int is_json = has_suffix(path, ".json"), is_csv = has_suffix(path, ".csv"), is_text = has_suffix(path, ".txt");
@@ -201,9 +204,20 @@ static int load_file(const char *path, const dataset_options *options, dataset *
                      pygt_layout_name(layout), (long long)out->snapshots.feature_width);
     } else {
         out->kind = DATASET_EVENTS;
-        status = is_csv ? load_events_csv(&content, path, &out->events, err)
-                        : load_events_text(&content, path, &out->events, err);
-        snprintf(out->format, sizeof out->format, "%s", is_csv ? "event CSV with header" : "whitespace-separated events");
+        if (is_csv) {
+            event_csv_columns columns = {options->edge_columns, 0, ""};
+            status = load_events_csv_columns(&content, path, &columns, &out->events, err);
+            if (columns.users)
+                snprintf(out->format, sizeof out->format, "event CSV with header, users and items (items from id %lld)",
+                         (long long)columns.users);
+            else
+                snprintf(out->format, sizeof out->format, "event CSV with header");
+            if (status == TF_OK && options->notes)
+                fprintf(options->notes, "%s\n", columns.report);
+        } else {
+            status = load_events_text(&content, path, &out->events, err);
+            snprintf(out->format, sizeof out->format, "whitespace-separated events");
+        }
     }
     text_free(&content);
     return status;
@@ -211,7 +225,7 @@ static int load_file(const char *path, const dataset_options *options, dataset *
 
 int dataset_load(const char *spec, const dataset_options *options, dataset *out, tf_error *err)
 {
-    static const dataset_options defaults = {0, NULL, NULL};
+    static const dataset_options defaults = {0, NULL, NULL, NULL, NULL};
     memset(out, 0, sizeof *out);
     if (!options)
         options = &defaults;
@@ -219,6 +233,10 @@ int dataset_load(const char *spec, const dataset_options *options, dataset *out,
     int status;
     struct stat info;
     if (strncmp(spec, "powerlaw:", 9) == 0 || strncmp(spec, "events:", 7) == 0) {
+        if (options->edge_columns)
+            return tf_error_set(err, TF_ERR_INPUT,
+                                "option --edge-columns: %s is generated, it has no columns; it applies to .csv "
+                                "event files", spec);
         status = load_generated(spec, options, out, err);
     } else if (stat(spec, &info) == 0 || strchr(spec, '/') || strchr(spec, '.')) {
         status = load_file(spec, options, out, err);

@@ -9,13 +9,17 @@
  *    variable, else the source tree's datasets/);
  *  - a file path, its format told by its extension (a trailing .gz is ignored):
  *    `.json` PyTorch Geometric Temporal, `NAME_speed.csv` the T-GCN pair (with NAME_adj.csv
- *    beside it), other `.csv` events with a header, `.txt` whitespace-separated events;
+ *    beside it), other `.csv` events with a header (JODIE's layout too; see
+ *    load_events_csv_columns() for which columns become edge features), `.txt`
+ *    whitespace-separated events;
  *  - a generator spec: `powerlaw:nodes=N,edges=E,snapshots=T,churn=C,arrival=A,exponent=G,
  *    features=F,seed=S` or `events:nodes=N,events=M,repeat=R,exponent=G,features=F,seed=S`
  *    (every key optional; see datasets/generate.h for meanings and defaults).
  */
 #ifndef TWOFOLD_DATASETS_DATASET_H
 #define TWOFOLD_DATASETS_DATASET_H
+
+#include <stdio.h>
 
 #include "datasets/generate.h"
 #include "ref/error.h"
@@ -43,6 +47,12 @@ typedef struct dataset_options {
     int lags;                   /**< lagged feature count for lagged formats; 0 = format default */
     progress_fn progress;       /**< progress callback for generators (NULL = none) */
     void *progress_context;     /**< passed to @ref progress */
+    /** event CSVs: the header names to take as edge features, comma-separated, or "none";
+     * NULL for the rule (columns named feat... or f<digits>; see load_events_csv_columns()) */
+    const char *edge_columns;
+    /** where to write one line saying which columns of an event CSV became edge features and
+     * which were ignored (NULL = nowhere) */
+    FILE *notes;
 } dataset_options;
 
 /** Load @p spec (name, path or generator spec) into @p out. @p options may be NULL. */

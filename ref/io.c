@@ -100,6 +100,10 @@ void text_free(text *t)
 line_cursor line_cursor_start(const text *t)
 {
     line_cursor cursor = {t->data, t->data + t->size, 0};
+    /* Editors on Windows start UTF-8 files with a byte order mark (EF BB BF). It is not part
+     * of the first line: left in, it would glue itself to the first header name or number. */
+    if (t->size >= 3 && memcmp(t->data, "\xEF\xBB\xBF", 3) == 0)
+        cursor.next += 3;
     return cursor;
 }
 

@@ -43,7 +43,7 @@ typedef struct line_cursor {
     long number;        /**< 1-based number of the line last returned (0 before the first) */
 } line_cursor;
 
-/** Start a cursor at the beginning of @p t. */
+/** Start a cursor at the beginning of @p t, after a UTF-8 byte order mark if it starts with one. */
 line_cursor line_cursor_start(const text *t);
 
 /**

@@ -17,8 +17,10 @@ static int read_numeric_rows(const text *content, const char *source, long skip,
     *values = NULL;
     int64_t capacity = 1024, count = 0;
     double *out = tf_alloc((size_t)(capacity * width), sizeof *out, "CSV values", err);
-    if (!out)
+    if (!out) {
+        tf_error_prefix(err, "%s (%lld columns)", source, (long long)width);
         return TF_ERR_INPUT;
+    }
     line_cursor cursor = line_cursor_start(content);
     const char *begin, *end;
     while (line_cursor_next(&cursor, &begin, &end)) {
@@ -36,6 +38,7 @@ static int read_numeric_rows(const text *content, const char *source, long skip,
             double *grown = tf_realloc(out, (size_t)(2 * capacity * width), sizeof *out, "CSV values", err);
             if (!grown) {
                 free(out);
+                tf_error_prefix(err, "%s:%ld (%lld columns)", source, cursor.number, (long long)width);
                 return TF_ERR_INPUT;
             }
             out = grown;
@@ -103,8 +106,8 @@ int load_tgcn_csv(const text *speed, const char *speed_source, const text *adjac
     if (status == TF_OK && steps <= lags)
         status = tf_error_set(err, TF_ERR_INPUT, "%s: %lld time steps, expected more than the %d lags", speed_source,
                               (long long)steps, lags);
-    if (status == TF_OK)
-        status = snapshot_seq_alloc(out, steps - lags, num_nodes, lags, 1, err);
+    if (status == TF_OK && (status = snapshot_seq_alloc(out, steps - lags, num_nodes, lags, 1, err)) != TF_OK)
+        tf_error_prefix(err, "%s", speed_source); /* a memory error names no file by itself */
     for (int64_t i = 0; status == TF_OK && i < out->num_snapshots; i++)
         for (int64_t v = 0; v < num_nodes; v++) {
             for (int k = 0; k < lags; k++)
@@ -122,6 +125,8 @@ int load_tgcn_csv(const text *speed, const char *speed_source, const text *adjac
         dst = src ? tf_alloc((size_t)num_edges, sizeof *dst, "edge targets", err) : NULL;
         edge_weights = dst ? tf_alloc((size_t)num_edges, sizeof *edge_weights, "edge weights", err) : NULL;
         status = edge_weights ? TF_OK : TF_ERR_INPUT;
+        if (status != TF_OK)
+            tf_error_prefix(err, "%s", adjacency_source);
     }
     int64_t e = 0;
     for (int64_t i = 0; status == TF_OK && i < num_nodes; i++)

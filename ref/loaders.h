@@ -62,17 +62,51 @@ int load_tgcn_csv(const text *speed, const char *speed_source, const text *adjac
 
 /**
  * Parse a whitespace-separated event file: one event per line, `src dst time` and
- * optionally an integer `label` as fourth column (all lines alike). Blank lines are skipped.
- * Timestamps must not decrease.
+ * optionally an integer `label` as fourth column (all lines alike). Blank lines and comment
+ * lines (first non-blank character `#`, as SNAP's files start) are skipped. Timestamps must
+ * not decrease.
  */
 int load_events_text(const text *content, const char *source, event_stream *out, tf_error *err);
 
+/** How load_events_csv_columns() chooses a CSV's edge features, and what it says it chose. */
+typedef struct event_csv_columns {
+    /** in: header names to take as edge features, separated by commas (`--edge-columns`), or
+     * "none"; NULL for the rule (see load_events_csv_columns()) */
+    const char *edge_columns;
+    /** out: JODIE's users-and-items layout: the number of user ids, added to every item id;
+     * 0 for one id space */
+    int64_t users;
+    /** out: one line naming the columns taken as edge features and the columns ignored */
+    char report[1024];
+} event_csv_columns;
+
 /**
- * Parse a comma-separated event file with a header naming the columns: a source column
- * (from, src, source, u), a destination column (to, dst, target, i), a time column (time,
- * ts, timestamp, t), optionally `label`; every other column is a numeric edge feature
- * (bitcoin-otc's `feature`, the rating). Timestamps must not decrease.
+ * Parse a comma-separated event file whose header names the columns, ignoring ASCII case: a
+ * source column (from, src, source, u, user, user_id), a destination column (to, dst, target,
+ * i, item, item_id), a time column (time, ts, timestamp, t), optionally a label (label,
+ * state_label). Edge features are the columns @p columns->edge_columns names, or without it
+ * (or with @p columns NULL) those named `feat...` (bitcoin's `feature`, the rating) or
+ * `f<digits>`. Every other column is ignored, so an index column such as TGN's `idx` or an
+ * unnamed pandas index cannot leak into the model.
+ *
+ * JODIE's layout, `user_id,item_id,timestamp,state_label,comma_separated_list_of_features`,
+ * is read too: the last header name stands for all the fields that follow on each line (taken
+ * as features, by the rule or by that name in `edge_columns`). When the header names users
+ * and items (user/user_id and item/item_id) they are two id spaces, as in JODIE: item ids are
+ * moved after the user ids (item + largest user id + 1), as TGN's preprocessing does.
+ *
+ * Lines before the header that are blank or comments (`#`), and such lines after it, are
+ * skipped; a UTF-8 byte order mark is ignored. Timestamps must not decrease.
+ * @param content  the file's bytes
+ * @param source   name for error messages and the report (the path)
+ * @param columns  in/out: the choice of features and the report (may be NULL)
+ * @param out      out: the events; free with event_stream_free()
+ * @param err      out: what went wrong, with the line
  */
+int load_events_csv_columns(const text *content, const char *source, event_csv_columns *columns,
+                            event_stream *out, tf_error *err);
+
+/** load_events_csv_columns() with the rule for edge features and no report. */
 int load_events_csv(const text *content, const char *source, event_stream *out, tf_error *err);
 
 #endif

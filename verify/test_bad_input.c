@@ -177,7 +177,7 @@ START_TEST(non_finite_values)
                                   " [9, 1]]}",
                                   "big.json", &err),
                        &err, "big.json", "$.weights[0]", "float32 range");
-    EXPECT_INPUT_ERROR(parse_events_csv("from,to,f,time\n1,2,1e300,0\n", &err), &err, "events.csv:2:", "float32 range");
+    EXPECT_INPUT_ERROR(parse_events_csv("from,to,f0,time\n1,2,1e300,0\n", &err), &err, "events.csv:2:", "float32 range");
     EXPECT_INPUT_ERROR(parse_tgcn("a,b\n1,2\n3,4\n5,6\n", "0,1e39\n1,0\n", &err), &err, "x_adj.csv:1:",
                        "float32 range");
 }
@@ -198,7 +198,7 @@ START_TEST(empty_files)
     tf_error err;
     EXPECT_INPUT_ERROR(parse_json("", "empty.json", &err), &err, "empty.json", "file is empty");
     EXPECT_INPUT_ERROR(parse_events_text("", &err), &err, "events.txt", "file is empty");
-    EXPECT_INPUT_ERROR(parse_events_text("\n\n  \n", &err), &err, "events.txt", "expected 3");
+    EXPECT_INPUT_ERROR(parse_events_text("\n\n  \n", &err), &err, "events.txt", "no events");
     EXPECT_INPUT_ERROR(parse_events_csv("", &err), &err, "events.csv", "file is empty");
     EXPECT_INPUT_ERROR(parse_events_csv("from,to,time\n", &err), &err, "events.csv", "no events");
     EXPECT_INPUT_ERROR(parse_tgcn("", "0\n", &err), &err, "x_speed.csv", "file is empty");

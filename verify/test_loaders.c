@@ -307,7 +307,7 @@ END_TEST
 /* --lags changes the lagged formats the way the library's get_dataset(lags=) does. */
 START_TEST(lags_option)
 {
-    dataset_options options = {8, NULL, NULL};
+    dataset_options options = {8, NULL, NULL, NULL, NULL};
     dataset d;
     tf_error err;
     ck_assert(dataset_load("chickenpox", &options, &d, &err) == TF_OK);

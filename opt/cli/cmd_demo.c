@@ -25,7 +25,7 @@ static const char demo_usage[] =
 static int demo_dataset(const char *spec, const char *label, tf_error *err)
 {
     cli_progress_state progress = {0, ""};
-    dataset_options options = {0, cli_progress, &progress};
+    dataset_options options = {0, cli_progress, &progress, NULL, NULL};
     dataset d;
     double started = wall_seconds();
     if (dataset_load(spec, &options, &d, err) != TF_OK)

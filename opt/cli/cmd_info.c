@@ -8,7 +8,7 @@
 #include "ref/clock.h"
 
 static const char info_usage[] =
-    "usage: twofold info [--lags N] [--markdown] DATASET\n"
+    "usage: twofold info [--lags N] [--edge-columns LIST] [--markdown] DATASET\n"
     "       twofold info --list\n"
     "\n"
     "Print a dataset's statistics: vertices, snapshots or events, edges per snapshot\n"
@@ -19,6 +19,10 @@ static const char info_usage[] =
     "or events:nodes=1000,events=1e5,repeat=0.5.\n"
     "\n"
     "  --lags N     lagged features for lagged formats (default: the format's own)\n"
+    "  --edge-columns LIST\n"
+    "               for an event CSV, the header columns to take as edge features, comma-\n"
+    "               separated, or none (default: those named feat... or f<digits>, and JODIE's\n"
+    "               feature list); a line before the statistics says which were taken\n"
     "  --markdown   print one row of the statistics table in datasets/README.md\n"
     "  --list       list the bundled datasets\n";
 
@@ -72,7 +76,7 @@ int command_info(int argc, char **argv, tf_error *err)
 {
     const char *spec = NULL, *value;
     int markdown = 0;
-    dataset_options options = {0, cli_progress, NULL};
+    dataset_options options = {0, cli_progress, NULL, NULL, stdout};
     cli_progress_state progress = {0, ""};
     options.progress_context = &progress;
     for (int i = 0; i < argc; i++) {
@@ -85,6 +89,11 @@ int command_info(int argc, char **argv, tf_error *err)
             return TF_OK;
         } else if (strcmp(argv[i], "--markdown") == 0) {
             markdown = 1;
+            options.notes = NULL; /* the table row alone */
+        } else if ((matched = cli_option(argc, argv, &i, "--edge-columns", &value, err)) != 0) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            options.edge_columns = value;
         } else if ((matched = cli_option(argc, argv, &i, "--lags", &value, err)) != 0) {
             int64_t lags;
             if (matched < 0 || cli_parse_int("--lags", value, 1, 100000, &lags, err) != TF_OK)

@@ -387,7 +387,7 @@ int command_partition(int argc, char **argv, tf_error *err)
         return TF_OK;
     }
     cli_progress_state progress = {0, ""};
-    dataset_options data_options = {0, cli_progress, &progress};
+    dataset_options data_options = {0, cli_progress, &progress, NULL, NULL};
     dataset d;
     if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
         return TF_ERR_INPUT;

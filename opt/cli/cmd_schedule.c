@@ -287,7 +287,7 @@ static int group_times(schedule_run *r, tf_error *err)
         return status;
     }
     cli_progress_state progress = {0, ""};
-    dataset_options options = {0, cli_progress, &progress};
+    dataset_options options = {0, cli_progress, &progress, NULL, NULL};
     if (dataset_load(r->c.data, &options, &r->data, err) != TF_OK)
         return TF_ERR_INPUT;
     r->have_data = 1;

@@ -478,7 +478,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     train_command c = *cp;
     const int speaks = !group || group->rank == 0; /* only rank 0 prints and writes files */
     cli_progress_state progress = {0, ""};
-    dataset_options data_options = {c.lags, cli_progress, &progress};
+    dataset_options data_options = {c.lags, cli_progress, &progress, NULL, NULL};
     dataset d;
     if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
         return TF_ERR_INPUT;

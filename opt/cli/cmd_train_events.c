@@ -37,6 +37,9 @@ static const char train_events_usage[] =
     "  --neighbors K        TGN's most recent neighbours per vertex (default 10)\n"
     "  --edge-features F    edge features from F.npy, float32 [events][columns], instead of the\n"
     "                       dataset's own (bitcoin_*: the rating); 'none' uses no features\n"
+    "  --edge-columns L     for an event CSV, the header columns to take as edge features, comma-\n"
+    "                       separated, or 'none' (default: those named feat... or f<digits>, and\n"
+    "                       JODIE's feature list; other columns are ignored, and a line says which)\n"
     "  --negatives N        all: negative destinations drawn from every vertex (default, TGL's);\n"
     "                       destinations: only from vertices that are some event's destination\n"
     "                       (TGN's code; on Wikipedia every negative is then an item)\n"
@@ -74,6 +77,7 @@ static const char train_events_usage[] =
 /* Parsed command line. */
 typedef struct train_events_command {
     const char *data, *save, *load, *edge_features;
+    const char *edge_columns;    /* --edge-columns LIST, or NULL for the loader's rule */
     event_model_config config;
     event_train_options options;
     int optimized;               /* --impl opt */
@@ -122,6 +126,10 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
             have_model = 1;
         } else if (OPTION("--data")) {
             c->data = value;
+        } else if (OPTION("--edge-columns")) {
+            if (matched < 0)
+                return TF_ERR_INPUT;
+            c->edge_columns = value;
         } else if (OPTION("--epochs")) {
             WHOLE("--epochs", 0, 100000000, c->options.epochs);
         } else if (OPTION("--lr")) {
@@ -266,7 +274,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     train_events_command c = *cp;
     const int speaks = !group || group->rank == 0; /* only rank 0 prints and writes files */
     cli_progress_state progress = {0, ""};
-    dataset_options data_options = {0, speaks ? cli_progress : NULL, &progress};
+    /* An event CSV's line on which columns became edge features comes before the model's line. */
+    dataset_options data_options = {0, speaks ? cli_progress : NULL, &progress, c.edge_columns, speaks ? stdout : NULL};
     dataset d;
     if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
         return TF_ERR_INPUT;
@@ -296,6 +305,10 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
         status = group ? opt_dispatch_trainer_create(&twin, es, features, &c.config, &c.options, c.mode, placement,
                                                      group, err)
                        : event_trainer_create(&reference, es, features, &c.config, &c.options, err);
+    /* Node memory has a row per vertex id up to the largest one, so one stray large id in a file
+     * asks for more memory than the machine has: name the file and its id range. */
+    if (status != TF_OK && strncmp(err->message, "too large for memory", 20) == 0)
+        tf_error_prefix(err, "%s (vertex ids 0..%lld)", d.source, (long long)es->num_nodes - 1);
     if (status == TF_OK && pipelined)
         status = event_pipeline_create(&pipeline, &twin, c.prefetch > 0 ? c.prefetch : 0, staleness, c.micro_batches,
                                        err);

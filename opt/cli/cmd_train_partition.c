@@ -38,7 +38,7 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
     const int speaks = group->rank == 0;
     const vertex_split *split = request->split;
     cli_progress_state progress = {0, ""};
-    dataset_options data_options = {request->lags, speaks ? cli_progress : NULL, &progress};
+    dataset_options data_options = {request->lags, speaks ? cli_progress : NULL, &progress, NULL, NULL};
     dataset d;
     if (dataset_load(request->data, &data_options, &d, err) != TF_OK)
         return TF_ERR_INPUT;
