@@ -194,8 +194,9 @@ int main(int argc, char **argv)
         printf("\n'vs plain' is the time saved, (t_plain - t) / t_plain; 'plan wait' is the main thread's seconds per "
                "epoch in building or waiting for plans. check: every byte category equal to the plain run's (counts: plus "
                "8 (n-1) R (R-1) per training batch); with prefetching only, also the node memory, the parameters and "
-               "the test AP bit for bit (micro-batches and staleness change the parameters by rounding; their "
-               "memory is checked bitwise per batch by verify/test_async_pipeline_mpi)\n#wrong %d\n",
+               "the test AP bit for bit (micro-batches add their gradients in another order, into double sums rounded "
+               "once, so equal bits are likely, not guaranteed; staleness 1 is another training; both are checked "
+               "per batch by verify/test_async_pipeline_mpi)\n#wrong %d\n",
                wrong);
     }
     for (int c = 0; c < CONFIGURATIONS; c++) {
