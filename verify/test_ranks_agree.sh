@@ -58,6 +58,9 @@ run "same --data, other contents" "ranks disagree on the data of --data" -- \
 run "--data missing on rank 1 only" "rank 1 of 2: " -- \
     -n 1 -wdir "$work/only" "$twofold" train --model tgcn --data d.json --lags 2 --impl opt --epochs 1 : \
     -n 1 -wdir "$work" "$twofold" train --model tgcn --data d.json --lags 2 --impl opt --epochs 1
+split=(train --model tgcn --data chickenpox --impl opt --split vertex --partition hash --epochs 1)
+run "--split vertex, --seed differs" "ranks disagree on --seed: rank 0 has 1, rank 1 has 2" -- \
+    -n 1 "$twofold" "${split[@]}" --seed 1 : -n 1 "$twofold" "${split[@]}" --seed 2
 tgn=(train --model tgn --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --embedding-dim 4 --epochs 1)
 run "tgn --lr differs" "ranks disagree on --lr: rank 0 has 0.001, rank 1 has 0.002" -- \
     -n 1 "$twofold" "${tgn[@]}" --impl opt --lr 0.001 : -n 1 "$twofold" "${tgn[@]}" --impl opt --lr 0.002
