@@ -308,11 +308,16 @@ static int run_listed(event_pipeline *p, int64_t (*list)(const event_trainer *, 
         double loss;
         float *scores = slots[i].train ? NULL : tr->global_scores;
         status = event_pipeline_run_planned(p, &loss, scores, err);
+        /* The loss is all-reduced and the parameters equal on every rank: all stop at the same step. */
+        if (status == TF_OK && slots[i].train)
+            status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
         if (status != TF_OK)
             break;
         event_epoch_tally_add(&tally, &slots[i], loss, tr->global_scores);
         if (slots[i].train && (i + 1 == count || !slots[i + 1].train)) {
             status = event_pipeline_flush(p, err); /* before evaluation: every step applied */
+            if (status == TF_OK)
+                status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
             tr->base.epoch++;
         }
     }

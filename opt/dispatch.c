@@ -481,6 +481,9 @@ static int run_listed(dispatch_trainer *tr, int64_t (*list)(const event_trainer 
             double loss;
             float *scores = slots[i].train ? NULL : tr->global_scores;
             status = opt_dispatch_trainer_run_batch(tr, &slots[i], &loss, scores, err);
+            /* The loss is all-reduced and the parameters equal on every rank: all stop at the same step. */
+            if (status == TF_OK && slots[i].train)
+                status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
             if (status != TF_OK)
                 break;
             event_epoch_tally_add(&tally, &slots[i], loss, tr->global_scores);

@@ -203,6 +203,38 @@ void event_trainer_flush_gradient(event_trainer *tr)
         ref_adam_step(&tr->optimizer, &tr->model.parameters);
 }
 
+/* The first non-finite value of a list's tensors (values, or gradients when @p grads), or NULL. */
+static const char *first_non_finite(const parameter_list *list, int grads)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        const tensor *t = grads ? &list->items[i].grad : &list->items[i].value;
+        for (int64_t k = 0; k < t->size; k++)
+            if (!isfinite(t->data[k]))
+                return list->items[i].name;
+    }
+    return NULL;
+}
+
+int event_trainer_check_finite(const event_trainer *tr, double loss, int64_t step, tf_error *err)
+{
+    const int64_t B = tr->options.batch_size, first = (step - 1) * B;
+    const int64_t last = (first + B < tr->train_end ? first + B : tr->train_end) - 1;
+    char where[128], what[192];
+    snprintf(where, sizeof where, "epoch %lld, step %lld (training events %lld..%lld)", (long long)tr->epoch + 1,
+             (long long)step, (long long)first, (long long)last);
+    const char *name;
+    if (!isfinite(loss))
+        snprintf(what, sizeof what, "loss %g", loss);
+    else if ((name = first_non_finite(&tr->model.parameters, 0)))
+        snprintf(what, sizeof what, "parameter %s is not finite", name);
+    else if ((name = first_non_finite(&tr->optimizer.moments, 0)) ||
+             (name = first_non_finite(&tr->optimizer.moments, 1)))
+        snprintf(what, sizeof what, "Adam's moment of %s is not finite: gradients beyond float's range", name);
+    else
+        return TF_OK;
+    return tf_error_set(err, TF_ERR_INPUT, "%s: training diverged (%s); stopped, nothing saved", where, what);
+}
+
 /* ---- epochs ---------------------------------------------------------------------------------- */
 
 int event_epoch_tally_create(event_epoch_tally *t, const event_trainer *tr, const char *label, const char *train_stage,
@@ -281,11 +313,16 @@ static int run_slots(event_trainer *tr, const event_batch_slot *slots, int64_t c
     for (int64_t i = 0; i < count; i++) {
         double loss;
         int status = event_trainer_run_batch(tr, &slots[i], &loss, tr->scores, err);
+        /* Stop at the first step that overflowed (the training slots come first: step i + 1). */
+        if (status == TF_OK && slots[i].train)
+            status = event_trainer_check_finite(tr, loss, i + 1, err);
         if (status != TF_OK)
             return status;
         event_epoch_tally_add(tally, &slots[i], loss, tr->scores);
         if (slots[i].train && (i + 1 == count || !slots[i + 1].train)) {
             event_trainer_flush_gradient(tr);
+            if ((status = event_trainer_check_finite(tr, loss, i + 1, err)) != TF_OK)
+                return status;
             tr->epoch++;
         }
     }

@@ -202,6 +202,19 @@ int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *sl
 int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
                             tf_error *err);
 
+/**
+ * Whether training is still finite after training batch @p step of the current epoch: the
+ * batch's loss, every parameter and Adam's moments. Features near float's range overflow the
+ * model into Inf or NaN; a checkpoint of that state would be refused by its own --load, so the
+ * caller stops at the first such step and saves nothing.
+ * @param tr   the trainer after the batch (its epoch counter not yet moved: the epoch is tr->epoch + 1)
+ * @param loss the batch's loss
+ * @param step 1-based training batch (= Adam step) of the epoch
+ * @param err  set to "epoch E, step S (events F..L): training diverged (what is not finite); ..."
+ * @return 0, or TF_ERR_INPUT
+ */
+int event_trainer_check_finite(const event_trainer *tr, double loss, int64_t step, tf_error *err);
+
 /** Staleness 1: the pending gradient's Adam step, where the training split ends (before any
  *  evaluation or checkpoint). Nothing with staleness 0 or nothing pending. */
 void event_trainer_flush_gradient(event_trainer *tr);

@@ -132,6 +132,8 @@ typedef struct train_command {
     int stale_embeddings; /* --stale-embeddings given */
     stale_schedule stale; /* its schedule */
     vertex_split split;   /* --split vertex and its options (chapter 06) */
+    int argc;             /* the arguments as given: the ranks compare them (ranks_agree()) */
+    char **argv;
 } train_command;
 
 /* Which epoch function a run uses: the plain trainers, or one of chapter 05's. */
@@ -186,6 +188,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     train_batching_default(&c->batching);
     async_options_default(&c->async);
     c->replicas = 1;
+    c->argc = argc;
+    c->argv = argv;
     int have_model = 0, have_cache = 0, have_every = 0, have_staleness = 0, have_replicas = 0;
     for (int i = 0; i < argc; i++) {
         const char *value = NULL;
@@ -453,20 +457,32 @@ int command_train(int argc, char **argv, tf_error *err)
     /* The snapshot models. */
     train_command c;
     int help = 0;
-    if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (help) {
+    const int parsed = parse_arguments(argc, argv, &c, &help, err);
+    if (parsed == TF_OK && help) {
         fputs(train_usage, stdout);
         return TF_OK;
     }
-    if (!c.optimized)
+    /* Under mpiexec -n R > 1 every rank starts MPI, even one with a bad option or --impl ref,
+     * so that the ranks can compare their command lines and fail together with one line
+     * (ranks_agree()) instead of leaving the others waiting in MPI_Init. */
+    const int launched = ranks_launched();
+    if (launched <= 1 && parsed != TF_OK)
+        return TF_ERR_INPUT;
+    if (launched <= 1 && !c.optimized)
         return train(&c, NULL, err);
+    if (parsed == TF_OK && !c.optimized)
+        tf_error_set(err, TF_ERR_INPUT, "train: --impl ref runs one process, and mpiexec -n %d would start %d "
+                                        "copies of the same run writing one --save: what runs distributed is "
+                                        "--impl opt (windows shared by the ranks, gradients all-reduced)",
+                     launched, launched);
     comm group;
-    if (start_ranks(&group, 0, err) != TF_OK)
+    if (start_ranks(&group, err->code != TF_OK, err) != TF_OK)
         return TF_ERR_SYSTEM;
+    if (err->code != TF_OK) /* this rank will not train: agree on the error and stop */
+        return finish_ranks(&group, ranks_agree(&group, argc, argv, 0, err), err);
     if (c.split.on) {
         const train_vertex_split_request request = {c.data,    c.save,  c.load, c.lags, &c.config, &c.options,
-                                                    &c.split, c.stale_embeddings ? &c.stale : NULL};
+                                                    &c.split, c.stale_embeddings ? &c.stale : NULL, argc, argv};
         return finish_ranks(&group, train_vertex_split(&request, &group, err), err);
     }
     return finish_ranks(&group, train(&c, &group, err), err);
@@ -480,13 +496,20 @@ static int train(const train_command *cp, comm *group, tf_error *err)
     cli_progress_state progress = {0, ""};
     dataset_options data_options = {c.lags, cli_progress, &progress, NULL, NULL};
     dataset d;
-    if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (d.kind != DATASET_SNAPSHOTS) {
+    int loaded = dataset_load(c.data, &data_options, &d, err);
+    if (loaded == TF_OK && d.kind != DATASET_SNAPSHOTS) {
         dataset_free(&d);
-        return tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", c.data,
-                            model_kind_name(c.config.kind));
+        loaded = tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", c.data,
+                              model_kind_name(c.config.kind));
     }
+    /* The ranks compare options and data before their first collective (ranks_agree()). */
+    if (group && ranks_agree(group, c.argc, c.argv, loaded == TF_OK ? dataset_digest(&d) : 0, err) != TF_OK) {
+        if (loaded == TF_OK)
+            dataset_free(&d);
+        return err->code;
+    }
+    if (loaded != TF_OK)
+        return loaded;
     const snapshot_seq *seq = &d.snapshots;
     /* The reference's --sync average trains R replicas serially (ref/async.h); its replica 0 is
      * the model reported, saved and dumped. Every other run trains one trainer. */

@@ -86,6 +86,8 @@ typedef struct train_events_command {
     dispatch_mode mode;          /* parsed --dispatch (sven by default) */
     int prefetch;                /* --prefetch D, or -1 */
     int micro_batches;           /* --micro-batches N, or 0 */
+    int argc;                    /* the arguments as given: the ranks compare them (ranks_agree()) */
+    char **argv;
 } train_events_command;
 
 int train_wants_event_model(int argc, char **argv, const char **model)
@@ -104,6 +106,8 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
 {
     memset(c, 0, sizeof *c);
     c->prefetch = -1;
+    c->argc = argc;
+    c->argv = argv;
     event_train_options_default(&c->options);
     event_model_config_default(&c->config, EVENT_MODEL_TGN);
     int have_model = 0;
@@ -277,13 +281,20 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     /* An event CSV's line on which columns became edge features comes before the model's line. */
     dataset_options data_options = {0, speaks ? cli_progress : NULL, &progress, c.edge_columns, speaks ? stdout : NULL};
     dataset d;
-    if (dataset_load(c.data, &data_options, &d, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (d.kind != DATASET_EVENTS) {
+    int loaded = dataset_load(c.data, &data_options, &d, err);
+    if (loaded == TF_OK && d.kind != DATASET_EVENTS) {
         dataset_free(&d);
-        return tf_error_set(err, TF_ERR_INPUT, "train: %s is a snapshot sequence; model %s needs an event stream",
-                            c.data, event_model_kind_name(c.config.kind));
+        loaded = tf_error_set(err, TF_ERR_INPUT, "train: %s is a snapshot sequence; model %s needs an event stream",
+                              c.data, event_model_kind_name(c.config.kind));
     }
+    /* The ranks compare options and data before their first collective (ranks_agree()). */
+    if (group && ranks_agree(group, c.argc, c.argv, loaded == TF_OK ? dataset_digest(&d) : 0, err) != TF_OK) {
+        if (loaded == TF_OK)
+            dataset_free(&d);
+        return err->code;
+    }
+    if (loaded != TF_OK)
+        return loaded;
     const event_stream *es = &d.events;
     const float *features;
     tensor owned_features;
@@ -397,16 +408,29 @@ int command_train_events(int argc, char **argv, tf_error *err)
 {
     train_events_command c;
     int help = 0;
-    if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (help) {
+    const int parsed = parse_arguments(argc, argv, &c, &help, err);
+    if (parsed == TF_OK && help) {
         fputs(train_events_usage, stdout);
         return TF_OK;
     }
-    if (!c.optimized)
+    /* Under mpiexec -n R > 1 every rank starts MPI, even one with a bad option or without
+     * --impl opt, so that the ranks compare their command lines and fail together with one line
+     * (ranks_agree()) instead of leaving the others waiting in MPI_Init. */
+    const int launched = ranks_launched();
+    if (launched <= 1 && parsed != TF_OK)
+        return TF_ERR_INPUT;
+    if (launched <= 1 && !c.optimized)
         return train_events(&c, NULL, err);
+    if (parsed == TF_OK && !c.optimized)
+        tf_error_set(err, TF_ERR_INPUT, "train: --model %s without --impl opt is the reference, one process; "
+                                        "mpiexec -n %d would start %d copies of the same run writing one --save: "
+                                        "what runs distributed is --impl opt (node memory partitioned over the "
+                                        "ranks)",
+                     event_model_kind_name(c.config.kind), launched, launched);
     comm group;
-    if (start_ranks(&group, 0, err) != TF_OK)
+    if (start_ranks(&group, err->code != TF_OK, err) != TF_OK)
         return TF_ERR_SYSTEM;
+    if (err->code != TF_OK) /* this rank will not train: agree on the error and stop */
+        return finish_ranks(&group, ranks_agree(&group, argc, argv, 0, err), err);
     return finish_ranks(&group, train_events(&c, &group, err), err);
 }

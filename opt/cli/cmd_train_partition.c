@@ -40,12 +40,17 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
     cli_progress_state progress = {0, ""};
     dataset_options data_options = {request->lags, speaks ? cli_progress : NULL, &progress, NULL, NULL};
     dataset d;
-    if (dataset_load(request->data, &data_options, &d, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (d.kind != DATASET_SNAPSHOTS) {
+    int loaded = dataset_load(request->data, &data_options, &d, err);
+    if (loaded == TF_OK && d.kind != DATASET_SNAPSHOTS) {
         dataset_free(&d);
-        return tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", request->data,
-                            model_kind_name(request->config->kind));
+        loaded = tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots",
+                              request->data, model_kind_name(request->config->kind));
+    }
+    /* The ranks compare options and data before their first collective (ranks_agree()). */
+    if (ranks_agree(group, request->argc, request->argv, loaded == TF_OK ? dataset_digest(&d) : 0, err) != TF_OK) {
+        if (loaded == TF_OK)
+            dataset_free(&d);
+        return err->code;
     }
     const snapshot_seq *seq = &d.snapshots;
     partition_options po;

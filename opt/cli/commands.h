@@ -5,6 +5,7 @@
 #ifndef TWOFOLD_OPT_CLI_COMMANDS_H
 #define TWOFOLD_OPT_CLI_COMMANDS_H
 
+#include "datasets/dataset.h"
 #include "opt/comm.h"
 #include "opt/partition_part.h"
 #include "opt/schedule.h"
@@ -57,6 +58,8 @@ typedef struct train_vertex_split_request {
     const train_options *options;     /**< the training */
     const vertex_split *split;        /**< the split */
     const stale_schedule *stale;      /**< --stale-embeddings (NULL when absent): DGC's rule on the exchange */
+    int argc;                         /**< the train arguments as given (compared by ranks_agree()) */
+    char **argv;                      /**< the arguments */
 } train_vertex_split_request;
 
 /** Vertex-partitioned training on the ranks of @p group (opt/cli/cmd_train_partition.c). */
@@ -151,10 +154,42 @@ int command_schedule(int argc, char **argv, tf_error *err);
 int start_ranks(comm *group, int quiet, tf_error *err);
 
 /**
- * End a run started by start_ranks(): when @p status is an error on several ranks, report it
- * and abort them all (the others may wait in a collective); else shut MPI down. @return status.
+ * End a run started by start_ranks(). Every rank offers its status; when some failed and all
+ * arrive, the lowest failing rank keeps its message and every other rank gets the same code with
+ * an empty message (main prints none), so a bad input prints one line, not one per rank, and
+ * every rank exits with it. A rank that failed while others still wait in a collective of
+ * training (they do not arrive within a few seconds), or on an MPI failure, reports its error
+ * and aborts them all. Then MPI is shut down.
+ * @return the run's status (the worst of the ranks')
  */
-int finish_ranks(comm *group, int status, const tf_error *err);
+int finish_ranks(comm *group, int status, tf_error *err);
+
+/**
+ * How many ranks this process was launched among: MPI's world size when MPI is running, else
+ * the launcher's environment (OMPI_COMM_WORLD_SIZE of Open MPI, PMI_SIZE of MPICH or Slurm),
+ * else 1. Lets a single-process run refuse to be started R times by `mpiexec -n R`.
+ */
+int ranks_launched(void);
+
+/** FNV-1a digest of a loaded dataset's contents (the ranks compare it in ranks_agree()). */
+uint64_t dataset_digest(const dataset *d);
+
+/**
+ * At start-up, before any collective of training: every rank's arguments, the digest of the
+ * data it loaded and its error so far, in one all-gather (after the records' lengths), compared
+ * the same way on every rank. A difference in an option becomes "ranks disagree on --lr: rank 0
+ * has 0.01, rank 1 has 0.02"; else a rank's error becomes every rank's (prefixed with its rank
+ * when only some had it); else differing data digests are reported. On one rank: nothing to
+ * compare.
+ * @param group  the ranks (start_ranks())
+ * @param argc   arguments of the subcommand, as the user gave them
+ * @param argv   the arguments
+ * @param digest dataset_digest() of what this rank loaded; 0 when it loaded nothing
+ * @param err    in: this rank's error so far (code TF_OK when none); out: the same verdict on
+ *               every rank
+ * @return 0 when the ranks agree and none failed, else the verdict's code
+ */
+int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err);
 
 /** Exit status of demo and verify when a twin is not equal to its reference. */
 #define EXIT_WRONG 1

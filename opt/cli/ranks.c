@@ -1,9 +1,11 @@
 /* Starting the ranks of an optimized run: MPI, the transport, the threads of each rank. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
+#include "ref/clock.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -28,12 +30,42 @@ int start_ranks(comm *group, int quiet, tf_error *err)
     return TF_OK;
 }
 
-int finish_ranks(comm *group, int status, const tf_error *err)
+/* Seconds a rank with a bad input waits for the others at the end before it concludes they are
+ * still in a collective of training and aborts them. An input error found after the ranks
+ * agreed (ranks_agree()) is found by every rank at about the same point, so they arrive together. */
+#define FINISH_WAIT_SECONDS 3.0
+
+int finish_ranks(comm *group, int status, tf_error *err)
 {
-    if (status != TF_OK && group->size > 1) {
-        /* The other ranks may be waiting in a collective: report and take them down. */
-        fprintf(stderr, "twofold: error on rank %d: %s\n", group->rank, err->message);
-        MPI_Abort(group->world, status);
+    if (group->size > 1) {
+        /* Every rank offers its status and, when it failed, size - rank: the maximum is the worst
+         * status and names the lowest failing rank, the one that reports. */
+        int mine[2] = {status, status != TF_OK ? group->size - group->rank : 0}, all[2] = {0, 0};
+        MPI_Request request;
+        int done = 0;
+        if (status != TF_ERR_SYSTEM && MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, group->world, &request) ==
+                                           MPI_SUCCESS) {
+            const double deadline = wall_seconds() + FINISH_WAIT_SECONDS;
+            if (status == TF_OK) {
+                done = MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            } else {
+                const struct timespec pause = {0, 1000000}; /* 1 ms between polls */
+                while (!done && wall_seconds() < deadline && MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+                    if (!done)
+                        nanosleep(&pause, NULL);
+            }
+        }
+        if (!done && status != TF_OK) {
+            /* The other ranks may be waiting in a collective (or MPI failed): report and take them down. */
+            fprintf(stderr, "twofold: error on rank %d: %s\n", group->rank, err->message);
+            MPI_Abort(group->world, status);
+        }
+        if (done && all[0] != TF_OK && group->rank != group->size - all[1]) {
+            /* Another rank reports it: exit with the code, print nothing (main prints no empty message). */
+            err->code = all[0];
+            err->message[0] = '\0';
+            status = all[0];
+        }
     }
     comm_finalize(group);
     return status;

@@ -69,7 +69,9 @@ int main(int argc, char **argv)
             found->run(argc - i - 1, argv + i + 1, &err);
     }
     if (err.code != TF_OK) {
-        fprintf(stderr, "twofold: error: %s\n", err.message);
+        /* Under mpiexec, finish_ranks() leaves the message to the one rank that reports it. */
+        if (err.message[0])
+            fprintf(stderr, "twofold: error: %s\n", err.message);
         return err.code;
     }
     return 0;

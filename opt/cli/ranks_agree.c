@@ -1,0 +1,263 @@
+/* Ranks that agree before they train: one all-gather of each rank's command line, a digest of
+ * the data it loaded and its error so far, so that a difference between the ranks becomes one
+ * line naming the option instead of a silently different result, Open MPI's noise, an MPI error
+ * or a hang (issue 16, point 6). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasets/dataset.h"
+#include "opt/cli/commands.h"
+
+int ranks_launched(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+        int size = 1;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        return size;
+    }
+    /* Before MPI_Init, the launcher's environment says how many copies it started: Open MPI's
+     * mpiexec sets OMPI_COMM_WORLD_SIZE, MPICH's Hydra (and Slurm's PMI) PMI_SIZE. */
+    const char *names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *value = getenv(names[i]);
+        if (value && atoi(value) > 1)
+            return atoi(value);
+    }
+    return 1;
+}
+
+/* FNV-1a over a byte range, continuing from @p hash. */
+static uint64_t fnv(uint64_t hash, const void *data, size_t bytes)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++)
+        hash = (hash ^ p[i]) * 1099511628211ull;
+    return hash;
+}
+
+uint64_t dataset_digest(const dataset *d)
+{
+    uint64_t h = 14695981039346656037ull;
+    h = fnv(h, &d->kind, sizeof d->kind);
+    if (d->kind == DATASET_SNAPSHOTS) {
+        const snapshot_seq *s = &d->snapshots;
+        h = fnv(h, &s->num_nodes, sizeof s->num_nodes);
+        h = fnv(h, &s->num_snapshots, sizeof s->num_snapshots);
+        h = fnv(h, &s->feature_width, sizeof s->feature_width);
+        h = fnv(h, &s->target_width, sizeof s->target_width);
+        for (int64_t t = 0; t < s->num_snapshots; t++) {
+            const snapshot *x = &s->snapshots[t];
+            const int64_t n = x->graph.num_nodes, e = x->graph.num_edges;
+            h = fnv(h, x->graph.row_ptr, (size_t)(n + 1) * sizeof *x->graph.row_ptr);
+            h = fnv(h, x->graph.col, (size_t)e * sizeof *x->graph.col);
+            h = fnv(h, x->graph.weight, (size_t)e * sizeof *x->graph.weight);
+            h = fnv(h, x->features.data, (size_t)x->features.size * sizeof(float));
+            h = fnv(h, x->targets.data, (size_t)x->targets.size * sizeof(float));
+            h = fnv(h, x->present, (size_t)s->num_nodes);
+        }
+    } else {
+        const event_stream *es = &d->events;
+        const size_t n = (size_t)es->num_events;
+        h = fnv(h, &es->num_events, sizeof es->num_events);
+        h = fnv(h, &es->num_nodes, sizeof es->num_nodes);
+        h = fnv(h, &es->feature_width, sizeof es->feature_width);
+        h = fnv(h, es->src, n * sizeof *es->src);
+        h = fnv(h, es->dst, n * sizeof *es->dst);
+        h = fnv(h, es->time, n * sizeof *es->time);
+        if (es->features)
+            h = fnv(h, es->features, n * (size_t)es->feature_width * sizeof(float));
+        if (es->label)
+            h = fnv(h, es->label, n * sizeof *es->label);
+    }
+    return h;
+}
+
+/* One rank's record as gathered: a fixed header, then its error message and its arguments, each
+ * NUL-terminated. */
+typedef struct record_header {
+    int32_t code;    /* its error so far (TF_OK: none) */
+    int32_t argc;    /* arguments after the record's message */
+    uint64_t digest; /* dataset_digest() of what it loaded (0: nothing loaded) */
+} record_header;
+
+/* A rank's view of a gathered record: where its message and arguments start. */
+typedef struct record {
+    record_header header;
+    const char *message;
+    const char **argv; /* [header.argc] */
+} record;
+
+/* The value the last "--name VALUE" or "--name=VALUE" of @p argv gives option @p name (length
+ * @p length): its value, "" for a flag without one, NULL when the option is absent. A value is the
+ * next argument unless that starts with "--" (flags such as --blocks take none). */
+static const char *option_value(int argc, const char **argv, const char *name, size_t length)
+{
+    const char *found = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, name, length) != 0 || (a[length] != '\0' && a[length] != '='))
+            continue;
+        if (a[length] == '=')
+            found = a + length + 1;
+        else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+            found = argv[++i];
+        else
+            found = "";
+    }
+    return found;
+}
+
+/* The length of the option name that argument @p a starts ("--lr" of "--lr=0.1"); 0 when it is a
+ * value or a stray word. */
+static size_t option_length(const char *a)
+{
+    if (strncmp(a, "--", 2) != 0)
+        return 0;
+    const char *equals = strchr(a, '=');
+    return equals ? (size_t)(equals - a) : strlen(a);
+}
+
+/* How option @p name's value reads in the message: the value, the name for a flag given, "no
+ * NAME" when absent. */
+static const char *shown(const char *name, const char *value, char *text, size_t size)
+{
+    if (value && *value)
+        return value;
+    snprintf(text, size, "%s%s", value ? "" : "no ", name);
+    return text;
+}
+
+/* The first option of @p a's arguments whose value differs in @p b's: set @p err and return 1. */
+static int first_difference(const record *a, int rank_a, const record *b, int rank_b, tf_error *err)
+{
+    for (int i = 0; i < a->header.argc; i++) {
+        const size_t length = option_length(a->argv[i]);
+        if (length == 0)
+            continue;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(length < sizeof name ? length : sizeof name - 1), a->argv[i]);
+        const char *mine = option_value(a->header.argc, a->argv, a->argv[i], length);
+        const char *theirs = option_value(b->header.argc, b->argv, a->argv[i], length);
+        if (theirs && strcmp(mine, theirs) == 0)
+            continue;
+        char text_a[160], text_b[160];
+        tf_error_set(err, TF_ERR_INPUT, "ranks disagree on %s: rank %d has %s, rank %d has %s (every rank must "
+                                        "be given the same options)",
+                     name, rank_a, shown(name, mine, text_a, sizeof text_a), rank_b,
+                     shown(name, theirs, text_b, sizeof text_b));
+        return 1;
+    }
+    return 0;
+}
+
+/* Unpack the gathered @p buffer (@p size records at @p offsets) into @p records. */
+static int unpack(const char *buffer, const int *offsets, int size, record *records, tf_error *err)
+{
+    for (int r = 0; r < size; r++) {
+        const char *p = buffer + offsets[r];
+        memcpy(&records[r].header, p, sizeof records[r].header);
+        p += sizeof records[r].header;
+        records[r].message = p;
+        p += strlen(p) + 1;
+        records[r].argv = calloc((size_t)records[r].header.argc + 1, sizeof *records[r].argv);
+        if (!records[r].argv)
+            return tf_error_set(err, TF_ERR_SYSTEM, "ranks: out of memory comparing the command lines");
+        for (int i = 0; i < records[r].header.argc; i++) {
+            records[r].argv[i] = p;
+            p += strlen(p) + 1;
+        }
+    }
+    return TF_OK;
+}
+
+/* Compare the records: the same verdict, computed from the same gathered bytes on every rank. */
+static int judge(const record *records, int size, tf_error *err)
+{
+    /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has). */
+    for (int r = 1; r < size; r++)
+        if (first_difference(&records[0], 0, &records[r], r, err) || first_difference(&records[r], r, &records[0], 0, err))
+            return TF_ERR_INPUT;
+    /* 2. An error a rank already had (a bad option, a file it could not read): the lowest rank's,
+     *    named by rank when not every rank had it. */
+    int failed = 0, first = -1, code = TF_OK;
+    for (int r = 0; r < size; r++)
+        if (records[r].header.code != TF_OK) {
+            failed++;
+            first = first < 0 ? r : first;
+            code = records[r].header.code > code ? records[r].header.code : code;
+        }
+    if (failed == size)
+        return tf_error_set(err, code, "%s", records[first].message);
+    if (failed)
+        return tf_error_set(err, code, "rank %d of %d: %s", first, size, records[first].message);
+    /* 3. The data: the same options can name different files on different machines. */
+    for (int r = 1; r < size; r++)
+        if (records[r].header.digest != records[0].header.digest)
+            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the data of --data: rank 0 loaded digest "
+                                                   "%016llx, rank %d %016llx (give every rank the same file)",
+                                (unsigned long long)records[0].header.digest, r,
+                                (unsigned long long)records[r].header.digest);
+    return TF_OK;
+}
+
+int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err)
+{
+    if (group->size <= 1)
+        return err->code;
+    /* This rank's record. */
+    record_header header = {err->code, argc, digest};
+    size_t bytes = sizeof header + strlen(err->message) + 1;
+    for (int i = 0; i < argc; i++)
+        bytes += strlen(argv[i]) + 1;
+    /* A command line is bounded by the system's ARG_MAX (a few MiB): its records fit MPI's int counts. */
+    char *mine = malloc(bytes);
+    int *lengths = calloc((size_t)group->size, sizeof *lengths), *offsets = calloc((size_t)group->size, sizeof *offsets);
+    record *records = calloc((size_t)group->size, sizeof *records);
+    char *all = NULL;
+    int status = mine && lengths && offsets && records ? TF_OK : TF_ERR_SYSTEM;
+    int length = (int)bytes;
+    if (status == TF_OK) {
+        char *p = mine;
+        memcpy(p, &header, sizeof header);
+        p += sizeof header;
+        p = stpcpy(p, err->message) + 1;
+        for (int i = 0; i < argc; i++)
+            p = stpcpy(p, argv[i]) + 1;
+        /* The one exchange: each record's length, then the records themselves. */
+        if (MPI_Allgather(&length, 1, MPI_INT, lengths, 1, MPI_INT, group->world) != MPI_SUCCESS)
+            status = TF_ERR_SYSTEM;
+    }
+    size_t total = 0;
+    for (int r = 0; status == TF_OK && r < group->size; r++) {
+        offsets[r] = (int)total;
+        total += (size_t)lengths[r];
+    }
+    if (status == TF_OK && !(all = malloc(total)))
+        status = TF_ERR_SYSTEM;
+    if (status == TF_OK && MPI_Allgatherv(mine, length, MPI_CHAR, all, lengths, offsets, MPI_CHAR, group->world) !=
+                               MPI_SUCCESS)
+        status = TF_ERR_SYSTEM;
+    if (status == TF_OK)
+        status = unpack(all, offsets, group->size, records, err);
+    if (status == TF_OK) {
+        tf_error verdict;
+        tf_error_clear(&verdict);
+        status = judge(records, group->size, &verdict);
+        *err = verdict;
+    } else if (err->code == TF_OK) {
+        tf_error_set(err, TF_ERR_SYSTEM, "ranks: could not compare the ranks' command lines (out of memory or MPI)");
+    }
+    for (int r = 0; records && r < group->size; r++)
+        free(records[r].argv);
+    free(records);
+    free(all);
+    free(offsets);
+    free(lengths);
+    free(mine);
+    return status;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Ranks that disagree (issue 16, point 6). Two ranks started by one mpiexec with different command
+# lines (Open MPI's "A : B" form, each with its own -wdir where the data must differ) must end
+# with exit status 2 and exactly one error line naming what differs, printed by one rank, within
+# a time limit (one rank with --impl ref and one with --impl opt once hung for ever). A bad input
+# given to every rank is printed once, and --impl ref or an event model without --impl opt under
+# mpiexec -n 2 refuses instead of running twice. Each case prints what it measured.
+# Usage: test_ranks_agree.sh TWOFOLD MPIEXEC
+set -u
+twofold=$(realpath "$1") mpiexec=$2
+limit=60 # seconds per job: each ends in about one; the limit only catches a hang
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/a" "$work/b" "$work/only"
+# Two small snapshot files with the same name and different values (a rank per directory).
+rows() { local r="" t; for t in 1 2 3 4 5 6 7 8 9 10; do r="$r${r:+, }[$1, $t, 1]"; done; echo "$r"; }
+echo "{\"edges\": [[0, 1], [1, 2], [2, 0]], \"weights\": [1, 1, 1], \"FX\": [$(rows 0.5)]}" > "$work/a/d.json"
+echo "{\"edges\": [[0, 1], [1, 2], [2, 0]], \"weights\": [1, 1, 1], \"FX\": [$(rows 0.25)]}" > "$work/b/d.json"
+cp "$work/a/d.json" "$work/only/d.json"
+failures=0
+
+# run NAME EXPECTED_TEXT -- ARGS OF MPIEXEC: exit status 2, one error line containing the text.
+run() {
+    local name=$1 expected=$2
+    shift 3
+    local start=$(date +%s%N)
+    timeout -s KILL "$limit" "$mpiexec" --oversubscribe "$@" > "$work/out" 2> "$work/err"
+    local status=$? elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    local errors=$(grep -c 'twofold: error' "$work/err")
+    local line=$(grep -m1 'twofold: error' "$work/err")
+    printf '%-34s exit %3d in %d.%03d s, %d error line(s): %s\n' "$name" "$status" $((elapsed_ms / 1000)) \
+        $((elapsed_ms % 1000)) "$errors" "$line"
+    if [ "$status" -ne 2 ] || [ "$errors" -ne 1 ] || ! grep -qF -- "$expected" "$work/err" ||
+        grep -q 'MPI_ABORT' "$work/err"; then
+        echo "FAILED: expected exit 2 and one line containing '$expected' (and no MPI_Abort); stderr was:"
+        cat "$work/err"
+        failures=$((failures + 1))
+    fi
+}
+
+tgcn=(train --model tgcn --data chickenpox --impl opt --batch 2 --epochs 1)
+run "--lr differs" "ranks disagree on --lr: rank 0 has 0.01, rank 1 has 0.02" -- \
+    -n 1 "$twofold" "${tgcn[@]}" --lr 0.01 : -n 1 "$twofold" "${tgcn[@]}" --lr 0.02
+run "--epochs differs" "ranks disagree on --epochs: rank 0 has 1, rank 1 has 2" -- \
+    -n 1 "$twofold" "${tgcn[@]}" : -n 1 "$twofold" "${tgcn[@]}" --epochs 2
+run "--window given on one rank" "ranks disagree on --window: rank 0 has 4, rank 1 has no --window" -- \
+    -n 1 "$twofold" "${tgcn[@]}" --window 4 : -n 1 "$twofold" "${tgcn[@]}"
+run "--data differs" "ranks disagree on --data: rank 0 has chickenpox, rank 1 has pedalme" -- \
+    -n 1 "$twofold" "${tgcn[@]}" : -n 1 "$twofold" train --model tgcn --data pedalme --impl opt --batch 2 --epochs 1
+run "--train-ratio differs" "ranks disagree on --train-ratio: rank 0 has 0.5, rank 1 has 0.8" -- \
+    -n 1 "$twofold" "${tgcn[@]}" --train-ratio 0.5 : -n 1 "$twofold" "${tgcn[@]}" --train-ratio 0.8
+ref=(train --model tgcn --data chickenpox --batch 2 --epochs 1)
+run "--impl ref on rank 0, opt on 1" "ranks disagree on --impl: rank 0 has ref, rank 1 has opt" -- \
+    -n 1 "$twofold" "${ref[@]}" --impl ref : -n 1 "$twofold" "${ref[@]}" --impl opt
+run "same --data, other contents" "ranks disagree on the data of --data" -- \
+    -n 1 -wdir "$work/a" "$twofold" train --model tgcn --data d.json --lags 2 --impl opt --epochs 1 : \
+    -n 1 -wdir "$work/b" "$twofold" train --model tgcn --data d.json --lags 2 --impl opt --epochs 1
+run "--data missing on rank 1 only" "rank 1 of 2: " -- \
+    -n 1 -wdir "$work/only" "$twofold" train --model tgcn --data d.json --lags 2 --impl opt --epochs 1 : \
+    -n 1 -wdir "$work" "$twofold" train --model tgcn --data d.json --lags 2 --impl opt --epochs 1
+split=(train --model tgcn --data chickenpox --impl opt --split vertex --partition hash --epochs 1)
+run "--split vertex, --seed differs" "ranks disagree on --seed: rank 0 has 1, rank 1 has 2" -- \
+    -n 1 "$twofold" "${split[@]}" --seed 1 : -n 1 "$twofold" "${split[@]}" --seed 2
+tgn=(train --model tgn --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --embedding-dim 4 --epochs 1)
+run "tgn --lr differs" "ranks disagree on --lr: rank 0 has 0.001, rank 1 has 0.002" -- \
+    -n 1 "$twofold" "${tgn[@]}" --impl opt --lr 0.001 : -n 1 "$twofold" "${tgn[@]}" --impl opt --lr 0.002
+run "tgn on rank 0, tgcn on rank 1" "ranks disagree on --model: rank 0 has tgn, rank 1 has tgcn" -- \
+    -n 1 "$twofold" "${tgn[@]}" --impl opt : -n 1 "$twofold" "${tgcn[@]}"
+# The same bad input on every rank: one line, not one per rank.
+run "bad --lr on 3 ranks" 'option --lr: "fast", expected a positive number' -- \
+    -n 3 "$twofold" "${tgcn[@]}" --lr fast
+run "missing --data file on 3 ranks" "/nonexistent/graph.json" -- \
+    -n 3 "$twofold" train --model tgcn --data /nonexistent/graph.json --impl opt
+run "bad --load on 2 ranks" "no such checkpoint" -- -n 2 "$twofold" "${tgcn[@]}" --load /nonexistent/checkpoint
+# One run, started twice: refused with what runs distributed.
+run "--impl ref under mpiexec -n 2" "what runs distributed is --impl opt" -- -n 2 "$twofold" "${ref[@]}"
+run "tgn without --impl opt, -n 2" "what runs distributed is --impl opt" -- -n 2 "$twofold" "${tgn[@]}"
+
+# Ranks that agree still train, and say nothing of it.
+timeout -s KILL "$limit" "$mpiexec" --oversubscribe -n 2 "$twofold" "${tgcn[@]}" > "$work/out" 2> "$work/err"
+status=$?
+echo "agreeing ranks                     exit $status: $(grep '^final' "$work/out")"
+if [ "$status" -ne 0 ] || ! grep -q '^final test MSE' "$work/out"; then
+    echo "FAILED: two agreeing ranks did not train"; cat "$work/out" "$work/err"; failures=$((failures + 1))
+fi
+[ "$failures" -eq 0 ] || { echo "$failures case(s) failed"; exit 1; }
