@@ -22,12 +22,23 @@
  * loader's cJSON tree is bounded by the same budget (ref/load_pygt_json.c installs cJSON
  * allocation hooks that ask tf_memory_fits()).
  *
- * **What the limit does not cover**, and so the margin a run may pass it by: the program and
- * its libraries (MPI, OpenBLAS, OpenMP threads' stacks), about 30 MiB resident; malloc's free
- * but not yet returned pages; and the plain malloc() scratch that is never refused itself,
- * such as the optimized GRU's two [vertices x 3 hidden] buffers in opt/kernels.c (they are
- * counted once allocated). verify/test_memory_budget.cmake measures the peak resident set of
- * runs under `--memory-limit` and holds it to the limit plus 64 MiB.
+ * **What the limit does not cover**, and so what a run's peak resident size may pass it by:
+ *  - the program and its libraries from start to exit: code, OpenBLAS's buffers, MPI, and
+ *    CUDA's libraries where they are built in (about 220 MiB resident on this project's
+ *    machines, before any data): it is not data, so it is allowed on top of the limit;
+ *  - malloc's freed pages that it keeps for reuse rather than returning to the kernel;
+ *  - up to 1 MiB of cJSON nodes between two measurements (ref/load_pygt_json.c);
+ *  - plain malloc() calls outside tf_alloc(), which are counted once allocated but never
+ *    refused themselves: the optimized GRU cell's two [rows x 3 hidden] scratch buffers in
+ *    opt/kernels.c (rows = EvolveGCN's feature width: parameter-sized, not vertex-sized),
+ *    the `info` statistics' 1 and 8 bytes per vertex and event (ref/events.c), rank 0's
+ *    gather of the event models' memory rows under MPI (opt/dispatch.c), the micro-batch
+ *    request table (opt/async_microbatch.c) and the staleness simulation's scratch
+ *    (ref/async_embeddings.c).
+ * The stated margin: a run's peak resident set is at most the footprint + the limit +
+ * 16 MiB. verify/test_memory_budget.sh measures the footprint (the peak of `twofold --help`)
+ * and the peak of runs under `--memory-limit` (wait4's ru_maxrss, verify/peak_rss.c), and
+ * holds each to that bound.
  *
  * Where glibc's mallinfo2() is missing, or Valgrind or a sanitizer replaces malloc, the heap
  * in use reads 0 and the limit caps each request only.
