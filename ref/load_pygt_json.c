@@ -34,6 +34,35 @@ static int json_is_truncated(const text *content)
     return depth > 0 || in_string;
 }
 
+/* ---- cJSON's memory under the budget ----------------------------------------------------------
+ * cJSON allocates one node (64 bytes, 80 with malloc's header) per value, so its tree is about
+ * 30 times the text: a small gzip of "[0,0,0,...]" becomes gigabytes. Its allocations go
+ * through this hook, which refuses once the budget of ref/memory.h is spent; cJSON then
+ * stops and returns NULL, and the flag tells that failure from malformed text.
+ * Measuring the heap at every 64-byte node would cost more than the parse, so the hook
+ * measures after each MiB cJSON takes (and before any large request): the tree can pass the
+ * budget by at most about that MiB plus its headers. The parse runs on one thread. */
+enum { JSON_CHECK_EVERY = 1 << 20 };
+static size_t json_unchecked;   /* bytes cJSON took since the last measurement */
+static int json_out_of_memory;  /* set when the hook refused, or malloc itself failed */
+
+static void *json_malloc(size_t size)
+{
+    json_unchecked += size;
+    if (json_unchecked >= JSON_CHECK_EVERY || size >= JSON_CHECK_EVERY) {
+        json_unchecked = 0;
+        uint64_t in_use;
+        if (!tf_memory_fits((double)size, &in_use)) {
+            json_out_of_memory = 1;
+            return NULL;
+        }
+    }
+    void *memory = malloc(size);
+    if (!memory)
+        json_out_of_memory = 1;
+    return memory;
+}
+
 /* Parses the JSON text; on failure words the error with the line and the offending text. */
 cJSON *pygt_json_parse(const text *content, const char *source, tf_error *err)
 {
@@ -41,8 +70,28 @@ cJSON *pygt_json_parse(const text *content, const char *source, tf_error *err)
         tf_error_set(err, TF_ERR_INPUT, "%s: file is empty, expected a JSON object", source);
         return NULL;
     }
+    /* free_fn stays free(): cJSON_Delete() anywhere frees what the hook allocated. */
+    cJSON_Hooks hooks = {.malloc_fn = json_malloc, .free_fn = free};
+    cJSON_InitHooks(&hooks);
+    json_unchecked = JSON_CHECK_EVERY;  /* measure at the first node too */
+    json_out_of_memory = 0;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(content->data, content->size, &end, 0);
+    if (json_out_of_memory) {
+        /* cJSON freed its partial tree before returning; the text was not at fault. */
+        cJSON_Delete(root);
+        char size[32], limit[32];
+        tf_format_bytes((double)content->size, size, sizeof size);
+        if (tf_memory_limit() != 0)
+            tf_error_set(err, TF_ERR_INPUT,
+                         "%s: too large for memory: parsing its %s of JSON needs more memory than --memory-limit %s",
+                         source, size, tf_format_bytes((double)tf_memory_limit(), limit, sizeof limit));
+        else
+            tf_error_set(err, TF_ERR_INPUT,
+                         "%s: too large for memory: parsing its %s of JSON needs more memory than is available",
+                         source, size);
+        return NULL;
+    }
     if (root) {
         while (end < content->data + content->size && strchr(" \t\r\n", *end))
             end++;

@@ -41,15 +41,15 @@ int ref_propagation_gcn(propagation *p, const csr *g, edge_normalization kind, i
     if (propagation_alloc(p, g, err) != TF_OK)
         return TF_ERR_INPUT;
     const int64_t n = g->num_nodes;
-    double *degree = calloc((size_t)n + 1, sizeof *degree);  /* weighted in-degree */
-    double *loop_weight = calloc((size_t)n + 1, sizeof *loop_weight);
-    int64_t *in_edges = calloc((size_t)n + 1, sizeof *in_edges);
-    if (!degree || !loop_weight || !in_edges) {
+    /* Vertex-sized, so under the memory budget like the data (ref/memory.h). */
+    double *degree = tf_alloc((size_t)n + 1, sizeof *degree, "weighted in-degrees", err);
+    double *loop_weight = degree ? tf_alloc((size_t)n + 1, sizeof *loop_weight, "self-loop weights", err) : NULL;
+    int64_t *in_edges = loop_weight ? tf_alloc((size_t)n + 1, sizeof *in_edges, "in-edge counts", err) : NULL;
+    if (!in_edges) {
         free(degree);
         free(loop_weight);
-        free(in_edges);
         ref_propagation_free(p);
-        return tf_error_set(err, TF_ERR_SYSTEM, "propagation: out of memory");
+        return err->code;
     }
     for (int64_t v = 0; v < n; v++) {
         loop_weight[v] = 1.0; /* the fill value for vertices without a loop */
@@ -91,10 +91,10 @@ int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err)
     if (propagation_alloc(p, g, err) != TF_OK)
         return TF_ERR_INPUT;
     const int64_t n = g->num_nodes;
-    double *out_degree = calloc((size_t)n + 1, sizeof *out_degree);
+    double *out_degree = tf_alloc((size_t)n + 1, sizeof *out_degree, "weighted out-degrees", err);
     if (!out_degree) {
         ref_propagation_free(p);
-        return tf_error_set(err, TF_ERR_SYSTEM, "propagation: out of memory");
+        return err->code;
     }
     for (int64_t v = 0; v < n; v++)
         for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)

@@ -27,7 +27,8 @@ static void print_usage(FILE *out)
     fputs("usage: twofold [--memory-limit SIZE] COMMAND [options]\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n  --memory-limit SIZE  fail cleanly when data would need more than SIZE (e.g. 8G)\n"
+    fputs("\n  --memory-limit SIZE  a budget for the whole run (at least 1M, e.g. 8G): stop with one\n"
+          "                       line when the memory in use would pass SIZE\n"
           "\n'twofold COMMAND --help' describes a command.\n",
           out);
 }
@@ -44,6 +45,13 @@ int main(int argc, char **argv)
             uint64_t limit;
             if (cli_parse_size("--memory-limit", value, &limit, &err) != TF_OK)
                 break;
+            /* Below 1 MiB nothing runs (the libraries' own heap is about that), and a
+             * fraction of a byte such as "0.5" would round to 0, which means no limit. */
+            if (limit < ((uint64_t)1 << 20)) {
+                tf_error_set(&err, TF_ERR_INPUT, "option --memory-limit: \"%s\" is under 1M, expected a size such as 512M or 8G",
+                             value);
+                break;
+            }
             tf_set_memory_limit(limit);
         } else if (matched == 0 && cli_is_help(argv[i])) {
             print_usage(stdout);
