@@ -15,6 +15,7 @@
 #include "opt/kernels.h"
 #include "opt/partition.h"
 #include "opt/train.h"
+#include "ref/checkpoint.h"
 #include "ref/clock.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
@@ -397,6 +398,20 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     return TF_OK;
 }
 
+/* A --load whose save was interrupted reads the complete checkpoint left beside it
+ * (ref/checkpoint.h): say which, so the user knows where the epochs come from. */
+static void note_interrupted_save(const char *load)
+{
+    char located[4096];
+    tf_error ignored;
+    size_t length = strlen(load);
+    while (length > 1 && load[length - 1] == '/')
+        length--;
+    if (checkpoint_locate(load, located, &ignored) == TF_OK &&
+        (strlen(located) != length || strncmp(located, load, length) != 0))
+        printf("note: the last save to %s was interrupted; loading the complete checkpoint %s\n", load, located);
+}
+
 /* predictions.npy and targets.npy for every snapshot, the model run in its windows. */
 static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *directory, tf_error *err)
 {
@@ -459,6 +474,9 @@ int command_train(int argc, char **argv, tf_error *err)
         fputs(train_usage, stdout);
         return TF_OK;
     }
+    /* A save that cannot work is reported now, not after the training it would lose. */
+    if (c.save && checkpoint_check_target(c.save, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (!c.optimized)
         return train(&c, NULL, err);
     comm group;
@@ -503,6 +521,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         dataset_free(&d);
         return status;
     }
+    if (c.load && speaks)
+        note_interrupted_save(c.load);
     if (c.load) /* only one replica: checked with the options */
         status = trainer_load(tr, c.load, err);
     async_trainer async;

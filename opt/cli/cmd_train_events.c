@@ -11,6 +11,7 @@
 #include "opt/cli/commands.h"
 #include "opt/async_pipeline.h"
 #include "opt/dispatch.h"
+#include "ref/checkpoint.h"
 #include "ref/clock.h"
 #include "ref/train_events.h"
 
@@ -215,6 +216,20 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
     return TF_OK;
 }
 
+/* A --load whose save was interrupted reads the complete checkpoint left beside it
+ * (ref/checkpoint.h): say which, so the user knows where the epochs come from. */
+static void note_interrupted_save(const char *load)
+{
+    char located[4096];
+    tf_error ignored;
+    size_t length = strlen(load);
+    while (length > 1 && load[length - 1] == '/')
+        length--;
+    if (checkpoint_locate(load, located, &ignored) == TF_OK &&
+        (strlen(located) != length || strncmp(located, load, length) != 0))
+        printf("note: the last save to %s was interrupted; loading the complete checkpoint %s\n", load, located);
+}
+
 /* The edge features to use: the user's .npy (checked against the event count), none, or the
  * dataset's own. On success *owned is what the caller frees (NULL when borrowed). */
 static int choose_edge_features(const train_events_command *c, const event_stream *es, const float **features,
@@ -299,6 +314,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     if (status == TF_OK && pipelined)
         status = event_pipeline_create(&pipeline, &twin, c.prefetch > 0 ? c.prefetch : 0, staleness, c.micro_batches,
                                        err);
+    if (status == TF_OK && c.load && speaks)
+        note_interrupted_save(c.load);
     if (status == TF_OK && c.load)
         status = group ? opt_dispatch_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
     if (status == TF_OK && speaks) {
@@ -390,6 +407,9 @@ int command_train_events(int argc, char **argv, tf_error *err)
         fputs(train_events_usage, stdout);
         return TF_OK;
     }
+    /* A save that cannot work is reported now, not after the training it would lose. */
+    if (c.save && checkpoint_check_target(c.save, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (!c.optimized)
         return train_events(&c, NULL, err);
     comm group;
