@@ -16,15 +16,23 @@
 
 /* ---- data digests ------------------------------------------------------------------------- */
 
-/* FNV-1a, 64 bits: simple, fast enough for data a run holds in memory, and not meant to resist
- * an adversary, only to tell one dataset from another. */
+/* FNV-1a's step, 64 bits, taken over 8-byte words (then the last bytes one by one): every run
+ * computes it when its trainer is made, so it must cost little next to loading the data (about
+ * 1 ns a word), and it only has to tell one dataset from another, not resist an adversary. */
 #define DIGEST_START 0xcbf29ce484222325ull
+#define DIGEST_PRIME 0x100000001b3ull
 
 static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
 {
     const unsigned char *b = bytes;
-    for (size_t i = 0; i < size; i++)
-        hash = (hash ^ b[i]) * 0x100000001b3ull;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t word;
+        memcpy(&word, b + i, sizeof word); /* any alignment */
+        hash = (hash ^ word) * DIGEST_PRIME;
+    }
+    for (; i < size; i++)
+        hash = (hash ^ b[i]) * DIGEST_PRIME;
     return hash;
 }
 

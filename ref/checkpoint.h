@@ -67,7 +67,7 @@ typedef enum checkpoint_family {
 } checkpoint_family;
 
 /**
- * A 64-bit FNV-1a digest of a snapshot sequence: its sizes, every graph, feature, target and
+ * A 64-bit digest (FNV-1a's step over 8-byte words) of a snapshot sequence: its sizes, every graph, feature, target and
  * presence flag. Two runs on the same data agree; other data differs with near certainty.
  * @param seq the data
  * @return the digest
