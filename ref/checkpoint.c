@@ -284,6 +284,13 @@ int checkpoint_locate(const char *directory, char *found, tf_error *err)
     return TF_OK;
 }
 
+int checkpoint_interrupted(const char *directory, char *located)
+{
+    names n;
+    return make_names(directory, &n, "--load", NULL) == TF_OK && checkpoint_locate(directory, located, NULL) == TF_OK &&
+           strcmp(located, n.directory) != 0;
+}
+
 /* ---- saving ----------------------------------------------------------------------------------- */
 
 static int write_tensor(const char *directory, const char *prefix, const char *name, const tensor *t, tf_error *err)

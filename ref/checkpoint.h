@@ -106,6 +106,15 @@ int checkpoint_check_target(const char *directory, tf_error *err);
 int checkpoint_locate(const char *directory, char *found, tf_error *err);
 
 /**
+ * Whether a load of @p directory reads the complete checkpoint an interrupted save left beside
+ * it (DIRECTORY.partial or DIRECTORY.previous) rather than DIRECTORY itself, for a note to the user.
+ * @param directory  the checkpoint as the user named it
+ * @param located    out: [4096] the directory a load reads
+ * @return 1 if it is DIRECTORY.partial or DIRECTORY.previous, else 0 (also when none is found)
+ */
+int checkpoint_interrupted(const char *directory, char *located);
+
+/**
  * Save a checkpoint as described above: every parameter, every Adam moment, and the trainer's
  * state (@p state_count int64 values starting with the header) in the marker, written last.
  * @param directory    where the checkpoint goes

@@ -46,8 +46,11 @@ kill_resave() {
     local step
     step=$(sed -n 's/.*fault injected at //p' "$dir.err")
     step=${step//$work\//}
-    local loaded
+    local loaded fallback=0
+    [ -e "$dir.partial/trainer.npy" ] || [ ! -e "$dir/trainer.npy" ] && fallback=1
     loaded=$(resume "$model" "$dir") || { echo "FAIL $model k=$k ($step): $loaded"; return 1; }
+    [ "$fallback" -eq 0 ] || [[ "$loaded" == *"(from "* ]] ||
+        { echo "FAIL $model k=$k ($step): --load did not say it read the complete checkpoint beside $dir"; return 1; }
     echo "ok $model k=$k ($step): ${loaded}-> bitwise equal"
 }
 # kill_first MODEL K: scenario 2 at step K.

@@ -222,12 +222,7 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
 static void note_interrupted_save(const char *load)
 {
     char located[4096];
-    tf_error ignored;
-    size_t length = strlen(load);
-    while (length > 1 && load[length - 1] == '/')
-        length--;
-    if (checkpoint_locate(load, located, &ignored) == TF_OK &&
-        (strlen(located) != length || strncmp(located, load, length) != 0))
+    if (checkpoint_interrupted(load, located))
         printf("note: the last save to %s was interrupted; loading the complete checkpoint %s\n", load, located);
 }
 
