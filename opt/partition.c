@@ -6,6 +6,7 @@
 
 #include "opt/kernels.h"
 #include "opt/train.h"
+#include "ref/checkpoint.h"
 #include "ref/clock.h"
 #include "ref/layers.h"
 #include "ref/memory.h"
@@ -76,6 +77,8 @@ int partition_trainer_create(partition_trainer *pt, comm *group, const snapshot_
         status = partition_shuffle_create(&pt->shuffle, group, seq, snapshot_owner, owner, err);
     if (status == TF_OK)
         status = trainer_create(&pt->base, &pt->part.local, config, options, err);
+    if (status == TF_OK) /* checkpoints name the whole data, not this rank's part: they load on any split */
+        pt->base.data_digest = checkpoint_snapshot_digest(seq);
     if (status == TF_OK && group->size > 1) /* same parameters on every rank (one rank: no MPI needed) */
         status = opt_trainer_parallel(&pt->base, group, err);
     if (status == TF_OK && !(pt->packed = tf_alloc((size_t)parameters_size(&pt->base.model.parameters), sizeof(float),

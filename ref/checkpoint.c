@@ -2,72 +2,227 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ref/event_model.h"
 #include "ref/io.h"
+#include "ref/model.h"
 #include "ref/npy.h"
 
-static int save_moments(const adam *optimizer, const char *directory, tf_error *err)
+/* ---- data digests ------------------------------------------------------------------------- */
+
+/* FNV-1a's step, 64 bits, taken over 8-byte words (then the last bytes one by one): every run
+ * computes it when its trainer is made, so it must cost little next to loading the data (about
+ * 1 ns a word), and it only has to tell one dataset from another, not resist an adversary. */
+#define DIGEST_START 0xcbf29ce484222325ull
+#define DIGEST_PRIME 0x100000001b3ull
+
+static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
 {
-    for (int64_t i = 0; i < optimizer->moments.count; i++) {
-        const parameter *p = &optimizer->moments.items[i];
-        char path[4096];
-        if (format_path(path, sizeof path, err, "%s/adam.exp_avg.%s.npy", directory, p->name) != TF_OK ||
-            npy_write_tensor(path, &p->value, err) != TF_OK ||
-            format_path(path, sizeof path, err, "%s/adam.exp_avg_sq.%s.npy", directory, p->name) != TF_OK ||
-            npy_write_tensor(path, &p->grad, err) != TF_OK)
-            return err->code;
+    const unsigned char *b = bytes;
+    size_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t word;
+        memcpy(&word, b + i, sizeof word); /* any alignment */
+        hash = (hash ^ word) * DIGEST_PRIME;
     }
+    for (; i < size; i++)
+        hash = (hash ^ b[i]) * DIGEST_PRIME;
+    return hash;
+}
+
+static uint64_t digest_int(uint64_t hash, int64_t value)
+{
+    return digest(hash, &value, sizeof value);
+}
+
+uint64_t checkpoint_snapshot_digest(const snapshot_seq *seq)
+{
+    uint64_t h = DIGEST_START;
+    h = digest_int(h, seq->num_nodes);
+    h = digest_int(h, seq->num_snapshots);
+    h = digest_int(h, seq->feature_width);
+    h = digest_int(h, seq->target_width);
+    for (int64_t t = 0; t < seq->num_snapshots; t++) {
+        const snapshot *s = &seq->snapshots[t];
+        const csr *g = &s->graph;
+        h = digest_int(h, g->num_edges);
+        h = digest(h, g->row_ptr, (size_t)(g->num_nodes + 1) * sizeof *g->row_ptr);
+        h = digest(h, g->col, (size_t)g->num_edges * sizeof *g->col);
+        h = digest(h, g->weight, (size_t)g->num_edges * sizeof *g->weight);
+        h = digest(h, s->features.data, (size_t)s->features.size * sizeof(float));
+        h = digest(h, s->targets.data, (size_t)s->targets.size * sizeof(float));
+        if (s->present)
+            h = digest(h, s->present, (size_t)seq->num_nodes);
+    }
+    return h;
+}
+
+uint64_t checkpoint_event_digest(const event_stream *events, const float *features, int64_t width)
+{
+    const size_t n = (size_t)events->num_events;
+    uint64_t h = DIGEST_START;
+    h = digest_int(h, events->num_events);
+    h = digest_int(h, events->num_nodes);
+    h = digest(h, events->src, n * sizeof *events->src);
+    h = digest(h, events->dst, n * sizeof *events->dst);
+    h = digest(h, events->time, n * sizeof *events->time);
+    if (events->label)
+        h = digest(h, events->label, n * sizeof *events->label);
+    h = digest_int(h, features ? width : 0);
+    if (features)
+        h = digest(h, features, n * (size_t)width * sizeof *features);
+    return h;
+}
+
+/* ---- the fault-injection hook ----------------------------------------------------------------- */
+
+/* TWOFOLD_SAVE_FAULT_STEP=k: the save's k-th step kills the process (checkpoint.h); k = -1 only
+ * counts the steps and prints their number. Steps are counted from the start of each
+ * checkpoint_save(). A step that writes a file first leaves what a
+ * kill inside npy_write() leaves: a half-written NAME.npy.tmpXXXXXX next to where NAME.npy goes. */
+static int64_t fault_at, fault_count;
+
+static void fault_start(void)
+{
+    const char *value = getenv(CHECKPOINT_FAULT_VARIABLE);
+    fault_at = value ? strtoll(value, NULL, 10) : 0;
+    fault_count = 0;
+}
+
+static void fault_point(const char *what, const char *path)
+{
+    if (fault_at == 0 || ++fault_count != fault_at)
+        return;
+    char temporary[4200];
+    if (snprintf(temporary, sizeof temporary, "%s.tmpXXXXXX", path) < (int)sizeof temporary &&
+        strstr(what, "writing")) {
+        int fd = mkstemp(temporary);
+        if (fd >= 0) {
+            ssize_t written = write(fd, "\x93NUMPY", 6); /* half a header */
+            close(fd);
+            (void)written;
+        }
+    }
+    fprintf(stderr, "%s: fault injected at step %lld: %s %s\n", CHECKPOINT_FAULT_VARIABLE, (long long)fault_at,
+            what, path);
+    raise(SIGKILL);
+}
+
+/* ---- the three directories ---------------------------------------------------------------------- */
+
+/* DIRECTORY without trailing slashes, and its .partial and .previous names. */
+typedef struct names {
+    char directory[4000], partial[4096], previous[4096];
+} names;
+
+static int make_names(const char *directory, names *n, const char *option, tf_error *err)
+{
+    size_t length = strlen(directory);
+    while (length > 1 && directory[length - 1] == '/')
+        length--; /* "DIR/" is DIR, not a DIR/.partial inside it */
+    if (length == 0 || strcmp(directory, "/") == 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s \"%s\": expected a directory name", option, directory);
+    if (length + 16 > sizeof n->directory)
+        return tf_error_set(err, TF_ERR_INPUT, "%s %s: path too long", option, directory);
+    memcpy(n->directory, directory, length);
+    n->directory[length] = '\0';
+    snprintf(n->partial, sizeof n->partial, "%s.partial", n->directory);
+    snprintf(n->previous, sizeof n->previous, "%s.previous", n->directory);
     return TF_OK;
 }
 
-static int load_moment(tensor *target, const char *directory, const char *kind, const char *name, tf_error *err)
+static int exists(const char *path)
 {
-    char path[4096];
-    if (format_path(path, sizeof path, err, "%s/adam.%s.%s.npy", directory, kind, name) != TF_OK)
-        return TF_ERR_INPUT;
-    tensor loaded;
-    if (npy_read_tensor(path, &loaded, err) != TF_OK)
-        return TF_ERR_INPUT;
-    int status = TF_OK;
-    if (!tensor_same_shape(&loaded, target))
-        status = tf_error_set(err, TF_ERR_INPUT, "%s: shape differs from the parameter %s", path, name);
-    else
-        memcpy(target->data, loaded.data, (size_t)loaded.size * sizeof(float));
-    tensor_free(&loaded);
-    return status;
+    struct stat info;
+    return stat(path, &info) == 0;
 }
 
-int checkpoint_load_moments(adam *optimizer, const char *directory, tf_error *err)
+static int is_directory(const char *path)
 {
-    for (int64_t i = 0; i < optimizer->moments.count; i++) {
-        parameter *p = &optimizer->moments.items[i];
-        if (load_moment(&p->value, directory, "exp_avg", p->name, err) != TF_OK ||
-            load_moment(&p->grad, directory, "exp_avg_sq", p->name, err) != TF_OK)
-            return TF_ERR_INPUT;
-    }
-    return TF_OK;
+    struct stat info;
+    return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-/* Removes a checkpoint directory: its .npy files (all a checkpoint holds), then the directory
- * itself, which fails harmlessly if anything else was put there. */
-static void remove_checkpoint(const char *directory)
+/* A complete checkpoint: a directory with its marker, the file a save writes last. */
+static int complete(const char *directory)
+{
+    char marker[4200];
+    struct stat info;
+    snprintf(marker, sizeof marker, "%s/" CHECKPOINT_MARKER, directory);
+    return is_directory(directory) && stat(marker, &info) == 0 && S_ISREG(info.st_mode);
+}
+
+/* A file a checkpoint holds: NAME.npy, or NAME.npy.tmpXXXXXX that a kill inside npy_write() left. */
+static int checkpoint_file(const char *name)
+{
+    size_t length = strlen(name);
+    return (length > 4 && strcmp(name + length - 4, ".npy") == 0) || strstr(name, ".npy.tmp") != NULL;
+}
+
+/* Removes a checkpoint directory: the marker first, so a removal cut short leaves an incomplete
+ * directory rather than one that looks complete, then every checkpoint file, then the directory,
+ * which fails if anything else was put there. */
+static int remove_checkpoint(const char *directory, tf_error *err)
 {
     DIR *listing = opendir(directory);
     if (!listing)
-        return;
-    char path[4096];
-    for (struct dirent *entry; (entry = readdir(listing));) {
-        size_t length = strlen(entry->d_name);
-        if (length > 4 && strcmp(entry->d_name + length - 4, ".npy") == 0 &&
-            format_path(path, sizeof path, NULL, "%s/%s", directory, entry->d_name) == TF_OK)
+        return TF_OK;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" CHECKPOINT_MARKER, directory);
+    unlink(path);
+    fault_point("removing", directory);
+    for (struct dirent *entry; (entry = readdir(listing));)
+        if (checkpoint_file(entry->d_name)) {
+            snprintf(path, sizeof path, "%s/%s", directory, entry->d_name);
             unlink(path);
-    }
+        }
     closedir(listing);
-    rmdir(directory);
+    if (rmdir(directory) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot remove (%s): it holds files no checkpoint writes; "
+                            "move them away", directory, strerror(errno));
+    return TF_OK;
+}
+
+static int move(const char *from, const char *to, tf_error *err)
+{
+    if (rename(from, to) != 0)
+        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot rename to %s: %s", from, to, strerror(errno));
+    fault_point("renamed to", to);
+    return TF_OK;
+}
+
+/* Finishes or undoes a save that was killed, so that DIRECTORY is the complete checkpoint (if
+ * any exists) and neither .partial nor .previous is left. Each step keeps a complete checkpoint
+ * under one of the three names, so a kill during the recovery is recovered from in turn. */
+static int recover(const names *n, tf_error *err)
+{
+    if (complete(n->partial)) { /* killed after its marker: the new checkpoint is whole */
+        if (exists(n->directory)) {
+            if (exists(n->previous) && remove_checkpoint(n->previous, err) != TF_OK)
+                return err->code;
+            if (move(n->directory, n->previous, err) != TF_OK)
+                return err->code;
+        }
+        if (move(n->partial, n->directory, err) != TF_OK)
+            return err->code;
+    } else if (exists(n->partial) && remove_checkpoint(n->partial, err) != TF_OK) {
+        return err->code; /* killed while writing: nothing there is needed */
+    }
+    if (!complete(n->directory) && complete(n->previous)) { /* killed between the two renames */
+        if (is_directory(n->directory))
+            rmdir(n->directory); /* empty, or the rename below fails and says so */
+        if (move(n->previous, n->directory, err) != TF_OK)
+            return err->code;
+    }
+    if (complete(n->directory) && exists(n->previous))
+        return remove_checkpoint(n->previous, err);
+    return TF_OK;
 }
 
 /* 1 if `directory` does not exist, is empty, or holds a twofold checkpoint (the marker file):
@@ -86,62 +241,223 @@ static int replaceable(const char *directory)
     return entries == 0 || checkpoint;
 }
 
-int checkpoint_save(const char *directory, const parameter_list *parameters, const adam *optimizer,
-                    const int64_t *state, int64_t state_count, tf_error *err)
+int checkpoint_check_target(const char *directory, tf_error *err)
 {
-    char partial[4096], previous[4096], marker[4096];
-    if (format_path(partial, sizeof partial, err, "%s.partial", directory) != TF_OK ||
-        format_path(previous, sizeof previous, err, "%s.previous", directory) != TF_OK ||
-        format_path(marker, sizeof marker, err, "%s.partial/" CHECKPOINT_MARKER, directory) != TF_OK)
+    names n;
+    if (make_names(directory, &n, "--save", err) != TF_OK)
         return TF_ERR_INPUT;
-    struct stat info;
-    if (stat(directory, &info) == 0 && (!S_ISDIR(info.st_mode) || !replaceable(directory)))
-        return tf_error_set(err, TF_ERR_INPUT, "%s: exists and is not a twofold checkpoint; choose another directory",
+    char parent[sizeof n.directory];
+    memcpy(parent, n.directory, sizeof parent);
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        strcpy(parent, ".");
+    else
+        slash[slash == parent] = '\0'; /* "/x" has the parent "/" */
+    if (!is_directory(parent))
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: the directory %s does not exist; create it first",
+                            directory, parent);
+    if (access(parent, W_OK | X_OK) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: cannot write in %s: %s", directory, parent,
+                            strerror(errno));
+    if (exists(n.directory) && !is_directory(n.directory))
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: exists and is not a directory; choose another name",
                             directory);
-    remove_checkpoint(partial);  /* leftovers of an interrupted save */
-    remove_checkpoint(previous);
-    if (mkdir(partial, 0755) != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", partial, strerror(errno));
-    int64_t shape[1] = {state_count};
-    if (parameters_save(parameters, partial, err) != TF_OK || save_moments(optimizer, partial, err) != TF_OK ||
-        npy_write(marker, NPY_INT64, 1, shape, state, err) != TF_OK) {
-        remove_checkpoint(partial);
-        return TF_ERR_SYSTEM;
-    }
-    /* Swap in the complete new checkpoint; the old one is removed only afterwards. */
-    int had_previous = stat(directory, &info) == 0;
-    if (had_previous && rename(directory, previous) != 0)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot move aside: %s", directory, strerror(errno));
-    if (rename(partial, directory) != 0)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot rename to %s: %s", partial, directory, strerror(errno));
-    if (had_previous)
-        remove_checkpoint(previous);
+    if (!replaceable(n.directory))
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: exists and is not a twofold checkpoint; choose another "
+                            "directory", directory);
     return TF_OK;
 }
 
-int checkpoint_load(const char *directory, parameter_list *parameters, int64_t *state, int64_t state_count,
-                    int *found, char *marker, tf_error *err)
+int checkpoint_locate(const char *directory, char *found, tf_error *err)
+{
+    names n;
+    if (make_names(directory, &n, "--load", err) != TF_OK)
+        return TF_ERR_INPUT;
+    const char *use = complete(n.partial)    ? n.partial
+                      : complete(n.directory) ? n.directory
+                      : complete(n.previous)  ? n.previous
+                      : is_directory(n.directory) ? n.directory : NULL;
+    if (!use)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: no such checkpoint directory%s", directory,
+                            exists(n.partial) ? " (only an incomplete save in .partial)" : "");
+    strcpy(found, use);
+    return TF_OK;
+}
+
+int checkpoint_interrupted(const char *directory, char *located)
+{
+    names n;
+    return make_names(directory, &n, "--load", NULL) == TF_OK && checkpoint_locate(directory, located, NULL) == TF_OK &&
+           strcmp(located, n.directory) != 0;
+}
+
+/* ---- saving ----------------------------------------------------------------------------------- */
+
+static int write_tensor(const char *directory, const char *prefix, const char *name, const tensor *t, tf_error *err)
+{
+    char path[4096];
+    if (format_path(path, sizeof path, err, "%s/%s%s.npy", directory, prefix, name) != TF_OK)
+        return TF_ERR_INPUT;
+    fault_point("writing", path);
+    return npy_write_tensor(path, t, err);
+}
+
+int checkpoint_save(const char *directory, const parameter_list *parameters, const adam *optimizer,
+                    const int64_t *state, int64_t state_count, tf_error *err)
+{
+    names n;
+    if (make_names(directory, &n, "--save", err) != TF_OK)
+        return TF_ERR_INPUT;
+    fault_start();
+    if (exists(n.directory) && (!is_directory(n.directory) || !replaceable(n.directory)))
+        return tf_error_set(err, TF_ERR_INPUT, "%s: exists and is not a twofold checkpoint; choose another directory",
+                            directory);
+    if (recover(&n, err) != TF_OK)
+        return err->code;
+    if (mkdir(n.partial, 0755) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", n.partial, strerror(errno));
+    fault_point("created", n.partial);
+    int status = TF_OK;
+    for (int64_t i = 0; status == TF_OK && i < parameters->count; i++)
+        status = write_tensor(n.partial, "", parameters->items[i].name, &parameters->items[i].value, err);
+    for (int64_t i = 0; status == TF_OK && i < optimizer->moments.count; i++) {
+        const parameter *p = &optimizer->moments.items[i];
+        status = write_tensor(n.partial, "adam.exp_avg.", p->name, &p->value, err);
+        if (status == TF_OK)
+            status = write_tensor(n.partial, "adam.exp_avg_sq.", p->name, &p->grad, err);
+    }
+    /* The marker last: from here on .partial is a complete checkpoint, the newest one. */
+    char marker[4200];
+    snprintf(marker, sizeof marker, "%s/" CHECKPOINT_MARKER, n.partial);
+    int64_t shape[1] = {state_count};
+    if (status == TF_OK) {
+        fault_point("writing", marker);
+        status = npy_write(marker, NPY_INT64, 1, shape, state, err);
+    }
+    if (status != TF_OK) {
+        remove_checkpoint(n.partial, NULL);
+        return TF_ERR_SYSTEM;
+    }
+    fault_point("written", marker);
+    /* Swap in the new checkpoint; the old one is removed only afterwards. */
+    if (exists(n.directory) && move(n.directory, n.previous, err) != TF_OK)
+        return err->code;
+    if (move(n.partial, n.directory, err) != TF_OK)
+        return err->code;
+    if (exists(n.previous))
+        remove_checkpoint(n.previous, NULL); /* a leftover only costs space; the next save retries */
+    if (fault_at < 0) /* TWOFOLD_SAVE_FAULT_STEP=-1: how many steps a test has to try */
+        fprintf(stderr, "%s: this save took %lld steps\n", CHECKPOINT_FAULT_VARIABLE, (long long)fault_count);
+    return TF_OK;
+}
+
+/* ---- loading ---------------------------------------------------------------------------------- */
+
+/* "tgcn" or "jodie" for a header's family and kind. */
+static const char *model_name(int64_t family, int64_t kind)
+{
+    if (family == CHECKPOINT_SNAPSHOT_MODEL)
+        return model_kind_name((model_kind)kind);
+    if (family == CHECKPOINT_EVENT_MODEL)
+        return event_model_kind_name((event_model_kind)kind);
+    return "unknown";
+}
+
+int checkpoint_open(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int *found,
+                    char *located, char *marker, tf_error *err)
 {
     *found = 0;
-    struct stat info;
-    if (stat(directory, &info) != 0 || !S_ISDIR(info.st_mode))
-        return tf_error_set(err, TF_ERR_INPUT, "%s: no such checkpoint directory", directory);
-    if (parameters_load(parameters, directory, err) != TF_OK ||
-        format_path(marker, 4096, err, "%s/" CHECKPOINT_MARKER, directory) != TF_OK)
+    if (checkpoint_locate(directory, located, err) != TF_OK ||
+        format_path(marker, 4096, err, "%s/" CHECKPOINT_MARKER, located) != TF_OK)
         return TF_ERR_INPUT;
-    if (stat(marker, &info) != 0)
+    if (!exists(marker))
         return TF_OK; /* parameters only */
     npy_array saved;
     if (npy_read(marker, &saved, err) != TF_OK)
         return TF_ERR_INPUT;
+    const int64_t *s = saved.data;
     int status = TF_OK;
-    if (saved.dtype != NPY_INT64 || saved.size != state_count)
-        status = tf_error_set(err, TF_ERR_INPUT,
-                              "%s: not a twofold checkpoint for this kind of model (%lld values, expected %lld int64)",
-                              marker, (long long)saved.size, (long long)state_count);
+    if (saved.dtype != NPY_INT64 || saved.ndim != 1 || saved.size < 3)
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: damaged: expected int64 [%lld]", marker,
+                              (long long)state_count);
+    else if (s[CHECKPOINT_FIELD_FORMAT] != CHECKPOINT_FORMAT)
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: checkpoint format %lld; this twofold reads format %d only "
+                              "(earlier checkpoints cannot be resumed: train again)",
+                              marker, (long long)s[CHECKPOINT_FIELD_FORMAT], CHECKPOINT_FORMAT);
+    else if (s[CHECKPOINT_FIELD_FAMILY] != expected[CHECKPOINT_FIELD_FAMILY] ||
+             s[CHECKPOINT_FIELD_KIND] != expected[CHECKPOINT_FIELD_KIND])
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: a checkpoint of model %s; this run trains %s", marker,
+                              model_name(s[CHECKPOINT_FIELD_FAMILY], s[CHECKPOINT_FIELD_KIND]),
+                              model_name(expected[CHECKPOINT_FIELD_FAMILY], expected[CHECKPOINT_FIELD_KIND]));
+    else if (saved.size != state_count)
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: damaged: %lld values, expected %lld", marker,
+                              (long long)saved.size, (long long)state_count);
+    else if (s[CHECKPOINT_FIELD_EPOCH] < 0 || s[CHECKPOINT_FIELD_STEP] < s[CHECKPOINT_FIELD_EPOCH])
+        /* every epoch takes at least one Adam step; a negative step would blow up its bias correction */
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: damaged: epoch %lld, Adam step %lld (expected 0 <= epoch <= "
+                              "step)", marker, (long long)s[CHECKPOINT_FIELD_EPOCH],
+                              (long long)s[CHECKPOINT_FIELD_STEP]);
+    else if (s[CHECKPOINT_FIELD_DATA] != expected[CHECKPOINT_FIELD_DATA])
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: saved from other data (digest %016llx; this run's data has "
+                              "%016llx): resume on the data it was trained on",
+                              marker, (unsigned long long)s[CHECKPOINT_FIELD_DATA],
+                              (unsigned long long)expected[CHECKPOINT_FIELD_DATA]);
     else
-        memcpy(state, saved.data, (size_t)state_count * sizeof *state);
+        memcpy(state, s, (size_t)state_count * sizeof *state);
     npy_free(&saved);
     *found = status == TF_OK;
     return status;
+}
+
+int checkpoint_compare(const char *marker, const int64_t *saved, const int64_t *expected, int first,
+                       const char *const *labels, int count, tf_error *err)
+{
+    char was[512] = "", is[512] = "";
+    size_t at_was = 0, at_is = 0;
+    for (int i = first; i < first + count; i++)
+        if (saved[i] != expected[i] && at_was < sizeof was && at_is < sizeof is) {
+            const char *label = labels[i - first], *comma = at_was ? ", " : "";
+            at_was += (size_t)snprintf(was + at_was, sizeof was - at_was, "%s%s %lld", comma, label, (long long)saved[i]);
+            at_is += (size_t)snprintf(is + at_is, sizeof is - at_is, "%s%s %lld", comma, label, (long long)expected[i]);
+        }
+    if (!at_was)
+        return TF_OK;
+    return tf_error_set(err, TF_ERR_INPUT, "%s: saved with %s; this run has %s", marker, was, is);
+}
+
+int checkpoint_load_parameters(parameter_list *parameters, const char *located, tf_error *err)
+{
+    return parameters_load(parameters, located, err);
+}
+
+static int load_moment(tensor *target, const char *directory, const char *kind, const char *name, tf_error *err)
+{
+    char path[4096];
+    if (format_path(path, sizeof path, err, "%s/adam.%s.%s.npy", directory, kind, name) != TF_OK)
+        return TF_ERR_INPUT;
+    tensor loaded;
+    if (npy_read_tensor(path, &loaded, err) != TF_OK) /* refuses NaN and infinities */
+        return TF_ERR_INPUT;
+    int status = TF_OK;
+    if (!tensor_same_shape(&loaded, target))
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: shape differs from the parameter %s", path, name);
+    for (int64_t i = 0; status == TF_OK && strcmp(kind, "exp_avg_sq") == 0 && i < loaded.size; i++)
+        if (loaded.data[i] < 0) /* a mean of squares: a negative one would make Adam's sqrt NaN */
+            status = tf_error_set(err, TF_ERR_INPUT, "%s: element %lld is negative (%g); a second moment is >= 0",
+                                  path, (long long)i, loaded.data[i]);
+    if (status == TF_OK)
+        memcpy(target->data, loaded.data, (size_t)loaded.size * sizeof(float));
+    tensor_free(&loaded);
+    return status;
+}
+
+int checkpoint_load_moments(adam *optimizer, const char *located, tf_error *err)
+{
+    for (int64_t i = 0; i < optimizer->moments.count; i++) {
+        parameter *p = &optimizer->moments.items[i];
+        if (load_moment(&p->value, located, "exp_avg", p->name, err) != TF_OK ||
+            load_moment(&p->grad, located, "exp_avg_sq", p->name, err) != TF_OK)
+            return TF_ERR_INPUT;
+    }
+    return TF_OK;
 }

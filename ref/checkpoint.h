@@ -1,40 +1,126 @@
 /**
  * @file ref/checkpoint.h
- * @brief Checkpoint directories written atomically, and the Adam state inside them; shared by
- *        the snapshot trainer (train.h) and the event trainer (train_events.h).
+ * @brief Checkpoint directories that survive a kill at any instant, and the Adam state inside
+ *        them; shared by the snapshot trainer (train.h) and the event trainer (train_events.h).
  *
  * A checkpoint is a directory of .npy files: the parameters as NAME.npy (PyTorch state_dict
  * names), Adam's moments as adam.exp_avg.NAME.npy and adam.exp_avg_sq.NAME.npy, and the trainer's
- * own state in trainer.npy, whose presence marks the directory as a twofold checkpoint.
+ * own state in trainer.npy (int64). trainer.npy is written last, so a directory is a complete
+ * checkpoint if and only if it holds trainer.npy. Its first values are a header every trainer
+ * shares (checkpoint_field): the format, the kind of model, epoch, Adam step and a digest of the
+ * training data; the trainer's own shape values follow.
  *
- * checkpoint_save() never leaves a half-written checkpoint under the real name: the files go into
- * DIRECTORY.partial, which then replaces DIRECTORY (the old one is moved to DIRECTORY.previous
- * and removed only after the swap), so a crash leaves either the old checkpoint or the new one.
- * An existing DIRECTORY is replaced only if it is empty or a twofold checkpoint; anything else is
- * an error, so a mistyped --save never deletes a user's directory.
+ * checkpoint_save() writes into DIRECTORY.partial, then moves the old DIRECTORY aside to
+ * DIRECTORY.previous, renames DIRECTORY.partial to DIRECTORY and removes DIRECTORY.previous. A
+ * kill at any instant leaves at least one complete checkpoint among the three names, and
+ * checkpoint_locate() finds it: DIRECTORY.partial once its trainer.npy is written (the newest),
+ * else DIRECTORY, else DIRECTORY.previous. The next save first finishes (or undoes) an
+ * interrupted one, so the three never pile up. An existing DIRECTORY is replaced only if it is
+ * empty or a twofold checkpoint; anything else is an error, so a mistyped --save never deletes a
+ * user's directory.
  */
 #ifndef TWOFOLD_REF_CHECKPOINT_H
 #define TWOFOLD_REF_CHECKPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ref/adam.h"
 #include "ref/error.h"
+#include "ref/events.h"
+#include "ref/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** The file that marks a directory as a twofold checkpoint. */
+/** The file that marks a directory as a complete twofold checkpoint (written last). */
 #define CHECKPOINT_MARKER "trainer.npy"
 
+/** The format of trainer.npy this twofold writes and reads (1 and 1001 were the earlier ones). */
+#define CHECKPOINT_FORMAT 2
+
 /**
- * Save a checkpoint atomically as described above: every parameter, every Adam moment, and
- * the trainer's state (@p state_count int64 values, layout up to the trainer) in the marker.
+ * A test hook: with TWOFOLD_SAVE_FAULT_STEP=k in the environment, checkpoint_save() kills its
+ * own process with SIGKILL at its k-th step (after printing the step to stderr), so a test can
+ * show that a kill at every step leaves a loadable checkpoint; k = -1 prints the number of steps
+ * a save took instead. Steps are the moves on disk: each file written (the kill leaving a
+ * half-written temporary file, as a real one inside npy_write() would), each rename, each removal.
+ */
+#define CHECKPOINT_FAULT_VARIABLE "TWOFOLD_SAVE_FAULT_STEP"
+
+/** The header at the start of every trainer.npy; a trainer's own values follow it. */
+typedef enum checkpoint_field {
+    CHECKPOINT_FIELD_FORMAT, /**< CHECKPOINT_FORMAT */
+    CHECKPOINT_FIELD_FAMILY, /**< checkpoint_family */
+    CHECKPOINT_FIELD_KIND,   /**< model_kind or event_model_kind */
+    CHECKPOINT_FIELD_EPOCH,  /**< epochs completed */
+    CHECKPOINT_FIELD_STEP,   /**< Adam steps taken */
+    CHECKPOINT_FIELD_DATA,   /**< checkpoint_snapshot_digest() or checkpoint_event_digest() of the data */
+    CHECKPOINT_HEADER_SIZE   /**< number of header values */
+} checkpoint_field;
+
+/** Which trainer wrote a checkpoint. */
+typedef enum checkpoint_family {
+    CHECKPOINT_SNAPSHOT_MODEL = 1, /**< train.h: tgcn, gconvgru, gclstm, evolvegcn */
+    CHECKPOINT_EVENT_MODEL = 2     /**< train_events.h: tgn, jodie */
+} checkpoint_family;
+
+/**
+ * A 64-bit digest (FNV-1a's step over 8-byte words) of a snapshot sequence: its sizes, every graph, feature, target and
+ * presence flag. Two runs on the same data agree; other data differs with near certainty.
+ * @param seq the data
+ * @return the digest
+ */
+uint64_t checkpoint_snapshot_digest(const snapshot_seq *seq);
+
+/**
+ * The digest of an event stream: its events (ends, times, labels) and the edge features used.
+ * @param events    the stream
+ * @param features  [num_events][width] the edge features the model reads, or NULL
+ * @param width     their columns (0 for none)
+ * @return the digest
+ */
+uint64_t checkpoint_event_digest(const event_stream *events, const float *features, int64_t width);
+
+/**
+ * Check a --save target before any training, so a run never ends in a save that cannot work:
+ * the parent directory must exist and be writable, and @p directory must be absent, an empty
+ * directory or a twofold checkpoint (a trailing '/' is allowed).
+ * @param directory  the target
+ * @param err        out: "--save DIR: ..." naming what is wrong
+ * @return 0, or TF_ERR_INPUT
+ */
+int checkpoint_check_target(const char *directory, tf_error *err);
+
+/**
+ * Find the complete checkpoint a load of @p directory reads, without changing anything on disk:
+ * DIRECTORY.partial if its save was interrupted after its marker was written, else DIRECTORY if
+ * complete, else DIRECTORY.previous if complete, else DIRECTORY itself when it is a directory of
+ * parameters only (no marker, e.g. exported from PyTorch).
+ * @param directory  the checkpoint as the user named it
+ * @param found      out: [4096] the directory to read
+ * @param err        out: no such directory
+ * @return 0, or TF_ERR_INPUT
+ */
+int checkpoint_locate(const char *directory, char *found, tf_error *err);
+
+/**
+ * Whether a load of @p directory reads the complete checkpoint an interrupted save left beside
+ * it (DIRECTORY.partial or DIRECTORY.previous) rather than DIRECTORY itself, for a note to the user.
+ * @param directory  the checkpoint as the user named it
+ * @param located    out: [4096] the directory a load reads
+ * @return 1 if it is DIRECTORY.partial or DIRECTORY.previous, else 0 (also when none is found)
+ */
+int checkpoint_interrupted(const char *directory, char *located);
+
+/**
+ * Save a checkpoint as described above: every parameter, every Adam moment, and the trainer's
+ * state (@p state_count int64 values starting with the header) in the marker, written last.
  * @param directory    where the checkpoint goes
  * @param parameters   the model's parameters
  * @param optimizer    their Adam state
- * @param state        [state_count] the trainer's own numbers (version, epoch, step, shape, ...)
+ * @param state        [state_count] the header and the trainer's own values
  * @param state_count  number of values in @p state
  * @param err          out: a directory that is not a checkpoint, a file that cannot be written
  * @return 0, TF_ERR_INPUT for a directory that may not be replaced, TF_ERR_SYSTEM when writing
@@ -44,31 +130,59 @@ int checkpoint_save(const char *directory, const parameter_list *parameters, con
                     const int64_t *state, int64_t state_count, tf_error *err);
 
 /**
- * Load a checkpoint's parameters and read its marker. A directory of parameters only (for
- * example exported from PyTorch) loads with *@p found = 0; otherwise the marker must hold
- * @p state_count int64 values, copied into @p state, and *@p found = 1. The caller checks the
- * state against its own shape, then loads the moments with checkpoint_load_moments().
- * @param directory    the checkpoint
- * @param parameters   filled from NAME.npy (shapes must match)
+ * Open a checkpoint: locate it (checkpoint_locate()), then read and check its marker before any
+ * parameter file, so a checkpoint of another model or other data is reported as such. The
+ * marker's format, family and kind must equal @p expected's, its size @p state_count, its epoch
+ * and Adam step must be a state training reaches (0 <= epoch <= step), and its data digest must
+ * equal @p expected's. The trainer then compares its own values and calls
+ * checkpoint_load_parameters() and checkpoint_load_moments(). A directory of parameters only
+ * opens with *@p found = 0.
+ * @param directory    the checkpoint as the user named it
+ * @param expected     [state_count] this run's state: its header fields are compared
  * @param state        out: [state_count] the marker's values
- * @param state_count  expected number of values
- * @param found        out: [1] 1 if the directory has a marker
- * @param marker       out: the marker's path, for the caller's messages ([4096])
- * @param err          out: a missing directory or file, another shape, a damaged marker
+ * @param state_count  number of values
+ * @param found        out: 1 if the directory has a marker
+ * @param located      out: [4096] the directory the checkpoint is read from
+ * @param marker       out: [4096] the marker's path, for the caller's messages
+ * @param err          out: what differs, naming the marker
  * @return 0, or TF_ERR_INPUT
  */
-int checkpoint_load(const char *directory, parameter_list *parameters, int64_t *state, int64_t state_count,
-                    int *found, char *marker, tf_error *err);
+int checkpoint_open(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int *found,
+                    char *located, char *marker, tf_error *err);
 
 /**
- * Read the moments written by checkpoint_save() into @p optimizer, whose parameter
- * layout must match (a missing file or another shape is an error naming the file).
+ * Compare a trainer's own values of an opened marker with this run's, and name only the ones that
+ * differ: "MARKER: saved with window 4, stride 4; this run has window 5, stride 5".
+ * @param marker    the marker's path (from checkpoint_open())
+ * @param saved     [first + count] the marker's values
+ * @param expected  [first + count] this run's
+ * @param first     index of the first value compared
+ * @param labels    [count] what each value is ("hidden", "window", ...)
+ * @param count     number of values compared
+ * @param err       out: the message above
+ * @return 0 when all agree, or TF_ERR_INPUT
+ */
+int checkpoint_compare(const char *marker, const int64_t *saved, const int64_t *expected, int first,
+                       const char *const *labels, int count, tf_error *err);
+
+/**
+ * Read the parameters NAME.npy of a located checkpoint (shapes must match).
+ * @param parameters  filled in
+ * @param located     the directory checkpoint_open() returned
+ * @param err         out: a missing file or another shape, with the file's path
+ * @return 0, or TF_ERR_INPUT
+ */
+int checkpoint_load_parameters(parameter_list *parameters, const char *located, tf_error *err);
+
+/**
+ * Read the moments written by checkpoint_save() into @p optimizer, whose parameter layout must
+ * match (a missing file, another shape or a negative second moment is an error naming the file).
  * @param optimizer  the optimizer (its step count is the caller's business)
- * @param directory  the checkpoint directory
+ * @param located    the directory checkpoint_open() returned
  * @param err        out: what was wrong, with the file's path
  * @return 0, or TF_ERR_INPUT
  */
-int checkpoint_load_moments(adam *optimizer, const char *directory, tf_error *err);
+int checkpoint_load_moments(adam *optimizer, const char *located, tf_error *err);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,7 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
         model_free(&tr->model);
         return TF_ERR_INPUT;
     }
+    tr->data_digest = checkpoint_snapshot_digest(seq); /* a checkpoint resumes only on the same data */
     return TF_OK;
 }
 
@@ -267,43 +268,49 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
 
 /* ---- checkpoints ------------------------------------------------------------------------- */
 
-/* trainer.npy: what must match to resume, and where training stands. */
-enum { STATE_VERSION, STATE_EPOCH, STATE_STEP, STATE_KIND, STATE_HIDDEN, STATE_K, STATE_IN, STATE_OUT, STATE_SIZE };
-#define CHECKPOINT_VERSION 1
+/* trainer.npy: checkpoint.h's header (format, family, kind, epoch, Adam step, data digest), then
+ * what else must match to resume: the model's shape, the windows and the split. */
+enum { STATE_HIDDEN = CHECKPOINT_HEADER_SIZE, STATE_K, STATE_IN, STATE_OUT, STATE_WINDOW, STATE_STRIDE, STATE_TRAIN,
+       STATE_SIZE };
+
+/* This trainer's state, windows and stride as they take effect (0 means "the split", "the window"). */
+static void checkpoint_state(const trainer *tr, int64_t state[STATE_SIZE])
+{
+    const model_config *c = &tr->model.config;
+    const int64_t window = tr->options.window ? tr->options.window : tr->train_snapshots;
+    int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, c->kind, tr->epoch,
+                                  tr->optimizer.step, (int64_t)tr->data_digest, c->hidden, c->chebyshev_k,
+                                  c->in_features, c->out_features, window,
+                                  tr->options.stride ? tr->options.stride : window, tr->train_snapshots};
+    memcpy(state, values, sizeof values);
+}
 
 /* Fills a checkpoint directory: parameters, Adam's moments, trainer.npy. */
 int trainer_save(const trainer *tr, const char *directory, tf_error *err)
 {
-    const model_config *c = &tr->model.config;
-    int64_t state[STATE_SIZE] = {CHECKPOINT_VERSION, tr->epoch, tr->optimizer.step, c->kind, c->hidden,
-                                 c->chebyshev_k, c->in_features, c->out_features};
+    int64_t state[STATE_SIZE];
+    checkpoint_state(tr, state);
     return checkpoint_save(directory, &tr->model.parameters, &tr->optimizer, state, STATE_SIZE, err);
 }
 
 int trainer_load(trainer *tr, const char *directory, tf_error *err)
 {
-    int64_t s[STATE_SIZE];
-    char path[4096];
+    int64_t s[STATE_SIZE], e[STATE_SIZE];
+    char located[4096], path[4096];
     int found;
-    if (checkpoint_load(directory, &tr->model.parameters, s, STATE_SIZE, &found, path, err) != TF_OK)
+    checkpoint_state(tr, e);
+    if (checkpoint_open(directory, e, s, STATE_SIZE, &found, located, path, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (!found)
-        return TF_OK; /* parameters only: start from epoch 0 with a fresh optimizer */
-    const model_config *c = &tr->model.config;
-    if (s[STATE_VERSION] != CHECKPOINT_VERSION)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold checkpoint of version %d", path, CHECKPOINT_VERSION);
-    if (s[STATE_KIND] != c->kind || s[STATE_HIDDEN] != c->hidden || s[STATE_K] != c->chebyshev_k ||
-        s[STATE_IN] != c->in_features || s[STATE_OUT] != c->out_features)
-        return tf_error_set(err, TF_ERR_INPUT,
-                            "%s: saved for model %s with hidden %lld, K %lld, %lld features, %lld targets; "
-                            "this run has %s with hidden %lld, K %d, %lld features, %lld targets",
-                            path, model_kind_name((model_kind)s[STATE_KIND]), (long long)s[STATE_HIDDEN],
-                            (long long)s[STATE_K], (long long)s[STATE_IN], (long long)s[STATE_OUT],
-                            model_kind_name(c->kind), (long long)c->hidden, c->chebyshev_k,
-                            (long long)c->in_features, (long long)c->out_features);
-    if (checkpoint_load_moments(&tr->optimizer, directory, err) != TF_OK)
+    if (!found) /* parameters only: start from epoch 0 with a fresh optimizer */
+        return checkpoint_load_parameters(&tr->model.parameters, located, err);
+    static const char *const labels[] = {"hidden", "K", "features", "targets", "windows of", "stride",
+                                         "train snapshots"};
+    if (checkpoint_compare(path, s, e, STATE_HIDDEN, labels, STATE_SIZE - STATE_HIDDEN, err) != TF_OK)
         return TF_ERR_INPUT;
-    tr->epoch = s[STATE_EPOCH];
-    tr->optimizer.step = s[STATE_STEP];
+    if (checkpoint_load_parameters(&tr->model.parameters, located, err) != TF_OK ||
+        checkpoint_load_moments(&tr->optimizer, located, err) != TF_OK)
+        return TF_ERR_INPUT;
+    tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
+    tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
     return TF_OK;
 }

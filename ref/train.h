@@ -83,6 +83,7 @@ typedef struct trainer {
     train_options options;     /**< the settings */
     int64_t epoch;             /**< epochs completed */
     int64_t train_snapshots;   /**< snapshots 0 .. train_snapshots-1 train, the rest test */
+    uint64_t data_digest;      /**< checkpoint_snapshot_digest() of the data, kept in checkpoints */
 } trainer;
 
 /** Results of one epoch. */
@@ -206,18 +207,21 @@ int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t 
 /* ---- checkpoints -------------------------------------------------------------------------- */
 
 /**
- * Save a checkpoint in @p directory: parameters as NAME.npy (PyTorch state_dict names), Adam
- * moments as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy, and trainer.npy (epoch, step
- * and the model's shape). Atomic: written into DIRECTORY.partial, which then replaces
- * DIRECTORY, so a crash leaves either the old checkpoint or the new one. An existing
- * DIRECTORY is replaced only if it is empty or a twofold checkpoint; anything else is an error.
+ * Save a checkpoint in @p directory (ref/checkpoint.h): parameters as NAME.npy (PyTorch
+ * state_dict names), Adam moments as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy, and
+ * trainer.npy, written last (the header with epoch, step and data digest; hidden, K, features,
+ * targets, window, stride, train snapshots). A kill at any instant leaves a complete checkpoint
+ * that trainer_load() finds. An existing DIRECTORY is replaced only if it is empty or a twofold
+ * checkpoint; anything else is an error.
  */
 int trainer_save(const trainer *tr, const char *directory, tf_error *err);
 
 /**
- * Load parameters from @p directory; if it holds trainer.npy, also the Adam state and the
- * epoch, so training resumes where it stopped. A directory of parameters only (for example
- * exported from PyTorch) starts at epoch 0 with a fresh optimizer.
+ * Load the checkpoint in @p directory (or the complete one an interrupted save left beside it).
+ * trainer.npy is checked first: the model, the data, the shapes, the windows and the split must
+ * be this run's, or the error names what differs; then the parameters, the Adam state and the
+ * epoch are read, so training resumes where it stopped. A directory of parameters only (for
+ * example exported from PyTorch) starts at epoch 0 with a fresh optimizer.
  */
 int trainer_load(trainer *tr, const char *directory, tf_error *err);
 

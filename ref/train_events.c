@@ -375,20 +375,21 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
 
 /* ---- checkpoints ------------------------------------------------------------------------------- */
 
-/* trainer.npy of an event model. The version differs from the snapshot trainer's (1), so each
- * trainer recognizes the other's checkpoint as not its own. */
+/* trainer.npy of an event model: checkpoint.h's header (format, family, kind, epoch, Adam step,
+ * data digest), the seed, then what else must match to resume: the model's shape and the split. */
 enum {
-    STATE_VERSION, STATE_EPOCH, STATE_STEP, STATE_SEED, STATE_KIND, STATE_MEMORY, STATE_TIME, STATE_EMBEDDING,
-    STATE_EDGE, STATE_HEADS, STATE_NEIGHBORS, STATE_SIZE
+    STATE_SEED = CHECKPOINT_HEADER_SIZE, STATE_MEMORY, STATE_TIME, STATE_EMBEDDING, STATE_EDGE, STATE_HEADS,
+    STATE_NEIGHBORS, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
 };
-#define EVENT_CHECKPOINT_VERSION 1001
 
 static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
 {
     const event_model_config *c = &tr->model.config;
-    int64_t values[STATE_SIZE] = {EVENT_CHECKPOINT_VERSION, tr->epoch, tr->optimizer.step, (int64_t)tr->options.seed,
-                                  c->kind, c->memory_width, c->time_width, c->embedding_width, c->edge_width,
-                                  c->heads, c->neighbors};
+    const uint64_t data = checkpoint_event_digest(tr->events, tr->edge_features, c->edge_width);
+    int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_EVENT_MODEL, c->kind, tr->epoch, tr->optimizer.step,
+                                  (int64_t)data, (int64_t)tr->options.seed, c->memory_width, c->time_width,
+                                  c->embedding_width, c->edge_width, c->heads, c->neighbors, tr->train_end,
+                                  tr->validation_end};
     memcpy(state, values, sizeof values);
 }
 
@@ -401,32 +402,23 @@ int event_trainer_save(const event_trainer *tr, const char *directory, tf_error 
 
 int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
 {
-    int64_t s[STATE_SIZE], expected[STATE_SIZE];
-    char path[4096];
+    int64_t s[STATE_SIZE], e[STATE_SIZE];
+    char located[4096], path[4096];
     int found;
-    if (checkpoint_load(directory, &tr->model.parameters, s, STATE_SIZE, &found, path, err) != TF_OK)
+    checkpoint_state(tr, e);
+    if (checkpoint_open(directory, e, s, STATE_SIZE, &found, located, path, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (!found)
-        return TF_OK; /* parameters only: epoch 0, fresh optimizer */
-    checkpoint_state(tr, expected);
-    if (s[STATE_VERSION] != EVENT_CHECKPOINT_VERSION)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: not a twofold event-model checkpoint (version %d)", path,
-                            EVENT_CHECKPOINT_VERSION);
-    if (memcmp(s + STATE_KIND, expected + STATE_KIND, (STATE_SIZE - STATE_KIND) * sizeof(int64_t)) != 0)
-        return tf_error_set(err, TF_ERR_INPUT,
-                            "%s: saved for %s with memory %lld, time %lld, embedding %lld, edge features %lld, "
-                            "%lld heads, %lld neighbours; this run has %s with %lld, %lld, %lld, %lld, %lld, %lld",
-                            path, event_model_kind_name((event_model_kind)s[STATE_KIND]),
-                            (long long)s[STATE_MEMORY], (long long)s[STATE_TIME], (long long)s[STATE_EMBEDDING],
-                            (long long)s[STATE_EDGE], (long long)s[STATE_HEADS], (long long)s[STATE_NEIGHBORS],
-                            event_model_kind_name(tr->model.config.kind), (long long)expected[STATE_MEMORY],
-                            (long long)expected[STATE_TIME], (long long)expected[STATE_EMBEDDING],
-                            (long long)expected[STATE_EDGE], (long long)expected[STATE_HEADS],
-                            (long long)expected[STATE_NEIGHBORS]);
-    if (checkpoint_load_moments(&tr->optimizer, directory, err) != TF_OK)
+    if (!found) /* parameters only: epoch 0, fresh optimizer */
+        return checkpoint_load_parameters(&tr->model.parameters, located, err);
+    static const char *const labels[] = {"memory", "time", "embedding", "edge features", "heads", "neighbours",
+                                         "train events", "train and validation events"};
+    if (checkpoint_compare(path, s, e, STATE_MEMORY, labels, STATE_SIZE - STATE_MEMORY, err) != TF_OK)
         return TF_ERR_INPUT;
-    tr->epoch = s[STATE_EPOCH];
-    tr->optimizer.step = s[STATE_STEP];
+    if (checkpoint_load_parameters(&tr->model.parameters, located, err) != TF_OK ||
+        checkpoint_load_moments(&tr->optimizer, located, err) != TF_OK)
+        return TF_ERR_INPUT;
+    tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
+    tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
     tr->options.seed = (uint64_t)s[STATE_SEED];
     return TF_OK;
 }

@@ -264,8 +264,9 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
                            void *progress_context, tf_error *err);
 
 /**
- * Save a checkpoint (atomically, checkpoint.h): parameters as NAME.npy with TGL's names, Adam's
- * moments, and trainer.npy.
+ * Save a checkpoint (checkpoint.h: a kill at any instant leaves a complete one): parameters as
+ * NAME.npy with TGL's names, Adam's moments, and trainer.npy, written last (the header with epoch,
+ * step and a digest of the events and edge features; the seed, the model's shape and the split).
  * @param tr         the trainer
  * @param directory  where to save
  * @param err        out: what failed
@@ -274,12 +275,14 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
 int event_trainer_save(const event_trainer *tr, const char *directory, tf_error *err);
 
 /**
- * Load parameters from @p directory; if it holds trainer.npy (an event-model checkpoint of the
- * same shape), also Adam's state, the epoch and the seed, so training resumes exactly. A
- * directory of parameters only starts at epoch 0 with a fresh optimizer.
+ * Load parameters from @p directory (or the complete checkpoint an interrupted save left beside
+ * it); if it holds trainer.npy, that is checked first (the model, the data, the shape and the
+ * split must be this run's, or the error names what differs), then Adam's state, the epoch and
+ * the seed are read, so training resumes exactly. A directory of parameters only starts at
+ * epoch 0 with a fresh optimizer.
  * @param tr         the trainer
  * @param directory  the checkpoint
- * @param err        out: missing files, other shapes, another kind of checkpoint
+ * @param err        out: another model, other data, other shapes, missing or damaged files
  * @return 0, or TF_ERR_INPUT
  */
 int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err);

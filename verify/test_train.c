@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "datasets/dataset.h"
+#include "ref/checkpoint.h"
 #include "ref/npy.h"
 #include "ref/train.h"
 #include "verify/testing.h"
@@ -274,15 +275,17 @@ START_TEST(checkpoint_errors)
     ck_assert(trainer_save(&tgcn, directory, &err) == TF_OK);
     EXPECT_INPUT_ERROR(trainer_load(&tgcn, "/nonexistent/checkpoint", &err), &err, "/nonexistent/checkpoint",
                        "no such checkpoint");
-    /* A checkpoint of another model: its parameter files are not there. */
+    /* A checkpoint of another model is reported as such (trainer.npy is read first), not as a
+     * parameter file that is missing. */
     make_trainer(&other, &d.snapshots, MODEL_GCLSTM, &o);
-    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "recurrent.W_i.npy", "No such file");
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "trainer.npy", "a checkpoint of model tgcn",
+                       "this run trains gclstm");
     trainer_free(&other);
-    /* The same model with another width: shapes differ. */
+    /* The same model with another width: trainer.npy names the width. */
     model_config wider = {MODEL_TGCN, 0, 7, 0, 2};
     ck_assert(trainer_create(&other, &d.snapshots, &wider, &o, &err) == TF_OK);
-    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "recurrent.conv_z.bias.npy", "shape 6",
-                       "expected 7");
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with hidden 6;",
+                       "this run has hidden 7");
     trainer_free(&other);
     /* A damaged trainer.npy. */
     char path[320];
@@ -290,7 +293,7 @@ START_TEST(checkpoint_errors)
     float wrong[3] = {1, 2, 3};
     int64_t shape[1] = {3};
     ck_assert(npy_write(path, NPY_FLOAT32, 1, shape, wrong, &err) == TF_OK);
-    EXPECT_INPUT_ERROR(trainer_load(&tgcn, directory, &err), &err, "trainer.npy", "not a twofold checkpoint");
+    EXPECT_INPUT_ERROR(trainer_load(&tgcn, directory, &err), &err, "trainer.npy", "damaged", "expected int64");
     /* Options that cannot work. */
     train_options bad = o;
     bad.train_ratio = 1.5;
@@ -307,6 +310,84 @@ START_TEST(checkpoint_errors)
 }
 END_TEST
 
+/* Rewrites value `index` of DIRECTORY/trainer.npy (a test of what a load accepts). */
+static void set_state(const char *directory, int index, int64_t value)
+{
+    char path[320];
+    snprintf(path, sizeof path, "%s/trainer.npy", directory);
+    npy_array a;
+    tf_error err;
+    ck_assert_msg(npy_read(path, &a, &err) == TF_OK, "%s", err.message);
+    ((int64_t *)a.data)[index] = value;
+    ck_assert(npy_write(path, NPY_INT64, a.ndim, a.shape, a.data, &err) == TF_OK);
+    npy_free(&a);
+}
+
+/* trainer.npy is checked before anything is taken from a checkpoint: a damaged epoch or Adam step,
+ * a negative second moment, an earlier format, other data, other windows are all refused with a
+ * line naming what is wrong (each was once taken as it was). */
+START_TEST(checkpoint_state_refused)
+{
+    dataset d, other_data;
+    load("chickenpox", &d);
+    load("pedalme", &other_data);
+    train_options o;
+    small_options(&o);
+    trainer tr, other;
+    tf_error err;
+    make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
+    double loss;
+    run_epochs(&tr, &d.snapshots, 1, &loss);
+    char directory[256];
+    snprintf(directory, sizeof directory, "%s/tgcn_state_checkpoint", temporary_directory());
+    ck_assert(trainer_save(&tr, directory, &err) == TF_OK);
+    ck_assert_msg(trainer_load(&tr, directory, &err) == TF_OK, "%s", err.message);
+    /* The header: format, family, kind, epoch, step, data (ref/checkpoint.h). */
+    set_state(directory, CHECKPOINT_FIELD_EPOCH, -1);
+    EXPECT_INPUT_ERROR(trainer_load(&tr, directory, &err), &err, "trainer.npy", "epoch -1");
+    set_state(directory, CHECKPOINT_FIELD_EPOCH, 1);
+    set_state(directory, CHECKPOINT_FIELD_STEP, -7);
+    EXPECT_INPUT_ERROR(trainer_load(&tr, directory, &err), &err, "trainer.npy", "Adam step -7");
+    set_state(directory, CHECKPOINT_FIELD_STEP, tr.optimizer.step);
+    set_state(directory, CHECKPOINT_FIELD_FORMAT, 1);
+    EXPECT_INPUT_ERROR(trainer_load(&tr, directory, &err), &err, "trainer.npy", "checkpoint format 1",
+                       "train again");
+    set_state(directory, CHECKPOINT_FIELD_FORMAT, CHECKPOINT_FORMAT);
+    ck_assert_msg(trainer_load(&tr, directory, &err) == TF_OK, "%s", err.message);
+    /* A negative second moment (Adam would take its square root). */
+    char path[400];
+    snprintf(path, sizeof path, "%s/adam.exp_avg_sq.%s.npy", directory, tr.model.parameters.items[0].name);
+    tensor moment;
+    ck_assert(npy_read_tensor(path, &moment, &err) == TF_OK);
+    moment.data[1] = -0.25f;
+    ck_assert(npy_write_tensor(path, &moment, &err) == TF_OK);
+    tensor_free(&moment);
+    EXPECT_INPUT_ERROR(trainer_load(&tr, directory, &err), &err, path, "element 1 is negative");
+    /* Another dataset with the same shapes: the digest tells. */
+    ck_assert(trainer_save(&tr, directory, &err) == TF_OK);
+    make_trainer(&other, &other_data.snapshots, MODEL_TGCN, &o);
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "trainer.npy", "saved from other data");
+    trainer_free(&other);
+    /* Other windows or another split of the same data. */
+    train_options moved = o;
+    moved.window = 5;
+    make_trainer(&other, &d.snapshots, MODEL_TGCN, &moved);
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "saved with windows of 6, stride 6;",
+                       "this run has windows of 5, stride 5");
+    trainer_free(&other);
+    moved = o;
+    moved.train_ratio = 0.6;
+    make_trainer(&other, &d.snapshots, MODEL_TGCN, &moved);
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "train snapshots 258;",
+                       "this run has train snapshots 310");
+    trainer_free(&other);
+    printf("trainer.npy refused: epoch -1, step -7, format 1, a negative exp_avg_sq, other data, window, split\n");
+    trainer_free(&tr);
+    dataset_free(&d);
+    dataset_free(&other_data);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("train");
@@ -318,6 +399,7 @@ int main(void)
     tcase_add_test(cases, step_gradient_is_mean_over_windows);
     tcase_add_test(cases, training_reduces_the_loss);
     tcase_add_test(cases, checkpoint_errors);
+    tcase_add_test(cases, checkpoint_state_refused);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "datasets/generate.h"
+#include "ref/checkpoint.h"
 #include "ref/npy.h"
 #include "ref/train_events.h"
 #include "verify/testing.h"
@@ -375,34 +376,48 @@ START_TEST(checkpoint_errors)
     snprintf(directory, sizeof directory, "%s/tgn_checkpoint", temporary_directory());
     ck_assert(event_trainer_save(&tgn, directory, &err) == TF_OK);
     EXPECT_INPUT_ERROR(event_trainer_load(&tgn, "/nonexistent/checkpoint", &err), &err, "no such checkpoint");
-    /* JODIE from TGN's checkpoint: its RNN has one gate where the GRU has three. */
+    /* JODIE from TGN's checkpoint: trainer.npy, read first, names both models. */
     make(&other, &es, EVENT_MODEL_JODIE, &o);
-    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "memory_updater.updater.weight_ih.npy",
-                       "shape 18 x 16", "expected 6 x 16");
+    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "a checkpoint of model tgn",
+                       "this run trains jodie");
     event_trainer_free(&other);
-    /* Another width: shapes differ. */
+    /* Another width: trainer.npy names it. */
     event_model_config wider;
     small_config(&wider, EVENT_MODEL_TGN, 0);
     wider.memory_width = 7;
     ck_assert(event_trainer_create(&other, &es, NULL, &wider, &o, &err) == TF_OK);
-    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "memory_updater.updater.weight_ih.npy",
-                       "shape 18 x 16", "expected 21 x 18");
+    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with memory 6;",
+                       "this run has memory 7");
     event_trainer_free(&other);
+    /* Other events with the same shapes: the data digest tells. */
+    event_stream moved;
+    generated(&moved, 30, 200, 0);
+    moved.dst[10] = moved.dst[10] == moved.dst[11] ? moved.dst[12] : moved.dst[11]; /* one event moved */
+    make(&other, &moved, EVENT_MODEL_TGN, &o);
+    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "saved from other data");
+    event_trainer_free(&other);
+    event_stream_free(&moved);
     /* The same parameters but another neighbour count: trainer.npy tells. */
     event_model_config fewer;
     small_config(&fewer, EVENT_MODEL_TGN, 0);
     fewer.neighbors = 5;
     ck_assert(event_trainer_create(&other, &es, NULL, &fewer, &o, &err) == TF_OK);
-    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "10 neighbours",
-                       "this run has tgn");
+    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with neighbours 10;",
+                       "this run has neighbours 5");
     event_trainer_free(&other);
-    /* A snapshot model's trainer.npy (version 1, 8 values). */
+    /* A snapshot model's trainer.npy (format 2: header, then hidden, K, features, targets, window,
+     * stride, train snapshots), and one of the earlier format (version 1, 8 values). */
     char path[320];
     snprintf(path, sizeof path, "%s/trainer.npy", directory);
-    int64_t snapshot_state[8] = {1, 5, 10, 0, 32, 2, 4, 1}, shape[1] = {8};
+    int64_t snapshot_state[13] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, 0, 5, 10, 0, 32, 2, 4, 1, 4, 4, 20},
+            shape[1] = {13};
     ck_assert(npy_write(path, NPY_INT64, 1, shape, snapshot_state, &err) == TF_OK);
-    EXPECT_INPUT_ERROR(event_trainer_load(&tgn, directory, &err), &err,
-                       "not a twofold checkpoint for this kind of model", "8 values");
+    EXPECT_INPUT_ERROR(event_trainer_load(&tgn, directory, &err), &err, "a checkpoint of model tgcn",
+                       "this run trains tgn");
+    int64_t old_state[8] = {1, 5, 10, 0, 32, 2, 4, 1};
+    shape[0] = 8;
+    ck_assert(npy_write(path, NPY_INT64, 1, shape, old_state, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(event_trainer_load(&tgn, directory, &err), &err, "checkpoint format 1", "train again");
     /* A save never replaces a directory that is not a checkpoint. */
     EXPECT_INPUT_ERROR(event_trainer_save(&tgn, source_path("verify"), &err), &err, "not a twofold checkpoint");
     event_trainer_free(&tgn);

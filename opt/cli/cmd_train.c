@@ -15,6 +15,7 @@
 #include "opt/kernels.h"
 #include "opt/partition.h"
 #include "opt/train.h"
+#include "ref/checkpoint.h"
 #include "ref/clock.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
@@ -50,8 +51,10 @@ static const char train_usage[] =
     "  --seed S           initial parameters (default 1)\n"
     "  --lags L           lagged features for lagged formats (default: the format's own)\n"
     "  --save DIR         write a checkpoint at the end: parameters as NAME.npy (PyTorch\n"
-    "                     names), Adam state and epoch; atomic\n"
-    "  --load DIR         start from a checkpoint (resumes epoch and Adam state if present)\n"
+    "                     names), Adam state and epoch; checked before training, and a kill\n"
+    "                     at any instant leaves a complete checkpoint --load finds\n"
+    "  --load DIR         start from a checkpoint (resumes epoch and Adam state if present;\n"
+    "                     model, data, window, stride and split must be this run's)\n"
     "  --dump-outputs DIR write predictions.npy and targets.npy [snapshots][vertices][targets]\n"
     "  --impl I           ref (default: the reference, one thread) or opt (the optimized twin:\n"
     "                     BLAS and OpenMP kernels; under mpiexec -n R, windows shared by R ranks,\n"
@@ -401,6 +404,15 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     return TF_OK;
 }
 
+/* A --load whose save was interrupted reads the complete checkpoint left beside it
+ * (ref/checkpoint.h): say which, so the user knows where the epochs come from. */
+static void note_interrupted_save(const char *load)
+{
+    char located[4096];
+    if (checkpoint_interrupted(load, located))
+        printf("note: the last save to %s was interrupted; loading the complete checkpoint %s\n", load, located);
+}
+
 /* predictions.npy and targets.npy for every snapshot, the model run in its windows. */
 static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *directory, tf_error *err)
 {
@@ -466,11 +478,13 @@ int command_train(int argc, char **argv, tf_error *err)
      * so that the ranks can compare their command lines and fail together with one line
      * (ranks_agree()) instead of leaving the others waiting in MPI_Init. */
     const int launched = ranks_launched();
-    if (launched <= 1 && parsed != TF_OK)
+    /* A save that cannot work is reported now, not after the training it would lose. */
+    const int ready = parsed == TF_OK && c.save ? checkpoint_check_target(c.save, err) : parsed;
+    if (launched <= 1 && ready != TF_OK)
         return TF_ERR_INPUT;
     if (launched <= 1 && !c.optimized)
         return train(&c, NULL, err);
-    if (parsed == TF_OK && !c.optimized)
+    if (ready == TF_OK && !c.optimized)
         tf_error_set(err, TF_ERR_INPUT, "train: --impl ref runs one process, and mpiexec -n %d would start %d "
                                         "copies of the same run writing one --save: what runs distributed is "
                                         "--impl opt (windows shared by the ranks, gradients all-reduced)",
@@ -526,6 +540,8 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         dataset_free(&d);
         return status;
     }
+    if (c.load && speaks)
+        note_interrupted_save(c.load);
     if (c.load) /* only one replica: checked with the options */
         status = trainer_load(tr, c.load, err);
     async_trainer async;

@@ -11,6 +11,7 @@
 #include "opt/cli/commands.h"
 #include "opt/async_pipeline.h"
 #include "opt/dispatch.h"
+#include "ref/checkpoint.h"
 #include "ref/clock.h"
 #include "ref/train_events.h"
 
@@ -45,7 +46,8 @@ static const char train_events_usage[] =
     "                       (TGN's code; on Wikipedia every negative is then an item)\n"
     "  --seed S             initial parameters and training negatives (default 1)\n"
     "  --save DIR           write a checkpoint at the end: parameters as NAME.npy (TGL names), Adam\n"
-    "                       state, epoch and seed; atomic\n"
+    "                       state, epoch and seed; checked before training, and a kill at any\n"
+    "                       instant leaves a complete checkpoint --load finds\n"
     "  --load DIR           start from a checkpoint (resumes epoch, Adam state and seed if present);\n"
     "                       with nothing left to train, evaluates the loaded parameters\n"
     "  --impl I             ref (default: the reference, one process) or opt (the distributed twin:\n"
@@ -227,6 +229,15 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
     return TF_OK;
 }
 
+/* A --load whose save was interrupted reads the complete checkpoint left beside it
+ * (ref/checkpoint.h): say which, so the user knows where the epochs come from. */
+static void note_interrupted_save(const char *load)
+{
+    char located[4096];
+    if (checkpoint_interrupted(load, located))
+        printf("note: the last save to %s was interrupted; loading the complete checkpoint %s\n", load, located);
+}
+
 /* The edge features to use: the user's .npy (checked against the event count), none, or the
  * dataset's own. On success *owned is what the caller frees (NULL when borrowed). */
 static int choose_edge_features(const train_events_command *c, const event_stream *es, const float **features,
@@ -323,6 +334,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     if (status == TF_OK && pipelined)
         status = event_pipeline_create(&pipeline, &twin, c.prefetch > 0 ? c.prefetch : 0, staleness, c.micro_batches,
                                        err);
+    if (status == TF_OK && c.load && speaks)
+        note_interrupted_save(c.load);
     if (status == TF_OK && c.load)
         status = group ? opt_dispatch_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
     if (status == TF_OK && speaks) {
@@ -417,11 +430,13 @@ int command_train_events(int argc, char **argv, tf_error *err)
      * --impl opt, so that the ranks compare their command lines and fail together with one line
      * (ranks_agree()) instead of leaving the others waiting in MPI_Init. */
     const int launched = ranks_launched();
-    if (launched <= 1 && parsed != TF_OK)
+    /* A save that cannot work is reported now, not after the training it would lose. */
+    const int ready = parsed == TF_OK && c.save ? checkpoint_check_target(c.save, err) : parsed;
+    if (launched <= 1 && ready != TF_OK)
         return TF_ERR_INPUT;
     if (launched <= 1 && !c.optimized)
         return train_events(&c, NULL, err);
-    if (parsed == TF_OK && !c.optimized)
+    if (ready == TF_OK && !c.optimized)
         tf_error_set(err, TF_ERR_INPUT, "train: --model %s without --impl opt is the reference, one process; "
                                         "mpiexec -n %d would start %d copies of the same run writing one --save: "
                                         "what runs distributed is --impl opt (node memory partitioned over the "

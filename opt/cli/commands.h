@@ -171,7 +171,8 @@ int finish_ranks(comm *group, int status, tf_error *err);
  */
 int ranks_launched(void);
 
-/** FNV-1a digest of a loaded dataset's contents (the ranks compare it in ranks_agree()). */
+/** The digest of a loaded dataset's contents the checkpoints record (checkpoint_snapshot_digest(),
+ *  checkpoint_event_digest()); the ranks compare it in ranks_agree(). */
 uint64_t dataset_digest(const dataset *d);
 
 /**

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "datasets/dataset.h"
+#include "ref/checkpoint.h"
 #include "opt/cli/commands.h"
 
 int ranks_launched(void)
@@ -31,50 +32,12 @@ int ranks_launched(void)
     return 1;
 }
 
-/* FNV-1a over a byte range, continuing from @p hash. */
-static uint64_t fnv(uint64_t hash, const void *data, size_t bytes)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++)
-        hash = (hash ^ p[i]) * 1099511628211ull;
-    return hash;
-}
-
 uint64_t dataset_digest(const dataset *d)
 {
-    uint64_t h = 14695981039346656037ull;
-    h = fnv(h, &d->kind, sizeof d->kind);
-    if (d->kind == DATASET_SNAPSHOTS) {
-        const snapshot_seq *s = &d->snapshots;
-        h = fnv(h, &s->num_nodes, sizeof s->num_nodes);
-        h = fnv(h, &s->num_snapshots, sizeof s->num_snapshots);
-        h = fnv(h, &s->feature_width, sizeof s->feature_width);
-        h = fnv(h, &s->target_width, sizeof s->target_width);
-        for (int64_t t = 0; t < s->num_snapshots; t++) {
-            const snapshot *x = &s->snapshots[t];
-            const int64_t n = x->graph.num_nodes, e = x->graph.num_edges;
-            h = fnv(h, x->graph.row_ptr, (size_t)(n + 1) * sizeof *x->graph.row_ptr);
-            h = fnv(h, x->graph.col, (size_t)e * sizeof *x->graph.col);
-            h = fnv(h, x->graph.weight, (size_t)e * sizeof *x->graph.weight);
-            h = fnv(h, x->features.data, (size_t)x->features.size * sizeof(float));
-            h = fnv(h, x->targets.data, (size_t)x->targets.size * sizeof(float));
-            h = fnv(h, x->present, (size_t)s->num_nodes);
-        }
-    } else {
-        const event_stream *es = &d->events;
-        const size_t n = (size_t)es->num_events;
-        h = fnv(h, &es->num_events, sizeof es->num_events);
-        h = fnv(h, &es->num_nodes, sizeof es->num_nodes);
-        h = fnv(h, &es->feature_width, sizeof es->feature_width);
-        h = fnv(h, es->src, n * sizeof *es->src);
-        h = fnv(h, es->dst, n * sizeof *es->dst);
-        h = fnv(h, es->time, n * sizeof *es->time);
-        if (es->features)
-            h = fnv(h, es->features, n * (size_t)es->feature_width * sizeof(float));
-        if (es->label)
-            h = fnv(h, es->label, n * sizeof *es->label);
-    }
-    return h;
+    /* The checkpoint's digest of the same data: one definition of "the same data" for both. */
+    if (d->kind == DATASET_SNAPSHOTS)
+        return checkpoint_snapshot_digest(&d->snapshots);
+    return checkpoint_event_digest(&d->events, d->events.features, d->events.feature_width);
 }
 
 /* One rank's record as gathered: a fixed header, then its error message and its arguments, each
