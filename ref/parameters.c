@@ -182,3 +182,14 @@ void parameters_pack_gradients(const parameter_list *list, float *packed) { pack
 void parameters_unpack_gradients(parameter_list *list, const float *packed) { unpack(list, 1, packed); }
 void parameters_pack_values(const parameter_list *list, float *packed) { pack(list, 0, packed); }
 void parameters_unpack_values(parameter_list *list, const float *packed) { unpack(list, 0, packed); }
+
+const char *parameters_first_non_finite(const parameter_list *list, int grads)
+{
+    for (int64_t i = 0; i < list->count; i++) {
+        const tensor *t = grads ? &list->items[i].grad : &list->items[i].value;
+        for (int64_t k = 0; k < t->size; k++)
+            if (!isfinite(t->data[k]))
+                return list->items[i].name;
+    }
+    return NULL;
+}

@@ -61,6 +61,10 @@ void parameters_zero_grad(parameter_list *list);
 /** Every gradient set to its double sums rounded to float: the one rounding of a batch's sums. */
 void parameters_round_sums(parameter_list *list);
 
+/** The name of the first tensor of @p list holding a NaN or an infinity in its values (or, when
+ *  @p grads, its gradients), or NULL when all are finite. The trainers stop on it. */
+const char *parameters_first_non_finite(const parameter_list *list, int grads);
+
 /** Every parameter's double sums, in list order, into @p packed [parameters_size()]. */
 void parameters_pack_sums(const parameter_list *list, double *packed);
 

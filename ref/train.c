@@ -224,28 +224,17 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
                             NULL, err);
 }
 
-/* The first non-finite value of a list's tensors (values, or gradients when @p grads), or NULL. */
-static const char *first_non_finite(const parameter_list *list, int grads)
-{
-    for (int64_t i = 0; i < list->count; i++) {
-        const tensor *t = grads ? &list->items[i].grad : &list->items[i].value;
-        for (int64_t k = 0; k < t->size; k++)
-            if (!isfinite(t->data[k]))
-                return list->items[i].name;
-    }
-    return NULL;
-}
-
 int trainer_check_finite(const trainer *tr, const epoch_report *report, tf_error *err)
 {
     const char *name;
     if (!isfinite(report->train_loss) || !isfinite(report->test_mse))
         return tf_error_set(err, TF_ERR_INPUT, "epoch %lld: training diverged (train loss %g, test MSE %g); stopped, "
                             "nothing saved", (long long)report->epoch, report->train_loss, report->test_mse);
-    if ((name = first_non_finite(&tr->model.parameters, 0)))
+    if ((name = parameters_first_non_finite(&tr->model.parameters, 0)))
         return tf_error_set(err, TF_ERR_INPUT, "epoch %lld: training diverged (parameter %s is not finite); "
                             "stopped, nothing saved", (long long)report->epoch, name);
-    if ((name = first_non_finite(&tr->optimizer.moments, 0)) || (name = first_non_finite(&tr->optimizer.moments, 1)))
+    if ((name = parameters_first_non_finite(&tr->optimizer.moments, 0)) ||
+        (name = parameters_first_non_finite(&tr->optimizer.moments, 1)))
         return tf_error_set(err, TF_ERR_INPUT, "epoch %lld: training diverged (Adam's moment of %s is not finite: "
                             "gradients beyond float's range); stopped, nothing saved", (long long)report->epoch, name);
     return TF_OK;

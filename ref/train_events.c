@@ -203,18 +203,6 @@ void event_trainer_flush_gradient(event_trainer *tr)
         ref_adam_step(&tr->optimizer, &tr->model.parameters);
 }
 
-/* The first non-finite value of a list's tensors (values, or gradients when @p grads), or NULL. */
-static const char *first_non_finite(const parameter_list *list, int grads)
-{
-    for (int64_t i = 0; i < list->count; i++) {
-        const tensor *t = grads ? &list->items[i].grad : &list->items[i].value;
-        for (int64_t k = 0; k < t->size; k++)
-            if (!isfinite(t->data[k]))
-                return list->items[i].name;
-    }
-    return NULL;
-}
-
 int event_trainer_check_finite(const event_trainer *tr, double loss, int64_t step, tf_error *err)
 {
     const int64_t B = tr->options.batch_size, first = (step - 1) * B;
@@ -225,10 +213,10 @@ int event_trainer_check_finite(const event_trainer *tr, double loss, int64_t ste
     const char *name;
     if (!isfinite(loss))
         snprintf(what, sizeof what, "loss %g", loss);
-    else if ((name = first_non_finite(&tr->model.parameters, 0)))
+    else if ((name = parameters_first_non_finite(&tr->model.parameters, 0)))
         snprintf(what, sizeof what, "parameter %s is not finite", name);
-    else if ((name = first_non_finite(&tr->optimizer.moments, 0)) ||
-             (name = first_non_finite(&tr->optimizer.moments, 1)))
+    else if ((name = parameters_first_non_finite(&tr->optimizer.moments, 0)) ||
+             (name = parameters_first_non_finite(&tr->optimizer.moments, 1)))
         snprintf(what, sizeof what, "Adam's moment of %s is not finite: gradients beyond float's range", name);
     else
         return TF_OK;

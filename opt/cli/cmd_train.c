@@ -517,12 +517,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                               model_kind_name(c.config.kind));
     }
     /* The ranks compare options and data before their first collective (ranks_agree()). */
-    if (group && ranks_agree(group, c.argc, c.argv, loaded == TF_OK ? dataset_digest(&d) : 0, err) != TF_OK) {
-        if (loaded == TF_OK)
-            dataset_free(&d);
-        return err->code;
-    }
-    if (loaded != TF_OK)
+    if ((loaded = ranks_agree_on_data(group, c.argc, c.argv, loaded, &d, err)) != TF_OK)
         return loaded;
     const snapshot_seq *seq = &d.snapshots;
     /* The reference's --sync average trains R replicas serially (ref/async.h); its replica 0 is

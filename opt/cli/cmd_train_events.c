@@ -299,12 +299,7 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
                               c.data, event_model_kind_name(c.config.kind));
     }
     /* The ranks compare options and data before their first collective (ranks_agree()). */
-    if (group && ranks_agree(group, c.argc, c.argv, loaded == TF_OK ? dataset_digest(&d) : 0, err) != TF_OK) {
-        if (loaded == TF_OK)
-            dataset_free(&d);
-        return err->code;
-    }
-    if (loaded != TF_OK)
+    if ((loaded = ranks_agree_on_data(group, c.argc, c.argv, loaded, &d, err)) != TF_OK)
         return loaded;
     const event_stream *es = &d.events;
     const float *features;

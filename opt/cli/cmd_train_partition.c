@@ -47,11 +47,8 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
                               request->data, model_kind_name(request->config->kind));
     }
     /* The ranks compare options and data before their first collective (ranks_agree()). */
-    if (ranks_agree(group, request->argc, request->argv, loaded == TF_OK ? dataset_digest(&d) : 0, err) != TF_OK) {
-        if (loaded == TF_OK)
-            dataset_free(&d);
-        return err->code;
-    }
+    if ((loaded = ranks_agree_on_data(group, request->argc, request->argv, loaded, &d, err)) != TF_OK)
+        return loaded;
     const snapshot_seq *seq = &d.snapshots;
     partition_options po;
     partition_options_default(&po);

@@ -192,6 +192,20 @@ uint64_t dataset_digest(const dataset *d);
  */
 int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err);
 
+/**
+ * ranks_agree() right after a train command loaded its data: the digest of @p d when it loaded,
+ * and @p d freed when the ranks do not agree. Without ranks (@p group NULL) it only passes
+ * @p loaded on.
+ * @param group  the ranks, or NULL for the reference
+ * @param argc   arguments of the subcommand, as the user gave them
+ * @param argv   the arguments
+ * @param loaded dataset_load()'s status (or a later error about the data)
+ * @param d      the data, valid when @p loaded is TF_OK
+ * @param err    as for ranks_agree()
+ * @return TF_OK when the data may be used, else the error's code (@p d then holds nothing)
+ */
+int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset *d, tf_error *err);
+
 /** Exit status of demo and verify when a twin is not equal to its reference. */
 #define EXIT_WRONG 1
 

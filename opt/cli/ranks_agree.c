@@ -224,3 +224,15 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
     free(mine);
     return status;
 }
+
+int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset *d, tf_error *err)
+{
+    if (!group)
+        return loaded;
+    if (ranks_agree(group, argc, argv, loaded == TF_OK ? dataset_digest(d) : 0, err) != TF_OK) {
+        if (loaded == TF_OK)
+            dataset_free(d);
+        return err->code;
+    }
+    return loaded;
+}
