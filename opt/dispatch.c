@@ -130,7 +130,7 @@ int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events
     tr->mode = mode;
     int status = event_trainer_create(&tr->base, events, edge_features, config, options, err);
     if (status == TF_OK)
-        status = opt_parameters_agree(group, &tr->base.model.parameters, err);
+        status = opt_state_agree(group, &tr->base.model.parameters, &tr->base.optimizer, tr->base.epoch, err);
     int32_t *owner = NULL;
     if (status == TF_OK && !(owner = tf_alloc((size_t)events->num_nodes, sizeof *owner, "placement", err)))
         status = TF_ERR_INPUT;
@@ -619,7 +619,7 @@ int opt_dispatch_trainer_load(dispatch_trainer *tr, const char *directory, tf_er
 {
     if (event_trainer_load(&tr->base, directory, err) != TF_OK)
         return TF_ERR_INPUT;
-    return opt_parameters_agree(tr->group, &tr->base.model.parameters, err);
+    return opt_state_agree(tr->group, &tr->base.model.parameters, &tr->base.optimizer, tr->base.epoch, err);
 }
 
 int opt_dispatch_trainer_traffic(dispatch_trainer *tr, dispatch_traffic *out, int reset, tf_error *err)

@@ -8,29 +8,71 @@
 
 int opt_trainer_rank_of(int64_t position, int size) { return (int)(position % size); }
 
-/* A checksum of every parameter's bits; equal on all ranks iff (almost surely) the values are. */
-static double parameter_checksum(const parameter_list *list)
+/* FNV-1a over @p count floats' bytes, continuing @p hash. */
+static uint64_t hash_floats(uint64_t hash, const float *values, int64_t count)
 {
-    uint64_t hash = 1469598103934665603ull; /* FNV-1a over the bytes */
-    for (int64_t i = 0; i < list->count; i++) {
-        const unsigned char *bytes = (const unsigned char *)list->items[i].value.data;
-        for (size_t k = 0; k < (size_t)list->items[i].value.size * sizeof(float); k++)
-            hash = (hash ^ bytes[k]) * 1099511628211ull;
-    }
-    return (double)(hash >> 11); /* 53 bits: exact in a double */
+    const unsigned char *bytes = (const unsigned char *)values;
+    for (size_t k = 0; k < (size_t)count * sizeof(float); k++)
+        hash = (hash ^ bytes[k]) * 1099511628211ull;
+    return hash;
 }
 
-int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err)
+/* A checksum of a list's values (and, with @p grads, its second tensors: Adam keeps v there);
+ * equal on all ranks iff (almost surely) the values are. 53 bits: exact in a double. */
+static double list_checksum(const parameter_list *list, int grads)
 {
-    /* Same parameters on every rank: compare each rank's checksum with rank 0's. */
-    double mismatches;
-    if (comm_ranks_differing(c, parameter_checksum(list), &mismatches, err) != TF_OK)
-        return err->code;
-    if (mismatches != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "%.0f rank(s) start from other parameters than rank 0: create every "
-                                               "rank's trainer with the same data, options, seed and checkpoint",
-                            mismatches);
-    return TF_OK;
+    uint64_t hash = 1469598103934665603ull;
+    for (int64_t i = 0; i < list->count; i++) {
+        hash = hash_floats(hash, list->items[i].value.data, list->items[i].value.size);
+        if (grads)
+            hash = hash_floats(hash, list->items[i].grad.data, list->items[i].grad.size);
+    }
+    return (double)(hash >> 11);
+}
+
+/* What a rank (re)starts from, as opt_state_agree() compares it. */
+enum { STATE_EPOCH, STATE_STEP, STATE_PARAMETERS, STATE_MOMENTS, STATE_VALUES };
+
+int opt_state_agree(comm *c, const parameter_list *list, const adam *optimizer, int64_t epoch, tf_error *err)
+{
+    if (c->size == 1)
+        return TF_OK;
+    /* One all-gather of every rank's record, so every rank names the same first differing rank
+     * and field, and all of them report the same line. A rank whose copy of a checkpoint lacks
+     * trainer.npy starts at epoch 0 with fresh moments; one with other moment files has the
+     * same parameters but would take other steps: both are caught here, before any step. */
+    const double mine[STATE_VALUES] = {(double)epoch, (double)optimizer->step, list_checksum(list, 0),
+                                       list_checksum(&optimizer->moments, 1)};
+    double *all = tf_alloc((size_t)c->size * STATE_VALUES, sizeof *all, "rank states", err);
+    int64_t *counts = tf_alloc((size_t)c->size * 2, sizeof *counts, "rank state counts", err);
+    int status = all && counts ? TF_OK : TF_ERR_INPUT;
+    for (int r = 0; status == TF_OK && r < c->size; r++) {
+        counts[r] = STATE_VALUES;
+        counts[c->size + r] = (int64_t)r * STATE_VALUES;
+    }
+    if (status == TF_OK)
+        status = comm_allgatherv(c, mine, STATE_VALUES, all, counts, counts + c->size, sizeof *all, err);
+    for (int r = 1; status == TF_OK && r < c->size; r++) {
+        const double *theirs = all + (size_t)r * STATE_VALUES;
+        const char *hint = ": give every rank a copy of the same checkpoint, or the same data, options and seed";
+        if (theirs[STATE_EPOCH] != all[STATE_EPOCH])
+            status = tf_error_set(err, TF_ERR_INPUT, "rank %d resumes from another state than rank 0: epoch %.0f vs "
+                                                     "%.0f on rank 0%s",
+                                  r, theirs[STATE_EPOCH], all[STATE_EPOCH], hint);
+        else if (theirs[STATE_STEP] != all[STATE_STEP])
+            status = tf_error_set(err, TF_ERR_INPUT, "rank %d resumes from another state than rank 0: Adam step %.0f "
+                                                     "vs %.0f on rank 0%s",
+                                  r, theirs[STATE_STEP], all[STATE_STEP], hint);
+        else if (theirs[STATE_PARAMETERS] != all[STATE_PARAMETERS])
+            status = tf_error_set(err, TF_ERR_INPUT, "rank %d starts from other parameters than rank 0%s", r, hint);
+        else if (theirs[STATE_MOMENTS] != all[STATE_MOMENTS])
+            status = tf_error_set(err, TF_ERR_INPUT, "rank %d resumes from another state than rank 0: Adam moments "
+                                                     "differ%s",
+                                  r, hint);
+    }
+    free(all);
+    free(counts);
+    return status;
 }
 
 int opt_trainer_parallel(trainer *tr, comm *c, tf_error *err)
@@ -39,7 +81,7 @@ int opt_trainer_parallel(trainer *tr, comm *c, tf_error *err)
         return tf_error_set(err, TF_ERR_INPUT, "data-parallel training keeps gradients in host memory: it needs the MPI "
                                                "transport");
     tr->model.kernels = &opt_kernels;
-    return opt_parameters_agree(c, &tr->model.parameters, err);
+    return opt_state_agree(c, &tr->model.parameters, &tr->optimizer, tr->epoch, err);
 }
 
 /* Sums one double across the ranks (a rank alone: nothing to do). */

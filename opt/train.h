@@ -64,10 +64,19 @@ int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, in
                          double *mse, tf_error *err);
 
 /**
- * Check that every rank of @p c holds the same parameter values as rank 0 (a checksum of their
- * bits, compared collectively). @return 0, or TF_ERR_INPUT saying how many ranks differ.
+ * Check that every rank of @p c (re)starts from the same state as rank 0: the same epoch, Adam
+ * step, parameter values and Adam moments (checksums of their bits), gathered in one collective.
+ * After --load this catches a rank whose copy of the checkpoint differs (an older one, one
+ * without trainer.npy, other moment files), which would otherwise train to another result or
+ * stop in MPI. Every rank calls it and gets the same answer; on one rank there is nothing to do.
+ * @param c          the ranks
+ * @param list       this rank's parameters
+ * @param optimizer  this rank's Adam state (step and moments)
+ * @param epoch      epochs this rank has completed
+ * @param err        out: one line naming the first differing rank and what differs
+ * @return 0, TF_ERR_INPUT, or the error of the collective
  */
-int opt_parameters_agree(comm *c, const parameter_list *list, tf_error *err);
+int opt_state_agree(comm *c, const parameter_list *list, const adam *optimizer, int64_t epoch, tf_error *err);
 
 /**
  * Sum every parameter's gradient across the ranks of @p c: packed into @p packed [parameter

@@ -75,6 +75,10 @@ int event_stream_validate(const event_stream *es, const char *source, tf_error *
         if (!isfinite(es->time[i]))
             return tf_error_set(err, TF_ERR_INPUT, "%s: event %lld: timestamp is not finite",
                                 source, (long long)i);
+        if (fabs(es->time[i]) > EVENT_TIME_LIMIT)
+            return tf_error_set(err, TF_ERR_INPUT, "%s: event %lld: timestamp %g is beyond +-%.3g: time "
+                                "differences in float32 would overflow", source, (long long)i, es->time[i],
+                                (double)EVENT_TIME_LIMIT);
         if (i > 0 && es->time[i] < es->time[i - 1])
             return tf_error_set(err, TF_ERR_INPUT,
                                 "%s: event %lld: timestamp %.17g is earlier than the previous %.17g;"

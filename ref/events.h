@@ -13,9 +13,18 @@
 #ifndef TWOFOLD_REF_EVENTS_H
 #define TWOFOLD_REF_EVENTS_H
 
+#include <float.h>
 #include <stdint.h>
 
 #include "ref/error.h"
+
+/**
+ * The largest timestamp magnitude an event may have. The models feed time differences (an event's
+ * time minus a vertex's last update) to float32 time encoders; two times within FLT_MAX / 2 of
+ * zero always differ by at most FLT_MAX, so no difference overflows to infinity (and on to NaN
+ * scores). 1.7e38: far beyond any clock, Unix seconds or nanoseconds alike.
+ */
+#define EVENT_TIME_LIMIT (FLT_MAX / 2)
 
 /** The stream. Owns its arrays; free with event_stream_free(). */
 typedef struct event_stream {
@@ -47,8 +56,8 @@ void event_stream_free(event_stream *es);
 int event_stream_copy_prefix(const event_stream *es, int64_t count, event_stream *out, tf_error *err);
 
 /**
- * Check the invariants every consumer relies on: ids in 0..num_nodes-1, finite
- * non-decreasing timestamps, finite features. @p source names the data in the message.
+ * Check the invariants every consumer relies on: ids in 0..num_nodes-1, non-decreasing
+ * timestamps within ±EVENT_TIME_LIMIT, finite features. @p source names the data in the message.
  */
 int event_stream_validate(const event_stream *es, const char *source, tf_error *err);
 

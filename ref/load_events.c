@@ -76,6 +76,12 @@ static int parse_event(const column_map *m, const char *begin, const char *end, 
             int parsed = parse_double(field_begin, field_end, &value);
             if (parsed == 0 && k != m->time && fabs(value) > FLT_MAX)
                 parsed = -2; /* a feature is stored as float32: it would become infinity */
+            /* A time is kept as a double, but the models take differences of times in float32:
+             * beyond EVENT_TIME_LIMIT they overflow and every score turns NaN (ref/events.h). */
+            if (parsed == 0 && k == m->time && fabs(value) > EVENT_TIME_LIMIT)
+                return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: timestamp \"%s\" is beyond +-%.3g, expected a time "
+                                                       "the models can take differences of in float32",
+                                    source, line, field, (double)EVENT_TIME_LIMIT);
             if (parsed != 0)
                 return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: field %ld is \"%s\", expected a %s%s%s", source, line,
                                     k + 1, field, parsed == -2 ? "finite " : "", k == m->time ? "timestamp" : "number",

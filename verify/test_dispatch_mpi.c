@@ -355,7 +355,7 @@ START_TEST(free_running)
         event_epoch_report report;
         for (int64_t e = 0; e < epochs; e++)
             ck_assert_msg(opt_dispatch_trainer_epoch(&tr, &report, NULL, NULL, &err) == TF_OK, "%s", err.message);
-        ck_assert_msg(opt_parameters_agree(&world, &tr.base.model.parameters, &err) == TF_OK, "%s", err.message);
+        ck_assert_msg(opt_state_agree(&world, &tr.base.model.parameters, &tr.base.optimizer, tr.base.epoch, &err) == TF_OK, "%s", err.message);
         pack(&tr.base.model.parameters, 0, ours);
         if (mode == DISPATCH_SVEN)
             memcpy(sven, ours, (size_t)P * sizeof(float));

@@ -225,6 +225,38 @@ START_TEST(dataset_notes_and_named_errors)
 }
 END_TEST
 
+/* Times the models cannot take differences of in float32 (issue 16, point 2 of the hostile pass):
+ * 1e39 is a finite double but overflows float, so every time difference became infinity and
+ * the test AP a silent 0.5000; a first event at -1e300 made training "diverge". Both formats
+ * refuse them with file:line; a time just inside EVENT_TIME_LIMIT still loads. */
+START_TEST(times_beyond_float_range)
+{
+    printf("EVENT_TIME_LIMIT = %.6g (FLT_MAX / 2)\n", (double)EVENT_TIME_LIMIT);
+    tf_error err;
+    event_stream es;
+    text t;
+    const char *inside = "0 1 0\n1 2 1e38\n";
+    ck_assert(text_from_bytes(inside, strlen(inside), &t, &err) == TF_OK);
+    ck_assert_msg(load_events_text(&t, "inside.txt", &es, &err) == TF_OK, "%s", err.message);
+    text_free(&t);
+    printf("inside.txt: last time %.6g loads\n", es.time[1]);
+    ck_assert_msg(event_stream_validate(&es, "inside.txt", &err) == TF_OK, "%s", err.message);
+    es.time[1] = 1e39; /* as a generator or another loader could leave it */
+    EXPECT_INPUT_ERROR(event_stream_validate(&es, "crafted", &err), &err, "crafted: event 1", "1e+39", "float32");
+    event_stream_free(&es);
+
+    const char *far = "0 1 0\n1 2 1e39\n";
+    ck_assert(text_from_bytes(far, strlen(far), &t, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(load_events_text(&t, "far.txt", &es, &err), &err, "far.txt:2: timestamp \"1e39\" is beyond",
+                       "float32");
+    text_free(&t);
+
+    event_csv_columns columns;
+    EXPECT_INPUT_ERROR(parse_csv("from,to,time\n0,1,-1e300\n1,2,0\n", "early.csv", NULL, &es, &columns, &err), &err,
+                       "early.csv:2: timestamp \"-1e300\" is beyond", "float32");
+}
+END_TEST
+
 int main(void)
 {
     const named_test tests[] = {
@@ -233,6 +265,7 @@ int main(void)
         {"jodie_layout", jodie_layout},
         {"comments_case_and_byte_order_mark", comments_case_and_byte_order_mark},
         {"dataset_notes_and_named_errors", dataset_notes_and_named_errors},
+        {"times_beyond_float_range", times_beyond_float_range},
     };
     return run_suite(suite_of("event_files", tests, sizeof tests / sizeof *tests, 60));
 }

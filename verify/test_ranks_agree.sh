@@ -4,7 +4,9 @@
 # with exit status 2 and exactly one error line naming what differs, printed by one rank, within
 # a time limit (one rank with --impl ref and one with --impl opt once hung for ever). A bad input
 # given to every rank is printed once, and --impl ref or an event model without --impl opt under
-# mpiexec -n 2 refuses instead of running twice. Each case prints what it measured.
+# mpiexec -n 2 refuses instead of running twice. Ranks that each load their own copy of a
+# checkpoint compare epoch, Adam step, parameters and moments (hostile pass, point 1). Each case
+# prints what it measured.
 # Usage: test_ranks_agree.sh TWOFOLD MPIEXEC
 set -u
 twofold=$(realpath "$1") mpiexec=$2
@@ -75,6 +77,50 @@ run "bad --load on 2 ranks" "no such checkpoint" -- -n 2 "$twofold" "${tgcn[@]}"
 # One run, started twice: refused with what runs distributed.
 run "--impl ref under mpiexec -n 2" "what runs distributed is --impl opt" -- -n 2 "$twofold" "${ref[@]}"
 run "tgn without --impl opt, -n 2" "what runs distributed is --impl opt" -- -n 2 "$twofold" "${tgn[@]}"
+
+# A resumed run (hostile pass, point 1): each rank reads its own copy of a checkpoint (one -wdir
+# each), and the copies differ in what the parameters alone do not show. Before, the ranks
+# compared only the parameters: they trained on from other epochs, steps or moments (another
+# result, or MPI's own error); now one line names what differs. Checkpoints from one-process runs.
+# Windows of 50, so --batch 1 takes more Adam steps per epoch than --batch 2 (the counts derived
+# from the train snapshots the run prints: one step per --batch windows).
+"$twofold" train --model tgcn --data chickenpox --window 50 --batch 2 --epochs 1 --save "$work/ck2" > "$work/out"
+last=$(sed -n 's/^train snapshots 0\.\.\([0-9]*\),.*/\1/p' "$work/out")
+windows=$(( (last + 1 + 49) / 50 ))
+steps1=$windows steps2=$(( (windows + 1) / 2 ))
+echo "checkpoints: $((last + 1)) train snapshots, $windows windows of 50: $steps1 Adam steps with --batch 1, $steps2 with --batch 2"
+"$twofold" train --model tgcn --data chickenpox --window 50 --batch 1 --epochs 1 --save "$work/ck1" > /dev/null
+"$twofold" "${tgn[@]}" --save "$work/ckt" > /dev/null
+for d in same copy epoch moments step tgn-same tgn-epoch; do mkdir -p "$work/$d"; done
+cp -r "$work/ck2" "$work/same/ck"; cp -r "$work/ck2" "$work/copy/ck"; cp -r "$work/ck2" "$work/epoch/ck"; cp -r "$work/ck2" "$work/moments/ck"
+cp -r "$work/ck2" "$work/step/ck"; cp -r "$work/ckt" "$work/tgn-same/ck"; cp -r "$work/ckt" "$work/tgn-epoch/ck"
+rm "$work/epoch/ck/trainer.npy" "$work/tgn-epoch/ck/trainer.npy" # parameters only: epoch 0, fresh Adam
+cp "$work/ck1"/adam.* "$work/moments/ck/"                         # same parameters, epoch and step
+cp "$work/ck1/trainer.npy" "$work/step/ck/"                         # same epoch, parameters and moments
+resume=(train --model tgcn --data chickenpox --impl opt --window 50 --batch 2 --epochs 2 --load ck)
+run "--load: copy without trainer.npy" "rank 1 resumes from another state than rank 0: epoch 0 vs 1 on rank 0" -- \
+    -n 1 -wdir "$work/same" "$twofold" "${resume[@]}" : -n 1 -wdir "$work/epoch" "$twofold" "${resume[@]}"
+run "--load: other Adam moments" "rank 1 resumes from another state than rank 0: Adam moments differ" -- \
+    -n 1 -wdir "$work/same" "$twofold" "${resume[@]}" : -n 1 -wdir "$work/moments" "$twofold" "${resume[@]}"
+run "--load: other Adam step" "rank 1 resumes from another state than rank 0: Adam step $steps1 vs $steps2 on rank 0" -- \
+    -n 1 -wdir "$work/same" "$twofold" "${resume[@]}" : -n 1 -wdir "$work/step" "$twofold" "${resume[@]}"
+vertex=(train --model tgcn --data chickenpox --impl opt --split vertex --partition hash --window 50 --batch 2 --epochs 2
+    --load ck)
+run "--split vertex --load: no trainer.npy" "rank 1 resumes from another state than rank 0: epoch 0 vs 1 on rank 0" -- \
+    -n 1 -wdir "$work/same" "$twofold" "${vertex[@]}" : -n 1 -wdir "$work/epoch" "$twofold" "${vertex[@]}"
+tgn_resume=(train --model tgn --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --embedding-dim 4 \
+    --epochs 2 --impl opt --load ck)
+run "tgn --load: no trainer.npy" "rank 1 resumes from another state than rank 0: epoch 0 vs 1 on rank 0" -- \
+    -n 1 -wdir "$work/tgn-same" "$twofold" "${tgn_resume[@]}" : -n 1 -wdir "$work/tgn-epoch" "$twofold" "${tgn_resume[@]}"
+# Copies that agree resume together and finish the second epoch.
+timeout -s KILL "$limit" "$mpiexec" --oversubscribe -n 1 -wdir "$work/same" "$twofold" "${resume[@]}" : \
+    -n 1 -wdir "$work/copy" "$twofold" "${resume[@]}" > "$work/out" 2> "$work/err"
+status=$?
+echo "--load: two equal copies           exit $status: $(grep '^final' "$work/out")"
+if [ "$status" -ne 0 ] || ! grep -q '^final test MSE' "$work/out"; then
+    echo "FAILED: two ranks resuming from equal copies did not train"; cat "$work/out" "$work/err"
+    failures=$((failures + 1))
+fi
 
 # Ranks that agree still train, and say nothing of it.
 timeout -s KILL "$limit" "$mpiexec" --oversubscribe -n 2 "$twofold" "${tgcn[@]}" > "$work/out" 2> "$work/err"

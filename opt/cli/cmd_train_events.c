@@ -40,7 +40,8 @@ static const char train_events_usage[] =
     "                       dataset's own (bitcoin_*: the rating); 'none' uses no features\n"
     "  --edge-columns L     for an event CSV, the header columns to take as edge features, comma-\n"
     "                       separated, or 'none' (default: those named feat... or f<digits>, and\n"
-    "                       JODIE's feature list; other columns are ignored, and a line says which)\n"
+    "                       JODIE's feature list; other columns are ignored, and a line says which);\n"
+    "                       not with --edge-features\n"
     "  --negatives N        all: negative destinations drawn from every vertex (default, TGL's);\n"
     "                       destinations: only from vertices that are some event's destination\n"
     "                       (TGN's code; on Wikipedia every negative is then an item)\n"
@@ -217,6 +218,12 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
     }
     if (!have_model || !c->data)
         return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
+    /* --edge-features replaces the file's own features, so columns chosen from the CSV would be
+     * named in the loader's line and then not used: refuse the pair instead. */
+    if (c->edge_columns && c->edge_features)
+        return tf_error_set(err, TF_ERR_INPUT, "train: give one of --edge-columns and --edge-features (--edge-features "
+                                               "%s replaces the columns --edge-columns %s takes from the CSV)",
+                            c->edge_features, c->edge_columns);
     if ((c->dispatch || c->placement) && !c->optimized)
         return tf_error_set(err, TF_ERR_INPUT, "train: %s chooses how the distributed twin moves node memory: add "
                             "--impl opt", c->dispatch ? "--dispatch" : "--placement");

@@ -11,6 +11,7 @@
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
 #include "opt/partition.h"
+#include "opt/train.h"
 #include "ref/clock.h"
 #include "ref/memory.h"
 
@@ -90,6 +91,10 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
     dataset_free(&d); /* each rank keeps only its part */
     if (status == TF_OK && request->load)
         status = trainer_load(&pt.base, request->load, err);
+    /* partition_trainer_create() compared the fresh parameters; a loaded checkpoint is compared
+     * again, with its epoch, Adam step and moments (each rank reads its own copy). */
+    if (status == TF_OK && request->load)
+        status = opt_state_agree(group, &pt.base.model.parameters, &pt.base.optimizer, pt.base.epoch, err);
     stale_fetcher stale;
     memset(&stale, 0, sizeof stale);
     if (status == TF_OK && request->stale)
