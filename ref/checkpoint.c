@@ -16,11 +16,21 @@
 
 /* ---- data digests ------------------------------------------------------------------------- */
 
-/* FNV-1a's step, 64 bits, taken over 8-byte words (then the last bytes one by one): every run
- * computes it when its trainer is made, so it must cost little next to loading the data (about
- * 1 ns a word), and it only has to tell one dataset from another, not resist an adversary. */
+/* Each 8-byte word (then each last byte) is XORed into the hash, which splitmix64's finalizer then
+ * mixes: a bijection in which every input bit changes every output bit with probability about
+ * 1/2. FNV-1a's step alone (XOR, then multiply) is not enough over whole words: a multiply only
+ * carries a change of bit k into bits k and above, so flipping bit 63 of two words (the signs
+ * of two floats) cancelled and other data got the same digest. Every run computes the digest
+ * when its trainer is made, so it must cost little next to loading the data (a few ns a word),
+ * and it only has to tell one dataset from another, not resist an adversary. */
 #define DIGEST_START 0xcbf29ce484222325ull
-#define DIGEST_PRIME 0x100000001b3ull
+
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
 
 static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
 {
@@ -29,10 +39,10 @@ static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
     for (; i + 8 <= size; i += 8) {
         uint64_t word;
         memcpy(&word, b + i, sizeof word); /* any alignment */
-        hash = (hash ^ word) * DIGEST_PRIME;
+        hash = mix(hash ^ word);
     }
     for (; i < size; i++)
-        hash = (hash ^ b[i]) * DIGEST_PRIME;
+        hash = mix(hash ^ b[i]);
     return hash;
 }
 
