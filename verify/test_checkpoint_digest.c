@@ -35,6 +35,7 @@ START_TEST(two_sign_flips_in_events)
     printf("events: digest %016llx; first column negated on 2 lines: %016llx\n", (unsigned long long)da,
            (unsigned long long)db);
     ck_assert_msg(da != db, "negating a feature on two lines kept the digest");
+    event_stream_free(&b);
     make_events(&b);
     b.features[2 * 3 + 1] = -b.features[2 * 3 + 1]; /* the sign is bit 63 of the word (line 3) */
     b.features[2 * 5 + 1] = -b.features[2 * 5 + 1];
