@@ -1,12 +1,19 @@
+/* realpath() is X/Open (the build defines only _POSIX_C_SOURCE): the messages name the real directory. */
+#define _XOPEN_SOURCE 700
+
 #include "ref/checkpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ref/event_model.h"
@@ -16,11 +23,21 @@
 
 /* ---- data digests ------------------------------------------------------------------------- */
 
-/* FNV-1a's step, 64 bits, taken over 8-byte words (then the last bytes one by one): every run
- * computes it when its trainer is made, so it must cost little next to loading the data (about
- * 1 ns a word), and it only has to tell one dataset from another, not resist an adversary. */
+/* Each 8-byte word (then each last byte) is XORed into the hash, which splitmix64's finalizer then
+ * mixes: a bijection in which every input bit changes every output bit with probability about
+ * 1/2. FNV-1a's step alone (XOR, then multiply) is not enough over whole words: a multiply only
+ * carries a change of bit k into bits k and above, so flipping bit 63 of two words (the signs
+ * of two floats) cancelled and other data got the same digest. Every run computes the digest
+ * when its trainer is made, so it must cost little next to loading the data (a few ns a word),
+ * and it only has to tell one dataset from another, not resist an adversary. */
 #define DIGEST_START 0xcbf29ce484222325ull
-#define DIGEST_PRIME 0x100000001b3ull
+
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
 
 static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
 {
@@ -29,10 +46,10 @@ static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
     for (; i + 8 <= size; i += 8) {
         uint64_t word;
         memcpy(&word, b + i, sizeof word); /* any alignment */
-        hash = (hash ^ word) * DIGEST_PRIME;
+        hash = mix(hash ^ word);
     }
     for (; i < size; i++)
-        hash = (hash ^ b[i]) * DIGEST_PRIME;
+        hash = mix(hash ^ b[i]);
     return hash;
 }
 
@@ -86,17 +103,22 @@ uint64_t checkpoint_event_digest(const event_stream *events, const float *featur
  * counts the steps and prints their number. Steps are counted from the start of each
  * checkpoint_save(). A step that writes a file first leaves what a
  * kill inside npy_write() leaves: a half-written NAME.npy.tmpXXXXXX next to where NAME.npy goes. */
-static int64_t fault_at, fault_count;
+static int64_t fault_at, fault_count, delay_ms;
 
 static void fault_start(void)
 {
-    const char *value = getenv(CHECKPOINT_FAULT_VARIABLE);
+    const char *value = getenv(CHECKPOINT_FAULT_VARIABLE), *delay = getenv(CHECKPOINT_DELAY_VARIABLE);
     fault_at = value ? strtoll(value, NULL, 10) : 0;
+    delay_ms = delay ? strtoll(delay, NULL, 10) : 0;
     fault_count = 0;
 }
 
 static void fault_point(const char *what, const char *path)
 {
+    if (delay_ms > 0) { /* TWOFOLD_SAVE_STEP_DELAY_MS: a slow save, so that two saves overlap */
+        struct timespec pause = {(time_t)(delay_ms / 1000), (long)(delay_ms % 1000) * 1000000L};
+        nanosleep(&pause, NULL);
+    }
     if (fault_at == 0 || ++fault_count != fault_at)
         return;
     char temporary[4200];
@@ -241,23 +263,68 @@ static int replaceable(const char *directory)
     return entries == 0 || checkpoint;
 }
 
+/* The directory holding n->directory: "." for "x", "/" for "/x". */
+static void parent_of(const names *n, char parent[sizeof n->directory])
+{
+    memcpy(parent, n->directory, sizeof n->directory);
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        strcpy(parent, ".");
+    else
+        slash[slash == parent] = '\0';
+}
+
+/* A target a save cannot replace by name: a path ending in "." or ".." (renaming "e3/." fails,
+ * and only after training), or a symbolic link (a save would replace the link by a directory and
+ * empty the link's target). The message names the real directory to give instead. */
+static int unsafe_name(const names *n, const char *directory, tf_error *err)
+{
+    const char *slash = strrchr(n->directory, '/'), *last = slash ? slash + 1 : n->directory;
+    char real[PATH_MAX + 8] = "", hint[PATH_MAX + 40] = "";
+    if (realpath(n->directory, real))
+        snprintf(hint, sizeof hint, " (here %s)", real);
+    if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: a path ending in \"%s\" cannot be replaced by a "
+                            "checkpoint; name the directory itself%s", directory, last, hint);
+    struct stat info;
+    if (lstat(n->directory, &info) == 0 && S_ISLNK(info.st_mode))
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: is a symbolic link, which a save would replace; give "
+                            "the real directory%s", directory, hint);
+    return TF_OK;
+}
+
+/* 1 if `directory` is absent or a directory holding only files a checkpoint writes: what a save
+ * may remove as DIR.partial or DIR.previous (remove_checkpoint() fails on anything else). */
+static int removable(const char *directory)
+{
+    struct stat info;
+    if (lstat(directory, &info) != 0)
+        return 1;
+    DIR *listing = S_ISDIR(info.st_mode) ? opendir(directory) : NULL;
+    if (!listing)
+        return 0;
+    int only_checkpoint = 1;
+    for (struct dirent *entry; (entry = readdir(listing));)
+        only_checkpoint &= strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0 ||
+                           checkpoint_file(entry->d_name);
+    closedir(listing);
+    return only_checkpoint;
+}
+
 int checkpoint_check_target(const char *directory, tf_error *err)
 {
     names n;
     if (make_names(directory, &n, "--save", err) != TF_OK)
         return TF_ERR_INPUT;
+    if (unsafe_name(&n, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
     char parent[sizeof n.directory];
-    memcpy(parent, n.directory, sizeof parent);
-    char *slash = strrchr(parent, '/');
-    if (!slash)
-        strcpy(parent, ".");
-    else
-        slash[slash == parent] = '\0'; /* "/x" has the parent "/" */
+    parent_of(&n, parent);
     if (!is_directory(parent))
         return tf_error_set(err, TF_ERR_INPUT, "--save %s: the directory %s does not exist; create it first",
                             directory, parent);
-    if (access(parent, W_OK | X_OK) != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "--save %s: cannot write in %s: %s", directory, parent,
+    if (access(parent, R_OK | W_OK | X_OK) != 0) /* R too: the save opens it to lock it (checkpoint_save()) */
+        return tf_error_set(err, TF_ERR_INPUT, "--save %s: cannot read and write in %s: %s", directory, parent,
                             strerror(errno));
     if (exists(n.directory) && !is_directory(n.directory))
         return tf_error_set(err, TF_ERR_INPUT, "--save %s: exists and is not a directory; choose another name",
@@ -265,6 +332,13 @@ int checkpoint_check_target(const char *directory, tf_error *err)
     if (!replaceable(n.directory))
         return tf_error_set(err, TF_ERR_INPUT, "--save %s: exists and is not a twofold checkpoint; choose another "
                             "directory", directory);
+    /* The save owns DIR.partial and DIR.previous and removes them; a user's file there would make
+     * it fail only after training. */
+    const char *owned[2] = {n.partial, n.previous};
+    for (int i = 0; i < 2; i++)
+        if (!removable(owned[i]))
+            return tf_error_set(err, TF_ERR_INPUT, "--save %s: %s is not a checkpoint's leftover (it is a file or "
+                                "holds other files); a save owns that name and removes it: move it away", directory, owned[i]);
     return TF_OK;
 }
 
@@ -302,53 +376,79 @@ static int write_tensor(const char *directory, const char *prefix, const char *n
     return npy_write_tensor(path, t, err);
 }
 
-int checkpoint_save(const char *directory, const parameter_list *parameters, const adam *optimizer,
-                    const int64_t *state, int64_t state_count, tf_error *err)
+/* The save proper, under the lock checkpoint_save() holds. */
+static int save_locked(const names *n, const char *directory, const parameter_list *parameters,
+                       const adam *optimizer, const int64_t *state, int64_t state_count, tf_error *err)
 {
-    names n;
-    if (make_names(directory, &n, "--save", err) != TF_OK)
-        return TF_ERR_INPUT;
-    fault_start();
-    if (exists(n.directory) && (!is_directory(n.directory) || !replaceable(n.directory)))
+    if (exists(n->directory) && (!is_directory(n->directory) || !replaceable(n->directory)))
         return tf_error_set(err, TF_ERR_INPUT, "%s: exists and is not a twofold checkpoint; choose another directory",
                             directory);
-    if (recover(&n, err) != TF_OK)
+    if (recover(n, err) != TF_OK)
         return err->code;
-    if (mkdir(n.partial, 0755) != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", n.partial, strerror(errno));
-    fault_point("created", n.partial);
+    if (mkdir(n->partial, 0755) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", n->partial, strerror(errno));
+    fault_point("created", n->partial);
     int status = TF_OK;
     for (int64_t i = 0; status == TF_OK && i < parameters->count; i++)
-        status = write_tensor(n.partial, "", parameters->items[i].name, &parameters->items[i].value, err);
+        status = write_tensor(n->partial, "", parameters->items[i].name, &parameters->items[i].value, err);
     for (int64_t i = 0; status == TF_OK && i < optimizer->moments.count; i++) {
         const parameter *p = &optimizer->moments.items[i];
-        status = write_tensor(n.partial, "adam.exp_avg.", p->name, &p->value, err);
+        status = write_tensor(n->partial, "adam.exp_avg.", p->name, &p->value, err);
         if (status == TF_OK)
-            status = write_tensor(n.partial, "adam.exp_avg_sq.", p->name, &p->grad, err);
+            status = write_tensor(n->partial, "adam.exp_avg_sq.", p->name, &p->grad, err);
     }
     /* The marker last: from here on .partial is a complete checkpoint, the newest one. */
     char marker[4200];
-    snprintf(marker, sizeof marker, "%s/" CHECKPOINT_MARKER, n.partial);
+    snprintf(marker, sizeof marker, "%s/" CHECKPOINT_MARKER, n->partial);
     int64_t shape[1] = {state_count};
     if (status == TF_OK) {
         fault_point("writing", marker);
         status = npy_write(marker, NPY_INT64, 1, shape, state, err);
     }
     if (status != TF_OK) {
-        remove_checkpoint(n.partial, NULL);
+        remove_checkpoint(n->partial, NULL);
         return TF_ERR_SYSTEM;
     }
     fault_point("written", marker);
     /* Swap in the new checkpoint; the old one is removed only afterwards. */
-    if (exists(n.directory) && move(n.directory, n.previous, err) != TF_OK)
+    if (exists(n->directory) && move(n->directory, n->previous, err) != TF_OK)
         return err->code;
-    if (move(n.partial, n.directory, err) != TF_OK)
+    if (move(n->partial, n->directory, err) != TF_OK)
         return err->code;
-    if (exists(n.previous))
-        remove_checkpoint(n.previous, NULL); /* a leftover only costs space; the next save retries */
+    if (exists(n->previous))
+        remove_checkpoint(n->previous, NULL); /* a leftover only costs space; the next save retries */
     if (fault_at < 0) /* TWOFOLD_SAVE_FAULT_STEP=-1: how many steps a test has to try */
         fprintf(stderr, "%s: this save took %lld steps\n", CHECKPOINT_FAULT_VARIABLE, (long long)fault_count);
     return TF_OK;
+}
+
+int checkpoint_save(const char *directory, const parameter_list *parameters, const adam *optimizer,
+                    const int64_t *state, int64_t state_count, tf_error *err)
+{
+    names n;
+    if (make_names(directory, &n, "--save", err) != TF_OK || unsafe_name(&n, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
+    fault_start();
+    /* One save at a time per directory: two at once would each recover (remove) the other's
+     * DIR.partial and swap directories under each other, leaving a marker without its files. An
+     * exclusive flock on the parent directory, held through recovery, writing and the renames,
+     * makes a second save wait for the first and then replace its checkpoint (the last one wins).
+     * The kernel drops the lock when the descriptor closes, also when the process is killed. */
+    char parent[sizeof n.directory];
+    parent_of(&n, parent);
+    int lock = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock < 0)
+        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot open %s to lock it: %s", directory, parent,
+                            strerror(errno));
+    int status;
+    while ((status = flock(lock, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    if (status != 0)
+        status = tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot lock %s: %s", directory, parent, strerror(errno));
+    else
+        status = save_locked(&n, directory, parameters, optimizer, state, state_count, err);
+    close(lock); /* releases the lock */
+    return status;
 }
 
 /* ---- loading ---------------------------------------------------------------------------------- */

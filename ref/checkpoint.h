@@ -17,7 +17,14 @@
  * else DIRECTORY, else DIRECTORY.previous. The next save first finishes (or undoes) an
  * interrupted one, so the three never pile up. An existing DIRECTORY is replaced only if it is
  * empty or a twofold checkpoint; anything else is an error, so a mistyped --save never deletes a
- * user's directory.
+ * user's directory. The names DIRECTORY.partial and DIRECTORY.previous belong to the save: what a
+ * user keeps there (a backup named DIR.previous) is removed by the next save of DIRECTORY. A
+ * symbolic link, or a path ending in "." or "..", is refused: the save replaces DIRECTORY by name.
+ *
+ * Saves to one DIRECTORY are exclusive: checkpoint_save() holds an flock(LOCK_EX) on the parent
+ * directory from its recovery to its last removal, so two runs saving to the same place at the
+ * same time take turns, each writes a complete checkpoint, and the later one's stays (last writer
+ * wins). Saves to other directories of the same parent wait too; a save takes well under a second.
  */
 #ifndef TWOFOLD_REF_CHECKPOINT_H
 #define TWOFOLD_REF_CHECKPOINT_H
@@ -49,6 +56,13 @@ extern "C" {
  */
 #define CHECKPOINT_FAULT_VARIABLE "TWOFOLD_SAVE_FAULT_STEP"
 
+/**
+ * A test hook: with TWOFOLD_SAVE_STEP_DELAY_MS=m in the environment, checkpoint_save() sleeps m
+ * milliseconds before each of its steps, so that two saves started together surely overlap and a
+ * test can show that they take turns.
+ */
+#define CHECKPOINT_DELAY_VARIABLE "TWOFOLD_SAVE_STEP_DELAY_MS"
+
 /** The header at the start of every trainer.npy; a trainer's own values follow it. */
 typedef enum checkpoint_field {
     CHECKPOINT_FIELD_FORMAT, /**< CHECKPOINT_FORMAT */
@@ -67,8 +81,10 @@ typedef enum checkpoint_family {
 } checkpoint_family;
 
 /**
- * A 64-bit digest (FNV-1a's step over 8-byte words) of a snapshot sequence: its sizes, every graph, feature, target and
- * presence flag. Two runs on the same data agree; other data differs with near certainty.
+ * A 64-bit digest of a snapshot sequence: its sizes, every graph, feature, target and presence
+ * flag, taken over 8-byte words, each XORed in and mixed by splitmix64's finalizer (a changed bit
+ * of the data changes each bit of the digest with probability about 1/2, so two sign flips do
+ * not cancel). Two runs on the same data agree; other data differs with near certainty.
  * @param seq the data
  * @return the digest
  */
@@ -85,8 +101,10 @@ uint64_t checkpoint_event_digest(const event_stream *events, const float *featur
 
 /**
  * Check a --save target before any training, so a run never ends in a save that cannot work:
- * the parent directory must exist and be writable, and @p directory must be absent, an empty
- * directory or a twofold checkpoint (a trailing '/' is allowed).
+ * the parent directory must exist and be readable and writable, and @p directory must be absent,
+ * an empty directory or a twofold checkpoint (a trailing '/' is allowed), neither a symbolic link
+ * nor a path whose last component is "." or "..", and DIRECTORY.partial and DIRECTORY.previous,
+ * which the save removes, must be absent or hold only files a checkpoint writes.
  * @param directory  the target
  * @param err        out: "--save DIR: ..." naming what is wrong
  * @return 0, or TF_ERR_INPUT

@@ -11,6 +11,10 @@
 #   2. a first save of tgcn killed the same way: a later --save to the same directory succeeds;
 #   3. bad --save targets are refused before training (with --epochs 1000000, training first would
 #      not end) and a mismatched --load names what differs, each one line with exit status 2.
+#   4. --save onto a symbolic link, a path ending in "." or "..", or a DIR whose DIR.previous holds
+#      a user's files is refused before training; a user's checkpoint copy named DIR.previous is
+#      the save's to remove (documented);
+#   5. two runs saving to one directory at once take turns, and --load reads the result.
 # Every run costs a process start (0.1-0.3 s), so the steps are a sample and run in parallel.
 # Usage: test_checkpoint_kill.sh TWOFOLD
 set -u
@@ -120,6 +124,53 @@ expect_failure "saved from other data" "${jodie[@]/events=100/events=120}" --loa
 "$twofold" "${tgcn[@]}" --epochs 3 --save "$work/slash/" > /dev/null 2>&1 && same "$work/slash" "$work/tgcn.straight" &&
     [ ! -e "$work/slash/.partial" ] && echo "--save DIR/ saved DIR, bitwise equal to the straight run" ||
     { echo "FAIL: --save DIR/"; failures=$((failures + 1)); }
+
+# Names a save cannot replace, refused before training: a symbolic link (the first save once
+# replaced the link by a directory and emptied its target), and a path ending in "." or ".."
+# (they passed the check, trained, then failed renaming).
+mkdir "$work/real" "$work/e3" && cp "$work/tgcn.epoch1"/* "$work/real"/ && ln -s real "$work/link"
+expect_failure "--save $work/link: is a symbolic link, which a save would replace; give the real directory (here" \
+    "${tgcn[@]}" --epochs 1000000 --save "$work/link"
+same "$work/real" "$work/tgcn.epoch1" && [ -L "$work/link" ] && echo "the link and its target are untouched" ||
+    { echo "FAIL: --save LINK changed the link or its target"; failures=$((failures + 1)); }
+expect_failure "a path ending in \".\" cannot be replaced by a checkpoint; name the directory itself (here" \
+    "${tgcn[@]}" --epochs 1000000 --save "$work/e3/."
+expect_failure "a path ending in \"..\" cannot be replaced" "${tgcn[@]}" --epochs 1000000 --save "$work/e3/.."
+expect_failure "--save .: a path ending in \".\"" "${tgcn[@]}" --epochs 1000000 --save .
+# DIR.partial and DIR.previous are the save's names: a user's notes there are refused before
+# training (the save failed after it), a checkpoint copy there is removed by the next save.
+mkdir "$work/bk" "$work/bk.previous" && touch "$work/bk.previous/notes.txt"
+expect_failure "bk.previous is not a checkpoint's leftover (it is a file or holds other files); a save owns that name" \
+    "${tgcn[@]}" --epochs 1000000 --save "$work/bk"
+rm "$work/bk.previous/notes.txt" && cp "$work/tgcn.epoch1"/* "$work/bk.previous"/ && cp "$work/tgcn.epoch1"/* "$work/bk"/
+"$twofold" "${tgcn[@]}" --epochs 1 --save "$work/bk" > /dev/null 2>&1 && [ ! -e "$work/bk.previous" ] &&
+    echo "a checkpoint copy in bk.previous is removed by the next save of bk (as documented)" ||
+    { echo "FAIL: --save bk with a checkpoint copy in bk.previous"; failures=$((failures + 1)); }
+# Two runs saving to one directory at once take turns (an flock on its parent): both succeed, and
+# DIR is a complete checkpoint, bitwise the one both wrote, that --load reads. Each save step is
+# slowed (TWOFOLD_SAVE_STEP_DELAY_MS, ref/checkpoint.h) so that the two saves surely overlap;
+# without the lock each removed the other's DIR.partial and they failed or left a marker alone.
+for try in 1 2 3; do
+    dir="$work/race$try"
+    [ "$try" -eq 3 ] && cp -r "$work/tgcn.epoch1" "$dir" # over an existing checkpoint too
+    started_race=$(date +%s%N)
+    TWOFOLD_SAVE_STEP_DELAY_MS=10 "$twofold" "${tgcn[@]}" --epochs 1 --save "$dir" > "$dir.a" 2>&1 &
+    first_pid=$!
+    TWOFOLD_SAVE_STEP_DELAY_MS=10 "$twofold" "${tgcn[@]}" --epochs 1 --save "$dir" > "$dir.b" 2>&1 &
+    second_pid=$!
+    wait "$first_pid"; first_status=$?
+    wait "$second_pid"; second_status=$?
+    race_ms=$(( ($(date +%s%N) - started_race) / 1000000 ))
+    if [ "$first_status" -eq 0 ] && [ "$second_status" -eq 0 ] && same "$dir" "$work/tgcn.epoch1" &&
+        [ ! -e "$dir.partial" ] && [ ! -e "$dir.previous" ] &&
+        "$twofold" "${tgcn[@]}" --epochs 1 --load "$dir" > "$dir.load" 2>&1; then
+        echo "concurrent saves, try $try: both exit 0 in $race_ms ms, --load reads DIR, bitwise the epoch-1 checkpoint"
+    else
+        echo "FAIL: concurrent saves, try $try: exit $first_status and $second_status," \
+             "$(ls "$dir" 2> /dev/null | wc -l) files: $(tail -qn1 "$dir.a" "$dir.b" "$dir.load" 2> /dev/null | tr '\n' ' ')"
+        failures=$((failures + 1))
+    fi
+done
 
 printf '%s\n' "${tasks[@]}" | xargs -P "$jobs" -I{} bash -c '{}' 2> /dev/null | sort -V > "$work/results"
 cat "$work/results"

@@ -53,6 +53,8 @@ static const char train_usage[] =
     "  --save DIR         write a checkpoint at the end: parameters as NAME.npy (PyTorch\n"
     "                     names), Adam state and epoch; checked before training, and a kill\n"
     "                     at any instant leaves a complete checkpoint --load finds\n"
+    "                     (DIR.partial and DIR.previous are the save's own names; saves to\n"
+    "                     one DIR take turns; not a symbolic link, ., or ..)\n"
     "  --load DIR         start from a checkpoint (resumes epoch and Adam state if present;\n"
     "                     model, data, window, stride and split must be this run's)\n"
     "  --dump-outputs DIR write predictions.npy and targets.npy [snapshots][vertices][targets]\n"

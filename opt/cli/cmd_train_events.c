@@ -49,6 +49,8 @@ static const char train_events_usage[] =
     "  --save DIR           write a checkpoint at the end: parameters as NAME.npy (TGL names), Adam\n"
     "                       state, epoch and seed; checked before training, and a kill at any\n"
     "                       instant leaves a complete checkpoint --load finds\n"
+    "                       (DIR.partial and DIR.previous are the save's own names; saves to\n"
+    "                       one DIR take turns; not a symbolic link, ., or ..)\n"
     "  --load DIR           start from a checkpoint (resumes epoch, Adam state and seed if present);\n"
     "                       with nothing left to train, evaluates the loaded parameters\n"
     "  --impl I             ref (default: the reference, one process) or opt (the distributed twin:\n"
