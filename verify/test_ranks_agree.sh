@@ -77,6 +77,17 @@ run "bad --load on 2 ranks" "no such checkpoint" -- -n 2 "$twofold" "${tgcn[@]}"
 # One run, started twice: refused with what runs distributed.
 run "--impl ref under mpiexec -n 2" "what runs distributed is --impl opt" -- -n 2 "$twofold" "${ref[@]}"
 run "tgn without --impl opt, -n 2" "what runs distributed is --impl opt" -- -n 2 "$twofold" "${tgn[@]}"
+# The other subcommands that run under mpiexec agree on their command lines too, before any other
+# collective: a bad option, or --ranks that is not the run's, is one line, not one per rank.
+run "verify: bad option on 2 ranks" "verify: unknown option --bogus" -- -n 2 "$twofold" verify --bogus
+run "demo: bad argument on 2 ranks" "demo: unexpected argument --bogus" -- -n 2 "$twofold" demo --bogus
+run "verify --ranks 3 on 2 ranks" "verify: --ranks 3, but this run has 2 rank(s)" -- \
+    -n 2 "$twofold" verify --ranks 3 --data chickenpox
+run "schedule --run --ranks 3 on 2" "schedule: --run with --ranks 3, but this run has 2 rank(s)" -- \
+    -n 2 "$twofold" schedule --data chickenpox --ranks 3 --run
+run "schedule: --hidden differs" "ranks disagree on --hidden" -- \
+    -n 1 "$twofold" schedule --data chickenpox --ranks 2 --run --hidden 4 : \
+    -n 1 "$twofold" schedule --data chickenpox --ranks 2 --run --hidden 8
 
 # A resumed run (hostile pass, point 1): each rank reads its own copy of a checkpoint (one -wdir
 # each), and the copies differ in what the parameters alone do not show. Before, the ranks

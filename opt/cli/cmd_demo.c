@@ -116,11 +116,13 @@ int command_demo(int argc, char **argv, tf_error *err)
             fputs(demo_usage, stdout);
             return TF_OK;
         }
-        return tf_error_set(err, TF_ERR_INPUT, "demo: unexpected argument %s (see twofold demo --help)", argv[i]);
+        tf_error_set(err, TF_ERR_INPUT, "demo: unexpected argument %s (see twofold demo --help)", argv[i]);
+        break;
     }
     comm group;
-    if (start_ranks(&group, 1, err) != TF_OK)
-        return TF_ERR_SYSTEM;
+    const int started = start_agreed_ranks(&group, argc, argv, err);
+    if (started != TF_OK)
+        return started;
     int status = TF_OK;
     if (group.rank == 0) { /* data and models: the reference alone, on rank 0 */
         printf("twofold demo\n\ndata (loaded by ref/, timed on this machine):\n");

@@ -597,21 +597,19 @@ int command_schedule(int argc, char **argv, tf_error *err)
     schedule_run r;
     memset(&r, 0, sizeof r);
     int help = 0;
-    if (parse_arguments(argc, argv, &r.c, &help, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (help) {
+    if (parse_arguments(argc, argv, &r.c, &help, err) == TF_OK && help) {
         fputs(schedule_usage, stdout);
         return TF_OK;
     }
     comm group;
-    if (start_ranks(&group, 1, err) != TF_OK)
-        return TF_ERR_SYSTEM;
+    const int started = start_agreed_ranks(&group, argc, argv, err);
+    if (started != TF_OK)
+        return started;
     r.group = &group;
-    if (r.c.run && group.size != r.c.ranks) { /* every rank sees it: no collective is pending */
+    if (r.c.run && group.size != r.c.ranks) { /* every rank sees it: they finish together, one reports */
         tf_error_set(err, TF_ERR_INPUT, "schedule: --run with --ranks %lld, but this run has %d rank(s): start it as "
                                         "mpiexec -n %lld", (long long)r.c.ranks, group.size, (long long)r.c.ranks);
-        comm_finalize(&group);
-        return err->code;
+        return finish_ranks(&group, err->code, err);
     }
     int status = run_schedule(&r, err);
     if (r.gantt)

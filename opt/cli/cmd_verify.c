@@ -130,20 +130,18 @@ static int verify_all(const verify_command *c, comm *group, tf_error *err)
 int command_verify(int argc, char **argv, tf_error *err)
 {
     verify_command c;
-    if (parse_arguments(argc, argv, &c, err) != TF_OK)
-        return err->code;
-    if (c.help) {
+    if (parse_arguments(argc, argv, &c, err) == TF_OK && c.help) {
         print_usage();
         return TF_OK;
     }
     comm group;
-    if (start_ranks(&group, 1, err) != TF_OK)
-        return TF_ERR_SYSTEM;
-    if (c.ranks && c.ranks != group.size) { /* every rank sees it: no collective is pending */
+    const int started = start_agreed_ranks(&group, argc, argv, err);
+    if (started != TF_OK)
+        return started;
+    if (c.ranks && c.ranks != group.size) { /* every rank sees it: they finish together, one reports */
         tf_error_set(err, TF_ERR_INPUT, "verify: --ranks %lld, but this run has %d rank(s): start it as mpiexec -n %lld",
                      (long long)c.ranks, group.size, (long long)c.ranks);
-        comm_finalize(&group);
-        return err->code;
+        return finish_ranks(&group, err->code, err);
     }
     int status = verify_all(&c, &group, err);
     /* A wrong result is rank 0's verdict, reached after every rank finished: nothing to abort. */

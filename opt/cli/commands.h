@@ -206,6 +206,18 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
  */
 int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset *d, tf_error *err);
 
+/**
+ * Start the ranks of a subcommand other than train (verify, demo, schedule) and have them agree on
+ * their command lines before any other collective, so that a bad option under mpiexec is one line
+ * from one rank. Without mpiexec a parse error returns at once and MPI is not started.
+ * @param group the ranks, started on TF_OK
+ * @param argc  arguments of the subcommand
+ * @param argv  the arguments
+ * @param err   in: the parse's error (code TF_OK when none); out: the verdict
+ * @return TF_OK with @p group started, else the exit status (the ranks already finished)
+ */
+int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err);
+
 /** Exit status of demo and verify when a twin is not equal to its reference. */
 #define EXIT_WRONG 1
 

@@ -236,3 +236,14 @@ int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset 
     }
     return loaded;
 }
+
+int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err)
+{
+    if (err->code != TF_OK && ranks_launched() <= 1)
+        return err->code;
+    if (start_ranks(group, 1, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    if (ranks_agree(group, argc, argv, 0, err) != TF_OK)
+        return finish_ranks(group, err->code, err);
+    return TF_OK;
+}
