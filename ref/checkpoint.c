@@ -338,7 +338,8 @@ int checkpoint_check_target(const char *directory, tf_error *err)
     for (int i = 0; i < 2; i++)
         if (!removable(owned[i]))
             return tf_error_set(err, TF_ERR_INPUT, "--save %s: %s is not a checkpoint's leftover (it is a file or "
-                                "holds other files); a save owns that name and removes it: move it away", directory, owned[i]);
+                                "holds other files); a save owns that name and removes it: move it away",
+                                directory, owned[i]);
     return TF_OK;
 }
 
@@ -463,7 +464,9 @@ static const char *model_name(int64_t family, int64_t kind)
     return "unknown";
 }
 
-int checkpoint_open(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int *found,
+/* checkpoint_load()'s first half: locate the checkpoint and check its marker's header (the trainer's
+ * own values are compare_values()'s); a directory without a marker opens with *found = 0. */
+static int open_marker(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int *found,
                     char *located, char *marker, tf_error *err)
 {
     *found = 0;
@@ -509,7 +512,8 @@ int checkpoint_open(const char *directory, const int64_t *expected, int64_t *sta
     return status;
 }
 
-int checkpoint_compare(const char *marker, const int64_t *saved, const int64_t *expected, int first,
+/* Names only the trainer's values that differ: "MARKER: saved with A 1, B 2; this run has A 3, B 4". */
+static int compare_values(const char *marker, const int64_t *saved, const int64_t *expected, int first,
                        const char *const *labels, int count, tf_error *err)
 {
     char was[512] = "", is[512] = "";
@@ -517,17 +521,13 @@ int checkpoint_compare(const char *marker, const int64_t *saved, const int64_t *
     for (int i = first; i < first + count; i++)
         if (saved[i] != expected[i] && at_was < sizeof was && at_is < sizeof is) {
             const char *label = labels[i - first], *comma = at_was ? ", " : "";
-            at_was += (size_t)snprintf(was + at_was, sizeof was - at_was, "%s%s %lld", comma, label, (long long)saved[i]);
+            at_was += (size_t)snprintf(was + at_was, sizeof was - at_was, "%s%s %lld", comma, label,
+                                       (long long)saved[i]);
             at_is += (size_t)snprintf(is + at_is, sizeof is - at_is, "%s%s %lld", comma, label, (long long)expected[i]);
         }
     if (!at_was)
         return TF_OK;
     return tf_error_set(err, TF_ERR_INPUT, "%s: saved with %s; this run has %s", marker, was, is);
-}
-
-int checkpoint_load_parameters(parameter_list *parameters, const char *located, tf_error *err)
-{
-    return parameters_load(parameters, located, err);
 }
 
 static int load_moment(tensor *target, const char *directory, const char *kind, const char *name, tf_error *err)
@@ -551,7 +551,8 @@ static int load_moment(tensor *target, const char *directory, const char *kind, 
     return status;
 }
 
-int checkpoint_load_moments(adam *optimizer, const char *located, tf_error *err)
+/* Adam's two moments of every parameter, written by checkpoint_save(). */
+static int load_moments(adam *optimizer, const char *located, tf_error *err)
 {
     for (int64_t i = 0; i < optimizer->moments.count; i++) {
         parameter *p = &optimizer->moments.items[i];
@@ -559,5 +560,21 @@ int checkpoint_load_moments(adam *optimizer, const char *located, tf_error *err)
             load_moment(&p->grad, located, "exp_avg_sq", p->name, err) != TF_OK)
             return TF_ERR_INPUT;
     }
+    return TF_OK;
+}
+
+int checkpoint_load(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int first,
+                    const char *const *labels, parameter_list *parameters, adam *optimizer, int *found,
+                    tf_error *err)
+{
+    char located[4096], marker[4096];
+    if (open_marker(directory, expected, state, state_count, found, located, marker, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (*found && compare_values(marker, state, expected, first, labels, (int)(state_count - first), err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (parameters_load(parameters, located, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (*found && load_moments(optimizer, located, err) != TF_OK)
+        return TF_ERR_INPUT;
     return TF_OK;
 }

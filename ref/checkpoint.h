@@ -148,59 +148,30 @@ int checkpoint_save(const char *directory, const parameter_list *parameters, con
                     const int64_t *state, int64_t state_count, tf_error *err);
 
 /**
- * Open a checkpoint: locate it (checkpoint_locate()), then read and check its marker before any
- * parameter file, so a checkpoint of another model or other data is reported as such. The
- * marker's format, family and kind must equal @p expected's, its size @p state_count, its epoch
- * and Adam step must be a state training reaches (0 <= epoch <= step), and its data digest must
- * equal @p expected's. The trainer then compares its own values and calls
- * checkpoint_load_parameters() and checkpoint_load_moments(). A directory of parameters only
- * opens with *@p found = 0.
+ * Load a checkpoint into a trainer's parameters and Adam moments. It is located
+ * (checkpoint_locate()), then its marker is read and checked before any parameter file, so a
+ * checkpoint of another model or other data is reported as such: the marker's format, family and
+ * kind must equal @p expected's, its size @p state_count, its epoch and Adam step must be a state
+ * training reaches (0 <= epoch <= step), its data digest must equal @p expected's, and the
+ * trainer's own values from @p first on must equal @p expected's; only those that differ are
+ * named ("MARKER: saved with windows of 4, stride 4; this run has windows of 8, stride 8"). A
+ * directory of parameters only (no marker, e.g. exported from PyTorch) loads the parameters and
+ * returns with *@p found = 0: the trainer then starts at epoch 0 with a fresh optimizer.
  * @param directory    the checkpoint as the user named it
- * @param expected     [state_count] this run's state: its header fields are compared
- * @param state        out: [state_count] the marker's values
+ * @param expected     [state_count] this run's state
+ * @param state        out: [state_count] the marker's values (epoch, Adam step, ...), when found
  * @param state_count  number of values
+ * @param first        index of the first of the trainer's own values
+ * @param labels       [state_count - first] what each of them is ("hidden", "stride", ...)
+ * @param parameters   filled in (shapes must match)
+ * @param optimizer    its moments filled in; its step count is the caller's business
  * @param found        out: 1 if the directory has a marker
- * @param located      out: [4096] the directory the checkpoint is read from
- * @param marker       out: [4096] the marker's path, for the caller's messages
- * @param err          out: what differs, naming the marker
+ * @param err          out: what differs or is wrong, naming the file
  * @return 0, or TF_ERR_INPUT
  */
-int checkpoint_open(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int *found,
-                    char *located, char *marker, tf_error *err);
-
-/**
- * Compare a trainer's own values of an opened marker with this run's, and name only the ones that
- * differ: "MARKER: saved with window 4, stride 4; this run has window 5, stride 5".
- * @param marker    the marker's path (from checkpoint_open())
- * @param saved     [first + count] the marker's values
- * @param expected  [first + count] this run's
- * @param first     index of the first value compared
- * @param labels    [count] what each value is ("hidden", "window", ...)
- * @param count     number of values compared
- * @param err       out: the message above
- * @return 0 when all agree, or TF_ERR_INPUT
- */
-int checkpoint_compare(const char *marker, const int64_t *saved, const int64_t *expected, int first,
-                       const char *const *labels, int count, tf_error *err);
-
-/**
- * Read the parameters NAME.npy of a located checkpoint (shapes must match).
- * @param parameters  filled in
- * @param located     the directory checkpoint_open() returned
- * @param err         out: a missing file or another shape, with the file's path
- * @return 0, or TF_ERR_INPUT
- */
-int checkpoint_load_parameters(parameter_list *parameters, const char *located, tf_error *err);
-
-/**
- * Read the moments written by checkpoint_save() into @p optimizer, whose parameter layout must
- * match (a missing file, another shape or a negative second moment is an error naming the file).
- * @param optimizer  the optimizer (its step count is the caller's business)
- * @param located    the directory checkpoint_open() returned
- * @param err        out: what was wrong, with the file's path
- * @return 0, or TF_ERR_INPUT
- */
-int checkpoint_load_moments(adam *optimizer, const char *located, tf_error *err);
+int checkpoint_load(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int first,
+                    const char *const *labels, parameter_list *parameters, adam *optimizer, int *found,
+                    tf_error *err);
 
 #ifdef __cplusplus
 }

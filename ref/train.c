@@ -285,20 +285,15 @@ int trainer_save(const trainer *tr, const char *directory, tf_error *err)
 int trainer_load(trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
-    char located[4096], path[4096];
-    int found;
-    checkpoint_state(tr, e);
-    if (checkpoint_open(directory, e, s, STATE_SIZE, &found, located, path, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (!found) /* parameters only: start from epoch 0 with a fresh optimizer */
-        return checkpoint_load_parameters(&tr->model.parameters, located, err);
     static const char *const labels[] = {"hidden", "K", "features", "targets", "windows of", "stride",
                                          "train snapshots"};
-    if (checkpoint_compare(path, s, e, STATE_HIDDEN, labels, STATE_SIZE - STATE_HIDDEN, err) != TF_OK)
+    int found;
+    checkpoint_state(tr, e);
+    if (checkpoint_load(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,
+                        &found, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (checkpoint_load_parameters(&tr->model.parameters, located, err) != TF_OK ||
-        checkpoint_load_moments(&tr->optimizer, located, err) != TF_OK)
-        return TF_ERR_INPUT;
+    if (!found) /* parameters only: epoch 0, fresh optimizer */
+        return TF_OK;
     tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
     tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
     return TF_OK;

@@ -391,20 +391,15 @@ int event_trainer_save(const event_trainer *tr, const char *directory, tf_error 
 int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
-    char located[4096], path[4096];
-    int found;
-    checkpoint_state(tr, e);
-    if (checkpoint_open(directory, e, s, STATE_SIZE, &found, located, path, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (!found) /* parameters only: epoch 0, fresh optimizer */
-        return checkpoint_load_parameters(&tr->model.parameters, located, err);
     static const char *const labels[] = {"memory", "time", "embedding", "edge features", "heads", "neighbours",
                                          "train events", "train and validation events"};
-    if (checkpoint_compare(path, s, e, STATE_MEMORY, labels, STATE_SIZE - STATE_MEMORY, err) != TF_OK)
+    int found;
+    checkpoint_state(tr, e);
+    if (checkpoint_load(directory, e, s, STATE_SIZE, STATE_MEMORY, labels, &tr->model.parameters, &tr->optimizer,
+                        &found, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (checkpoint_load_parameters(&tr->model.parameters, located, err) != TF_OK ||
-        checkpoint_load_moments(&tr->optimizer, located, err) != TF_OK)
-        return TF_ERR_INPUT;
+    if (!found) /* parameters only: epoch 0, fresh optimizer */
+        return TF_OK;
     tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
     tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
     tr->options.seed = (uint64_t)s[STATE_SEED];
