@@ -4,28 +4,21 @@
 #include <string.h>
 
 #include "opt/kernels.h"
+#include "ref/digest.h"
 #include "ref/memory.h"
 
 int opt_trainer_rank_of(int64_t position, int size) { return (int)(position % size); }
 
-/* FNV-1a over @p count floats' bytes, continuing @p hash. */
-static uint64_t hash_floats(uint64_t hash, const float *values, int64_t count)
-{
-    const unsigned char *bytes = (const unsigned char *)values;
-    for (size_t k = 0; k < (size_t)count * sizeof(float); k++)
-        hash = (hash ^ bytes[k]) * 1099511628211ull;
-    return hash;
-}
-
 /* A checksum of a list's values (and, with @p grads, its second tensors: Adam keeps v there);
- * equal on all ranks iff (almost surely) the values are. 53 bits: exact in a double. */
+ * equal on all ranks iff (almost surely) the values are. 53 bits of tf_digest(): exact in a double. */
 static double list_checksum(const parameter_list *list, int grads)
 {
-    uint64_t hash = 1469598103934665603ull;
+    uint64_t hash = TF_DIGEST_START;
     for (int64_t i = 0; i < list->count; i++) {
-        hash = hash_floats(hash, list->items[i].value.data, list->items[i].value.size);
+        const tensor *value = &list->items[i].value, *second = &list->items[i].grad;
+        hash = tf_digest(hash, value->data, (size_t)value->size * sizeof(float));
         if (grads)
-            hash = hash_floats(hash, list->items[i].grad.data, list->items[i].grad.size);
+            hash = tf_digest(hash, second->data, (size_t)second->size * sizeof(float));
     }
     return (double)(hash >> 11);
 }

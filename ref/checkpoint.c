@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ref/digest.h"
 #include "ref/event_model.h"
 #include "ref/io.h"
 #include "ref/model.h"
@@ -23,44 +24,15 @@
 
 /* ---- data digests ------------------------------------------------------------------------- */
 
-/* Each 8-byte word (then each last byte) is XORed into the hash, which splitmix64's finalizer then
- * mixes: a bijection in which every input bit changes every output bit with probability about
- * 1/2. FNV-1a's step alone (XOR, then multiply) is not enough over whole words: a multiply only
- * carries a change of bit k into bits k and above, so flipping bit 63 of two words (the signs
- * of two floats) cancelled and other data got the same digest. Every run computes the digest
- * when its trainer is made, so it must cost little next to loading the data (a few ns a word),
- * and it only has to tell one dataset from another, not resist an adversary. */
-#define DIGEST_START 0xcbf29ce484222325ull
-
-static uint64_t mix(uint64_t x)
-{
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t digest(uint64_t hash, const void *bytes, size_t size)
-{
-    const unsigned char *b = bytes;
-    size_t i = 0;
-    for (; i + 8 <= size; i += 8) {
-        uint64_t word;
-        memcpy(&word, b + i, sizeof word); /* any alignment */
-        hash = mix(hash ^ word);
-    }
-    for (; i < size; i++)
-        hash = mix(hash ^ b[i]);
-    return hash;
-}
-
+/* The data digests, built on the project's one digest (ref/digest.h). */
 static uint64_t digest_int(uint64_t hash, int64_t value)
 {
-    return digest(hash, &value, sizeof value);
+    return tf_digest(hash, &value, sizeof value);
 }
 
 uint64_t checkpoint_snapshot_digest(const snapshot_seq *seq)
 {
-    uint64_t h = DIGEST_START;
+    uint64_t h = TF_DIGEST_START;
     h = digest_int(h, seq->num_nodes);
     h = digest_int(h, seq->num_snapshots);
     h = digest_int(h, seq->feature_width);
@@ -69,13 +41,13 @@ uint64_t checkpoint_snapshot_digest(const snapshot_seq *seq)
         const snapshot *s = &seq->snapshots[t];
         const csr *g = &s->graph;
         h = digest_int(h, g->num_edges);
-        h = digest(h, g->row_ptr, (size_t)(g->num_nodes + 1) * sizeof *g->row_ptr);
-        h = digest(h, g->col, (size_t)g->num_edges * sizeof *g->col);
-        h = digest(h, g->weight, (size_t)g->num_edges * sizeof *g->weight);
-        h = digest(h, s->features.data, (size_t)s->features.size * sizeof(float));
-        h = digest(h, s->targets.data, (size_t)s->targets.size * sizeof(float));
+        h = tf_digest(h, g->row_ptr, (size_t)(g->num_nodes + 1) * sizeof *g->row_ptr);
+        h = tf_digest(h, g->col, (size_t)g->num_edges * sizeof *g->col);
+        h = tf_digest(h, g->weight, (size_t)g->num_edges * sizeof *g->weight);
+        h = tf_digest(h, s->features.data, (size_t)s->features.size * sizeof(float));
+        h = tf_digest(h, s->targets.data, (size_t)s->targets.size * sizeof(float));
         if (s->present)
-            h = digest(h, s->present, (size_t)seq->num_nodes);
+            h = tf_digest(h, s->present, (size_t)seq->num_nodes);
     }
     return h;
 }
@@ -83,17 +55,17 @@ uint64_t checkpoint_snapshot_digest(const snapshot_seq *seq)
 uint64_t checkpoint_event_digest(const event_stream *events, const float *features, int64_t width)
 {
     const size_t n = (size_t)events->num_events;
-    uint64_t h = DIGEST_START;
+    uint64_t h = TF_DIGEST_START;
     h = digest_int(h, events->num_events);
     h = digest_int(h, events->num_nodes);
-    h = digest(h, events->src, n * sizeof *events->src);
-    h = digest(h, events->dst, n * sizeof *events->dst);
-    h = digest(h, events->time, n * sizeof *events->time);
+    h = tf_digest(h, events->src, n * sizeof *events->src);
+    h = tf_digest(h, events->dst, n * sizeof *events->dst);
+    h = tf_digest(h, events->time, n * sizeof *events->time);
     if (events->label)
-        h = digest(h, events->label, n * sizeof *events->label);
+        h = tf_digest(h, events->label, n * sizeof *events->label);
     h = digest_int(h, features ? width : 0);
     if (features)
-        h = digest(h, features, n * (size_t)width * sizeof *features);
+        h = tf_digest(h, features, n * (size_t)width * sizeof *features);
     return h;
 }
 

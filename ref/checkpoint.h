@@ -82,9 +82,9 @@ typedef enum checkpoint_family {
 
 /**
  * A 64-bit digest of a snapshot sequence: its sizes, every graph, feature, target and presence
- * flag, taken over 8-byte words, each XORed in and mixed by splitmix64's finalizer (a changed bit
- * of the data changes each bit of the digest with probability about 1/2, so two sign flips do
- * not cancel). Two runs on the same data agree; other data differs with near certainty.
+ * flag, by tf_digest() (ref/digest.h: a changed bit of the data changes each bit of the digest
+ * with probability about 1/2, so two sign flips do not cancel). Two runs on the same data agree;
+ * other data differs with near certainty.
  * @param seq the data
  * @return the digest
  */
