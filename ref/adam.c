@@ -22,25 +22,39 @@ int adam_create(adam *optimizer, const parameter_list *parameters, double learni
 
 void adam_free(adam *optimizer) { parameters_free(&optimizer->moments); }
 
+adam_constants adam_step_constants(const adam *optimizer, int64_t step)
+{
+    /* torch's beta1, beta2, lr and eps are Python floats, so every constant below is formed in
+     * double and rounded to float only once, where torch hands it to a float kernel:
+     *  - 1 - beta1 and 1 - beta2 are differences of doubles (0.09999999999999998 and
+     *    0.0010000000000000009), which round to 0.1f and 0.001f; 1.0f - 0.999f would be
+     *    9.9998713e-4, 1.3e-5 off, and the moments would drift from torch's step by step;
+     *  - the bias corrections use pow() in double as Python's ** does (step is a float there:
+     *    torch keeps it in a float tensor and reads it back with item()), and
+     *    bias_correction2 ** 0.5 is pow(x, 0.5), not sqrt(x) (the two could differ by an ulp);
+     *  - step_size = lr / bias_correction1 stays double and is negated before its one rounding,
+     *    as addcdiv_(..., value=-step_size) converts it. */
+    double correction1 = 1.0 - pow(optimizer->beta1, (double)step);
+    double correction2 = 1.0 - pow(optimizer->beta2, (double)step);
+    double step_size = optimizer->learning_rate / correction1;
+    adam_constants c;
+    c.moment1_weight = (float)(1.0 - optimizer->beta1);
+    c.beta2 = (float)optimizer->beta2;
+    c.moment2_weight = (float)(1.0 - optimizer->beta2);
+    c.correction2_sqrt = (float)pow(correction2, 0.5);
+    c.epsilon = (float)optimizer->epsilon;
+    c.negative_step_size = (float)-step_size;
+    return c;
+}
+
 void ref_adam_step(adam *optimizer, parameter_list *parameters)
 {
     optimizer->step++;
-    /* torch computes the bias corrections in double (Python floats) and the update in the
-     * parameter's type; so does this. */
-    double correction1 = 1.0 - pow(optimizer->beta1, (double)optimizer->step);
-    double correction2 = 1.0 - pow(optimizer->beta2, (double)optimizer->step);
-    float step_size = (float)(optimizer->learning_rate / correction1);
-    float correction2_sqrt = (float)sqrt(correction2);
-    float beta1 = (float)optimizer->beta1, beta2 = (float)optimizer->beta2, epsilon = (float)optimizer->epsilon;
+    const adam_constants c = adam_step_constants(optimizer, optimizer->step);
     for (int64_t i = 0; i < parameters->count; i++) {
         parameter *p = &parameters->items[i];
         float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
-        for (int64_t k = 0; k < p->value.size; k++) {
-            float g = p->grad.data[k];
-            m[k] = beta1 * m[k] + (1.0f - beta1) * g;
-            v[k] = beta2 * v[k] + (1.0f - beta2) * g * g;
-            float denominator = sqrtf(v[k]) / correction2_sqrt + epsilon;
-            p->value.data[k] -= step_size * m[k] / denominator;
-        }
+        for (int64_t k = 0; k < p->value.size; k++)
+            adam_update_element(&c, &p->value.data[k], &m[k], &v[k], p->grad.data[k]);
     }
 }
