@@ -1,11 +1,17 @@
-/* The peer cross-check: twofold's ref/ models against PyTorch Geometric Temporal.
+/* The peer cross-check: twofold's ref/ models and Adam against PyTorch Geometric Temporal
+ * and torch.optim.Adam.
  *
  * bench/peer/peer_models.py loaded twofold's initial parameters into the library's own
- * TGCN, GConvGRU, GCLSTM and EvolveGCNO (plus the Linear(ReLU(H)) head of its examples), ran
- * one window of chickenpox and twitter_tennis snapshots as loaded by the library, and wrote
- * the outputs, the loss, every gradient and the parameters after one torch.optim.Adam step to
- * verify/golden/models/CASE/. Here ref/ does the same from the same parameters; every value
- * must agree within the project's fp tolerance, max |a - b| / max(1, |b|) <= 1e-5. */
+ * TGCN, GConvGRU, GCLSTM and EvolveGCNO (plus the Linear(ReLU(H)) head of its examples) and
+ * took 10 torch.optim.Adam steps (lr 0.01), step s on the window of `count` chickenpox or
+ * twitter_tennis snapshots (as loaded by the library) starting at first + s * count, from a
+ * zero state. It wrote to verify/golden/models/CASE/ the first step's outputs, loss, gradients
+ * and parameters after it, and the loss of every step's window and every parameter after
+ * every step. Here ref/ takes the same steps from the same parameters, and every value of
+ * every step must agree within the project's fp tolerance, max |a - b| / max(1, |b|) <= 1e-5;
+ * the maximum error after each step is printed. One step alone would not see how Adam rounds
+ * its constants: with 1 - beta2 formed in float the first step still agreed and the later
+ * ones drifted (chapter 01, "Peer check against PyTorch Geometric Temporal"). */
 #include <math.h>
 
 #include "datasets/dataset.h"
@@ -15,6 +21,9 @@
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5
+
+/* Adam steps per case, as STEPS in bench/peer/peer_models.py. */
+#define STEPS 10
 
 typedef struct peer_case {
     const char *name;
@@ -50,12 +59,29 @@ static void golden(const char *case_name, const char *file, int64_t expected_siz
     ck_assert_int_eq(out->size, expected_size);
 }
 
+/* The window of step @p step (0-based): forward, loss, backward into zeroed gradients. Returns
+ * the loss; fills @p predictions. */
+static float window_gradient(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float *predictions,
+                             float *dpredictions)
+{
+    tf_error err;
+    window_tape tape;
+    ck_assert_msg(model_forward(m, seq, first, count, &tape, predictions, &err) == TF_OK, "%s", err.message);
+    float loss = (float)model_window_loss(seq, first, count, predictions, 1.0f, dpredictions);
+    parameters_zero_grad(&m->parameters);
+    ck_assert_msg(model_backward(m, seq, &tape, dpredictions, &err) == TF_OK, "%s", err.message);
+    window_tape_free(m, &tape);
+    return loss;
+}
+
 static void check_case(const peer_case *c)
 {
     dataset d;
     tf_error err;
     ck_assert_msg(dataset_load(c->data, NULL, &d, &err) == TF_OK, "%s", err.message);
     const snapshot_seq *seq = &d.snapshots;
+    ck_assert_msg(c->first + STEPS * c->count <= seq->num_snapshots, "%s: %d windows of %lld snapshots do not fit in %lld",
+                  c->name, STEPS, (long long)c->count, (long long)seq->num_snapshots);
     model_config config = {c->kind, seq->feature_width, c->hidden, seq->target_width, c->k};
     model m;
     ck_assert_msg(model_create(&m, &config, 99, &err) == TF_OK, "%s", err.message);
@@ -65,13 +91,9 @@ static void check_case(const peer_case *c)
 
     const int64_t size = c->count * seq->num_nodes * seq->target_width;
     float *predictions = calloc((size_t)size, sizeof(float)), *dpredictions = calloc((size_t)size, sizeof(float));
-    window_tape tape;
-    ck_assert(model_forward(&m, seq, c->first, c->count, &tape, predictions, &err) == TF_OK);
-    float loss = (float)model_window_loss(seq, c->first, c->count, predictions, 1.0f, dpredictions);
-    parameters_zero_grad(&m.parameters);
-    ck_assert(model_backward(&m, seq, &tape, dpredictions, &err) == TF_OK);
-    window_tape_free(&m, &tape);
+    float loss = window_gradient(&m, seq, c->first, c->count, predictions, dpredictions);
 
+    /* Step 1 in detail: outputs, loss, every gradient, the parameters after Adam. */
     npy_array outputs, golden_loss;
     golden(c->name, "outputs", size, &outputs);
     golden(c->name, "loss", 1, &golden_loss);
@@ -92,7 +114,6 @@ static void check_case(const peer_case *c)
         }
         npy_free(&expected);
     }
-    /* One Adam step from these gradients, against torch.optim.Adam's. */
     adam optimizer;
     ck_assert(adam_create(&optimizer, &m.parameters, 0.01, &err) == TF_OK);
     ref_adam_step(&optimizer, &m.parameters);
@@ -107,11 +128,57 @@ static void check_case(const peer_case *c)
     }
     printf("%-26s outputs %.1e  loss %.1e  gradients %.1e (worst %s)  after Adam %.1e\n", c->name, output_error,
            loss_error, gradient_error, worst_gradient, adam_error);
+    fflush(stdout);
     ck_assert_msg(output_error <= TOLERANCE, "%s: outputs differ by %g", c->name, output_error);
     ck_assert_msg(loss_error <= TOLERANCE, "%s: loss differs by %g", c->name, loss_error);
     ck_assert_msg(gradient_error <= TOLERANCE, "%s: gradient of %s differs by %g", c->name, worst_gradient,
                   gradient_error);
     ck_assert_msg(adam_error <= TOLERANCE, "%s: parameters after Adam differ by %g", c->name, adam_error);
+
+    /* All STEPS steps: each window's loss before its update and every parameter after it
+     * (steps.NAME.npy holds one row per step). Step 1's update is taken above. */
+    npy_array golden_losses;
+    golden(c->name, "losses", STEPS, &golden_losses);
+    npy_array *after = calloc((size_t)m.parameters.count, sizeof *after);
+    for (int64_t i = 0; i < m.parameters.count; i++) {
+        char file[160];
+        snprintf(file, sizeof file, "steps.%s", m.parameters.items[i].name);
+        golden(c->name, file, STEPS * m.parameters.items[i].value.size, &after[i]);
+    }
+    double step_loss_error[STEPS], step_parameter_error[STEPS];
+    for (int step = 0; step < STEPS; step++) {
+        if (step > 0) {
+            loss = window_gradient(&m, seq, c->first + step * c->count, c->count, predictions, dpredictions);
+            ref_adam_step(&optimizer, &m.parameters);
+        }
+        step_loss_error[step] = relative_error(&loss, (float *)golden_losses.data + step, 1);
+        step_parameter_error[step] = 0;
+        for (int64_t i = 0; i < m.parameters.count; i++) {
+            parameter *p = &m.parameters.items[i];
+            step_parameter_error[step] = fmax(step_parameter_error[step],
+                                              relative_error(p->value.data, (float *)after[i].data + step * p->value.size,
+                                                             p->value.size));
+        }
+    }
+    printf("%-26s steps 1..%d, loss:      ", c->name, STEPS);
+    for (int step = 0; step < STEPS; step++)
+        printf(" %.1e", step_loss_error[step]);
+    printf("\n%-26s steps 1..%d, parameters:", c->name, STEPS);
+    for (int step = 0; step < STEPS; step++)
+        printf(" %.1e", step_parameter_error[step]);
+    printf("\n");
+    fflush(stdout); /* a failing check ends this forked test before stdio would flush */
+    for (int step = 0; step < STEPS; step++) {
+        ck_assert_msg(step_loss_error[step] <= TOLERANCE, "%s: loss of step %d differs by %g", c->name, step + 1,
+                      step_loss_error[step]);
+        ck_assert_msg(step_parameter_error[step] <= TOLERANCE, "%s: parameters after step %d differ by %g", c->name,
+                      step + 1, step_parameter_error[step]);
+    }
+
+    for (int64_t i = 0; i < m.parameters.count; i++)
+        npy_free(&after[i]);
+    free(after);
+    npy_free(&golden_losses);
     adam_free(&optimizer);
     npy_free(&outputs);
     npy_free(&golden_loss);

@@ -5,12 +5,19 @@ For each case (model, dataset, shape) this script
      (`twofold train ... --epochs 0 --save DIR`, PyTorch state_dict names as NAME.npy),
   2. builds the same model in PyTorch Geometric Temporal (the library's cell + the head of its
      examples, Linear(ReLU(H))) and loads those parameters,
-  3. runs one window of snapshots from a zero state on the library's own loader output,
-     with twofold's window loss (mean over snapshots of the per-snapshot MSE),
-  4. writes the outputs, the loss, every parameter's gradient, and the parameters after one
-     torch.optim.Adam step (lr 0.01), as .npy files,
-into OUT/CASE/, which verify/test_models_peer.c compares with twofold's ref/ (max relative
-error <= 1e-5).
+  3. takes STEPS (10) torch.optim.Adam steps (lr 0.01, torch's defaults otherwise): step s
+     (0-based) runs the window of `count` snapshots starting at first + s * count, from a zero
+     state, on the library's own loader output, with twofold's window loss (mean over
+     snapshots of the per-snapshot MSE), back-propagates and steps,
+  4. writes, as float32 .npy files,
+       - of step 1: the outputs (outputs.npy), the loss (loss.npy), every parameter's
+         gradient (grad.NAME.npy) and every parameter after the step (adam.NAME.npy);
+       - of every step: the loss of its window before its update (losses.npy, [STEPS]) and
+         every parameter after it (steps.NAME.npy, [STEPS, *shape]: row s after step s + 1),
+into OUT/CASE/, which verify/test_models_peer.c compares with twofold's ref/ running the same
+steps (max |a - b| / max(1, |b|) <= 1e-5 for every value of every step). Ten steps, not one,
+because a difference in how Adam rounds its constants hides in one step and shows as drift
+over several (chapter 01, "Peer check against PyTorch Geometric Temporal").
 
 Run from the repository root after building (needs numpy, torch, torch-geometric and
 torch-geometric-temporal; it is never a CI dependency):
@@ -29,6 +36,10 @@ import numpy as np
 import torch
 
 from pygt_common import RecurrentGCN, load_dataset, window_loss
+
+# Adam steps per case, each on the next window of `count` snapshots (must match STEPS in
+# verify/test_models_peer.c).
+STEPS = 10
 
 # (case name, twofold model, bundled dataset, hidden, Chebyshev K, first snapshot, snapshots)
 CASES = [
@@ -53,14 +64,18 @@ def run_case(twofold, out, case):
     name, kind, data, hidden, k, first, count = case
     directory = os.path.join(out, name)
     shutil.rmtree(directory, ignore_errors=True)
+    dataset = load_dataset(data)
+    if first + STEPS * count > len(dataset):
+        raise SystemExit(f"{name}: {STEPS} windows of {count} snapshots from {first} need "
+                         f"{first + STEPS * count} snapshots; {data} has {len(dataset)}")
     # 1. twofold's initial parameters (seed 3), in a scratch checkpoint; keep only the parameters.
     scratch = directory + ".checkpoint"
     shutil.rmtree(scratch, ignore_errors=True)
     subprocess.run([twofold, "train", "--model", kind, "--data", data, "--hidden", str(hidden), "--k", str(k),
                     "--epochs", "0", "--seed", "3", "--save", scratch], check=True, stdout=subprocess.DEVNULL)
     os.makedirs(directory)
-    snapshots = load_dataset(data)[first:first + count]
-    model = RecurrentGCN(kind, snapshots[0].x.shape[1], hidden, k)
+    windows = [dataset[first + s * count:first + (s + 1) * count] for s in range(STEPS)]
+    model = RecurrentGCN(kind, windows[0][0].x.shape[1], hidden, k)
     state = {}
     for key in model.state_dict():
         path = os.path.join(scratch, key + ".npy")
@@ -69,21 +84,32 @@ def run_case(twofold, out, case):
     model.load_state_dict(state)
     shutil.rmtree(scratch)
 
-    # 2. one window: outputs, loss (mean over snapshots of the per-snapshot MSE), gradients.
-    outputs = model.window(snapshots)
-    loss = window_loss(outputs, snapshots)
-    loss.backward()
-    save(directory, "outputs", outputs)
-    save(directory, "loss", loss.reshape(1))
-    for key, parameter in model.named_parameters():
-        save(directory, "grad." + key, parameter.grad)
-
-    # 3. one Adam step from those gradients.
+    # 2. STEPS Adam steps, one window each: loss (mean over snapshots of the per-snapshot MSE),
+    # gradients, update. Step 1 also keeps its outputs, gradients and parameters.
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    optimizer.step()
-    for key, parameter in model.named_parameters():
-        save(directory, "adam." + key, parameter)
-    print(f"{name}: {len(snapshots)} snapshots x {snapshots[0].x.shape[0]} vertices, loss {loss.item():.6f}, "
+    losses = []
+    after = {key: [] for key, _ in model.named_parameters()}
+    for step, snapshots in enumerate(windows):
+        optimizer.zero_grad()
+        outputs = model.window(snapshots)
+        loss = window_loss(outputs, snapshots)
+        loss.backward()
+        losses.append(loss.detach().reshape(1))
+        if step == 0:
+            save(directory, "outputs", outputs)
+            save(directory, "loss", loss.reshape(1))
+            for key, parameter in model.named_parameters():
+                save(directory, "grad." + key, parameter.grad)
+        optimizer.step()
+        for key, parameter in model.named_parameters():
+            after[key].append(parameter.detach().clone())
+            if step == 0:
+                save(directory, "adam." + key, parameter)
+    save(directory, "losses", torch.cat(losses))
+    for key, values in after.items():
+        save(directory, "steps." + key, torch.stack(values))
+    print(f"{name}: {STEPS} steps of {count} snapshots x {windows[0][0].x.shape[0]} vertices, "
+          f"losses {losses[0].item():.6f} .. {losses[-1].item():.6f}, "
           f"{sum(p.numel() for p in model.parameters())} parameters")
 
 
