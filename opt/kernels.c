@@ -1,6 +1,7 @@
 #include "opt/kernels.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,6 +243,114 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
         }
 }
 
+/* ---- elementwise work, the loss and Adam -------------------------------------------------- */
+
+/* Below this many elements a loop runs in the calling thread: waking the team costs more than
+ * the loop (about a microsecond against a few nanoseconds per element). */
+#define PARALLEL_MIN 16384
+
+/* Each element is ref's expression on the same operands (expf and tanhf from the same libm,
+ * called per element: the compiler cannot swap in a vector libm without -ffast-math), split
+ * across threads: bitwise equal. */
+void opt_sigmoid_forward(const float *x, int64_t count, float *y)
+{
+#pragma omp parallel for if (count >= PARALLEL_MIN)
+    for (int64_t i = 0; i < count; i++)
+        y[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+
+void opt_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+#pragma omp parallel for if (count >= PARALLEL_MIN)
+    for (int64_t i = 0; i < count; i++)
+        dx[i] += dy[i] * y[i] * (1.0f - y[i]);
+}
+
+void opt_tanh_forward(const float *x, int64_t count, float *y)
+{
+#pragma omp parallel for if (count >= PARALLEL_MIN)
+    for (int64_t i = 0; i < count; i++)
+        y[i] = tanhf(x[i]);
+}
+
+void opt_tanh_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+#pragma omp parallel for if (count >= PARALLEL_MIN)
+    for (int64_t i = 0; i < count; i++)
+        dx[i] += dy[i] * (1.0f - y[i] * y[i]);
+}
+
+void opt_relu_forward(const float *x, int64_t count, float *y)
+{
+#pragma omp parallel for if (count >= PARALLEL_MIN)
+    for (int64_t i = 0; i < count; i++)
+        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void opt_relu_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+#pragma omp parallel for if (count >= PARALLEL_MIN)
+    for (int64_t i = 0; i < count; i++)
+        if (y[i] > 0.0f) /* not dx += (y > 0 ? dy : 0): -0.0f + 0.0f is +0.0f, one bit from ref */
+            dx[i] += dy[i];
+}
+
+void opt_add_bias(float *y, const float *bias, int64_t n, int64_t width)
+{
+#pragma omp parallel for if (n * width >= PARALLEL_MIN)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < width; j++)
+            y[i * width + j] += bias[j];
+}
+
+/* The same double sums as ref, each column's rows added in increasing order, but read row by
+ * row (ref walks each column down with a stride of `width`): bitwise equal. */
+void opt_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias) { column_sums(dy, n, width, dbias); }
+
+/* The gradient of every element is independent (threads split the rows); the loss is one double
+ * sum, kept in ref's order in the calling thread so it is ref's to the last bit. */
+double opt_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                    float scale, float *dprediction)
+{
+    int64_t rows = 0;
+    for (int64_t i = 0; i < n; i++)
+        rows += !mask || mask[i];
+    if (!dprediction || rows == 0)
+        return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, dprediction);
+    const double count = (double)rows * (double)width;
+#pragma omp parallel for if (n * width >= PARALLEL_MIN)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < width; j++) {
+            const int64_t k = i * width + j;
+            double difference = (double)prediction[k] - (double)target[k];
+            dprediction[k] = !mask || mask[i] ? (float)(scale * 2.0 * difference / count) : 0.0f;
+        }
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!mask || mask[i])
+            for (int64_t j = 0; j < width; j++) {
+                double difference = (double)prediction[i * width + j] - (double)target[i * width + j];
+                sum += difference * difference;
+            }
+    return sum / count;
+}
+
+/* Every element is adam_update_element() (ref/adam.h), the function ref_adam_step() calls:
+ * bitwise equal however the elements are split. */
+void opt_adam_step(adam *optimizer, parameter_list *parameters)
+{
+    const adam_step_constants k = adam_step_begin(optimizer);
+    for (int64_t i = 0; i < parameters->count; i++) {
+        parameter *p = &parameters->items[i];
+        float *value = p->value.data, *gradient = p->grad.data;
+        float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
+        const int64_t size = p->value.size;
+#pragma omp parallel for if (size >= PARALLEL_MIN)
+        for (int64_t e = 0; e < size; e++)
+            adam_update_element(&k, gradient[e], &value[e], &m[e], &v[e]);
+    }
+}
+
 const kernels opt_kernels = {
     "opt",
     propagation_add_transpose,
@@ -257,4 +366,15 @@ const kernels opt_kernels = {
     opt_lstm_pointwise_forward,
     opt_lstm_pointwise_backward,
     NULL, /* allocation failures fall back to the reference; nothing else can fail */
+    opt_sigmoid_forward,
+    opt_sigmoid_backward,
+    opt_tanh_forward,
+    opt_tanh_backward,
+    opt_relu_forward,
+    opt_relu_backward,
+    opt_add_bias,
+    opt_add_bias_backward,
+    opt_mse_loss,
+    opt_adam_step,
+    ref_copy_rows, /* memcpy row by row: nothing to gain from a twin */
 };

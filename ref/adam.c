@@ -22,25 +22,31 @@ int adam_create(adam *optimizer, const parameter_list *parameters, double learni
 
 void adam_free(adam *optimizer) { parameters_free(&optimizer->moments); }
 
-void ref_adam_step(adam *optimizer, parameter_list *parameters)
+adam_step_constants adam_step_begin(adam *optimizer)
 {
     optimizer->step++;
     /* torch computes the bias corrections in double (Python floats) and the update in the
      * parameter's type; so does this. */
     double correction1 = 1.0 - pow(optimizer->beta1, (double)optimizer->step);
     double correction2 = 1.0 - pow(optimizer->beta2, (double)optimizer->step);
-    float step_size = (float)(optimizer->learning_rate / correction1);
-    float correction2_sqrt = (float)sqrt(correction2);
-    float beta1 = (float)optimizer->beta1, beta2 = (float)optimizer->beta2, epsilon = (float)optimizer->epsilon;
+    adam_step_constants k;
+    k.beta1 = (float)optimizer->beta1;
+    k.beta2 = (float)optimizer->beta2;
+    k.one_minus_beta1 = 1.0f - k.beta1;
+    k.one_minus_beta2 = 1.0f - k.beta2;
+    k.step_size = (float)(optimizer->learning_rate / correction1);
+    k.correction2_sqrt = (float)sqrt(correction2);
+    k.epsilon = (float)optimizer->epsilon;
+    return k;
+}
+
+void ref_adam_step(adam *optimizer, parameter_list *parameters)
+{
+    const adam_step_constants k = adam_step_begin(optimizer);
     for (int64_t i = 0; i < parameters->count; i++) {
         parameter *p = &parameters->items[i];
         float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
-        for (int64_t k = 0; k < p->value.size; k++) {
-            float g = p->grad.data[k];
-            m[k] = beta1 * m[k] + (1.0f - beta1) * g;
-            v[k] = beta2 * v[k] + (1.0f - beta2) * g * g;
-            float denominator = sqrtf(v[k]) / correction2_sqrt + epsilon;
-            p->value.data[k] -= step_size * m[k] / denominator;
-        }
+        for (int64_t e = 0; e < p->value.size; e++)
+            adam_update_element(&k, p->grad.data[e], &p->value.data[e], &m[e], &v[e]);
     }
 }

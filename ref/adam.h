@@ -15,6 +15,7 @@
 #ifndef TWOFOLD_REF_ADAM_H
 #define TWOFOLD_REF_ADAM_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "ref/error.h"
@@ -42,6 +43,31 @@ void adam_free(adam *optimizer);
 
 /** One update of every parameter from its gradient (gradients are left unchanged). */
 void ref_adam_step(adam *optimizer, parameter_list *parameters);
+
+/** What every element's update in one step shares, formed once per step by adam_step_begin(). */
+typedef struct adam_step_constants {
+    float beta1, beta2;                   /**< the decays, in float */
+    float one_minus_beta1, one_minus_beta2; /**< 1 - beta1, 1 - beta2 */
+    float step_size;                      /**< lr / (1 - beta1^t) */
+    float correction2_sqrt;               /**< sqrt(1 - beta2^t) */
+    float epsilon;                        /**< eps */
+} adam_step_constants;
+
+/** Count one more step in @p optimizer and form that step's constants. */
+adam_step_constants adam_step_begin(adam *optimizer);
+
+/**
+ * One element's update: its moments m, v and its value from its gradient g. The one place the
+ * arithmetic is written: ref_adam_step() and its optimized twin (opt/kernels.h) both loop over
+ * elements calling it, so they are equal bit for bit.
+ */
+static inline void adam_update_element(const adam_step_constants *k, float g, float *value, float *m, float *v)
+{
+    *m = k->beta1 * *m + k->one_minus_beta1 * g;
+    *v = k->beta2 * *v + k->one_minus_beta2 * g * g;
+    float denominator = sqrtf(*v) / k->correction2_sqrt + k->epsilon;
+    *value -= k->step_size * *m / denominator;
+}
 
 #ifdef __cplusplus
 }
