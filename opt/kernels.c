@@ -246,61 +246,60 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
 /* ---- elementwise work, the loss and Adam -------------------------------------------------- */
 
 /* Below this many elements a loop runs in the calling thread: waking the team costs more than
- * the loop (about a microsecond against a few nanoseconds per element). */
+ * the loop (microseconds against nanoseconds per element). A plain branch, not OpenMP's if
+ * clause: a parallel region with if(0) still builds a team of one, which cost 5-7 microseconds a
+ * call (the activations of small graphs ran 5 times slower than ref's). */
 #define PARALLEL_MIN 16384
+
+/* for (i = 0; i < count; i++) body, across threads when count >= PARALLEL_MIN. */
+#define ELEMENTWISE(count, body)                                                                                       \
+    do {                                                                                                               \
+        const int64_t count_ = (count);                                                                                \
+        if (count_ < PARALLEL_MIN) {                                                                                   \
+            for (int64_t i = 0; i < count_; i++)                                                                       \
+                body;                                                                                                  \
+        } else {                                                                                                       \
+            _Pragma("omp parallel for") for (int64_t i = 0; i < count_; i++) body;                                    \
+        }                                                                                                              \
+    } while (0)
 
 /* Each element is ref's expression on the same operands (expf and tanhf from the same libm,
  * called per element: the compiler cannot swap in a vector libm without -ffast-math), split
  * across threads: bitwise equal. */
 void opt_sigmoid_forward(const float *x, int64_t count, float *y)
 {
-#pragma omp parallel for if (count >= PARALLEL_MIN)
-    for (int64_t i = 0; i < count; i++)
-        y[i] = 1.0f / (1.0f + expf(-x[i]));
+    ELEMENTWISE(count, y[i] = 1.0f / (1.0f + expf(-x[i])));
 }
 
 void opt_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx)
 {
-#pragma omp parallel for if (count >= PARALLEL_MIN)
-    for (int64_t i = 0; i < count; i++)
-        dx[i] += dy[i] * y[i] * (1.0f - y[i]);
+    ELEMENTWISE(count, dx[i] += dy[i] * y[i] * (1.0f - y[i]));
 }
 
 void opt_tanh_forward(const float *x, int64_t count, float *y)
 {
-#pragma omp parallel for if (count >= PARALLEL_MIN)
-    for (int64_t i = 0; i < count; i++)
-        y[i] = tanhf(x[i]);
+    ELEMENTWISE(count, y[i] = tanhf(x[i]));
 }
 
 void opt_tanh_backward(const float *y, const float *dy, int64_t count, float *dx)
 {
-#pragma omp parallel for if (count >= PARALLEL_MIN)
-    for (int64_t i = 0; i < count; i++)
-        dx[i] += dy[i] * (1.0f - y[i] * y[i]);
+    ELEMENTWISE(count, dx[i] += dy[i] * (1.0f - y[i] * y[i]));
 }
 
 void opt_relu_forward(const float *x, int64_t count, float *y)
 {
-#pragma omp parallel for if (count >= PARALLEL_MIN)
-    for (int64_t i = 0; i < count; i++)
-        y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    ELEMENTWISE(count, y[i] = x[i] > 0.0f ? x[i] : 0.0f);
 }
 
 void opt_relu_backward(const float *y, const float *dy, int64_t count, float *dx)
 {
-#pragma omp parallel for if (count >= PARALLEL_MIN)
-    for (int64_t i = 0; i < count; i++)
-        if (y[i] > 0.0f) /* not dx += (y > 0 ? dy : 0): -0.0f + 0.0f is +0.0f, one bit from ref */
-            dx[i] += dy[i];
+    /* not dx += (y > 0 ? dy : 0): -0.0f + 0.0f is +0.0f, one bit from ref */
+    ELEMENTWISE(count, if (y[i] > 0.0f) dx[i] += dy[i]);
 }
 
 void opt_add_bias(float *y, const float *bias, int64_t n, int64_t width)
 {
-#pragma omp parallel for if (n * width >= PARALLEL_MIN)
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < width; j++)
-            y[i * width + j] += bias[j];
+    ELEMENTWISE(n, for (int64_t j = 0; j < width; j++) y[i * width + j] += bias[j]);
 }
 
 /* The same double sums as ref, each column's rows added in increasing order, but read row by
@@ -318,13 +317,9 @@ double opt_mse_loss(const float *prediction, const float *target, const uint8_t 
     if (!dprediction || rows == 0)
         return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, dprediction);
     const double count = (double)rows * (double)width;
-#pragma omp parallel for if (n * width >= PARALLEL_MIN)
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < width; j++) {
-            const int64_t k = i * width + j;
-            double difference = (double)prediction[k] - (double)target[k];
-            dprediction[k] = !mask || mask[i] ? (float)(scale * 2.0 * difference / count) : 0.0f;
-        }
+    ELEMENTWISE(n * width, dprediction[i] = !mask || mask[i / width]
+                                              ? (float)(scale * 2.0 * ((double)prediction[i] - (double)target[i]) / count)
+                                              : 0.0f);
     double sum = 0;
     for (int64_t i = 0; i < n; i++)
         if (!mask || mask[i])
@@ -345,9 +340,7 @@ void opt_adam_step(adam *optimizer, parameter_list *parameters)
         float *value = p->value.data, *gradient = p->grad.data;
         float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
         const int64_t size = p->value.size;
-#pragma omp parallel for if (size >= PARALLEL_MIN)
-        for (int64_t e = 0; e < size; e++)
-            adam_update_element(&k, gradient[e], &value[e], &m[e], &v[e]);
+        ELEMENTWISE(size, adam_update_element(&k, gradient[i], &value[i], &m[i], &v[i]));
     }
 }
 
