@@ -376,21 +376,23 @@ void profile_print(FILE *out, const profile_counters *c, const profile_peaks *pe
 {
     fprintf(out, "\nprofile: %lld epoch(s), %.4f s in the epochs (%s counters)\n", (long long)epochs, epoch_seconds,
             whose);
-    fprintf(out, "  %-14s %9s %9s %7s %10s %10s %9s %8s %9s\n", "family", "calls", "seconds", "epoch%", "GFLOP", "GB",
-            "GFLOP/s", "GB/s", "bound s");
+    fprintf(out, "  %-14s %9s %9s %7s %10s %10s %9s %8s %9s %8s\n", "family", "calls", "seconds", "epoch%", "GFLOP",
+            "GB", "GFLOP/s", "GB/s", "bound s", "x bound");
     double counted = 0, bound = 0;
     for (int f = 0; f < PROFILE_FAMILIES; f++) {
         const double s = c->seconds[f], b = profile_bound(c, peaks, (profile_family)f);
-        char flop_rate[32] = "-", byte_rate[32] = "-", bound_text[32] = "-";
+        char flop_rate[32] = "-", byte_rate[32] = "-", bound_text[32] = "-", over[32] = "-";
         if (s > 0 && c->flops[f] > 0)
             snprintf(flop_rate, sizeof flop_rate, "%.2f", c->flops[f] / s * 1e-9);
         if (s > 0 && c->bytes[f] > 0)
             snprintf(byte_rate, sizeof byte_rate, "%.2f", c->bytes[f] / s * 1e-9);
         if (f != PROFILE_COMMUNICATION)
             snprintf(bound_text, sizeof bound_text, "%.4f", b);
-        fprintf(out, "  %-14s %9lld %9.4f %6.1f%% %10.4f %10.4f %9s %8s %9s\n", family_names[f], (long long)c->calls[f],
-                s, epoch_seconds > 0 ? 100.0 * s / epoch_seconds : 0.0, c->flops[f] * 1e-9, c->bytes[f] * 1e-9,
-                flop_rate, byte_rate, bound_text);
+        if (f != PROFILE_COMMUNICATION && b > 0)
+            snprintf(over, sizeof over, "%.2f", s / b);
+        fprintf(out, "  %-14s %9lld %9.4f %6.1f%% %10.4f %10.4f %9s %8s %9s %8s\n", family_names[f],
+                (long long)c->calls[f], s, epoch_seconds > 0 ? 100.0 * s / epoch_seconds : 0.0, c->flops[f] * 1e-9,
+                c->bytes[f] * 1e-9, flop_rate, byte_rate, bound_text, over);
         counted += s;
         bound += b;
     }

@@ -113,8 +113,9 @@ int profile_measure_peaks(const profile_counters *counters, profile_peaks *peaks
 double profile_bound(const profile_counters *counters, const profile_peaks *peaks, profile_family family);
 
 /**
- * Print the table: per family calls, seconds, % of @p epoch_seconds, GFLOP, GB, the achieved rates
- * and the roofline bound; then the peaks and the bound of the run against @p epoch_seconds.
+ * Print the table: per family calls, seconds, % of @p epoch_seconds, GFLOP, GB, the achieved rates,
+ * the roofline bound and seconds / bound; then the peaks and the bound of the run against
+ * @p epoch_seconds.
  * @p whose says whose counters these are (e.g. "rank 0's own").
  */
 void profile_print(FILE *out, const profile_counters *counters, const profile_peaks *peaks, double epoch_seconds,
