@@ -65,18 +65,20 @@ typedef enum profile_family {
 
 /** One distinct dense product shape and the FLOPs the run did at it. */
 typedef struct profile_shape {
-    int64_t n, in, out;
-    double flops;
+    int64_t n;    /**< rows */
+    int64_t in;   /**< input width */
+    int64_t out;  /**< output width */
+    double flops; /**< FLOPs the run did at this shape */
 } profile_shape;
 
 /** What a profile counted. */
 typedef struct profile_counters {
-    int64_t calls[PROFILE_FAMILIES];
-    double seconds[PROFILE_FAMILIES];
-    double flops[PROFILE_FAMILIES];
-    double bytes[PROFILE_FAMILIES];
+    int64_t calls[PROFILE_FAMILIES];          /**< calls of each family's kernels */
+    double seconds[PROFILE_FAMILIES];         /**< wall seconds inside them */
+    double flops[PROFILE_FAMILIES];           /**< FLOPs by the formulas above */
+    double bytes[PROFILE_FAMILIES];           /**< bytes by the formulas above */
     profile_shape shapes[PROFILE_MAX_SHAPES]; /**< distinct dense shapes, in first-seen order */
-    int shape_count;
+    int shape_count;                          /**< shapes recorded */
     double unshaped_flops; /**< dense FLOPs at shapes past PROFILE_MAX_SHAPES */
 } profile_counters;
 

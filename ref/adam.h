@@ -46,11 +46,13 @@ void ref_adam_step(adam *optimizer, parameter_list *parameters);
 
 /** What every element's update in one step shares, formed once per step by adam_step_begin(). */
 typedef struct adam_step_constants {
-    float beta1, beta2;                   /**< the decays, in float */
-    float one_minus_beta1, one_minus_beta2; /**< 1 - beta1, 1 - beta2 */
-    float step_size;                      /**< lr / (1 - beta1^t) */
-    float correction2_sqrt;               /**< sqrt(1 - beta2^t) */
-    float epsilon;                        /**< eps */
+    float beta1;            /**< the first-moment decay, in float */
+    float beta2;            /**< the second-moment decay, in float */
+    float one_minus_beta1;  /**< 1 - beta1 */
+    float one_minus_beta2;  /**< 1 - beta2 */
+    float step_size;        /**< lr / (1 - beta1^t) */
+    float correction2_sqrt; /**< sqrt(1 - beta2^t) */
+    float epsilon;          /**< eps */
 } adam_step_constants;
 
 /** Count one more step in @p optimizer and form that step's constants. */
