@@ -334,13 +334,14 @@ double opt_mse_loss(const float *prediction, const float *target, const uint8_t 
  * bitwise equal however the elements are split. */
 void opt_adam_step(adam *optimizer, parameter_list *parameters)
 {
-    const adam_step_constants k = adam_step_begin(optimizer);
+    optimizer->step++;
+    const adam_constants c = adam_step_constants(optimizer, optimizer->step);
     for (int64_t i = 0; i < parameters->count; i++) {
         parameter *p = &parameters->items[i];
         float *value = p->value.data, *gradient = p->grad.data;
         float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
         const int64_t size = p->value.size;
-        ELEMENTWISE(size, adam_update_element(&k, gradient[i], &value[i], &m[i], &v[i]));
+        ELEMENTWISE(size, adam_update_element(&c, &value[i], &m[i], &v[i], gradient[i]));
     }
 }
 

@@ -22,31 +22,31 @@ int adam_create(adam *optimizer, const parameter_list *parameters, double learni
 
 void adam_free(adam *optimizer) { parameters_free(&optimizer->moments); }
 
-adam_step_constants adam_step_begin(adam *optimizer)
+adam_constants adam_step_constants(const adam *optimizer, int64_t step)
 {
-    optimizer->step++;
     /* torch computes the bias corrections in double (Python floats) and the update in the
      * parameter's type; so does this. */
-    double correction1 = 1.0 - pow(optimizer->beta1, (double)optimizer->step);
-    double correction2 = 1.0 - pow(optimizer->beta2, (double)optimizer->step);
-    adam_step_constants k;
-    k.beta1 = (float)optimizer->beta1;
-    k.beta2 = (float)optimizer->beta2;
-    k.one_minus_beta1 = 1.0f - k.beta1;
-    k.one_minus_beta2 = 1.0f - k.beta2;
-    k.step_size = (float)(optimizer->learning_rate / correction1);
-    k.correction2_sqrt = (float)sqrt(correction2);
-    k.epsilon = (float)optimizer->epsilon;
-    return k;
+    double correction1 = 1.0 - pow(optimizer->beta1, (double)step);
+    double correction2 = 1.0 - pow(optimizer->beta2, (double)step);
+    adam_constants c;
+    c.beta1 = (float)optimizer->beta1;
+    c.moment1_weight = 1.0f - c.beta1;
+    c.beta2 = (float)optimizer->beta2;
+    c.moment2_weight = 1.0f - c.beta2;
+    c.correction2_sqrt = (float)sqrt(correction2);
+    c.epsilon = (float)optimizer->epsilon;
+    c.negative_step_size = -(float)(optimizer->learning_rate / correction1); /* negation is exact */
+    return c;
 }
 
 void ref_adam_step(adam *optimizer, parameter_list *parameters)
 {
-    const adam_step_constants k = adam_step_begin(optimizer);
+    optimizer->step++;
+    const adam_constants c = adam_step_constants(optimizer, optimizer->step);
     for (int64_t i = 0; i < parameters->count; i++) {
         parameter *p = &parameters->items[i];
         float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
-        for (int64_t e = 0; e < p->value.size; e++)
-            adam_update_element(&k, p->grad.data[e], &p->value.data[e], &m[e], &v[e]);
+        for (int64_t k = 0; k < p->value.size; k++)
+            adam_update_element(&c, &p->value.data[k], &m[k], &v[k], p->grad.data[k]);
     }
 }

@@ -44,32 +44,36 @@ void adam_free(adam *optimizer);
 /** One update of every parameter from its gradient (gradients are left unchanged). */
 void ref_adam_step(adam *optimizer, parameter_list *parameters);
 
-/** What every element's update in one step shares, formed once per step by adam_step_begin(). */
-typedef struct adam_step_constants {
-    float beta1;            /**< the first-moment decay, in float */
-    float beta2;            /**< the second-moment decay, in float */
-    float one_minus_beta1;  /**< 1 - beta1 */
-    float one_minus_beta2;  /**< 1 - beta2 */
-    float step_size;        /**< lr / (1 - beta1^t) */
-    float correction2_sqrt; /**< sqrt(1 - beta2^t) */
-    float epsilon;          /**< eps */
-} adam_step_constants;
-
-/** Count one more step in @p optimizer and form that step's constants. */
-adam_step_constants adam_step_begin(adam *optimizer);
+/**
+ * What every element's update in one step shares, formed once per step by adam_step_constants().
+ * (The names follow the branch that forms them as torch does, issue 17 point 5; this one keeps
+ * today's arithmetic.)
+ */
+typedef struct adam_constants {
+    float beta1;              /**< (float)beta1 */
+    float moment1_weight;     /**< 1.0f - (float)beta1 */
+    float beta2;              /**< (float)beta2 */
+    float moment2_weight;     /**< 1.0f - (float)beta2 */
+    float correction2_sqrt;   /**< (float)sqrt(1 - beta2^t) */
+    float epsilon;            /**< (float)eps */
+    float negative_step_size; /**< -(float)(lr / (1 - beta1^t)) */
+} adam_constants;
 
 /**
- * One element's update: its moments m, v and its value from its gradient g. The one place the
- * arithmetic is written: ref_adam_step() and its optimized twin (opt/kernels.h) both loop over
- * elements calling it, so they are equal bit for bit.
+ * Adam's update of one element, the only place its arithmetic is written: ref_adam_step() and its
+ * optimized twin (opt/kernels.h) both loop over elements calling it, so they round exactly alike.
+ * @p p, @p m and @p v are the parameter and its two moments, updated in place; @p g its gradient.
  */
-static inline void adam_update_element(const adam_step_constants *k, float g, float *value, float *m, float *v)
+static inline void adam_update_element(const adam_constants *c, float *p, float *m, float *v, float g)
 {
-    *m = k->beta1 * *m + k->one_minus_beta1 * g;
-    *v = k->beta2 * *v + k->one_minus_beta2 * g * g;
-    float denominator = sqrtf(*v) / k->correction2_sqrt + k->epsilon;
-    *value -= k->step_size * *m / denominator;
+    *m = c->beta1 * *m + c->moment1_weight * g;
+    *v = c->beta2 * *v + c->moment2_weight * g * g;
+    float denominator = sqrtf(*v) / c->correction2_sqrt + c->epsilon;
+    *p = *p + (c->negative_step_size * *m) / denominator;
 }
+
+/** The constants of step @p step (1-based) of @p optimizer; see adam_constants. */
+adam_constants adam_step_constants(const adam *optimizer, int64_t step);
 
 #ifdef __cplusplus
 }
