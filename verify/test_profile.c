@@ -48,9 +48,23 @@ START_TEST(dense_flops_by_the_formula)
     ck_assert(c->flops[PROFILE_DENSE] == 210.0 + 2 * 210.0 + 35.0);
     ck_assert_int_eq(c->shape_count, 1);
     ck_assert(c->shapes[0].flops == 3 * 210.0);
+    /* A GRU cell (EvolveGCN's): six products, 2 n (in + H) 3H = 6 n H (in + H) FLOPs, counted
+     * as cells, not dense. */
+    const int64_t hidden = 4;
+    float *h = random_array(n * hidden, &r), *w_ih = random_array(3 * hidden * in, &r);
+    float *w_hh = random_array(3 * hidden * hidden, &r), *b_ih = random_array(3 * hidden, &r);
+    float *b_hh = random_array(3 * hidden, &r), *h_out = random_array(n * hidden, &r);
+    float *cache = random_array(n * 4 * hidden, &r);
+    k->gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, n, in, hidden, h_out, cache);
+    printf("one gru_cell_forward n %lld, in %lld, H %lld: %.0f FLOPs (6 n H (in + H) = %lld)\n", (long long)n,
+           (long long)in, (long long)hidden, c->flops[PROFILE_CELLS], (long long)(6 * n * hidden * (in + hidden)));
+    ck_assert_int_eq(c->calls[PROFILE_CELLS], 1);
+    ck_assert(c->flops[PROFILE_CELLS] == 6.0 * 5 * 4 * (3 + 4)); /* 840 */
+    ck_assert_int_eq(c->calls[PROFILE_DENSE], 2);
+    free(h), free(w_ih), free(w_hh), free(b_ih), free(b_hh), free(h_out), free(cache);
     /* No other family moved. */
     for (int f = 0; f < PROFILE_FAMILIES; f++)
-        if (f != PROFILE_DENSE)
+        if (f != PROFILE_DENSE && f != PROFILE_CELLS)
             ck_assert(c->calls[f] == 0 && c->flops[f] == 0 && c->bytes[f] == 0);
     free(x), free(w), free(b), free(y), free(y_ref), free(dx), free(dw), free(db);
 }
