@@ -5,6 +5,7 @@
 #include "cuda/layers.h"
 #include "cuda/propagate.h"
 #include "cuda/recurrent.h"
+#include "ref/layers.h"
 
 static cuda_context *bound;     /* the context the table runs on */
 static tf_error first_failure;  /* the first failure since the last take_error */
@@ -314,4 +315,17 @@ const kernels cuda_kernels = {
     lstm_pointwise_forward,
     lstm_pointwise_backward,
     take_error,
+    /* The elementwise work, the loss, Adam and copies stay on the host (the models' tensors live
+     * there, and staging each would cost more than it computes): the reference's functions. */
+    ref_sigmoid_forward,
+    ref_sigmoid_backward,
+    ref_tanh_forward,
+    ref_tanh_backward,
+    ref_relu_forward,
+    ref_relu_backward,
+    ref_add_bias,
+    ref_add_bias_backward,
+    ref_mse_loss,
+    ref_adam_step,
+    ref_copy_rows,
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/clock.h"
 #include "ref/memory.h"
 
 #ifdef TWOFOLD_HAVE_NCCL
@@ -103,9 +104,8 @@ static uint64_t allreduce_bytes(const comm *c, uint64_t bytes)
 /* MPI counts are int: large payloads go in pieces. */
 #define MPI_PIECE ((int64_t)1 << 30)
 
-int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
+static int allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
 {
-    c->calls++;
     c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
     if (c->local) /* the sum over one rank */
         return TF_OK;
@@ -120,9 +120,8 @@ int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
     return TF_OK;
 }
 
-int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err)
+static int allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err)
 {
-    c->calls++;
     c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(double));
     if (c->local)
         return TF_OK;
@@ -131,6 +130,27 @@ int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *
         MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, values + first, piece, MPI_DOUBLE, MPI_SUM, c->world), err);
     }
     return TF_OK;
+}
+
+/* The blocking all-reduces are timed: the synchronous trainers' communication. */
+int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
+{
+    const double started = wall_seconds();
+    c->calls++;
+    c->allreduce_calls++;
+    const int status = allreduce_sum(c, values, count, err);
+    c->allreduce_seconds += wall_seconds() - started;
+    return status;
+}
+
+int comm_allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err)
+{
+    const double started = wall_seconds();
+    c->calls++;
+    c->allreduce_calls++;
+    const int status = allreduce_sum_double(c, values, count, err);
+    c->allreduce_seconds += wall_seconds() - started;
+    return status;
 }
 
 /* Converts counts and offsets [size] (elements) to out_counts and out_offsets [size], the int

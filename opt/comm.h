@@ -51,6 +51,10 @@ typedef struct comm {
     void *nccl;                /**< the ncclComm_t when transport is NCCL */
     uint64_t bytes_sent;       /**< bytes this rank has sent so far (see the formulas above) */
     uint64_t calls;            /**< collectives called so far */
+    double allreduce_seconds;  /**< wall seconds spent in the blocking all-reduces (comm_allreduce_sum(),
+                                    comm_allreduce_sum_double()) so far, waiting included:
+                                    what `twofold train --profile` reports as communication */
+    uint64_t allreduce_calls;  /**< how many of those all-reduces */
     int local;                 /**< 1: one process without MPI (comm_init_local()) */
 } comm;
 

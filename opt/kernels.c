@@ -1,6 +1,7 @@
 #include "opt/kernels.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,6 +243,108 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
         }
 }
 
+/* ---- elementwise work, the loss and Adam -------------------------------------------------- */
+
+/* Below this many elements a loop runs in the calling thread: waking the team costs more than
+ * the loop (microseconds against nanoseconds per element). A plain branch, not OpenMP's if
+ * clause: a parallel region with if(0) still builds a team of one, which cost 5-7 microseconds a
+ * call (the activations of small graphs ran 5 times slower than ref's). */
+#define PARALLEL_MIN 16384
+
+/* for (i = 0; i < count; i++) body, across threads when count >= PARALLEL_MIN. */
+#define ELEMENTWISE(count, body)                                                                                       \
+    do {                                                                                                               \
+        const int64_t count_ = (count);                                                                                \
+        if (count_ < PARALLEL_MIN) {                                                                                   \
+            for (int64_t i = 0; i < count_; i++)                                                                       \
+                body;                                                                                                  \
+        } else {                                                                                                       \
+            _Pragma("omp parallel for") for (int64_t i = 0; i < count_; i++) body;                                    \
+        }                                                                                                              \
+    } while (0)
+
+/* Each element is ref's expression on the same operands (expf and tanhf from the same libm,
+ * called per element: the compiler cannot swap in a vector libm without -ffast-math), split
+ * across threads: bitwise equal. */
+void opt_sigmoid_forward(const float *x, int64_t count, float *y)
+{
+    ELEMENTWISE(count, y[i] = 1.0f / (1.0f + expf(-x[i])));
+}
+
+void opt_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+    ELEMENTWISE(count, dx[i] += dy[i] * y[i] * (1.0f - y[i]));
+}
+
+void opt_tanh_forward(const float *x, int64_t count, float *y)
+{
+    ELEMENTWISE(count, y[i] = tanhf(x[i]));
+}
+
+void opt_tanh_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+    ELEMENTWISE(count, dx[i] += dy[i] * (1.0f - y[i] * y[i]));
+}
+
+void opt_relu_forward(const float *x, int64_t count, float *y)
+{
+    ELEMENTWISE(count, y[i] = x[i] > 0.0f ? x[i] : 0.0f);
+}
+
+void opt_relu_backward(const float *y, const float *dy, int64_t count, float *dx)
+{
+    /* not dx += (y > 0 ? dy : 0): -0.0f + 0.0f is +0.0f, one bit from ref */
+    ELEMENTWISE(count, if (y[i] > 0.0f) dx[i] += dy[i]);
+}
+
+void opt_add_bias(float *y, const float *bias, int64_t n, int64_t width)
+{
+    ELEMENTWISE(n, for (int64_t j = 0; j < width; j++) y[i * width + j] += bias[j]);
+}
+
+/* The same double sums as ref, each column's rows added in increasing order, but read row by
+ * row (ref walks each column down with a stride of `width`): bitwise equal. */
+void opt_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias) { column_sums(dy, n, width, dbias); }
+
+/* The gradient of every element is independent (threads split the rows); the loss is one double
+ * sum, kept in ref's order in the calling thread so it is ref's to the last bit. */
+double opt_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                    float scale, float *dprediction)
+{
+    int64_t rows = 0;
+    for (int64_t i = 0; i < n; i++)
+        rows += !mask || mask[i];
+    if (!dprediction || rows == 0)
+        return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, dprediction);
+    const double count = (double)rows * (double)width;
+    ELEMENTWISE(n * width, dprediction[i] = !mask || mask[i / width]
+                                              ? (float)(scale * 2.0 * ((double)prediction[i] - (double)target[i]) / count)
+                                              : 0.0f);
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!mask || mask[i])
+            for (int64_t j = 0; j < width; j++) {
+                double difference = (double)prediction[i * width + j] - (double)target[i * width + j];
+                sum += difference * difference;
+            }
+    return sum / count;
+}
+
+/* Every element is adam_update_element() (ref/adam.h), the function ref_adam_step() calls:
+ * bitwise equal however the elements are split. */
+void opt_adam_step(adam *optimizer, parameter_list *parameters)
+{
+    optimizer->step++;
+    const adam_constants c = adam_step_constants(optimizer, optimizer->step);
+    for (int64_t i = 0; i < parameters->count; i++) {
+        parameter *p = &parameters->items[i];
+        float *value = p->value.data, *gradient = p->grad.data;
+        float *m = optimizer->moments.items[i].value.data, *v = optimizer->moments.items[i].grad.data;
+        const int64_t size = p->value.size;
+        ELEMENTWISE(size, adam_update_element(&c, &value[i], &m[i], &v[i], gradient[i]));
+    }
+}
+
 const kernels opt_kernels = {
     "opt",
     propagation_add_transpose,
@@ -257,4 +360,15 @@ const kernels opt_kernels = {
     opt_lstm_pointwise_forward,
     opt_lstm_pointwise_backward,
     NULL, /* allocation failures fall back to the reference; nothing else can fail */
+    opt_sigmoid_forward,
+    opt_sigmoid_backward,
+    opt_tanh_forward,
+    opt_tanh_backward,
+    opt_relu_forward,
+    opt_relu_backward,
+    opt_add_bias,
+    opt_add_bias_backward,
+    opt_mse_loss,
+    opt_adam_step,
+    ref_copy_rows, /* memcpy row by row: nothing to gain from a twin */
 };

@@ -19,6 +19,9 @@
  *  - The LSTM pointwise part is ref's arithmetic (ref/recurrent_gates.h) split across threads:
  *    bitwise equal. The GRU cell computes its six products with sgemm, then the gates pointwise
  *    with the same functions: fp.
+ *  - Activations, bias, the loss's gradient and Adam are ref's per-element expressions split
+ *    across threads (only for arrays of 16384 elements or more), and the sums (bias gradient,
+ *    loss) are added in ref's order in double: **bitwise equal**.
  *
  * Threads: OpenMP's for the loops (opt_set_threads()); OpenBLAS runs single-threaded in the
  * calling thread, because its spinning threads and OpenMP's fought over the cores (a T-GCN
@@ -124,6 +127,36 @@ void opt_lstm_pointwise_forward(const float *preactivation, const float *c, int6
  */
 void opt_lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                  const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc);
+
+/** Twins of ref_sigmoid_forward() ... ref_relu_backward(): ref's expression per element, elements
+ *  split across threads (large arrays only): bitwise equal. x, y, dy, dx [count]. */
+void opt_sigmoid_forward(const float *x, int64_t count, float *y);
+/** See opt_sigmoid_forward(). */
+void opt_sigmoid_backward(const float *y, const float *dy, int64_t count, float *dx);
+/** See opt_sigmoid_forward(). */
+void opt_tanh_forward(const float *x, int64_t count, float *y);
+/** See opt_sigmoid_forward(). */
+void opt_tanh_backward(const float *y, const float *dy, int64_t count, float *dx);
+/** See opt_sigmoid_forward(). */
+void opt_relu_forward(const float *x, int64_t count, float *y);
+/** See opt_sigmoid_forward(). */
+void opt_relu_backward(const float *y, const float *dy, int64_t count, float *dx);
+
+/** Twin of ref_add_bias(): rows across threads, bitwise equal. y [n][width], bias [width]. */
+void opt_add_bias(float *y, const float *bias, int64_t n, int64_t width);
+
+/** Twin of ref_add_bias_backward(): the same double column sums read row by row: bitwise equal.
+ *  dy [n][width], dbias [width]. */
+void opt_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias);
+
+/** Twin of ref_mse_loss(): the gradient across threads, the loss summed in ref's order: bitwise
+ *  equal. prediction, target, dprediction [n][width], mask [n]. */
+double opt_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                    float scale, float *dprediction);
+
+/** Twin of ref_adam_step(): adam_update_element() (ref/adam.h) on elements split across threads:
+ *  bitwise equal. */
+void opt_adam_step(adam *optimizer, parameter_list *parameters);
 
 #ifdef __cplusplus
 }

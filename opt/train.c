@@ -5,6 +5,7 @@
 
 #include "opt/kernels.h"
 #include "ref/digest.h"
+#include "ref/layers.h"
 #include "ref/memory.h"
 
 int opt_trainer_rank_of(int64_t position, int size) { return (int)(position % size); }
@@ -83,20 +84,22 @@ static int sum_across_ranks(comm *c, double *value, tf_error *err)
     return c->size == 1 ? TF_OK : comm_allreduce_sum_double(c, value, 1, err);
 }
 
-int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, tf_error *err)
+int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, tf_error *err)
 {
     if (c->size == 1)
         return TF_OK;
+    void (*copy)(float *, int64_t, const float *, int64_t, int64_t, int64_t) = copier ? copier->copy_rows
+                                                                                       : ref_copy_rows;
     int64_t offset = 0;
     for (int64_t i = 0; i < list->count; i++) {
-        memcpy(packed + offset, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
+        copy(packed + offset, 0, list->items[i].grad.data, 0, 1, list->items[i].grad.size);
         offset += list->items[i].grad.size;
     }
     if (comm_allreduce_sum(c, packed, offset, err) != TF_OK)
         return err->code;
     offset = 0;
     for (int64_t i = 0; i < list->count; i++) {
-        memcpy(list->items[i].grad.data, packed + offset, (size_t)list->items[i].grad.size * sizeof(float));
+        copy(list->items[i].grad.data, 0, packed + offset, 0, 1, list->items[i].grad.size);
         offset += list->items[i].grad.size;
     }
     return TF_OK;
@@ -118,7 +121,7 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
             if (opt_trainer_rank_of(slot, c->size) == c->rank)
                 status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
         if (status == TF_OK)
-            status = opt_trainer_sum_gradients(list, packed, c, err);
+            status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, err);
         if (status == TF_OK) {
             trainer_apply_gradient(tr);
             report->steps++;

@@ -81,9 +81,11 @@ int opt_state_agree(comm *c, const parameter_list *list, const adam *optimizer, 
 /**
  * Sum every parameter's gradient across the ranks of @p c: packed into @p packed [parameter
  * count] (the caller's buffer, unused on one rank), one all-reduce, unpacked. Every rank calls it
- * once per step, holding windows or not (opt/schedule.h's epoch shares it).
+ * once per step, holding windows or not (opt/schedule.h's epoch shares it). The packing copies go
+ * through @p copier's copy_rows (the model's kernel table, so `--profile` counts them), or are
+ * ref_copy_rows() when @p copier is NULL.
  */
-int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, tf_error *err);
+int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, tf_error *err);
 
 /** The rank among @p size that runs slot @p position of a step, and evaluation window @p position. */
 int opt_trainer_rank_of(int64_t position, int size);

@@ -27,7 +27,7 @@ void chebconv_accumulate(const kernels *kernels, const parameter *conv, int k, c
 {
     for (int j = 0; j < k; j++)
         kernels->linear_accumulate(basis + j * n * in, conv[1 + j].value.data, n, in, out, y);
-    ref_add_bias(y, conv[0].value.data, n, out);
+    kernels->add_bias(y, conv[0].value.data, n, out);
 }
 
 void chebconv_backward(const kernels *kernels, parameter *conv, int k, const float *basis, const float *dy,
@@ -36,14 +36,14 @@ void chebconv_backward(const kernels *kernels, parameter *conv, int k, const flo
     for (int j = 0; j < k; j++)
         kernels->linear_backward(basis + j * n * in, conv[1 + j].value.data, dy, n, in, out,
                             d_basis ? d_basis + j * n * in : NULL, conv[1 + j].grad.data, NULL);
-    ref_add_bias_backward(dy, n, out, conv[0].grad.data);
+    kernels->add_bias_backward(dy, n, out, conv[0].grad.data);
 }
 
 void chebyshev_basis_forward(const kernels *kernels, const propagation *p, const float *x, int64_t width, int k,
                              float *basis)
 {
     const int64_t size = propagation_rows(p) * width; /* [rows][width] blocks */
-    memcpy(basis, x, (size_t)size * sizeof *basis);
+    kernels->copy_rows(basis, size, x, size, 1, size);
     if (k > 1)
         kernels->propagate_forward(p, x, width, basis + size);
     for (int j = 2; j < k; j++) {

@@ -1,5 +1,6 @@
 #include "ref/kernels.h"
 
+#include "ref/adam.h"
 #include "ref/layers.h"
 #include "ref/recurrent.h"
 
@@ -18,4 +19,15 @@ const kernels ref_kernels = {
     ref_lstm_pointwise_forward,
     ref_lstm_pointwise_backward,
     NULL, /* plain loops on host memory cannot fail */
+    ref_sigmoid_forward,
+    ref_sigmoid_backward,
+    ref_tanh_forward,
+    ref_tanh_backward,
+    ref_relu_forward,
+    ref_relu_backward,
+    ref_add_bias,
+    ref_add_bias_backward,
+    ref_mse_loss,
+    ref_adam_step,
+    ref_copy_rows,
 };

@@ -11,12 +11,19 @@
  * equations, exist once.
  *
  * Every function has the contract of the ref_ function of the same name.
+ *
+ * Besides the products and cells, the table holds the cheap elementwise work the models and the
+ * trainer do around them (activations, bias, the loss, the optimizer step, copies): each costs
+ * little alone, but called as ref_ functions outside the table they ran single-threaded under
+ * --impl opt and could not be counted by `twofold train --profile` (opt/profile.h), which wraps
+ * this table.
  */
 #ifndef TWOFOLD_REF_KERNELS_H
 #define TWOFOLD_REF_KERNELS_H
 
 #include <stdint.h>
 
+#include "ref/adam.h"
 #include "ref/error.h"
 #include "ref/propagate.h"
 
@@ -66,6 +73,30 @@ typedef struct kernels {
      *  fail (out of memory, a lost GPU) though the functions above return nothing; the model
      *  asks after every forward and backward. NULL: these kernels cannot fail. */
     int (*take_error)(tf_error *err);
+    /** See ref_sigmoid_forward(). */
+    void (*sigmoid_forward)(const float *x, int64_t count, float *y);
+    /** See ref_sigmoid_backward(). */
+    void (*sigmoid_backward)(const float *y, const float *dy, int64_t count, float *dx);
+    /** See ref_tanh_forward(). */
+    void (*tanh_forward)(const float *x, int64_t count, float *y);
+    /** See ref_tanh_backward(). */
+    void (*tanh_backward)(const float *y, const float *dy, int64_t count, float *dx);
+    /** See ref_relu_forward(). */
+    void (*relu_forward)(const float *x, int64_t count, float *y);
+    /** See ref_relu_backward(). */
+    void (*relu_backward)(const float *y, const float *dy, int64_t count, float *dx);
+    /** See ref_add_bias(). */
+    void (*add_bias)(float *y, const float *bias, int64_t n, int64_t width);
+    /** See ref_add_bias_backward(). */
+    void (*add_bias_backward)(const float *dy, int64_t n, int64_t width, float *dbias);
+    /** See ref_mse_loss(). */
+    double (*mse_loss)(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
+                       float scale, float *dprediction);
+    /** See ref_adam_step(). */
+    void (*adam_step)(adam *optimizer, parameter_list *parameters);
+    /** See ref_copy_rows(): the copies the models and trainers make (tape, gradient packing). */
+    void (*copy_rows)(float *to, int64_t to_stride, const float *from, int64_t from_stride, int64_t rows,
+                      int64_t width);
 } kernels;
 
 /** The reference kernels: layers.h, propagate.h and recurrent.h. */

@@ -121,6 +121,12 @@ void ref_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbi
     }
 }
 
+void ref_copy_rows(float *to, int64_t to_stride, const float *from, int64_t from_stride, int64_t rows, int64_t width)
+{
+    for (int64_t i = 0; i < rows; i++)
+        memcpy(to + i * to_stride, from + i * from_stride, (size_t)width * sizeof(float));
+}
+
 void ref_sigmoid_forward(const float *x, int64_t count, float *y)
 {
     for (int64_t i = 0; i < count; i++)

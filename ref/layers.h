@@ -77,6 +77,14 @@ void ref_add_bias(float *y, const float *bias, int64_t n, int64_t width);
 /** dbias[j] += sum over rows of dy[i][j] (backward of ref_add_bias()). */
 void ref_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias);
 
+/**
+ * Copy @p rows rows of @p width floats: to[i * to_stride + j] = from[i * from_stride + j]. One
+ * contiguous block is rows = 1 (strides unused); a block of columns (T-GCN's [C | H] gate input)
+ * has strides wider than @p width. The regions must not overlap. A function, not a memcpy, so the
+ * kernel table (ref/kernels.h) can count the bytes the models and trainers move.
+ */
+void ref_copy_rows(float *to, int64_t to_stride, const float *from, int64_t from_stride, int64_t rows, int64_t width);
+
 /** Sigmoid 1 / (1 + e^-x), elementwise over x, y [count] (y may alias x). */
 void ref_sigmoid_forward(const float *x, int64_t count, float *y);
 

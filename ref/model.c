@@ -134,7 +134,7 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
         return TF_ERR_INPUT;
     }
     /* The head of PyTorch Geometric Temporal's examples: y^ = Linear(ReLU(H)). */
-    ref_relu_forward(tape->states, count * n * width, tape->activated);
+    m->kernels->relu_forward(tape->states, count * n * width, tape->activated);
     m->kernels->linear_forward(tape->activated, head_weight(m)->value.data, head_bias(m)->value.data, count * n, width,
                                out, predictions);
     if (m->kernels->take_error && m->kernels->take_error(err) != TF_OK) {
@@ -155,7 +155,7 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
     if (status == TF_OK) {
         m->kernels->linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
                             dactivated, head_weight(m)->grad.data, head_bias(m)->grad.data);
-        ref_relu_backward(tape->activated, dactivated, size, dstates);
+        m->kernels->relu_backward(tape->activated, dactivated, size, dstates);
         status = m->ops->backward(m, seq, tape, dstates, err);
     }
     if (status == TF_OK && m->kernels->take_error)
@@ -174,15 +174,24 @@ void window_tape_free(const model *m, window_tape *tape)
     memset(tape, 0, sizeof *tape);
 }
 
-double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
-                         float scale, float *dpredictions)
+double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                            const float *predictions, float scale, float *dpredictions)
 {
     const int64_t n = seq->num_nodes, out = seq->target_width;
     double total = 0;
     for (int64_t t = 0; t < count; t++) {
         const snapshot *s = &seq->snapshots[first + t];
-        total += ref_mse_loss(predictions + t * n * out, s->targets.data, s->present, n, out, scale / (float)count,
-                              dpredictions ? dpredictions + t * n * out : NULL);
+        total += m->kernels->mse_loss(predictions + t * n * out, s->targets.data, s->present, n, out,
+                                      scale / (float)count, dpredictions ? dpredictions + t * n * out : NULL);
     }
     return total / (double)count;
+}
+
+double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
+                         float scale, float *dpredictions)
+{
+    model reference; /* only its kernels are read */
+    memset(&reference, 0, sizeof reference);
+    reference.kernels = &ref_kernels;
+    return model_window_loss_of(&reference, seq, first, count, predictions, scale, dpredictions);
 }

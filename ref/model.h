@@ -152,6 +152,10 @@ void window_tape_free(const model *m, window_tape *tape);
 double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
                          float scale, float *dpredictions);
 
+/** model_window_loss() computed by @p m's kernels (their mse_loss): what the trainers call. */
+double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                            const float *predictions, float scale, float *dpredictions);
+
 /**
  * The GCN operator of snapshot @p t of @p seq the models use (symmetric normalization with self
  * loops), from the model's operator source when it has one, prepared by the model's kernels. For

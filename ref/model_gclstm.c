@@ -104,9 +104,9 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
             memset(gate, 0, (size_t)nh * sizeof(float));
             m->kernels->matmul_accumulate(snap->features.data, input_weight(m, q)->value.data, n, f, h, gate);
             chebconv_accumulate(m->kernels, conv(m, q), k, s->basis_h, n, h, h, gate);
-            ref_add_bias(gate, gate_bias(m, q)->value.data, n, h);
-            for (int64_t i = 0; i < n; i++) /* into block q of the [N][4H] pre-activations */
-                memcpy(preactivation + i * 4 * h + q * h, gate + i * h, (size_t)h * sizeof(float));
+            m->kernels->add_bias(gate, gate_bias(m, q)->value.data, n, h);
+            /* into block q of the [N][4H] pre-activations */
+            m->kernels->copy_rows(preactivation + q * h, 4 * h, gate, h, n, h);
         }
         m->kernels->lstm_pointwise_forward(preactivation, previous_cell, n, h, s->cell, tape->states + t * nh, s->gates);
     }
@@ -148,11 +148,11 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
                                     dprevious_cell);
         memset(dbasis_h, 0, (size_t)(k * nh) * sizeof(float));
         for (int q = 0; q < GATES; q++) {
-            for (int64_t i = 0; i < n; i++) /* block q of the [N][4H] gradients */
-                memcpy(dgate + i * h, dpreactivation + i * 4 * h + q * h, (size_t)h * sizeof(float));
+            /* block q of the [N][4H] gradients */
+            m->kernels->copy_rows(dgate, h, dpreactivation + q * h, 4 * h, n, h);
             m->kernels->matmul_backward(snap->features.data, input_weight(m, q)->value.data, dgate, n, f, h, NULL,
                                 input_weight(m, q)->grad.data);
-            ref_add_bias_backward(dgate, n, h, gate_bias(m, q)->grad.data);
+            m->kernels->add_bias_backward(dgate, n, h, gate_bias(m, q)->grad.data);
             chebconv_backward(m->kernels, conv(m, q), k, s->basis_h, dgate, n, h, h, dbasis_h);
         }
         chebyshev_basis_backward(m->kernels, &s->graph, dbasis_h, h, k, dprevious);

@@ -90,16 +90,16 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         /* Gates z and r: pre-activations start from zero (the convs add their biases). */
         chebconv_accumulate(m->kernels, conv(m, CONV_X_Z), k, s->basis_x, n, f, h, s->z);
         chebconv_accumulate(m->kernels, conv(m, CONV_H_Z), k, s->basis_h, n, h, h, s->z);
-        ref_sigmoid_forward(s->z, n * h, s->z);
+        m->kernels->sigmoid_forward(s->z, n * h, s->z);
         chebconv_accumulate(m->kernels, conv(m, CONV_X_R), k, s->basis_x, n, f, h, s->r);
         chebconv_accumulate(m->kernels, conv(m, CONV_H_R), k, s->basis_h, n, h, h, s->r);
-        ref_sigmoid_forward(s->r, n * h, s->r);
+        m->kernels->sigmoid_forward(s->r, n * h, s->r);
         for (int64_t i = 0; i < n * h; i++)
             masked[i] = previous[i] * s->r[i];
         chebyshev_basis_forward(m->kernels, &s->graph, masked, h, k, s->basis_masked);
         chebconv_accumulate(m->kernels, conv(m, CONV_X_H), k, s->basis_x, n, f, h, s->candidate);
         chebconv_accumulate(m->kernels, conv(m, CONV_H_H), k, s->basis_masked, n, h, h, s->candidate);
-        ref_tanh_forward(s->candidate, n * h, s->candidate);
+        m->kernels->tanh_forward(s->candidate, n * h, s->candidate);
         for (int64_t i = 0; i < n * h; i++)
             state[i] = s->z[i] * previous[i] + (1.0f - s->z[i]) * s->candidate[i];
     }
@@ -139,7 +139,7 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
         for (int64_t i = 0; i < nh; i++)
             dgate[i] = dstate[i] * (1.0f - s->z[i]);
         memset(dpreactivation, 0, (size_t)nh * sizeof(float));
-        ref_tanh_backward(s->candidate, dgate, nh, dpreactivation);
+        m->kernels->tanh_backward(s->candidate, dgate, nh, dpreactivation);
         chebconv_backward(m->kernels, conv(m, CONV_X_H), k, s->basis_x, dpreactivation, n, f, h, NULL);
         memset(dbasis, 0, (size_t)(k * nh) * sizeof(float));
         chebconv_backward(m->kernels, conv(m, CONV_H_H), k, s->basis_masked, dpreactivation, n, h, h, dbasis);
@@ -152,7 +152,7 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
 
         /* Gate r: R = sigmoid(Cheb_xr(X) + Cheb_hr(H)) */
         memset(dpreactivation, 0, (size_t)nh * sizeof(float));
-        ref_sigmoid_backward(s->r, dgate, nh, dpreactivation);
+        m->kernels->sigmoid_backward(s->r, dgate, nh, dpreactivation);
         chebconv_backward(m->kernels, conv(m, CONV_X_R), k, s->basis_x, dpreactivation, n, f, h, NULL);
         chebconv_backward(m->kernels, conv(m, CONV_H_R), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
 
@@ -160,7 +160,7 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
         for (int64_t i = 0; i < nh; i++)
             dgate[i] = dstate[i] * (previous[i] - s->candidate[i]);
         memset(dpreactivation, 0, (size_t)nh * sizeof(float));
-        ref_sigmoid_backward(s->z, dgate, nh, dpreactivation);
+        m->kernels->sigmoid_backward(s->z, dgate, nh, dpreactivation);
         chebconv_backward(m->kernels, conv(m, CONV_X_Z), k, s->basis_x, dpreactivation, n, f, h, NULL);
         chebconv_backward(m->kernels, conv(m, CONV_H_Z), k, s->basis_h, dpreactivation, n, h, h, dbasis_h);
 

@@ -78,11 +78,10 @@ static void tgcn_free_steps(const model *m, window_tape *tape)
 }
 
 /* Copies source [n][width] into columns [offset, offset + width) of target [n][target_width]. */
-static void copy_columns(float *target, int64_t target_width, int64_t offset, const float *source, int64_t width,
-                         int64_t n)
+static void copy_columns(const model *m, float *target, int64_t target_width, int64_t offset, const float *source,
+                         int64_t width, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++)
-        memcpy(target + i * target_width + offset, source + i * width, (size_t)width * sizeof(float));
+    m->kernels->copy_rows(target + offset, target_width, source, width, n, width);
 }
 
 static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
@@ -115,21 +114,21 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
         for (int g = 0; g < GATES; g++) {
             m->kernels->linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data,
                                n, f, h, convolved);
-            copy_columns(s->gate_input[g], 2 * h, 0, convolved, h, n);
+            copy_columns(m, s->gate_input[g], 2 * h, 0, convolved, h, n);
         }
-        copy_columns(s->gate_input[GATE_Z], 2 * h, h, previous, h, n);
-        copy_columns(s->gate_input[GATE_R], 2 * h, h, previous, h, n);
+        copy_columns(m, s->gate_input[GATE_Z], 2 * h, h, previous, h, n);
+        copy_columns(m, s->gate_input[GATE_R], 2 * h, h, previous, h, n);
         for (int g = GATE_Z; g <= GATE_R; g++) {
             m->kernels->linear_forward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data,
                                param(m, g, LINEAR_BIAS)->value.data, n, 2 * h, h, s->gate[g]);
-            ref_sigmoid_forward(s->gate[g], n * h, s->gate[g]);
+            m->kernels->sigmoid_forward(s->gate[g], n * h, s->gate[g]);
         }
         for (int64_t i = 0; i < n * h; i++)
             masked[i] = previous[i] * s->gate[GATE_R][i];
-        copy_columns(s->gate_input[GATE_H], 2 * h, h, masked, h, n);
+        copy_columns(m, s->gate_input[GATE_H], 2 * h, h, masked, h, n);
         m->kernels->linear_forward(s->gate_input[GATE_H], param(m, GATE_H, LINEAR_WEIGHT)->value.data,
                            param(m, GATE_H, LINEAR_BIAS)->value.data, n, 2 * h, h, s->gate[GATE_H]);
-        ref_tanh_forward(s->gate[GATE_H], n * h, s->gate[GATE_H]);
+        m->kernels->tanh_forward(s->gate[GATE_H], n * h, s->gate[GATE_H]);
         const float *z = s->gate[GATE_Z], *candidate = s->gate[GATE_H];
         for (int64_t i = 0; i < n * h; i++)
             state[i] = z[i] * previous[i] + (1.0f - z[i]) * candidate[i];
@@ -149,9 +148,9 @@ static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgat
     float *dpreactivation = scratch, *dgate_input = scratch + n * h, *dconvolved = dpreactivation; /* reused */
     memset(scratch, 0, (size_t)(3 * n * h) * sizeof(float));
     if (g == GATE_H)
-        ref_tanh_backward(s->gate[g], dgate, n * h, dpreactivation);
+        m->kernels->tanh_backward(s->gate[g], dgate, n * h, dpreactivation);
     else
-        ref_sigmoid_backward(s->gate[g], dgate, n * h, dpreactivation);
+        m->kernels->sigmoid_backward(s->gate[g], dgate, n * h, dpreactivation);
     m->kernels->linear_backward(s->gate_input[g], param(m, g, LINEAR_WEIGHT)->value.data, dpreactivation, n, 2 * h, h,
                         dgate_input, param(m, g, LINEAR_WEIGHT)->grad.data, param(m, g, LINEAR_BIAS)->grad.data);
     for (int64_t i = 0; i < n; i++)

@@ -128,11 +128,11 @@ static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t 
     if (status == TF_OK)
         status = model_forward(m, seq, first, count, &tape, predictions, err);
     if (status == TF_OK) {
-        *loss = model_window_loss(seq, first, count, predictions, scale, dpredictions);
+        *loss = model_window_loss_of(m, seq, first, count, predictions, scale, dpredictions);
         if (backward)
             status = model_backward(m, seq, &tape, dpredictions, err);
         if (predictions_out)
-            memcpy(predictions_out, predictions, (size_t)size * sizeof(float));
+            m->kernels->copy_rows(predictions_out, size, predictions, size, 1, size);
     }
     window_tape_free(m, &tape);
     free(predictions);
@@ -168,7 +168,7 @@ void trainer_apply_gradient(trainer *tr)
         ref_sgd_step(&tr->model.parameters, tr->options.learning_rate);
         tr->optimizer.step++;
     } else {
-        ref_adam_step(&tr->optimizer, &tr->model.parameters);
+        tr->model.kernels->adam_step(&tr->optimizer, &tr->model.parameters);
     }
 }
 

@@ -7,6 +7,8 @@
 
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
+#include "ref/adam.h"
+#include "ref/compare.h"
 #include "ref/layers.h"
 #include "ref/model.h"
 #include "ref/recurrent.h"
@@ -202,6 +204,119 @@ START_TEST(recurrent_cells)
 }
 END_TEST
 
+/* ---- activations, bias, loss, Adam: bitwise ---------------------------------------------------- */
+
+/* The elementwise twins on arrays below and above the size where they start threads (the model's
+ * n H and the head's window of rows), each against ref: every value equal bit for bit. Inputs
+ * span [-8, 8) so the sigmoid and tanh saturate somewhere; the backwards add into nonzero dx. */
+START_TEST(elementwise_loss_adam_bitwise)
+{
+    rng r;
+    rng_seed(&r, 4);
+    static const int64_t counts[2] = {1000 * 32, 1000 * 8 * 32 + 5};
+    int64_t differing = 0, values = 0;
+    for (int c = 0; c < 2; c++) {
+        const int64_t count = counts[c];
+        float *x = random_array(count, &r), *dy = random_array(count, &r);
+        for (int64_t i = 0; i < count; i++)
+            x[i] *= 8.0f;
+        x[0] = 0.0f, x[1] = -0.0f; /* relu's edge */
+        float *y_ref = random_array(count, &r), *y_opt = random_array(count, &r);
+        float *dx_ref = random_array(count, &r), *dx_opt = copy_array(dx_ref, count);
+        dx_ref[2] = dx_opt[2] = -0.0f; /* relu's backward must leave -0 alone where y <= 0 */
+        const kernels *twins[2] = {&ref_kernels, &opt_kernels};
+        float *ys[2] = {y_ref, y_opt}, *dxs[2] = {dx_ref, dx_opt};
+        for (int k = 0; k < 2; k++) {
+            twins[k]->sigmoid_forward(x, count, ys[k]);
+            twins[k]->sigmoid_backward(ys[k], dy, count, dxs[k]);
+        }
+        differing += differing_values(y_ref, y_opt, count) + differing_values(dx_ref, dx_opt, count);
+        for (int k = 0; k < 2; k++) {
+            twins[k]->tanh_forward(x, count, ys[k]);
+            twins[k]->tanh_backward(ys[k], dy, count, dxs[k]);
+        }
+        differing += differing_values(y_ref, y_opt, count) + differing_values(dx_ref, dx_opt, count);
+        for (int k = 0; k < 2; k++) {
+            twins[k]->relu_forward(x, count, ys[k]);
+            twins[k]->relu_backward(ys[k], dy, count, dxs[k]);
+        }
+        differing += differing_values(y_ref, y_opt, count) + differing_values(dx_ref, dx_opt, count);
+        /* add_bias and its backward over rows of 32: the backward's double column sums */
+        const int64_t width = 32, rows = count / width;
+        float *bias = random_array(width, &r), *db_ref = random_array(width, &r), *db_opt = copy_array(db_ref, width);
+        for (int k = 0; k < 2; k++) {
+            memcpy(ys[k], x, (size_t)count * sizeof(float));
+            twins[k]->add_bias(ys[k], bias, rows, width);
+        }
+        ref_add_bias_backward(dy, rows, width, db_ref);
+        opt_add_bias_backward(dy, rows, width, db_opt);
+        differing += differing_values(y_ref, y_opt, count) + differing_values(db_ref, db_opt, width);
+        values += 7 * count + width;
+        /* The MSE loss with a mask: the loss in double and the gradient, over [rows][width]. */
+        uint8_t *mask = malloc((size_t)rows);
+        ck_assert_ptr_nonnull(mask);
+        for (int64_t i = 0; i < rows; i++)
+            mask[i] = rng_uniform(&r) < 0.8;
+        double loss_ref = ref_mse_loss(x, dy, mask, rows, width, 0.25f, y_ref);
+        double loss_opt = opt_mse_loss(x, dy, mask, rows, width, 0.25f, y_opt);
+        double unmasked_ref = ref_mse_loss(x, dy, NULL, rows, width, 1.0f, dx_ref);
+        double unmasked_opt = opt_mse_loss(x, dy, NULL, rows, width, 1.0f, dx_opt);
+        differing += differing_values(y_ref, y_opt, rows * width) + differing_values(dx_ref, dx_opt, rows * width) +
+                     (memcmp(&loss_ref, &loss_opt, sizeof loss_ref) != 0) +
+                     (memcmp(&unmasked_ref, &unmasked_opt, sizeof unmasked_ref) != 0);
+        values += 2 * rows * width + 2;
+        printf("elementwise on %lld values: MSE loss ref %.17g opt %.17g (masked), |difference| %.3g\n",
+               (long long)count, loss_ref, loss_opt, fabs(loss_ref - loss_opt));
+        free(mask);
+        float *all[] = {x, dy, y_ref, y_opt, dx_ref, dx_opt, bias, db_ref, db_opt};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+            free(all[i]);
+    }
+    printf("sigmoid, tanh, relu (+ backward), add_bias (+ backward), MSE loss: %lld of %lld values differ in bits\n",
+           (long long)differing, (long long)values);
+    ck_assert_int_eq(differing, 0);
+
+    /* Adam: ten steps on a small and a large parameter (threads split the large one), each step
+     * from fresh random gradients, on two copies of the same state. */
+    tf_error err;
+    parameter_list lists[2];
+    adam optimizers[2];
+    static const int64_t shapes[2][2] = {{32, 33}, {300, 100}};
+    memset(lists, 0, sizeof lists);
+    for (int k = 0; k < 2; k++) {
+        for (int q = 0; q < 2; q++)
+            ck_assert(parameters_add(&lists[k], q ? "large" : "small", 2, shapes[q], &err) >= 0);
+        ck_assert(adam_create(&optimizers[k], &lists[k], 0.01, &err) == TF_OK);
+    }
+    for (int q = 0; q < 2; q++) {
+        float *start = random_array(lists[0].items[q].value.size, &r);
+        for (int k = 0; k < 2; k++)
+            memcpy(lists[k].items[q].value.data, start, (size_t)lists[0].items[q].value.size * sizeof(float));
+        free(start);
+    }
+    for (int step = 0; step < 10; step++) {
+        for (int q = 0; q < 2; q++) {
+            float *g = random_array(lists[0].items[q].grad.size, &r);
+            for (int k = 0; k < 2; k++)
+                memcpy(lists[k].items[q].grad.data, g, (size_t)lists[0].items[q].grad.size * sizeof(float));
+            free(g);
+        }
+        ref_adam_step(&optimizers[0], &lists[0]);
+        opt_adam_step(&optimizers[1], &lists[1]);
+    }
+    int64_t adam_differing = differing_training_state(&lists[0], &optimizers[0], &lists[1], &optimizers[1]);
+    printf("Adam, 10 steps on %lld parameters: %lld values (parameters and moments) differ in bits, max relative "
+           "error %.3g\n",
+           (long long)parameters_size(&lists[0]), (long long)adam_differing,
+           parameters_relative_error(&lists[1], &lists[0]));
+    ck_assert_int_eq(adam_differing, 0);
+    for (int k = 0; k < 2; k++) {
+        adam_free(&optimizers[k]);
+        parameters_free(&lists[k]);
+    }
+}
+END_TEST
+
 /* ---- whole models on the opt kernels ----------------------------------------------------- */
 
 START_TEST(models_on_opt_kernels)
@@ -252,6 +367,7 @@ int main(void)
     tcase_add_test(cases, propagation_is_bitwise_equal);
     tcase_add_test(cases, dense_products_within_tolerance);
     tcase_add_test(cases, recurrent_cells);
+    tcase_add_test(cases, elementwise_loss_adam_bitwise);
     tcase_add_test(cases, models_on_opt_kernels);
     suite_add_tcase(suite, cases);
     return run_suite(suite);

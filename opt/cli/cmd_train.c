@@ -14,6 +14,7 @@
 #include "opt/incremental_inputs.h"
 #include "opt/kernels.h"
 #include "opt/partition.h"
+#include "opt/profile.h"
 #include "opt/train.h"
 #include "ref/checkpoint.h"
 #include "ref/clock.h"
@@ -94,6 +95,12 @@ static const char train_usage[] =
     "  --reservoir T      with hybrid: keep and reuse batches (DynaHB's reservoir), built ahead by\n"
     "                     T generator threads with --impl opt (at most 1 with fixed sizes, 9 with dqn)\n"
     "  --optimizer O      adam (default) or sgd (p - lr g)\n"
+    "  --profile          after the epochs, print where their time went by kernel family (dense\n"
+    "                     and sparse products, cells, activations, loss, Adam, copies,\n"
+    "                     communication): calls, seconds, FLOPs and bytes by the formulas of\n"
+    "                     opt/profile.h, the rates achieved, this core's SGEMM (at the run's\n"
+    "                     shapes) and STREAM peaks measured then, and the epochs' roofline bound;\n"
+    "                     under mpiexec, rank 0's own counters\n"
     "\n"
     "Asynchronous and stale updates (chapter 05):\n"
     "  --sync S           allreduce (default: one gradient all-reduce per step) or average\n"
@@ -127,6 +134,7 @@ typedef struct train_command {
     int optimized; /* --impl opt */
     int gpu;       /* --device cuda */
     int incremental; /* --incremental */
+    int profile;     /* --profile */
     incremental_inputs_options inputs;
     train_scheduling scheduling; /* --schedule */
     train_batching batching;     /* --batching hybrid */
@@ -270,6 +278,8 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             c->split.seed = (uint64_t)number;
         } else if (strcmp(argv[i], "--incremental") == 0) {
             c->incremental = 1;
+        } else if (strcmp(argv[i], "--profile") == 0) {
+            c->profile = 1;
         } else if (OPTION("--cache")) {
             char *end;
             if (matched < 0)
@@ -397,6 +407,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     if ((c->save || c->load) && c->async.mode == SYNC_AVERAGE && c->replicas > 1)
         return tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank; a checkpoint "
                                                "holds one: save from a synchronous run");
+    if (c->profile && (c->split.on || c->stale_embeddings || c->replicas > 1))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --profile wraps the kernels of one model trained by windows: "
+                                               "drop %s",
+                            c->split.on ? "--split vertex" : c->stale_embeddings ? "--stale-embeddings" : "--replicas");
     c->async.straggler.seed = c->options.seed;
 #ifndef TWOFOLD_HAVE_CUDA
     if (c->gpu)
@@ -640,6 +654,14 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             printf("; straggler %s\n", straggler_name(&c.async.straggler, slow, sizeof slow));
         }
     }
+    /* --profile: the model runs on a table that counts every kernel call (opt/profile.h), for the
+     * epochs only; the collectives are counted by the comm. */
+    const kernels *unprofiled = tr->model.kernels;
+    const uint64_t comm_calls = group ? group->allreduce_calls : 0, comm_bytes = group ? group->bytes_sent : 0;
+    const double comm_seconds = group ? group->allreduce_seconds : 0;
+    double epoch_seconds = 0;
+    if (c.profile)
+        tr->model.kernels = profile_wrap(unprofiled);
     double started = wall_seconds();
     int64_t first_epoch = tr->epoch;
     while (status == TF_OK && tr->epoch < c.options.epochs) {
@@ -663,6 +685,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
             status = trainer_epoch(tr, seq, &report, err);
         if (status == TF_OK) /* stop at the first epoch that overflowed: its state could not be loaded again */
             status = trainer_check_finite(tr, &report, err);
+        epoch_seconds += wall_seconds() - epoch_started;
         if (status != TF_OK)
             break;
         if (!speaks)
@@ -672,6 +695,10 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         fflush(stdout);
         cli_progress(&progress, "training epochs", tr->epoch - first_epoch, c.options.epochs - first_epoch);
     }
+    tr->model.kernels = unprofiled;
+    if (c.profile && group)
+        profile_add(PROFILE_COMMUNICATION, (int64_t)(group->allreduce_calls - comm_calls),
+                    group->allreduce_seconds - comm_seconds, (double)(group->bytes_sent - comm_bytes));
     if (status == TF_OK) {
         double test_mse;
         const int64_t test = seq->num_snapshots - tr->train_snapshots;
@@ -708,6 +735,15 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                (long long)inputs.cache.stats.misses, (long long)inputs.cache.stats.evicted,
                (long long)inputs.engine.stats.full, (long long)inputs.engine.stats.fallbacks,
                (long long)inputs.engine.stats.incremental);
+    if (status == TF_OK && c.profile && speaks) {
+        profile_peaks peaks;
+        char whose[96];
+        snprintf(whose, sizeof whose, "--impl %s%s, %s", c.optimized ? "opt" : "ref", c.gpu ? " --device cuda" : "",
+                 group && group->size > 1 ? "rank 0's own (each rank counts its own)" : "this process's");
+        status = profile_measure_peaks(profile_counters_now(), &peaks, err);
+        if (status == TF_OK)
+            profile_print(stdout, profile_counters_now(), &peaks, epoch_seconds, tr->epoch - first_epoch, whose);
+    }
     if (status == TF_OK && c.save && speaks) {
         status = trainer_save(tr, c.save, err);
         if (status == TF_OK)
