@@ -7,7 +7,8 @@
 #
 # MODEL is tgcn, gconvgru, gclstm or evolvegcn; DATA anything `twofold train --data` takes (a
 # bundled name, a file, a generator spec). Settings: hidden 32, windows of 8 snapshots, 4 windows
-# per Adam step (so two ranks each run two), lr 0.01, train ratio 0.8, twofold's seed 1.
+# per Adam step (so two ranks each run two), lr 0.01, train ratio 0.8, twofold's seed 1. The
+# program is TWOFOLD (default build/twofold).
 #
 # Threads: THREADS (default 1) on both sides: OMP_NUM_THREADS for each twofold rank, --threads
 # (torch.set_num_threads) for the peer; the table prints what each side reported using.
@@ -27,6 +28,7 @@
 # so EPOCHS >= 4 gives at least three timed epochs. Logs stay in a fresh directory under
 # ${TMPDIR:-/tmp} (printed); the exported data and parameters there are removed at the end.
 set -euo pipefail
+case ${1:-} in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 die() { echo "bench/train.sh: $*" >&2; exit 1; }
@@ -47,6 +49,8 @@ esac
 ((10#$epochs >= 4)) || die "EPOCHS $epochs: at least 4, since epoch 1 (warm-up) is not timed and the median and spread need at least 3 timed epochs"
 epochs=$((10#$epochs))
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "THREADS \"$threads\": expected a whole number >= 1"
+awk -v x="$peer_tolerance" 'BEGIN { exit !(x ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && x + 0 > 0) }' ||
+  die "PEER_TOLERANCE \"$peer_tolerance\": expected a positive number such as 1e-4"
 [ -x "$twofold" ] || die "$twofold is not an executable: build twofold first (README.md), or set TWOFOLD"
 
 cores=$(nproc) # before OMP_NUM_THREADS is set: nproc obeys it
