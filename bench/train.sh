@@ -29,8 +29,6 @@
 # ${TMPDIR:-/tmp} (printed); the exported data and parameters there are removed at the end.
 set -euo pipefail
 case ${1:-} in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
-cd "$(dirname "$0")/.."
-
 die() { echo "bench/train.sh: $*" >&2; exit 1; }
 
 model=${1:-tgcn}
@@ -40,6 +38,11 @@ threads=${THREADS:-1}
 peer_tolerance=${PEER_TOLERANCE:-1e-4}
 twofold=${TWOFOLD:-build/twofold}
 python=${PYTHON:-python3}
+# Paths the caller gave are relative to the caller's directory; the script runs in the repository's.
+[ -e "$data" ] && data=$(realpath "$data")
+[ -n "${TWOFOLD:-}" ] && [ -e "$twofold" ] && twofold=$(realpath "$twofold")
+[[ $python == */* ]] && [ -e "$python" ] && python=$(realpath -s "$python")
+cd "$(dirname "$0")/.."
 
 case $model in
   tgcn | gconvgru | gclstm | evolvegcn) ;;
