@@ -49,7 +49,8 @@ case $model in
   *) die "MODEL $model: expected tgcn, gconvgru, gclstm or evolvegcn (the snapshot models the peer also has)" ;;
 esac
 [[ $epochs =~ ^[0-9]+$ ]] || die "EPOCHS \"$epochs\": expected a whole number (at least 4)"
-((10#$epochs >= 4)) || die "EPOCHS $epochs: at least 4, since epoch 1 (warm-up) is not timed and the median and spread need at least 3 timed epochs"
+((10#$epochs >= 4)) ||
+  die "EPOCHS $epochs: at least 4, since epoch 1 (warm-up) is not timed and the median and spread need at least 3 timed epochs"
 epochs=$((10#$epochs))
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "THREADS \"$threads\": expected a whole number >= 1"
 awk -v x="$peer_tolerance" 'BEGIN { exit !(x ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && x + 0 > 0) }' ||
@@ -121,7 +122,8 @@ done
 # epoch_times LABEL: "median min max" in seconds.
 epoch_times() {
   awk '/^epoch/ && $2 > 1 { gsub(/[()]/, "", $(NF-1)); print $(NF-1) }' "$runs/$1.log" | sort -g |
-    awk '{ t[NR] = $1 } END { m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", m, t[1], t[NR] }'
+    awk '{ t[NR] = $1 }
+         END { m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", m, t[1], t[NR] }'
 }
 # threads_of LABEL: what the run reported using.
 threads_of() {

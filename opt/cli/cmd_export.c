@@ -3,8 +3,9 @@
  * generator specs alike.
  *
  * The files go to DIR.partial, which is renamed to DIR at the end: DIR either holds a whole export
- * or does not exist (an empty DIR is replaced). mkdir(DIR.partial) is also the lock: a second
- * export to the same DIR, or one killed half-way, leaves it, and the next export refuses. */
+ * or does not exist (an empty DIR is replaced). DIR.partial is created before the data is loaded,
+ * and creating it is the lock: a second export to the same DIR is refused while the first runs,
+ * and so is every export after one that was killed, until the user removes what it left. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -201,13 +202,23 @@ static int write_manifest(const export_names *n, const dataset *d, int64_t masks
     return TF_OK;
 }
 
+/* @p directory/@p name as a .npy file. */
+static int write_array(const char *directory, const char *name, npy_dtype dtype, int ndim, const int64_t *shape,
+                       const void *data, tf_error *err)
+{
+    char path[4200];
+    if (format_path(path, sizeof path, err, "%s/%s", directory, name) != TF_OK)
+        return err->code;
+    return npy_write(path, dtype, ndim, shape, data, err);
+}
+
 /* Snapshot @p t into DIR.partial/ttttt/; *masked is set when it needed present.npy. */
 static int write_snapshot(const export_names *n, const snapshot_seq *seq, int64_t t, int *masked, tf_error *err)
 {
     const snapshot *s = &seq->snapshots[t];
     const csr *g = &s->graph;
     const int64_t nodes = seq->num_nodes, edges = g->num_edges;
-    char directory[4100], path[4200];
+    char directory[4100];
     if (format_path(directory, sizeof directory, err, "%s/%05lld", n->partial, (long long)t) != TF_OK)
         return err->code;
     if (mkdir(directory, 0755) != 0)
@@ -230,16 +241,16 @@ static int write_snapshot(const export_names *n, const snapshot_seq *seq, int64_
     }
     const int64_t index_shape[2] = {2, edges}, weight_shape[1] = {edges};
     const int64_t x_shape[2] = {nodes, seq->feature_width}, y_shape[2] = {nodes, seq->target_width};
-    if (status == TF_OK && (status = format_path(path, sizeof path, err, "%s/edge_index.npy", directory)) == TF_OK)
-        status = npy_write(path, NPY_INT64, 2, index_shape, index, err);
-    if (status == TF_OK && (status = format_path(path, sizeof path, err, "%s/edge_weight.npy", directory)) == TF_OK)
-        status = npy_write(path, NPY_FLOAT32, 1, weight_shape, g->weight, err);
-    if (status == TF_OK && (status = format_path(path, sizeof path, err, "%s/x.npy", directory)) == TF_OK)
-        status = npy_write(path, NPY_FLOAT32, 2, x_shape, s->features.data, err);
-    if (status == TF_OK && (status = format_path(path, sizeof path, err, "%s/y.npy", directory)) == TF_OK)
-        status = npy_write(path, NPY_FLOAT32, 2, y_shape, s->targets.data, err);
-    if (status == TF_OK && *masked && (status = format_path(path, sizeof path, err, "%s/present.npy", directory)) == TF_OK)
-        status = npy_write(path, NPY_INT64, 1, &nodes, present, err);
+    if (status == TF_OK)
+        status = write_array(directory, "edge_index.npy", NPY_INT64, 2, index_shape, index, err);
+    if (status == TF_OK)
+        status = write_array(directory, "edge_weight.npy", NPY_FLOAT32, 1, weight_shape, g->weight, err);
+    if (status == TF_OK)
+        status = write_array(directory, "x.npy", NPY_FLOAT32, 2, x_shape, s->features.data, err);
+    if (status == TF_OK)
+        status = write_array(directory, "y.npy", NPY_FLOAT32, 2, y_shape, s->targets.data, err);
+    if (status == TF_OK && *masked)
+        status = write_array(directory, "present.npy", NPY_INT64, 1, &nodes, present, err);
     free(index);
     free(present);
     return status;
