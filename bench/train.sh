@@ -1,64 +1,147 @@
 #!/usr/bin/env bash
-# Epoch time of snapshot-model training: the reference, the optimized twin on 1 and 2 MPI
-# ranks, and (when it is installed) PyTorch Geometric Temporal on the same model and data, in
-# one run on this machine, with ratios. Validates first: the optimized runs must end with the
-# reference's test MSE (relative difference <= 1e-4), or no time is reported.
+# Epoch time of snapshot-model training: the reference, the optimized twin on 1 and 2 MPI ranks,
+# and (when it is installed) PyTorch Geometric Temporal on the same model, data and initial
+# parameters, in one run on this machine, with ratios.
 #
-#   bench/train.sh [MODEL [DATASET [EPOCHS]]]        (default: tgcn twitter_tennis 5)
+#   bench/train.sh [MODEL [DATA [EPOCHS]]]        (default: tgcn twitter_tennis 5)
 #
-# Settings: hidden 32, windows of 8 snapshots, 4 windows per Adam step (so two ranks each run
-# two), lr 0.01, train ratio 0.8. Times are the mean epoch time over epochs 2..E (the first
-# includes warm-up). The peer runs when `python3 -c "import torch_geometric_temporal"` works
-# (set PYTHON to choose the interpreter; bench/peer/shim is put on PYTHONPATH).
+# MODEL is tgcn, gconvgru, gclstm or evolvegcn; DATA anything `twofold train --data` takes (a
+# bundled name, a file, a generator spec). Settings: hidden 32, windows of 8 snapshots, 4 windows
+# per Adam step (so two ranks each run two), lr 0.01, train ratio 0.8, twofold's seed 1. The
+# program is TWOFOLD (default build/twofold).
+#
+# Threads: THREADS (default 1) on both sides: OMP_NUM_THREADS for each twofold rank, --threads
+# (torch.set_num_threads) for the peer; the table prints what each side reported using.
+#
+# The peer: `twofold export` writes DATA's arrays to the run directory and `twofold train
+# --epochs 0 --save` its initial parameters; bench/peer/peer_train_time.py trains on exactly those.
+# It runs when PYTHON (default python3) can import torch_geometric_temporal with bench/peer/shim
+# on PYTHONPATH (bench/peer/README.md says how to install it); else twofold's rows alone.
+#
+# Order: every run first, then validation, then times. The twins must end at the reference's test
+# MSE within 1e-4 relative (the same arithmetic up to summation order), and so must the peer
+# (PEER_TOLERANCE, default 1e-4: the same model from the same parameters on the same arrays; what
+# was measured is in bench/peer/README.md). A run that fails, or a result off its tolerance, ends
+# the script with exit 1 before any time is printed.
+#
+# Times: the median and the spread (min..max) of epochs 2..EPOCHS (the first includes warm-up),
+# so EPOCHS >= 4 gives at least three timed epochs. Logs stay in a fresh directory under
+# ${TMPDIR:-/tmp} (printed); the exported data and parameters there are removed at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+case ${1:-} in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
+die() { echo "bench/train.sh: $*" >&2; exit 1; }
+
 model=${1:-tgcn}
 data=${2:-twitter_tennis}
 epochs=${3:-5}
+threads=${THREADS:-1}
+peer_tolerance=${PEER_TOLERANCE:-1e-4}
 twofold=${TWOFOLD:-build/twofold}
 python=${PYTHON:-python3}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-settings=(--model "$model" --data "$data" --epochs "$epochs" --hidden 32 --window 8 --batch 4 --lr 0.01 --train-ratio 0.8)
+# Paths the caller gave are relative to the caller's directory; the script runs in the repository's.
+[ -e "$data" ] && data=$(realpath "$data")
+[ -n "${TWOFOLD:-}" ] && [ -e "$twofold" ] && twofold=$(realpath "$twofold")
+[[ $python == */* ]] && [ -e "$python" ] && python=$(realpath -s "$python")
+cd "$(dirname "$0")/.."
 
-# mean seconds of epochs 2..E, and the final test MSE, from twofold-format output
-epoch_time() { awk '/^epoch/ { gsub(/[()]/, "", $(NF-1)); if ($2 > 1) { s += $(NF-1); n++ } } END { printf "%.4f", s / n }'; }
-final_mse() { awk '/^final test MSE/ { print $4 }'; }
+case $model in
+  tgcn | gconvgru | gclstm | evolvegcn) ;;
+  *) die "MODEL $model: expected tgcn, gconvgru, gclstm or evolvegcn (the snapshot models the peer also has)" ;;
+esac
+[[ $epochs =~ ^[0-9]+$ ]] || die "EPOCHS \"$epochs\": expected a whole number (at least 4)"
+((10#$epochs >= 4)) ||
+  die "EPOCHS $epochs: at least 4, since epoch 1 (warm-up) is not timed and the median and spread need at least 3 timed epochs"
+epochs=$((10#$epochs))
+[[ $threads =~ ^[1-9][0-9]*$ ]] || die "THREADS \"$threads\": expected a whole number >= 1"
+awk -v x="$peer_tolerance" 'BEGIN { exit !(x ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && x + 0 > 0) }' ||
+  die "PEER_TOLERANCE \"$peer_tolerance\": expected a positive number such as 1e-4"
+[ -x "$twofold" ] || die "$twofold is not an executable: build twofold first (README.md), or set TWOFOLD"
 
-run() { # label, command...: runs, keeps the output, prints the summary line
+cores=$(nproc) # before OMP_NUM_THREADS is set: nproc obeys it
+runs=$(mktemp -d "${TMPDIR:-/tmp}/twofold-train-bench.XXXXXX")
+trap 'rm -rf "$runs/data" "$runs/data.partial" "$runs/init"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=$threads
+shared=(--model "$model" --hidden 32 --window 8 --batch 4 --lr 0.01 --train-ratio 0.8)
+settings=("${shared[@]}" --data "$data" --epochs "$epochs")
+
+echo "bench/train.sh: $model on $data, $epochs epochs, $threads thread(s) per twofold rank and for the peer"
+echo "machine: $cores cores ($(lscpu | sed -n 's/^Model name: *//p')); logs in $runs"
+
+# run LABEL COMMAND...: output to $runs/LABEL.log; a failure names the run and its log, and ends the script.
+run() {
   local label=$1; shift
-  local output
-  output=$("$@")
-  printf '%s\n' "$output" > "/tmp/twofold-bench-$label.log"
-  printf '%-22s epoch %8s s   final test MSE %s\n' "$label" "$(epoch_time <<<"$output")" "$(final_mse <<<"$output")"
-}
-
-echo "bench/train.sh: $model on $data, $epochs epochs, $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p'))"
-run ref "$twofold" train "${settings[@]}" --impl ref
-run opt-1-rank "$twofold" train "${settings[@]}" --impl opt
-run opt-2-ranks mpiexec --oversubscribe -n 2 "$twofold" train "${settings[@]}" --impl opt
-peer=""
-if PYTHONPATH=bench/peer/shim "$python" -c "import torch_geometric_temporal" 2>/dev/null; then
-  run pytorch-geometric-temporal env PYTHONPATH=bench/peer/shim "$python" -W ignore bench/peer/peer_train_time.py \
-      --model "$model" --data "$data" --epochs "$epochs" --hidden 32 --window 8 --batch 4 --lr 0.01 --train-ratio 0.8
-  peer=pytorch-geometric-temporal
-else
-  echo "pytorch-geometric-temporal: not installed for $python, skipped"
-fi
-
-# Validation: the twins must end where the reference ends.
-reference=$(final_mse < /tmp/twofold-bench-ref.log)
-for label in opt-1-rank opt-2-ranks; do
-  value=$(final_mse < "/tmp/twofold-bench-$label.log")
-  if ! awk -v a="$value" -v b="$reference" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4 * (b > 1 ? b : 1)) }'; then
-    echo "FAILED: $label ends at test MSE $value, the reference at $reference: not reporting times"
+  local status=0
+  "$@" > "$runs/$label.log" 2>&1 || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "FAILED: $label (exit status $status): $(tail -n 1 "$runs/$label.log")"
+    echo "log: $runs/$label.log"
     exit 1
   fi
-done
-echo "validated: opt on 1 and 2 ranks end at the reference's test MSE $reference (within 1e-4)"
+}
 
-time_of() { epoch_time < "/tmp/twofold-bench-$1.log"; }
-ratio() { awk -v a="$(time_of "$1")" -v b="$(time_of "$2")" 'BEGIN { printf "%.2fx", a / b }'; }
-echo "speedup over ref: opt 1 rank $(ratio ref opt-1-rank), opt 2 ranks $(ratio ref opt-2-ranks)"
-if [ -n "$peer" ]; then
-  echo "speedup over PyTorch Geometric Temporal (same CPU): ref $(ratio $peer ref), opt 1 rank $(ratio $peer opt-1-rank), opt 2 ranks $(ratio $peer opt-2-ranks)"
+# 1. Every run, before anything is judged or timed.
+labels=(ref opt-1-rank opt-2-ranks)
+run ref "$twofold" train "${settings[@]}" --impl ref
+run opt-1-rank "$twofold" train "${settings[@]}" --impl opt
+run opt-2-ranks mpiexec --oversubscribe -n 2 -x OMP_NUM_THREADS "$twofold" train "${settings[@]}" --impl opt
+if PYTHONPATH=bench/peer/shim "$python" -c "import torch_geometric_temporal" > /dev/null 2>&1; then
+  run export "$twofold" export --data "$data" --out "$runs/data"
+  run initial-parameters "$twofold" train "${shared[@]}" --data "$data" --epochs 0 --save "$runs/init"
+  run peer env PYTHONPATH=bench/peer/shim "$python" -W ignore bench/peer/peer_train_time.py "${shared[@]}" \
+      --epochs "$epochs" --data-dir "$runs/data" --init "$runs/init" --threads "$threads"
+  labels+=(peer)
+else
+  echo "peer: PyTorch Geometric Temporal is not importable by $python (bench/peer/README.md installs it); twofold's rows only"
+fi
+
+[ "${labels[-1]}" = peer ] && head -n 1 "$runs/peer.log"
+
+# 2. Validation: every run ends where the reference ends.
+final_mse() { awk '/^final test MSE/ { print $4 }' "$runs/$1.log"; }
+# within LABEL TOLERANCE: prints the relative difference of LABEL's final test MSE from the
+# reference's; exit status 0 when it is within TOLERANCE (relative to max(1, |reference|)).
+within() {
+  awk -v a="$(final_mse "$1")" -v b="$(final_mse ref)" -v tolerance="$2" 'BEGIN {
+    if (a == "" || b == "") { print "no final test MSE"; exit 1 }
+    d = a - b; if (d < 0) d = -d; scale = b < 0 ? -b : b; if (scale < 1) scale = 1
+    printf "%.2g", d / scale; exit !(d <= tolerance * scale) }'
+}
+for label in "${labels[@]:1}"; do
+  tolerance=1e-4
+  [ "$label" = peer ] && tolerance=$peer_tolerance
+  if ! difference=$(within "$label" "$tolerance"); then
+    echo "FAILED validation: $label ends at test MSE $(final_mse "$label"), the reference at $(final_mse ref)" \
+         "(relative difference $difference > $tolerance): no times reported; logs in $runs"
+    exit 1
+  fi
+  echo "validated: $label ends at test MSE $(final_mse "$label"), the reference at $(final_mse ref)" \
+       "(relative difference $difference <= $tolerance)"
+done
+
+# 3. Times: median and spread of epochs 2..E, from the epoch lines every run prints alike.
+# epoch_times LABEL: "median min max" in seconds.
+epoch_times() {
+  awk '/^epoch/ && $2 > 1 { gsub(/[()]/, "", $(NF-1)); print $(NF-1) }' "$runs/$1.log" | sort -g |
+    awk '{ t[NR] = $1 }
+         END { m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", m, t[1], t[NR] }'
+}
+# threads_of LABEL: what the run reported using.
+threads_of() {
+  case $1 in
+    ref) echo "1 thread" ;;
+    peer) sed -n 's/^peer: torch [^,]*, \([0-9]*\) thread.*/\1 thread(s)/p' "$runs/peer.log" ;;
+    *) sed -n 's/^impl opt: \([0-9]*\) rank(s), \([0-9]*\) thread(s) per rank.*/\1 rank(s) x \2 thread(s)/p' "$runs/$1.log" ;;
+  esac
+}
+printf '%-12s %-24s %10s %21s %15s\n' run threads "median s" "spread (min..max) s" "final test MSE"
+for label in "${labels[@]}"; do
+  read -r median low high < <(epoch_times "$label")
+  printf '%-12s %-24s %10s %21s %15s\n' "$label" "$(threads_of "$label")" "$median" "$low..$high" "$(final_mse "$label")"
+done
+median_of() { epoch_times "$1" | cut -d' ' -f1; }
+ratio() { awk -v a="$(median_of "$1")" -v b="$(median_of "$2")" 'BEGIN { printf "%.2fx", a / b }'; }
+echo "speedup over ref (medians): opt 1 rank $(ratio ref opt-1-rank), opt 2 ranks $(ratio ref opt-2-ranks)"
+if [ "${labels[-1]}" = peer ]; then
+  echo "speedup over PyTorch Geometric Temporal (medians, same CPU, $threads thread(s) each): ref $(ratio peer ref)," \
+       "opt 1 rank $(ratio peer opt-1-rank), opt 2 ranks $(ratio peer opt-2-ranks)"
 fi

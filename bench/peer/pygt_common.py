@@ -1,14 +1,17 @@
-"""What the peer scripts share: PyTorch Geometric Temporal reading the bundled datasets, and the
-models as twofold defines them (the library's cell + the head of its examples, Linear(ReLU(H))).
+"""What the peer scripts share: PyTorch Geometric Temporal reading the bundled datasets, or any
+dataset `twofold export` wrote, and the models as twofold defines them (the library's cell + the
+head of its examples, Linear(ReLU(H))).
 
 Importing this module replaces urllib's urlopen, through which the library's loaders download
 their files, with a read of the gzip copy in datasets/.
 """
 import gzip
 import io
+import json
 import os
 import urllib.request
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -24,6 +27,7 @@ urllib.request.urlopen = local_urlopen
 
 from torch_geometric_temporal.dataset import ChickenpoxDatasetLoader, TwitterTennisDatasetLoader  # noqa: E402
 from torch_geometric_temporal.nn.recurrent import GCLSTM, TGCN, EvolveGCNO, GConvGRU  # noqa: E402
+from torch_geometric_temporal.signal import DynamicGraphTemporalSignal  # noqa: E402
 
 
 def load_dataset(name):
@@ -34,10 +38,33 @@ def load_dataset(name):
     return list(loaders[name]().get_dataset())
 
 
+def load_export(directory):
+    """The snapshots `twofold export --out DIRECTORY` wrote, as the library's signal object
+    (DynamicGraphTemporalSignal) yields them: Data with x, edge_index, edge_attr (the weights), y,
+    and present (1 for a vertex present at that time, 0 for an absent one, which the loss skips).
+    Returns (snapshots, manifest)."""
+    with open(os.path.join(directory, "manifest.json")) as f:
+        manifest = json.load(f)
+    if manifest.get("format") != "twofold export 1":
+        raise SystemExit(f"{directory}: not a twofold export (manifest format {manifest.get('format')!r})")
+    edge_indices, edge_weights, features, targets, present = [], [], [], [], []
+    everyone = np.ones(manifest["nodes"], dtype=np.int64)
+    for t in range(manifest["snapshots"]):
+        snapshot = os.path.join(directory, f"{t:05d}")
+        edge_indices.append(np.load(os.path.join(snapshot, "edge_index.npy")))
+        edge_weights.append(np.load(os.path.join(snapshot, "edge_weight.npy")))
+        features.append(np.load(os.path.join(snapshot, "x.npy")))
+        targets.append(np.load(os.path.join(snapshot, "y.npy")))
+        mask = os.path.join(snapshot, "present.npy")
+        present.append(np.load(mask) if os.path.exists(mask) else everyone)
+    signal = DynamicGraphTemporalSignal(edge_indices, edge_weights, features, targets, present=present)
+    return list(signal), manifest
+
+
 class RecurrentGCN(torch.nn.Module):
     """A library cell and the head of its examples: y^ = Linear(ReLU(H))."""
 
-    def __init__(self, kind, features, hidden, k):
+    def __init__(self, kind, features, hidden, k, targets=1):
         super().__init__()
         self.kind = kind
         if kind == "tgcn":
@@ -49,7 +76,7 @@ class RecurrentGCN(torch.nn.Module):
         else:
             self.recurrent = EvolveGCNO(features)
             hidden = features
-        self.linear = torch.nn.Linear(hidden, 1)
+        self.linear = torch.nn.Linear(hidden, targets)
 
     def window(self, snapshots):
         """Outputs for consecutive snapshots, state from zero at the first."""
@@ -68,6 +95,18 @@ class RecurrentGCN(torch.nn.Module):
         return torch.stack(outputs)
 
 
+def snapshot_mse(output, s):
+    """The MSE over the vertices present in snapshot s (all of them without s.present); 0 when none
+    is, as twofold's ref_mse_loss()."""
+    difference = output.reshape(s.y.shape[0], -1) - s.y.reshape(s.y.shape[0], -1)
+    present = getattr(s, "present", None)
+    if present is not None and not bool(present.all()):
+        difference = difference[present.bool()]
+        if difference.numel() == 0:
+            return output.sum() * 0
+    return torch.mean(difference ** 2)
+
+
 def window_loss(outputs, snapshots):
     """twofold's window loss: the mean over snapshots of the per-snapshot MSE."""
-    return torch.stack([torch.mean((outputs[t].view(-1) - s.y.view(-1)) ** 2) for t, s in enumerate(snapshots)]).mean()
+    return torch.stack([snapshot_mse(outputs[t], s) for t, s in enumerate(snapshots)]).mean()

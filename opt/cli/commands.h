@@ -18,6 +18,9 @@
 /** `twofold info DATASET`: print a dataset's statistics. */
 int command_info(int argc, char **argv, tf_error *err);
 
+/** `twofold export --data D --out DIR`: a snapshot dataset as .npy files (opt/cli/cmd_export.c). */
+int command_export(int argc, char **argv, tf_error *err);
+
 /**
  * `twofold train --model M --data D`: train a snapshot model; hands over to
  * command_train_events() when M is an event model.
