@@ -400,7 +400,7 @@ START_TEST(bad_input)
 {
     tf_error err;
     aggregator kind;
-    EXPECT_INPUT_ERROR(aggregator_parse("median", &kind, &err), &err, "median", "sum, mean, symmetric, max or min");
+    EXPECT_INPUT_ERROR(aggregator_parse("median", &kind, &err), &err, "median", "sum, mean, symmetric, chebyshev, max or min");
     snapshot_seq a, b;
     ck_assert(snapshot_seq_alloc(&a, 1, 4, 2, 1, &err) == TF_OK);
     ck_assert(snapshot_seq_alloc(&b, 1, 5, 2, 1, &err) == TF_OK);
