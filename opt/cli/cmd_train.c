@@ -610,8 +610,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         if (status == TF_OK)
             tr->model.inputs = &inputs.source;
         if (status == TF_OK && speaks)
-            printf("incremental inputs: deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the aggregations; "
-                   "threshold %g entries per edge, refresh every %lld snapshots\n",
+            printf("incremental inputs (%s): deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the "
+                   "aggregations; threshold %g entries per edge, refresh every %lld snapshots\n",
+                   inputs.kind == AGGREGATOR_CHEBYSHEV ? "GConvGRU's Chebyshev terms of X_t" : "T-GCN's A^ X_t",
                    (long long)seq->num_snapshots, wall_seconds() - built, cache_policy_name(c.inputs.policy),
                    100 * c.inputs.capacity, c.inputs.engine.threshold, (long long)c.inputs.engine.refresh_interval);
     }
