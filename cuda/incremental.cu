@@ -235,6 +235,11 @@ extern "C" int cuda_incremental_create(cuda_incremental *a, cuda_context *contex
         return tf_error_set(err, TF_ERR_INPUT,
                             "cuda_incremental_create: bad shape (%lld rows, %lld columns) or aggregator",
                             (long long)num_nodes, (long long)width);
+    /* Chebyshev's scales are out-degrees, sums scattered across rows: on the GPU they would need
+     * atomic double adds, whose order (and so whose bits) varies from run to run. */
+    if (kind == AGGREGATOR_CHEBYSHEV)
+        return tf_error_set(err, TF_ERR_INPUT, "cuda_incremental_create: no CUDA twin of the chebyshev aggregator "
+                                               "(use opt/incremental.h's)");
     a->context = context;
     a->kind = kind;
     a->num_nodes = num_nodes;

@@ -6,7 +6,9 @@
  *
  * Twins of ref_aggregate() and snapshot_delta (ref/incremental.h); the same state and the same
  * math as the CPU twin opt/incremental.h (opt_incremental_reset(), apply_linear(),
- * apply_extreme() in opt/incremental.c). What changes and why it is still equal:
+ * apply_extreme() in opt/incremental.c), for every aggregator but chebyshev (refused:
+ * its out-degree scales would need atomic double adds on the GPU, whose order and so whose bits
+ * vary). What changes and why it is still equal:
  *  - The state lives on the device: value [N][W] float (the output), for sum, mean and
  *    symmetric an unscaled double accumulator [N][W] and a row scale [N], for max and min the
  *    source of each cell's winning message [N][W] (int32, -1 for none).

@@ -105,9 +105,16 @@ void opt_incremental_reset(incremental_aggregation *a, const snapshot *s, int64_
             extreme_row(a, g, x, v, kind == AGGREGATOR_MAX ? 1 : -1);
         return;
     }
-    /* Scales first: the symmetric coefficient of an edge needs its source's 1 / sqrt(d_u). */
+    /* Scales first: the symmetric and chebyshev coefficients of an edge need its source's
+     * 1 / sqrt(d_u). Chebyshev's out-degrees are sums over each vertex's out-edges, scattered
+     * across rows: one thread, by the delta's own function, so the scales agree bit for bit. */
+    const int chebyshev = kind == AGGREGATOR_CHEBYSHEV;
+    if (chebyshev)
+        chebyshev_scales(g, a->scale);
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < n; v++) {
+        if (chebyshev)
+            continue;
         int64_t count = g->row_ptr[v + 1] - g->row_ptr[v];
         if (kind == AGGREGATOR_SUM) {
             a->scale[v] = 1.0;
@@ -128,9 +135,11 @@ void opt_incremental_reset(incremental_aggregation *a, const snapshot *s, int64_
             sum[c] = 0.0;
         for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
             int32_t u = g->col[e];
-            if (kind == AGGREGATOR_SYMMETRIC && u == v)
+            if ((kind == AGGREGATOR_SYMMETRIC || chebyshev) && u == v)
                 continue;
-            double coefficient = kind == AGGREGATOR_SYMMETRIC ? g->weight[e] * a->scale[u] : g->weight[e];
+            double coefficient = kind == AGGREGATOR_SYMMETRIC ? g->weight[e] * a->scale[u]
+                                 : chebyshev                  ? -g->weight[e] * a->scale[u]
+                                                              : g->weight[e];
             const float *xu = x + (int64_t)u * width;
             for (int64_t c = 0; c < width; c++)
                 sum[c] += coefficient * xu[c];

@@ -5,7 +5,7 @@
  *        fallback to full recompute above a churn threshold and a periodic exact refresh.
  *
  * Twin of ref_aggregate() (ref/incremental.h). What changes and why it is still equal:
- *  - sum, mean, symmetric: each row keeps its unscaled sum in **double** and the output is
+ *  - sum, mean, symmetric, chebyshev: each row keeps its unscaled sum in **double** and the output is
  *    (float)(sum x scale). A delta subtracts the old contributions of G- and adds the new ones
  *    of G+ (ReInc Eq. 2) to only the rows they touch. Exact in real arithmetic; the float
  *    output differs from the reference's float sum by rounding only (fp tolerance), and the
@@ -80,8 +80,8 @@ typedef struct incremental_aggregation {
     incremental_options options;  /**< threshold and refresh */
     int64_t snapshot;             /**< index of the snapshot the state holds, -1 for none */
     float *value;                 /**< [num_nodes][width] the aggregation of that snapshot (the output) */
-    double *accumulator;          /**< [num_nodes][width] unscaled sums (sum, mean, symmetric) */
-    double *scale;                /**< [num_nodes] each row's output scale (sum, mean, symmetric) */
+    double *accumulator;          /**< [num_nodes][width] unscaled sums (the linear aggregators) */
+    double *scale;                /**< [num_nodes] each row's output scale (the linear aggregators) */
     int32_t *winner;              /**< [num_nodes][width] source of the winning message, -1 if none (max, min) */
     incremental_stats stats;      /**< counts */
 } incremental_aggregation;

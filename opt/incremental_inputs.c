@@ -1,5 +1,6 @@
 #include "opt/incremental_inputs.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +13,32 @@ void incremental_inputs_options_default(incremental_inputs_options *options)
     incremental_options_default(&options->engine);
 }
 
-/* The aggregation of snapshot t into out [num_nodes][feature_width]: from the cache when it
+/* Terms 2 .. terms of GConvGRU's answer out [terms][N][F] (out[0] = T_1 already there), by the
+ * Chebyshev recurrence T_k = 2 L^ T_{k-1} - T_{k-2} on snapshot t's operator, with T_0 = X_t,
+ * as chebyshev_basis_forward() runs it. */
+static int higher_terms(incremental_inputs *in, int64_t t, float *out, tf_error *err)
+{
+    const int64_t size = in->seq->num_nodes * in->seq->feature_width;
+    propagation p;
+    if (model_chebyshev_operator(in->model, &p, in->seq, t, err) != TF_OK)
+        return TF_ERR_INPUT;
+    for (int64_t j = 1; j < in->terms; j++) {
+        float *current = out + j * size;
+        const float *before = j == 1 ? in->seq->snapshots[t].features.data : out + (j - 2) * size;
+        in->model->kernels->propagate_forward(&p, out + (j - 1) * size, in->seq->feature_width, current);
+        for (int64_t i = 0; i < size; i++)
+            current[i] = 2.0f * current[i] - before[i];
+    }
+    ref_propagation_free(&p);
+    return TF_OK;
+}
+
+/* The answer for snapshot t into out [terms][num_nodes][feature_width]: from the cache when it
  * holds it, else by seeking the engine to t (and offering the result to the cache). */
 static int serve(void *context, int64_t t, float *out, tf_error *err)
 {
     incremental_inputs *in = context;
-    const int64_t count = in->seq->num_nodes * in->seq->feature_width;
+    const int64_t size = in->seq->num_nodes * in->seq->feature_width, count = in->terms * size;
     /* This epoch's visits of t so far; the counts start over once an epoch's are all made. */
     if (in->visited[t] >= in->visits[t])
         in->visited[t] = 0;
@@ -25,17 +46,70 @@ static int serve(void *context, int64_t t, float *out, tf_error *err)
     if (incremental_cache_get(&in->cache, t, out))
         return TF_OK;
     opt_incremental_seek(&in->engine, in->seq, in->deltas, t);
-    memcpy(out, in->engine.value, (size_t)count * sizeof(float));
+    memcpy(out, in->engine.value, (size_t)size * sizeof(float));
+    if (in->kind == AGGREGATOR_CHEBYSHEV && in->lambda_max[t] != 2.0) {
+        /* The engine's y = -D^-1/2 A D^-1/2 X is L^ X for lambda_max = 2 only (opt/incremental_inputs.h). */
+        const float edge = (float)(2.0 / in->lambda_max[t]), self = (float)(2.0 / in->lambda_max[t] - 1.0);
+        const float *x = in->seq->snapshots[t].features.data;
+        for (int64_t i = 0; i < size; i++)
+            out[i] = edge * out[i] + self * x[i];
+    }
+    if (in->terms > 1 && higher_terms(in, t, out, err) != TF_OK)
+        return TF_ERR_INPUT;
     in->produced++;
-    return incremental_cache_put(&in->cache, t, out, count, in->visits[t] - in->visited[t],
-                                 in->imminence, err);
+    return incremental_cache_put(&in->cache, t, out, count, in->visits[t] - in->visited[t], in->imminence, err);
+}
+
+/* ChebConv's lambda_max of g, as ref_propagation_chebyshev() finds it: twice the largest entry
+ * of L = I - D^-1/2 A D^-1/2 (its diagonal 1 included). scale [num_nodes]: scratch. */
+static double chebyshev_lambda_max(const csr *g, double *scale)
+{
+    chebyshev_scales(g, scale);
+    double largest = g->num_nodes > 0 ? 1.0 : 0.0;
+    for (int64_t v = 0; v < g->num_nodes; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+            if (g->col[e] != v)
+                largest = fmax(largest, -g->weight[e] * scale[g->col[e]] * scale[v]);
+    return 2.0 * largest;
+}
+
+/* What the model takes from the server, or an input error saying why it takes nothing. */
+static int served_terms(const model_config *config, aggregator *kind, int64_t *terms, tf_error *err)
+{
+    if (config->kind == MODEL_TGCN) {
+        *kind = AGGREGATOR_SYMMETRIC;
+        *terms = 1;
+        return TF_OK;
+    }
+    if (config->kind == MODEL_GCONVGRU && config->chebyshev_k >= 2) {
+        *kind = AGGREGATOR_CHEBYSHEV;
+        *terms = config->chebyshev_k - 1;
+        return TF_OK;
+    }
+    if (config->kind == MODEL_GCONVGRU)
+        return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: GConvGRU with K = 1 convolves X_t itself (its "
+                                               "Chebyshev basis is T_0 = X_t): nothing to aggregate; use K >= 2");
+    if (config->kind == MODEL_GCLSTM)
+        return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: GC-LSTM's input term is X_t W, a plain product "
+                                               "with a parameter (its Chebyshev convolutions act on H only): nothing "
+                                               "to aggregate; incremental inputs serve tgcn and gconvgru");
+    return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s convolves with a weight that evolves inside the "
+                                           "window: nothing to aggregate ahead; they serve tgcn and gconvgru",
+                        model_kind_name(config->kind));
 }
 
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,
                               const comm *ranks, const incremental_inputs_options *options, tf_error *err)
 {
     memset(in, 0, sizeof *in);
+    aggregator kind = AGGREGATOR_SYMMETRIC;
+    int64_t terms = 0;
+    if (served_terms(&trainer->model.config, &kind, &terms, err) != TF_OK)
+        return TF_ERR_INPUT;
     in->seq = seq;
+    in->model = &trainer->model;
+    in->kind = kind;
+    in->terms = terms;
     const int64_t t_all = seq->num_snapshots, train = trainer->train_snapshots;
     const train_schedule s = trainer_schedule(trainer);
     const int rank = ranks ? ranks->rank : 0, size = ranks ? ranks->size : 1;
@@ -57,11 +131,20 @@ int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, c
     const int64_t test_length = trainer_evaluation_length(trainer, t_all - train);
     for (int64_t t = train; t < t_all; t++)
         in->visits[t] = opt_trainer_rank_of((t - train) / test_length, size) == rank;
-    if (snapshot_delta_chain_build(&in->deltas, seq, AGGREGATOR_SYMMETRIC, err) != TF_OK ||
-        opt_incremental_create(&in->engine, AGGREGATOR_SYMMETRIC, seq->num_nodes, seq->feature_width, &options->engine,
-                               err) != TF_OK)
+    if (kind == AGGREGATOR_CHEBYSHEV) {
+        double *scale = tf_alloc((size_t)seq->num_nodes + 1, sizeof *scale, "chebyshev scales", err);
+        if (!scale || !(in->lambda_max = tf_alloc((size_t)t_all, sizeof(double), "lambda_max", err))) {
+            free(scale);
+            goto fail;
+        }
+        for (int64_t t = 0; t < t_all; t++)
+            in->lambda_max[t] = chebyshev_lambda_max(&seq->snapshots[t].graph, scale);
+        free(scale);
+    }
+    if (snapshot_delta_chain_build(&in->deltas, seq, kind, err) != TF_OK ||
+        opt_incremental_create(&in->engine, kind, seq->num_nodes, seq->feature_width, &options->engine, err) != TF_OK)
         goto fail;
-    double data_bytes = (double)t_all * (double)(seq->num_nodes * seq->feature_width) * sizeof(float);
+    double data_bytes = (double)t_all * (double)(terms * seq->num_nodes * seq->feature_width) * sizeof(float);
     incremental_cache_init(&in->cache, options->policy, (int64_t)(options->capacity * data_bytes), 1);
     in->source.get = serve;
     in->source.context = in;
@@ -79,5 +162,6 @@ void incremental_inputs_free(incremental_inputs *in)
     incremental_cache_free(&in->cache);
     free(in->visits);
     free(in->visited);
+    free(in->lambda_max);
     memset(in, 0, sizeof *in);
 }

@@ -1,14 +1,30 @@
 /**
  * @file opt/incremental_inputs.h
- * @brief T-GCN's layer-1 aggregations A^ X_t served by ReInc's machinery during training: the
- *        global cache in front of the incremental engine (opt/incremental.h).
+ * @brief The input-side aggregations of T-GCN and GConvGRU served by ReInc's machinery during
+ *        training: the global cache in front of the incremental engine (opt/incremental.h).
  *
- * Twin of the reference's per-window recompute in ref/model_tgcn.c (model.inputs == NULL).
- * A window asks for A^ X_t of each of its snapshots. A cache hit is a copy of an earlier
- * answer; a miss brings the engine to t (one delta from t-1 in the common case, since windows
- * move forward) and offers the result to the cache. Values are the engine's, which depend on
- * t only, so the whole training run is bitwise the same for every cache policy and capacity
- * and fp-equal to the full-recompute run (verify/test_incremental_train.c).
+ * What is served for snapshot t depends on t only, never on a parameter, so any source of the
+ * same numbers will do (ref/model.h, #input_aggregations):
+ *  - T-GCN: A^ X_t, its layer-1 aggregation (GCN's symmetric normalization with self loops),
+ *    the engine's symmetric aggregator;
+ *  - GConvGRU: the terms T_1 .. T_{K-1} of the Chebyshev basis of X_t that its three x-gates
+ *    share (T_0 = X_t is the snapshot's own features, copied by the model, not cached).
+ *    T_1 = L^ X_t is the engine's chebyshev aggregator: L^ = -D^-1/2 A D^-1/2 when ChebConv's
+ *    lambda_max is 2, which it is whenever no weight is negative; otherwise lambda_max is the
+ *    whole snapshot's and the answer is rescaled, T_1 = (2 / lambda) y + (2 / lambda - 1) X_t for
+ *    the engine's y. T_k for k >= 2 is the recurrence 2 L^ T_{k-1} - T_{k-2} with the
+ *    snapshot's own operator: a delta of T_1 touches every neighbour of a changed row, so
+ *    carrying T_2 forward by deltas would mean a delta as large as two hops of churn; it is
+ *    recomputed once per miss instead and reused like T_1 (chapters/02-incremental.md).
+ *  - GC-LSTM has nothing to serve: its input term is X_t W (PyTorch Geometric Temporal's
+ *    GCLSTM convolves H only), which holds a parameter; incremental_inputs_create() refuses it,
+ *    and EvolveGCN-O, whose convolution weight evolves inside the window.
+ *
+ * A window asks for its snapshots' answers. A cache hit is a copy of an earlier answer; a miss
+ * brings the engine to t (one delta from t-1 in the common case, since windows move forward)
+ * and offers the result to the cache. Values are the engine's, which depend on t only, so the
+ * whole training run is bitwise the same for every cache policy and capacity and fp-equal to
+ * the full-recompute run (verify/test_incremental_train.c).
  *
  * F, the future access count ReInc's score needs, is exact here: every epoch visits each
  * training snapshot in as many windows as contain it, and each test snapshot once per
@@ -17,8 +33,8 @@
  * chapters/references.md and chapters/02-incremental.md, "What ReInc leaves unsaid".)
  * Imminence I = L - S for every entry (ReInc's value for the encoder's global cache).
  *
- * Ownership: owns the deltas, the engine and the cache; borrows the sequence, which must
- * outlive it.
+ * Ownership: owns the deltas, the engine and the cache; borrows the sequence and the trainer's
+ * model (whose kernels and operators compute GConvGRU's T_k, k >= 2), which must outlive it.
  */
 #ifndef TWOFOLD_OPT_INCREMENTAL_INPUTS_H
 #define TWOFOLD_OPT_INCREMENTAL_INPUTS_H
@@ -44,9 +60,13 @@ typedef struct incremental_inputs_options {
 /** Defaults: ReInc's policy, capacity 1 (everything fits), the engine's defaults. */
 void incremental_inputs_options_default(incremental_inputs_options *options);
 
-/** The server of A^ X_t. */
+/** The server of the input-side aggregations. */
 typedef struct incremental_inputs {
     const snapshot_seq *seq;          /**< the data (borrowed) */
+    const model *model;               /**< the trainer's model (borrowed): its kind, K, kernels, operators */
+    aggregator kind;                  /**< the engine's aggregator: symmetric (T-GCN) or chebyshev (GConvGRU) */
+    int64_t terms;                    /**< [N][F] blocks per answer: 1 (T-GCN) or K - 1 (GConvGRU) */
+    double *lambda_max;               /**< [num_snapshots] ChebConv's lambda_max of each snapshot (GConvGRU) */
     snapshot_delta *deltas;           /**< [num_snapshots] symmetric deltas, deltas[t]: t-1 -> t */
     incremental_aggregation engine;   /**< the chain head */
     incremental_cache cache;          /**< ReInc's global cache */
@@ -58,8 +78,9 @@ typedef struct incremental_inputs {
 } incremental_inputs;
 
 /**
- * Build the deltas of @p seq and an empty cache sized @p options->capacity x (snapshots x
- * N x F floats), with the visit counts of the windows this process runs of @p trainer's
+ * Build the deltas of @p seq for @p trainer's model (T-GCN, or GConvGRU with K >= 2; any other
+ * is an input error naming why) and an empty cache sized @p options->capacity x (snapshots x
+ * terms x N x F floats), with the visit counts of the windows this process runs of @p trainer's
  * schedule: those of this rank of @p ranks when opt_trainer_epoch() shares them, all of them
  * when @p ranks is NULL (trainer_epoch(), one process).
  */

@@ -7,7 +7,8 @@
 #include "ref/memory.h"
 #include "ref/propagate.h"
 
-static const char *const aggregator_names[AGGREGATOR_COUNT] = {"sum", "mean", "symmetric", "max", "min"};
+static const char *const aggregator_names[AGGREGATOR_COUNT] = {"sum", "mean", "symmetric", "chebyshev",
+                                                                        "max", "min"};
 
 const char *aggregator_name(aggregator kind)
 {
@@ -21,7 +22,8 @@ int aggregator_parse(const char *name, aggregator *kind, tf_error *err)
             *kind = (aggregator)k;
             return TF_OK;
         }
-    return tf_error_set(err, TF_ERR_INPUT, "unknown aggregator '%s': expected sum, mean, symmetric, max or min", name);
+    return tf_error_set(err, TF_ERR_INPUT, "unknown aggregator '%s': expected sum, mean, symmetric, chebyshev, max or "
+                                               "min", name);
 }
 
 /* The message of an edge for max and min: w x, with -0 made +0 so that which of two equal
@@ -48,6 +50,49 @@ static void extreme_row(const csr *g, const float *x, int64_t width, int64_t v, 
     }
 }
 
+void chebyshev_scales(const csr *g, double *scale)
+{
+    const int64_t n = g->num_nodes;
+    for (int64_t v = 0; v < n; v++)
+        scale[v] = 0.0;
+    for (int64_t v = 0; v < n; v++) /* out-degrees first, as ref_propagation_chebyshev() sums them */
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+            if (g->col[e] != v)
+                scale[g->col[e]] += g->weight[e];
+    for (int64_t v = 0; v < n; v++)
+        scale[v] = scale[v] > 0 ? 1.0 / sqrt(scale[v]) : 0.0;
+}
+
+/* The operator of a linear aggregator: propagate.h's GCN operator for sum, mean and symmetric;
+ * for chebyshev the scaled Laplacian with lambda_max fixed at 2, -w / sqrt(d_u d_v) off the
+ * loops and 0 on the diagonal (ref_propagation_chebyshev() gives the same whenever its
+ * lambda_max is 2; this aggregator is defined without lambda_max, which is the whole graph's
+ * and so cannot be updated row by row: opt/incremental_inputs.c rescales where it is not 2). */
+static int linear_operator(propagation *p, const csr *g, aggregator kind, tf_error *err)
+{
+    if (kind != AGGREGATOR_CHEBYSHEV) {
+        edge_normalization normalization = kind == AGGREGATOR_SUM    ? EDGE_NORM_NONE
+                                           : kind == AGGREGATOR_MEAN ? EDGE_NORM_MEAN
+                                                                     : EDGE_NORM_SYMMETRIC;
+        return ref_propagation_gcn(p, g, normalization, kind == AGGREGATOR_SYMMETRIC, err);
+    }
+    if (ref_propagation_chebyshev(p, g, err) != TF_OK)
+        return TF_ERR_INPUT;
+    double *scale = tf_alloc((size_t)g->num_nodes + 1, sizeof *scale, "weighted out-degrees", err);
+    if (!scale) {
+        ref_propagation_free(p);
+        return TF_ERR_INPUT;
+    }
+    chebyshev_scales(g, scale);
+    for (int64_t v = 0; v < g->num_nodes; v++) {
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+            p->edge_coefficient[e] = g->col[e] == v ? 0.0f : (float)(-g->weight[e] * scale[g->col[e]] * scale[v]);
+        p->self_coefficient[v] = 0.0f;
+    }
+    free(scale);
+    return TF_OK;
+}
+
 int ref_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, float *y, tf_error *err)
 {
     if (kind == AGGREGATOR_MAX || kind == AGGREGATOR_MIN) {
@@ -56,10 +101,7 @@ int ref_aggregate(const csr *g, const float *x, int64_t width, aggregator kind, 
         return TF_OK;
     }
     propagation p;
-    edge_normalization normalization = kind == AGGREGATOR_SUM    ? EDGE_NORM_NONE
-                                       : kind == AGGREGATOR_MEAN ? EDGE_NORM_MEAN
-                                                                 : EDGE_NORM_SYMMETRIC;
-    if (ref_propagation_gcn(&p, g, normalization, kind == AGGREGATOR_SYMMETRIC, err) != TF_OK)
+    if (linear_operator(&p, g, kind, err) != TF_OK)
         return TF_ERR_INPUT;
     ref_propagate_forward(&p, x, width, y);
     ref_propagation_free(&p);
@@ -91,10 +133,7 @@ double aggregation_error(const csr *g, const float *x, int64_t width, aggregator
         ref_aggregate(&positive, absolute, width, AGGREGATOR_MAX, magnitude, &err);
         free(weights);
     } else {
-        edge_normalization normalization = kind == AGGREGATOR_SUM    ? EDGE_NORM_NONE
-                                           : kind == AGGREGATOR_MEAN ? EDGE_NORM_MEAN
-                                                                     : EDGE_NORM_SYMMETRIC;
-        if (ref_propagation_gcn(&p, g, normalization, kind == AGGREGATOR_SYMMETRIC, &err) != TF_OK)
+        if (linear_operator(&p, g, kind, &err) != TF_OK)
             goto done;
         for (int64_t e = 0; e < g->num_edges; e++)
             p.edge_coefficient[e] = fabsf(p.edge_coefficient[e]);
@@ -201,14 +240,19 @@ static void symmetric_scales(const csr *g, double *loop, double *scale)
     }
 }
 
-/* The output scale of row v of graph g for the linear aggregators; symmetric_scale [num_nodes]. */
-static double row_scale(aggregator kind, const csr *g, int64_t v, const double *symmetric_scale)
+/* Whether the aggregator scales each source by 1 / sqrt(d_u) (and so changes a source's every
+ * out-edge with its degree). */
+static int degree_normalized(aggregator kind) { return kind == AGGREGATOR_SYMMETRIC || kind == AGGREGATOR_CHEBYSHEV; }
+
+/* The output scale of row v of graph g for the linear aggregators; vertex_scale [num_nodes]:
+ * symmetric_scales() or chebyshev_scales() of g. */
+static double row_scale(aggregator kind, const csr *g, int64_t v, const double *vertex_scale)
 {
     if (kind == AGGREGATOR_MEAN) {
         int64_t count = g->row_ptr[v + 1] - g->row_ptr[v];
         return count ? 1.0 / (double)count : 0.0;
     }
-    return kind == AGGREGATOR_SYMMETRIC ? symmetric_scale[v] : 1.0;
+    return degree_normalized(kind) ? vertex_scale[v] : 1.0;
 }
 
 /* Growing entry arrays for one side (minus or plus). */
@@ -258,7 +302,8 @@ static void scratch_free(delta_scratch *s)
 
 /* Appends the entries of row v of g to `side`: every edge whose source changed, plus the
  * structurally marked ones (marked [num_edges of g]); for symmetric, loops are left out (the
- * self term is its own entry). source_changed [num_nodes], scale [num_nodes]. */
+ * self term is its own entry), and for chebyshev too (L^ has no diagonal). source_changed
+ * [num_nodes], scale [num_nodes]. */
 static int row_entries(const csr *g, int64_t v, aggregator kind, const uint8_t *marked, const uint8_t *source_changed,
                        const double *scale, entry_side *side, tf_error *err)
 {
@@ -266,9 +311,11 @@ static int row_entries(const csr *g, int64_t v, aggregator kind, const uint8_t *
         int32_t u = g->col[e];
         if (!(marked[e] || source_changed[u]))
             continue;
-        if (kind == AGGREGATOR_SYMMETRIC && u == v)
+        if (degree_normalized(kind) && u == v)
             continue;
-        double coefficient = kind == AGGREGATOR_SYMMETRIC ? g->weight[e] * scale[u] : g->weight[e];
+        double coefficient = kind == AGGREGATOR_SYMMETRIC   ? g->weight[e] * scale[u]
+                             : kind == AGGREGATOR_CHEBYSHEV ? -g->weight[e] * scale[u]
+                                                            : g->weight[e];
         if (side_push(side, u, coefficient, err) != TF_OK)
             return TF_ERR_INPUT;
     }
@@ -291,7 +338,7 @@ int snapshot_delta_build(snapshot_delta *delta, const snapshot *previous, const 
 
     delta_scratch s = {0};
     entry_side minus = {0}, plus = {0};
-    int symmetric = kind == AGGREGATOR_SYMMETRIC;
+    const int symmetric = kind == AGGREGATOR_SYMMETRIC, normalized = degree_normalized(kind);
     if (!(s.removed = tf_alloc((size_t)before->num_edges, 1, "delta marks", err)) ||
         !(s.added = tf_alloc((size_t)after->num_edges, 1, "delta marks", err)) ||
         !(s.feature_changed = tf_alloc((size_t)n, 1, "delta marks", err)) ||
@@ -300,7 +347,7 @@ int snapshot_delta_build(snapshot_delta *delta, const snapshot *previous, const 
         !(delta->row_scale = tf_alloc((size_t)n, sizeof *delta->row_scale, "delta rows", err)) ||
         !(delta->minus_offsets = tf_alloc((size_t)n + 1, sizeof(int64_t), "delta rows", err)) ||
         !(delta->plus_offsets = tf_alloc((size_t)n + 1, sizeof(int64_t), "delta rows", err)) ||
-        (symmetric && (!(s.loop_before = tf_alloc((size_t)n, sizeof(double), "delta scales", err)) ||
+        (normalized && (!(s.loop_before = tf_alloc((size_t)n, sizeof(double), "delta scales", err)) ||
                        !(s.scale_before = tf_alloc((size_t)n, sizeof(double), "delta scales", err)) ||
                        !(s.loop_after = tf_alloc((size_t)n, sizeof(double), "delta scales", err)) ||
                        !(s.scale_after = tf_alloc((size_t)n, sizeof(double), "delta scales", err)))))
@@ -315,13 +362,17 @@ int snapshot_delta_build(snapshot_delta *delta, const snapshot *previous, const 
                                       (size_t)width * sizeof(float)) != 0;
         delta->changed_vertices += s.feature_changed[v];
     }
-    /* A source whose contributions change: its features, and for symmetric also its scale. */
+    /* A source whose contributions change: its features, and for symmetric and chebyshev also its
+     * scale. */
     if (symmetric) {
         symmetric_scales(before, s.loop_before, s.scale_before);
         symmetric_scales(after, s.loop_after, s.scale_after);
+    } else if (normalized) {
+        chebyshev_scales(before, s.scale_before);
+        chebyshev_scales(after, s.scale_after);
     }
     for (int64_t u = 0; u < n; u++)
-        s.source_changed[u] = s.feature_changed[u] || (symmetric && s.scale_before[u] != s.scale_after[u]);
+        s.source_changed[u] = s.feature_changed[u] || (normalized && s.scale_before[u] != s.scale_after[u]);
 
     for (int64_t v = 0; v < n; v++) {
         int64_t minus_start = minus.count, plus_start = plus.count;

@@ -10,6 +10,10 @@
  *  - symmetric:  GCN: y[v] = sum of w_e x_u / sqrt(d_u d_v) over the edges and one self loop
  *                (propagate.h: PyTorch Geometric's gcn_norm with add_remaining_self_loops,
  *                d = weighted in-degree), the operator T-GCN's convolution uses
+ *  - chebyshev:  y[v] = -sum of w_e x_u / sqrt(d_u d_v) over the edges that are not loops,
+ *                d = weighted **out**-degree without loops: ChebConv's scaled Laplacian
+ *                L^ = -D^-1/2 A D^-1/2 for lambda_max = 2 (propagate.h; 2 whenever no weight
+ *                is negative), the T_1 term of GConvGRU's Chebyshev basis of X_t
  *  - max, min:   the largest (smallest) m_e per column, 0 without in-edges; -0 counts as +0
  * Layer 1 aggregates *before* its weight multiply, relu((A x) W), so y holds no parameter:
  * it can be cached across optimizer steps and updated from one snapshot to the next.
@@ -18,9 +22,9 @@
  * where G-_t holds the deleted edges and every out-edge of a vertex whose features changed,
  * taken at t-1, and G+_t the inserted edges and those out-edges taken at t. A #snapshot_delta
  * is that pair for one aggregator, each entry with the coefficient it carries, grouped by
- * destination row so the twin can update rows in parallel without atomics. The symmetric
- * aggregator also treats a vertex whose degree changed as changed (its 1/sqrt(d_u) scales every
- * out-edge), which is why its deltas are larger (chapters/02-incremental.md).
+ * destination row so the twin can update rows in parallel without atomics. The symmetric and
+ * Chebyshev aggregators also treat a vertex whose degree changed as changed (its 1/sqrt(d_u)
+ * scales every out-edge), which is why their deltas are larger (chapters/02-incremental.md).
  */
 #ifndef TWOFOLD_REF_INCREMENTAL_H
 #define TWOFOLD_REF_INCREMENTAL_H
@@ -40,12 +44,13 @@ typedef enum aggregator {
     AGGREGATOR_SUM,
     AGGREGATOR_MEAN,
     AGGREGATOR_SYMMETRIC,
+    AGGREGATOR_CHEBYSHEV,
     AGGREGATOR_MAX,
     AGGREGATOR_MIN,
     AGGREGATOR_COUNT /**< number of aggregators */
 } aggregator;
 
-/** "sum", "mean", "symmetric", "max", "min". */
+/** "sum", "mean", "symmetric", "chebyshev", "max", "min". */
 const char *aggregator_name(aggregator kind);
 
 /** Parse an aggregator name. @return 0, or TF_ERR_INPUT listing the names. */
@@ -53,7 +58,8 @@ int aggregator_parse(const char *name, aggregator *kind, tf_error *err);
 
 /**
  * The reference: y = A x from scratch for graph @p g, one thread, the textbook order (sum,
- * mean and symmetric through propagate.h's operator; max and min row by row in CSR order).
+ * mean, symmetric and chebyshev through propagate.h's operator; max and min row by row in CSR
+ * order).
  * @param g      the snapshot's graph (rows = destinations)
  * @param x      [num_nodes][width] features
  * @param width  feature columns
@@ -92,9 +98,10 @@ int64_t edge_difference(const csr *previous, const csr *current, uint8_t *remove
  *
  * For row rows[i], the entries minus[minus_offsets[i] .. minus_offsets[i+1]) are taken away
  * with the previous snapshot's features (value coefficient * x_{t-1}[source]) and the plus
- * entries added with the current one's. For sum, mean and symmetric the row's output is then
- * its accumulated sum times row_scale[i] (1; 1 / in-edges; 1 / sqrt(d_v)); for symmetric the
- * self loop is an entry with source = destination. For max and min the coefficient is the edge
+ * entries added with the current one's. For sum, mean, symmetric and chebyshev the row's output
+ * is then its accumulated sum times row_scale[i] (1; 1 / in-edges; 1 / sqrt(d_v)); for symmetric
+ * the self loop is an entry with source = destination; chebyshev's coefficients carry its minus
+ * sign (-w / sqrt(d_u)). For max and min the coefficient is the edge
  * weight w (m = w * x in float, exactly as the reference forms it).
  */
 typedef struct snapshot_delta {
@@ -106,7 +113,7 @@ typedef struct snapshot_delta {
     int64_t changed_vertices;  /**< vertices whose feature row changed (bit for bit) */
     int64_t num_rows;          /**< rows whose output may change */
     int32_t *rows;             /**< [num_rows] those rows, ascending */
-    double *row_scale;         /**< [num_rows] the row's output scale at t (sum, mean, symmetric) */
+    double *row_scale;         /**< [num_rows] the row's output scale at t (the linear aggregators) */
     int64_t *minus_offsets;    /**< [num_rows + 1] */
     int32_t *minus_source;     /**< [minus entries] source vertex */
     double *minus_coefficient; /**< [minus entries] */
@@ -123,6 +130,13 @@ typedef struct snapshot_delta {
  */
 int snapshot_delta_build(snapshot_delta *delta, const snapshot *previous, const snapshot *current,
                          aggregator kind, tf_error *err);
+
+/**
+ * The chebyshev aggregator's per-vertex scale 1 / sqrt(d_u), d_u = u's weighted out-degree
+ * without loops (0 where d_u <= 0), summed in CSR order in double: the delta and the
+ * incremental twin both call this, so their scales agree bit for bit. scale [num_nodes] out.
+ */
+void chebyshev_scales(const csr *g, double *scale);
 
 /** Entries in G- plus G+: the work of applying the delta. */
 int64_t snapshot_delta_entries(const snapshot_delta *delta);

@@ -54,13 +54,16 @@ typedef struct model_config {
 struct model_ops;
 
 /**
- * Where T-GCN's layer 1 takes its aggregation A^ X_t from. The model aggregates before its
- * weight multiply, so A^ X_t holds no parameter and any source of the same numbers will do:
- * the reference recomputes it (inputs = NULL); the incremental twin (opt/incremental_inputs.h)
- * serves it from ReInc's cache and delta engine.
+ * Where a model takes its input-side aggregation of X_t from: T-GCN's layer-1 A^ X_t, or
+ * GConvGRU's Chebyshev basis terms T_1 .. T_{K-1} of X_t, which its three x-gates share. Both
+ * come before any weight multiply, so they hold no parameter and any source of the same
+ * numbers will do: the reference recomputes them (inputs = NULL); the incremental twin
+ * (opt/incremental_inputs.h) serves them from ReInc's cache and delta engine. GC-LSTM and
+ * EvolveGCN-O have no such term and ignore it.
  */
 typedef struct input_aggregations {
-    /** Write A^ X_t of snapshot @p t, [num_nodes][in_features], into @p out. */
+    /** Write snapshot @p t's aggregation into @p out: T-GCN's A^ X_t [num_nodes][in_features], or
+     *  GConvGRU's T_1 .. T_{K-1} [K - 1][num_nodes][in_features]. */
     int (*get)(void *context, int64_t t, float *out, tf_error *err);
     void *context; /**< passed to get() */
 } input_aggregations;
@@ -90,7 +93,7 @@ typedef struct model {
     parameter_list parameters;          /**< every trainable tensor and its gradient */
     const struct model_ops *ops;        /**< forward/backward of this kind */
     const kernels *kernels;             /**< the compute kernels it runs on (ref_kernels by default) */
-    const input_aggregations *inputs;   /**< T-GCN's A^ X_t source; NULL = recompute (the reference) */
+    const input_aggregations *inputs;   /**< T-GCN's and GConvGRU's input aggregations; NULL = recompute (the reference) */
     const operator_source *operators;   /**< the operators' source; NULL = from each snapshot's graph */
 } model;
 

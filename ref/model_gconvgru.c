@@ -7,7 +7,9 @@
  *     H' = Z * H + (1 - Z) * H~
  *
  * Reuse across gates: the Chebyshev basis of X is computed once for the three x-gates, the
- * basis of H once for z and r; the candidate needs the basis of H * R, which differs. */
+ * basis of H once for z and r; the candidate needs the basis of H * R, which differs. The basis
+ * of X depends on t only, so a model with inputs (ref/model.h) takes its terms T_1 .. T_{K-1}
+ * from there instead (opt/incremental_inputs.h: reused across windows, T_1 by deltas). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +87,13 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         if (status != TF_OK)
             break;
 
-        chebyshev_basis_forward(m->kernels, &s->graph, snap->features.data, f, k, s->basis_x);
+        if (!m->inputs) {
+            chebyshev_basis_forward(m->kernels, &s->graph, snap->features.data, f, k, s->basis_x);
+        } else { /* T_0 = X_t; T_1 .. T_{K-1} depend on t only: served (ref/model.h) */
+            memcpy(s->basis_x, snap->features.data, (size_t)(n * f) * sizeof(float));
+            if (k > 1 && (status = m->inputs->get(m->inputs->context, tape->first + t, s->basis_x + n * f, err)) != TF_OK)
+                break;
+        }
         chebyshev_basis_forward(m->kernels, &s->graph, previous, h, k, s->basis_h);
         /* Gates z and r: pre-activations start from zero (the convs add their biases). */
         chebconv_accumulate(m->kernels, conv(m, CONV_X_Z), k, s->basis_x, n, f, h, s->z);

@@ -4,7 +4,7 @@
  *    forward then backward: 105 snapshots, 104 deltas) and of generated graphs at churn
  *    0.1 %, 1 %, 10 % and 50 % with vertices arriving and leaving, never refreshing and never
  *    falling back, so every snapshot after the first is reached by deltas alone;
- *  - fp for sum, mean and symmetric, bitwise for max and min. The fp error of a float sum is
+ *  - fp for sum, mean, symmetric and chebyshev, bitwise for max and min. The fp error of a float sum is
  *    bounded by the size of its terms, not of its result: england_covid's mobility weights make
  *    sums of large terms that cancel, where the reference's own float sum is 2e-5 away from
  *    the exact value (the twin's double accumulator is 6e-8 away). So the check is
@@ -400,7 +400,7 @@ START_TEST(bad_input)
 {
     tf_error err;
     aggregator kind;
-    EXPECT_INPUT_ERROR(aggregator_parse("median", &kind, &err), &err, "median", "sum, mean, symmetric, max or min");
+    EXPECT_INPUT_ERROR(aggregator_parse("median", &kind, &err), &err, "median", "sum, mean, symmetric, chebyshev, max or min");
     snapshot_seq a, b;
     ck_assert(snapshot_seq_alloc(&a, 1, 4, 2, 1, &err) == TF_OK);
     ck_assert(snapshot_seq_alloc(&b, 1, 5, 2, 1, &err) == TF_OK);

@@ -1,6 +1,7 @@
 /* ReInc's distributed training ([ReInc] §3.4, chapters/references.md) on 1..4 ranks: the epoch's
  * windows cut into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is
- * block j, on rank j % size with T-GCN's inputs served by its own incremental engine and cache,
+ * block j, on rank j % size with the inputs of T-GCN (A^ X_t) and of GConvGRU (its Chebyshev
+ * terms T_1, T_2 of X_t) served by its own incremental engine and cache,
  * against the reference trainer alone (same order, full recompute, ref kernels) on every rank:
  *  - loss curve and final parameters fp-equal (max |a - b| / max(1, |ref|) <= 1e-5);
  *  - the only values that cross ranks are gradients, plus one double per epoch for the train
@@ -24,7 +25,7 @@ static double relative(double ours, double reference) { return fabs(ours - refer
 /* opt/comm.h's all-reduce formula, 2 (n - 1) S / n bytes for a payload of S on n ranks. */
 static uint64_t allreduce_formula(int n, uint64_t payload) { return 2 * (uint64_t)(n - 1) * payload / (uint64_t)n; }
 
-static void compare(const char *data, int64_t window, int64_t stride, int64_t epochs)
+static void compare(const char *data, model_kind kind, int k, int64_t window, int64_t stride, int64_t epochs)
 {
     tf_error err;
     dataset d;
@@ -36,7 +37,7 @@ static void compare(const char *data, int64_t window, int64_t stride, int64_t ep
     options.batch = 4;
     options.batching = BATCH_ACROSS_BLOCKS;
     options.train_ratio = 0.75;
-    model_config config = {MODEL_TGCN, 0, 8, 0, 1};
+    model_config config = {kind, 0, 8, 0, k};
     trainer reference, twin;
     ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
     ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);
@@ -73,10 +74,10 @@ static void compare(const char *data, int64_t window, int64_t stride, int64_t ep
     const int64_t calls = (int64_t)(world.calls - calls_before);
     const double n = world.size, gradient_bytes = 2.0 * (n - 1) / n * (double)gradient_floats * 4;
     if (world.rank == 0)
-        printf("tgcn on %-14s %d rank(s), blocks of consecutive windows, %lld epochs: loss curve %.2e, final parameters "
+        printf("%-8s K=%d on %-14s %d rank(s), blocks of consecutive windows, %lld epochs: loss curve %.2e, final parameters "
                "%.2e; rank 0 sent %.0f bytes: gradients %.0f (%lld floats in %lld all-reduces), losses %.0f (%lld "
                "doubles), features and states 0; cache hit rate %.3f, engine %lld full, %lld deltas\n",
-               d.name, world.size, (long long)epochs, worst_curve, worst_parameter, sent, gradient_bytes,
+               model_kind_name(kind), k, d.name, world.size, (long long)epochs, worst_curve, worst_parameter, sent, gradient_bytes,
                (long long)gradient_floats, (long long)gradient_calls, sent - gradient_bytes, (long long)loss_doubles,
                incremental_cache_hit_rate(&inputs.cache), (long long)inputs.engine.stats.full,
                (long long)inputs.engine.stats.incremental);
@@ -94,13 +95,16 @@ static void compare(const char *data, int64_t window, int64_t stride, int64_t ep
 
 START_TEST(generated_graph)
 {
-    compare("powerlaw:nodes=300,edges=2400,snapshots=40,churn=0.01,arrival=0.01,features=4,degrees=0,seed=3", 6, 2, 3);
+    const char *data = "powerlaw:nodes=300,edges=2400,snapshots=40,churn=0.01,arrival=0.01,features=4,degrees=0,seed=3";
+    compare(data, MODEL_TGCN, 1, 6, 2, 3);
+    compare(data, MODEL_GCONVGRU, 3, 6, 2, 3);
 }
 END_TEST
 
 START_TEST(twitter_tennis)
 {
-    compare("twitter_tennis", 10, 5, 2);
+    compare("twitter_tennis", MODEL_TGCN, 1, 10, 5, 2);
+    compare("twitter_tennis", MODEL_GCONVGRU, 2, 10, 5, 2);
 }
 END_TEST
 

@@ -1,15 +1,19 @@
-/* A whole T-GCN training run with ReInc's incremental aggregation and cache
- * (opt/incremental_inputs.h) against the reference run that recomputes A^ X_t in every window:
+/* Whole training runs with ReInc's incremental aggregation and cache serving the inputs
+ * (opt/incremental_inputs.h: T-GCN's A^ X_t, GConvGRU's Chebyshev terms T_1 .. T_{K-1} of X_t)
+ * against the reference run that recomputes them in every window:
  *  - loss curve (train loss and test MSE per epoch) and final parameters fp-equal
- *    (max |a - b| / max(1, |ref|) <= 1e-5), on a generated graph with overlapping windows
- *    (window 8, stride 2), with the engine forced to apply every delta (threshold infinity) and
- *    with the default threshold (twitter_tennis and the blocks-on-ranks placement:
- *    verify/test_incremental_mpi.c);
+ *    (max |a - b| / max(1, |ref|) <= 1e-5), with overlapping windows (window 8, stride 2 on a
+ *    generated graph; window 10, stride 5 on twitter_tennis), with the engine forced to apply
+ *    every delta (threshold infinity) and with the default threshold; GConvGRU with K = 2 (T_1
+ *    by deltas) and K = 3 (T_2 by the recurrence on the cached T_1), and on a graph with negative
+ *    weights, where ChebConv's lambda_max is not 2 and T_1 is rescaled (the blocks-on-ranks
+ *    placement: verify/test_incremental_mpi.c);
  *  - the cache never changes a result: capacities 0 % .. 100 % with ReInc's policy and LRU give
  *    bitwise the same parameters (chapters/02-incremental.md, "What ReInc leaves unsaid"), while
- *    hit rates and engine work differ;
+ *    hit rates and engine work differ, for T-GCN and GConvGRU;
  *  - ReInc's F is exact: after each epoch nothing is left in a cache big enough for everything
  *    (every entry expired when its last predicted access came);
+ *  - GC-LSTM (input term X_t W) and GConvGRU with K = 1 are refused with the reason;
  *  - reuse across gates, counted: the integrated GraphRNNs aggregate each input once per cell,
  *    not once per gate (sparse products per snapshot, against what per-gate convolutions need). */
 #include <math.h>
@@ -31,18 +35,26 @@ typedef struct run_result {
     int64_t engine_full;      /* full recomputes by the engine */
     int64_t engine_deltas;    /* deltas applied */
     int64_t left_in_cache;    /* entries resident after the last epoch */
+    int64_t rescaled;         /* snapshots whose lambda_max is not 2 (GConvGRU's T_1 rescaled) */
 } run_result;
 
-static const int64_t epochs = 2;
+/* The model of a run: T-GCN, or GConvGRU of order k (hidden 8 for both). */
+static model_config config_of(model_kind kind, int k)
+{
+    model_config config = {kind, 0, 8, 0, k};
+    return config;
+}
 
-/* Trains T-GCN on `seq`; incremental when `options` is not NULL. */
-static run_result train(const snapshot_seq *seq, const train_options *train_opts,
+/* Trains `config` on `seq` for train_opts->epochs (at most 4); incremental when `options` is not
+ * NULL. */
+static run_result train(const snapshot_seq *seq, const model_config *config, const train_options *train_opts,
                         const incremental_inputs_options *options)
 {
     tf_error err;
-    model_config config = {MODEL_TGCN, 0, 8, 0, 1};
+    const int64_t epochs = train_opts->epochs;
+    ck_assert(epochs >= 1 && epochs <= 4);
     trainer tr;
-    ck_assert_msg(trainer_create(&tr, seq, &config, train_opts, &err) == TF_OK, "%s", err.message);
+    ck_assert_msg(trainer_create(&tr, seq, config, train_opts, &err) == TF_OK, "%s", err.message);
     incremental_inputs inputs;
     if (options) {
         ck_assert_msg(incremental_inputs_create(&inputs, seq, &tr, NULL, options, &err) == TF_OK, "%s", err.message);
@@ -71,17 +83,35 @@ static run_result train(const snapshot_seq *seq, const train_options *train_opts
         r.engine_full = inputs.engine.stats.full;
         r.engine_deltas = inputs.engine.stats.incremental;
         r.left_in_cache = inputs.cache.count;
+        for (int64_t t = 0; inputs.lambda_max && t < seq->num_snapshots; t++)
+            r.rescaled += inputs.lambda_max[t] != 2.0;
         incremental_inputs_free(&inputs);
     }
     trainer_free(&tr);
     return r;
 }
 
-static void compare_with_reference(const char *data, int64_t window, int64_t stride, double threshold)
+/* Makes every fifth edge (by its ends, so the same edge in every snapshot) weigh -|w|:
+ * ChebConv's lambda_max is then above 2 wherever such an edge dominates its entry of L. */
+static void negate_some_weights(snapshot_seq *seq)
+{
+    for (int64_t t = 0; t < seq->num_snapshots; t++) {
+        csr *g = &seq->snapshots[t].graph;
+        for (int64_t v = 0; v < g->num_nodes; v++)
+            for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+                if ((v * 31 + g->col[e]) % 5 == 0)
+                    g->weight[e] = -fabsf(g->weight[e]);
+    }
+}
+
+static void compare_with_reference(const char *data, const model_config *config, int64_t window, int64_t stride,
+                                   int64_t epochs, double threshold, int negative)
 {
     tf_error err;
     dataset d;
     ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    if (negative)
+        negate_some_weights(&d.snapshots);
     train_options opts;
     train_options_default(&opts);
     opts.window = window;
@@ -91,16 +121,20 @@ static void compare_with_reference(const char *data, int64_t window, int64_t str
     incremental_inputs_options inc;
     incremental_inputs_options_default(&inc);
     inc.engine.threshold = threshold;
-    run_result reference = train(&d.snapshots, &opts, NULL), ours = train(&d.snapshots, &opts, &inc);
+    run_result reference = train(&d.snapshots, config, &opts, NULL), ours = train(&d.snapshots, config, &opts, &inc);
     double curve = 0, parameters = 0;
     for (int64_t i = 0; i < 2 * epochs; i++)
         curve = fmax(curve, relative(ours.losses[i], reference.losses[i]));
     for (int64_t i = 0; i < reference.count; i++)
         parameters = fmax(parameters, relative(ours.parameters[i], reference.parameters[i]));
-    printf("tgcn on %-9s threshold %g, window %lld stride %lld, %lld epochs: incremental vs full recompute: loss curve %.2e, final "
-           "parameters %.2e; cache hit rate %.3f, engine: %lld full, %lld deltas, %lld entries left in the cache\n",
-           d.name, threshold, (long long)window, (long long)stride, (long long)epochs, curve, parameters, ours.hit_rate,
-           (long long)ours.engine_full, (long long)ours.engine_deltas, (long long)ours.left_in_cache);
+    printf("%-8s K=%d on %-9s%s threshold %g, window %lld stride %lld, %lld epochs: incremental vs full recompute: "
+           "loss curve %.2e, final parameters %.2e; cache hit rate %.3f, engine: %lld full, %lld deltas, %lld entries "
+           "left in the cache; lambda_max not 2 in %lld snapshots\n",
+           model_kind_name(config->kind), config->chebyshev_k, d.name, negative ? " (some weights negative)" : "",
+           threshold, (long long)window, (long long)stride, (long long)epochs, curve, parameters, ours.hit_rate,
+           (long long)ours.engine_full, (long long)ours.engine_deltas, (long long)ours.left_in_cache, (long long)ours.rescaled);
+    if (negative) /* the rescaling of T_1 must have run, or this case checks nothing new */
+        ck_assert_int_gt(ours.rescaled, 0);
     ck_assert_msg(curve <= TOLERANCE, "loss curves differ by %g", curve);
     ck_assert_msg(parameters <= TOLERANCE, "parameters differ by %g", parameters);
     ck_assert_int_eq(ours.left_in_cache, 0);
@@ -109,15 +143,66 @@ static void compare_with_reference(const char *data, int64_t window, int64_t str
     dataset_free(&d);
 }
 
+static const char *const generated =
+    "powerlaw:nodes=200,edges=1600,snapshots=32,churn=0.02,arrival=0.01,features=4,degrees=0,seed=3";
+
 START_TEST(generated_overlapping_windows)
 {
-    const char *data = "powerlaw:nodes=200,edges=1600,snapshots=32,churn=0.02,arrival=0.01,features=4,degrees=0,seed=3";
-    compare_with_reference(data, 8, 2, INFINITY);
-    compare_with_reference(data, 8, 2, INCREMENTAL_DEFAULT_THRESHOLD);
+    const model_config tgcn = config_of(MODEL_TGCN, 1);
+    compare_with_reference(generated, &tgcn, 8, 2, 2, INFINITY, 0);
+    compare_with_reference(generated, &tgcn, 8, 2, 2, INCREMENTAL_DEFAULT_THRESHOLD, 0);
 }
 END_TEST
 
-START_TEST(cache_never_changes_results)
+START_TEST(gconvgru_generated)
+{
+    const model_config k2 = config_of(MODEL_GCONVGRU, 2), k3 = config_of(MODEL_GCONVGRU, 3);
+    compare_with_reference(generated, &k2, 8, 2, 4, INFINITY, 0);
+    compare_with_reference(generated, &k2, 8, 2, 4, INCREMENTAL_DEFAULT_THRESHOLD, 0);
+    compare_with_reference(generated, &k3, 8, 2, 4, INFINITY, 0);
+    compare_with_reference(generated, &k3, 8, 2, 3, INFINITY, 1);
+}
+END_TEST
+
+START_TEST(gconvgru_twitter_tennis)
+{
+    const model_config k2 = config_of(MODEL_GCONVGRU, 2), k3 = config_of(MODEL_GCONVGRU, 3);
+    compare_with_reference("twitter_tennis", &k2, 10, 5, 3, INCREMENTAL_DEFAULT_THRESHOLD, 0);
+    compare_with_reference("twitter_tennis", &k3, 10, 5, 3, INFINITY, 0);
+}
+END_TEST
+
+START_TEST(models_without_input_aggregation)
+{
+    tf_error err;
+    dataset d;
+    ck_assert(dataset_load("powerlaw:nodes=50,edges=200,snapshots=6,seed=2", NULL, &d, &err) == TF_OK);
+    train_options opts;
+    train_options_default(&opts);
+    incremental_inputs_options inc;
+    incremental_inputs_options_default(&inc);
+    static const struct {
+        model_kind kind;
+        int k;
+        const char *expected;
+    } cases[] = {{MODEL_GCLSTM, 2, "GC-LSTM's input term is X_t W"},
+                 {MODEL_GCONVGRU, 1, "nothing to aggregate; use K >= 2"},
+                 {MODEL_EVOLVEGCN, 1, "evolves inside the window"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const model_config config = config_of(cases[i].kind, cases[i].k);
+        trainer tr;
+        ck_assert(trainer_create(&tr, &d.snapshots, &config, &opts, &err) == TF_OK);
+        incremental_inputs inputs;
+        EXPECT_INPUT_ERROR(incremental_inputs_create(&inputs, &d.snapshots, &tr, NULL, &inc, &err), &err,
+                           cases[i].expected);
+        incremental_inputs_free(&inputs);
+        trainer_free(&tr);
+    }
+    dataset_free(&d);
+}
+END_TEST
+
+static void cache_never_changes(const model_config *config)
 {
     tf_error err;
     dataset d;
@@ -127,7 +212,7 @@ START_TEST(cache_never_changes_results)
     train_options_default(&opts);
     opts.window = 6;
     opts.stride = 2;
-    opts.epochs = epochs;
+    opts.epochs = 2;
     static const double capacities[] = {0.0, 0.1, 0.3, 0.6, 1.0};
     run_result first = {0};
     int64_t runs = 0;
@@ -138,17 +223,18 @@ START_TEST(cache_never_changes_results)
             inc.policy = (cache_policy)p;
             inc.capacity = capacities[c];
             inc.engine.threshold = INFINITY; /* every delta applied: the paths differ most */
-            run_result r = train(&d.snapshots, &opts, &inc);
+            run_result r = train(&d.snapshots, config, &opts, &inc);
             int64_t differing = 0;
             if (runs == 0)
                 first = r;
             else
                 for (int64_t i = 0; i < r.count; i++)
                     differing += memcmp(&r.parameters[i], &first.parameters[i], sizeof(float)) != 0;
-            printf("cache %-5s capacity %3.0f%%: hit rate %.3f, engine produced %lld answers (%lld full, %lld deltas); "
-                   "%lld of %lld parameters differ in bits from the first run (must be 0)\n",
-                   cache_policy_name((cache_policy)p), 100 * capacities[c], r.hit_rate, (long long)r.produced,
-                   (long long)r.engine_full, (long long)r.engine_deltas, (long long)differing, (long long)r.count);
+            printf("%-8s K=%d cache %-5s capacity %3.0f%%: hit rate %.3f, engine produced %lld answers (%lld full, "
+                   "%lld deltas); %lld of %lld parameters differ in bits from the first run (must be 0)\n",
+                   model_kind_name(config->kind), config->chebyshev_k, cache_policy_name((cache_policy)p),
+                   100 * capacities[c], r.hit_rate, (long long)r.produced, (long long)r.engine_full,
+                   (long long)r.engine_deltas, (long long)differing, (long long)r.count);
             ck_assert_int_eq(differing, 0);
             ck_assert(memcmp(r.losses, first.losses, sizeof r.losses) == 0);
             if (runs++ > 0)
@@ -156,6 +242,13 @@ START_TEST(cache_never_changes_results)
         }
     free(first.parameters);
     dataset_free(&d);
+}
+
+START_TEST(cache_never_changes_results)
+{
+    const model_config tgcn = config_of(MODEL_TGCN, 1), gconvgru = config_of(MODEL_GCONVGRU, 3);
+    cache_never_changes(&tgcn);
+    cache_never_changes(&gconvgru);
 }
 END_TEST
 
@@ -253,6 +346,9 @@ int main(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, cache_policy_unit);
     tcase_add_test(tc, generated_overlapping_windows);
+    tcase_add_test(tc, gconvgru_generated);
+    tcase_add_test(tc, gconvgru_twitter_tennis);
+    tcase_add_test(tc, models_without_input_aggregation);
     tcase_add_test(tc, cache_never_changes_results);
     tcase_add_test(tc, reuse_across_gates_counted);
     suite_add_tcase(s, tc);

@@ -65,8 +65,11 @@ static const char train_usage[] =
     "  --device D         cpu (default) or cuda: with --impl opt, run the heavy kernels on this\n"
     "                     rank's GPU (staging host data each call); without a GPU, says so and\n"
     "                     runs the CPU kernels\n"
-    "  --incremental      tgcn with --impl opt: take A^ X_t from ReInc's incremental engine\n"
-    "                     behind its cache instead of recomputing it in every window\n"
+    "  --incremental      tgcn or gconvgru with --impl opt: take the aggregation of X_t\n"
+    "                     (T-GCN's A^ X_t; GConvGRU's Chebyshev terms L^ X_t, ..., with --k 2\n"
+    "                     or more) from ReInc's incremental engine behind its cache instead\n"
+    "                     of recomputing it in every window (gclstm has none: its input term\n"
+    "                     is X_t W)\n"
     "  --cache F          with --incremental: cache size as a fraction of all snapshots'\n"
     "                     aggregations (default 1; 0 = no cache)\n"
     "  --cache-policy P   with --incremental: reinc (default, ReInc's F/S - I) or lru\n"
@@ -364,9 +367,20 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         return tf_error_set(err, TF_ERR_INPUT, "train: --model and --data are required (see twofold train --help)");
     if (have_cache && !c->incremental)
         return tf_error_set(err, TF_ERR_INPUT, "train: --cache and --cache-policy configure --incremental: add it");
-    if (c->incremental && (!c->optimized || c->config.kind != MODEL_TGCN))
-        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves T-GCN's layer-1 aggregation A^ X_t (the "
-                                               "other models convolve inside their gates): use --model tgcn --impl opt");
+    if (c->incremental && c->config.kind == MODEL_GCLSTM)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves the aggregation of X_t, and GC-LSTM has "
+                                               "none (its input term is X_t W; it convolves H only): use --model tgcn "
+                                               "or gconvgru");
+    if (c->incremental && c->config.kind != MODEL_TGCN && c->config.kind != MODEL_GCONVGRU)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves the aggregation of X_t of T-GCN and "
+                                               "GConvGRU (%s convolves with a weight that evolves): use --model tgcn "
+                                               "or gconvgru",
+                            model_kind_name(c->config.kind));
+    if (c->incremental && c->config.kind == MODEL_GCONVGRU && c->config.chebyshev_k < 2)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental with gconvgru serves the Chebyshev terms L^ X_t "
+                                               "..; with --k 1 the basis is X_t itself: use --k 2 or more");
+    if (c->incremental && !c->optimized)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --incremental is the optimized twin's: add --impl opt");
     if (train_scheduling_check(&c->scheduling, c->optimized, c->incremental, err) != TF_OK)
         return TF_ERR_INPUT;
     const train_command_view view = {c->config.kind, c->scheduling.enabled, c->incremental, c->optimized,
@@ -610,8 +624,9 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         if (status == TF_OK)
             tr->model.inputs = &inputs.source;
         if (status == TF_OK && speaks)
-            printf("incremental inputs: deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the aggregations; "
-                   "threshold %g entries per edge, refresh every %lld snapshots\n",
+            printf("incremental inputs (%s): deltas of %lld snapshots built in %.3f s; cache %s, %.0f%% of the "
+                   "aggregations; threshold %g entries per edge, refresh every %lld snapshots\n",
+                   inputs.kind == AGGREGATOR_CHEBYSHEV ? "GConvGRU's Chebyshev terms of X_t" : "T-GCN's A^ X_t",
                    (long long)seq->num_snapshots, wall_seconds() - built, cache_policy_name(c.inputs.policy),
                    100 * c.inputs.capacity, c.inputs.engine.threshold, (long long)c.inputs.engine.refresh_interval);
     }
