@@ -2,7 +2,8 @@
 # twofold train --profile (issue 17, point 1) on a small case, 2 epochs: --impl ref, --impl opt,
 # and --impl opt on 2 ranks. Each table must have every family's row, the peaks and the roofline
 # line, and the families' seconds must sum to at most the run's own "final test MSE ... (T s)",
-# which the trainer measures around the epochs without the profiler. A --profile the profiler
+# which the trainer measures around the epochs without the profiler and prints to 2 decimals (so
+# the sum may exceed the printed value by its rounding, 0.005 s, and no more). A --profile the profiler
 # cannot serve (--split vertex) must be refused. Prints each table.
 # Usage: test_profile_cli.sh TWOFOLD MPIEXEC
 set -u
@@ -38,7 +39,7 @@ check() {
     verdict=$(awk '
         /^final test MSE/ { run = $0; sub(/.*\(/, "", run); sub(/ s\).*/, "", run) }
         /^  (dense|sparse|cells|activations|loss|adam|copies|communication) / { sum += $3 }
-        END { printf "%s %.6f %s", (run != "" && sum > 0 && sum <= run) ? "ok" : "bad", sum, run }' "$work/out")
+        END { printf "%s %.6f %s", (run != "" && sum > 0 && sum <= run + 0.005) ? "ok" : "bad", sum, run }' "$work/out")
     echo "$name: families sum to ${verdict#* } s (families, run)"
     if [ "${verdict%% *}" != ok ]; then
         echo "FAIL $name: the families' seconds do not fit in the run's time"
