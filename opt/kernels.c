@@ -44,21 +44,29 @@ void opt_linear_accumulate(const float *x, const float *weight, int64_t n, int64
                 1.0f, y, (int)out);
 }
 
+/* The scratch of the two sums below for the shapes the models use (a gradient of up to 4096
+ * entries, e.g. hidden 32 x 2 hidden 64) lives on the stack: no allocation per call. Larger
+ * shapes allocate theirs. */
+#define STACK_ENTRIES 4096
+
 /* dbias[j] += sum over rows of dy[i][j], in double as ref does (a sum over every row). Rows
  * are read in memory order into a row of double accumulators. */
 static void column_sums(const float *dy, int64_t n, int64_t width, float *dbias)
 {
-    double *sums = calloc((size_t)width, sizeof *sums);
+    double on_stack[STACK_ENTRIES];
+    double *sums = width <= STACK_ENTRIES ? on_stack : malloc((size_t)width * sizeof *sums);
     if (!sums) {
         ref_add_bias_backward(dy, n, width, dbias);
         return;
     }
+    memset(sums, 0, (size_t)width * sizeof *sums);
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < width; j++)
             sums[j] += dy[i * width + j];
     for (int64_t j = 0; j < width; j++)
         dbias[j] += (float)sums[j];
-    free(sums);
+    if (sums != on_stack)
+        free(sums);
 }
 
 #define ROWS_PER_BLOCK 32
@@ -72,15 +80,21 @@ static void blocked_gram_accumulate(const float *a, int64_t rows_a, const float 
                                     float *weight_gradient)
 {
     const int64_t size = rows_a * cols_b;
-    float *block = malloc((size_t)size * sizeof *block);
-    double *total = calloc((size_t)size, sizeof *total);
-    if (!block || !total) { /* small buffers; if even they fail, one sgemm still gives a near result */
+    float block_on_stack[STACK_ENTRIES];
+    double total_on_stack[STACK_ENTRIES];
+    const int small = size <= STACK_ENTRIES;
+    float *block = small ? block_on_stack : malloc((size_t)size * sizeof *block);
+    double *total = small ? total_on_stack : malloc((size_t)size * sizeof *total);
+    if (!block || !total) { /* if even these fail, one sgemm still gives a near result */
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows_a, (int)cols_b, (int)n, 1.0f, a, (int)rows_a, b,
                     (int)cols_b, 1.0f, weight_gradient, (int)cols_b);
-        free(block);
-        free(total);
+        if (!small) {
+            free(block);
+            free(total);
+        }
         return;
     }
+    memset(total, 0, (size_t)size * sizeof *total);
     for (int64_t first = 0; first < n; first += ROWS_PER_BLOCK) {
         int64_t rows = n - first < ROWS_PER_BLOCK ? n - first : ROWS_PER_BLOCK;
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows_a, (int)cols_b, (int)rows, 1.0f,
@@ -90,8 +104,10 @@ static void blocked_gram_accumulate(const float *a, int64_t rows_a, const float 
     }
     for (int64_t i = 0; i < size; i++)
         weight_gradient[i] += (float)total[i];
-    free(block);
-    free(total);
+    if (!small) {
+        free(block);
+        free(total);
+    }
 }
 
 void opt_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
