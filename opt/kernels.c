@@ -17,6 +17,9 @@ void opt_set_threads(int threads)
 {
 #ifdef _OPENMP
     omp_set_num_threads(threads);
+    /* The trainer's threads each run whole windows (opt/train.c); a kernel's loop inside one runs
+     * on that thread alone rather than starting a team per call. */
+    omp_set_max_active_levels(1);
 #endif
     /* OpenBLAS's own threads would compete with OpenMP's for the same cores (both spin while
      * waiting); our products are small (vertices x tens of columns), so BLAS runs in the
