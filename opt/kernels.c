@@ -63,7 +63,10 @@ static void column_sums(const float *dy, int64_t n, int64_t width, float *dbias)
         return;
     }
     memset(sums, 0, (size_t)width * sizeof *sums);
+    /* simd: each column's sum still adds its rows in order, so vector lanes change nothing
+     * (-O2 leaves these loops scalar). */
     for (int64_t i = 0; i < n; i++)
+#pragma omp simd
         for (int64_t j = 0; j < width; j++)
             sums[j] += dy[i * width + j];
     for (int64_t j = 0; j < width; j++)
@@ -102,6 +105,7 @@ static void blocked_gram_accumulate(const float *a, int64_t rows_a, const float 
         int64_t rows = n - first < ROWS_PER_BLOCK ? n - first : ROWS_PER_BLOCK;
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows_a, (int)cols_b, (int)rows, 1.0f,
                     a + first * rows_a, (int)rows_a, b + first * cols_b, (int)cols_b, 0.0f, block, (int)cols_b);
+#pragma omp simd /* each entry its own sum: lanes change nothing */
         for (int64_t i = 0; i < size; i++)
             total[i] += block[i];
     }
