@@ -18,6 +18,9 @@ void opt_set_threads(int threads)
 {
 #ifdef _OPENMP
     omp_set_num_threads(threads);
+    /* The trainer's threads each run whole windows (opt/train.c); a kernel's loop inside one runs
+     * on that thread alone rather than starting a team per call. */
+    omp_set_max_active_levels(1);
 #endif
     /* OpenBLAS's own threads would compete with OpenMP's for the same cores (both spin while
      * waiting); our products are small (vertices x tens of columns), so BLAS runs in the
@@ -45,21 +48,32 @@ void opt_linear_accumulate(const float *x, const float *weight, int64_t n, int64
                 1.0f, y, (int)out);
 }
 
+/* The scratch of the two sums below for the shapes the models use (a gradient of up to 4096
+ * entries, e.g. hidden 32 x 2 hidden 64) lives on the stack: no allocation per call. Larger
+ * shapes allocate theirs. */
+#define STACK_ENTRIES 4096
+
 /* dbias[j] += sum over rows of dy[i][j], in double as ref does (a sum over every row). Rows
  * are read in memory order into a row of double accumulators. */
 static void column_sums(const float *dy, int64_t n, int64_t width, float *dbias)
 {
-    double *sums = calloc((size_t)width, sizeof *sums);
+    double on_stack[STACK_ENTRIES];
+    double *sums = width <= STACK_ENTRIES ? on_stack : malloc((size_t)width * sizeof *sums);
     if (!sums) {
         ref_add_bias_backward(dy, n, width, dbias);
         return;
     }
+    memset(sums, 0, (size_t)width * sizeof *sums);
+    /* simd: each column's sum still adds its rows in order, so vector lanes change nothing
+     * (-O2 leaves these loops scalar). */
     for (int64_t i = 0; i < n; i++)
+#pragma omp simd
         for (int64_t j = 0; j < width; j++)
             sums[j] += dy[i * width + j];
     for (int64_t j = 0; j < width; j++)
         dbias[j] += (float)sums[j];
-    free(sums);
+    if (sums != on_stack)
+        free(sums);
 }
 
 #define ROWS_PER_BLOCK 32
@@ -73,26 +87,35 @@ static void blocked_gram_accumulate(const float *a, int64_t rows_a, const float 
                                     float *weight_gradient)
 {
     const int64_t size = rows_a * cols_b;
-    float *block = malloc((size_t)size * sizeof *block);
-    double *total = calloc((size_t)size, sizeof *total);
-    if (!block || !total) { /* small buffers; if even they fail, one sgemm still gives a near result */
+    float block_on_stack[STACK_ENTRIES];
+    double total_on_stack[STACK_ENTRIES];
+    const int small = size <= STACK_ENTRIES;
+    float *block = small ? block_on_stack : malloc((size_t)size * sizeof *block);
+    double *total = small ? total_on_stack : malloc((size_t)size * sizeof *total);
+    if (!block || !total) { /* if even these fail, one sgemm still gives a near result */
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows_a, (int)cols_b, (int)n, 1.0f, a, (int)rows_a, b,
                     (int)cols_b, 1.0f, weight_gradient, (int)cols_b);
-        free(block);
-        free(total);
+        if (!small) {
+            free(block);
+            free(total);
+        }
         return;
     }
+    memset(total, 0, (size_t)size * sizeof *total);
     for (int64_t first = 0; first < n; first += ROWS_PER_BLOCK) {
         int64_t rows = n - first < ROWS_PER_BLOCK ? n - first : ROWS_PER_BLOCK;
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows_a, (int)cols_b, (int)rows, 1.0f,
                     a + first * rows_a, (int)rows_a, b + first * cols_b, (int)cols_b, 0.0f, block, (int)cols_b);
+#pragma omp simd /* each entry its own sum: lanes change nothing */
         for (int64_t i = 0; i < size; i++)
             total[i] += block[i];
     }
     for (int64_t i = 0; i < size; i++)
         weight_gradient[i] += (float)total[i];
-    free(block);
-    free(total);
+    if (!small) {
+        free(block);
+        free(total);
+    }
 }
 
 void opt_linear_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,

@@ -23,10 +23,12 @@
  *    across threads (only for arrays of 16384 elements or more), and the sums (bias gradient,
  *    loss) are added in ref's order in double: **bitwise equal**.
  *
- * Threads: OpenMP's for the loops (opt_set_threads()); OpenBLAS runs single-threaded in the
- * calling thread, because its spinning threads and OpenMP's fought over the cores (a T-GCN
- * epoch on twitter_tennis took 13 s with both at 2 threads on the 2-core development machine,
- * 0.29 s with one thread).
+ * Threads: OpenBLAS runs single-threaded in the calling thread, because its spinning threads
+ * and OpenMP's fought over the cores (a T-GCN epoch on twitter_tennis took 13 s with both at 2
+ * threads on the 2-core development machine, 0.29 s with one thread). The trainer's threads
+ * run whole windows each (opt/train.h), and nested regions are off, so inside a training step
+ * every kernel runs on its calling thread; the OpenMP loops here split rows across threads
+ * only when a kernel is called outside such a region (the benches, the tests).
  */
 #ifndef TWOFOLD_OPT_KERNELS_H
 #define TWOFOLD_OPT_KERNELS_H
@@ -42,7 +44,7 @@ extern "C" {
 /** The optimized CPU kernels, a drop-in #kernels table. */
 extern const kernels opt_kernels;
 
-/** Use @p threads threads for the OpenMP loops (>= 1); OpenBLAS stays single-threaded. */
+/** Use @p threads OpenMP threads (>= 1), one level of parallel regions; OpenBLAS stays single-threaded. */
 void opt_set_threads(int threads);
 
 /**

@@ -8,6 +8,10 @@
 #include "ref/layers.h"
 #include "ref/memory.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 int opt_trainer_rank_of(int64_t position, int size) { return (int)(position % size); }
 
 /* A checksum of a list's values (and, with @p grads, its second tensors: Adam keeps v there);
@@ -105,21 +109,158 @@ int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, cons
     return TF_OK;
 }
 
+/* ---- threads inside a rank ------------------------------------------------------------------- */
+
+/* A rank's windows of a step (or its evaluation windows) are shared among its OpenMP threads the
+ * way a step's slots are shared among ranks: the rank's k-th window runs on thread k % threads.
+ * Thread 0 trains into the rank's own model; every other thread into a replica (a model of the
+ * same shape, the rank's parameter values copied in before each step, its own gradients and
+ * tape), whose gradients are added into the rank's in thread order after the step's windows.
+ * So 1 rank x 2 threads adds the same terms as 2 ranks x 1 thread, in the same grouping, and
+ * each thread is one coarse parallel region per step: the kernels inside it run on that
+ * thread alone (nested regions are off, BLAS is single-threaded), nothing waits in between. */
+typedef struct thread_team {
+    int threads;        /* 1: the rank's own model only, no replicas */
+    trainer *replicas;  /* [threads - 1] shallow copies of the trainer, each with its own model */
+} thread_team;
+
+/* Threads for the windows of one rank: OpenMP's count, at most one per window. One thread where
+ * the model reads a shared source (the incremental engine's cache, a partition's operators) or
+ * runs on a device: those are not safe to share. */
+static int team_size(const trainer *tr, int64_t windows)
+{
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    if (tr->model.kernels != &opt_kernels || tr->model.inputs || tr->model.operators)
+        return 1;
+    return windows < threads ? (int)(windows > 1 ? windows : 1) : threads;
+}
+
+static void team_free(thread_team *team)
+{
+    for (int t = 0; t + 1 < team->threads && team->replicas; t++)
+        model_free(&team->replicas[t].model);
+    free(team->replicas);
+    memset(team, 0, sizeof *team);
+}
+
+/* Replicas of @p tr's model for threads 1 .. threads - 1 (none for one thread). */
+static int team_create(thread_team *team, const trainer *tr, int threads, tf_error *err)
+{
+    memset(team, 0, sizeof *team);
+    team->threads = 1;
+    if (threads < 2)
+        return TF_OK;
+    if (!(team->replicas = tf_alloc((size_t)threads - 1, sizeof *team->replicas, "thread replicas", err)))
+        return TF_ERR_INPUT;
+    for (int t = 0; t + 1 < threads; t++) {
+        team->replicas[t] = *tr;
+        if (model_create(&team->replicas[t].model, &tr->model.config, 1, err) != TF_OK) {
+            team_free(team);
+            return TF_ERR_INPUT;
+        }
+        team->threads++;
+        team->replicas[t].model.kernels = tr->model.kernels;
+    }
+    return TF_OK;
+}
+
+/* The trainer thread @p t works on. */
+static trainer *team_member(thread_team *team, trainer *tr, int t) { return t == 0 ? tr : &team->replicas[t - 1]; }
+
+/* Give every replica the rank's current parameter values and zero gradients. */
+static void team_start_step(thread_team *team, const trainer *tr)
+{
+    for (int t = 1; t < team->threads; t++) {
+        parameters_copy_values(&team->replicas[t - 1].model.parameters, &tr->model.parameters);
+        parameters_zero_grad(&team->replicas[t - 1].model.parameters);
+    }
+}
+
+/* Add the replicas' gradients into the rank's, in thread order. */
+static void team_sum_gradients(thread_team *team, trainer *tr)
+{
+    for (int t = 1; t < team->threads; t++)
+        for (int64_t i = 0; i < tr->model.parameters.count; i++) {
+            const tensor *from = &team->replicas[t - 1].model.parameters.items[i].grad;
+            float *to = tr->model.parameters.items[i].grad.data;
+            for (int64_t k = 0; k < from->size; k++)
+                to[k] += from->data[k];
+        }
+}
+
+/* Run this rank's windows of one step (train: the slots of @p step it holds) or of the
+ * evaluation (the windows j it holds), each thread its share; adds their losses (train) or
+ * squared errors (evaluation) into @p sum, the threads' sums added in thread order. */
+typedef struct team_work {
+    const train_schedule *schedule; /* train: the epoch's schedule; NULL: evaluation */
+    int64_t step;                   /* train: the step */
+    int64_t first, count;           /* evaluation: the evaluated snapshots */
+    int64_t *positions;             /* [windows] slots (train) or evaluation windows j of this rank */
+    int64_t windows;
+} team_work;
+
+static int team_run(thread_team *team, trainer *tr, const snapshot_seq *seq, const team_work *work, double *sum,
+                    tf_error *err)
+{
+    double sums[team->threads];
+    int statuses[team->threads];
+    tf_error errors[team->threads];
+#pragma omp parallel num_threads(team->threads) if (team->threads > 1)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        trainer *member = team_member(team, tr, t);
+        sums[t] = t == 0 ? *sum : 0; /* one thread adds in the order of one thread before */
+        statuses[t] = TF_OK;
+        for (int64_t k = t; statuses[t] == TF_OK && k < work->windows; k += team->threads) {
+            const int64_t position = work->positions[k];
+            statuses[t] = work->schedule
+                              ? trainer_train_slot(member, seq, work->schedule, work->step, position, &sums[t], &errors[t])
+                              : trainer_evaluate_window(member, seq, work->first, work->count, position, &sums[t], NULL,
+                                                        &errors[t]);
+        }
+    }
+    for (int t = 0; t < team->threads; t++)
+        if (statuses[t] != TF_OK) {
+            *err = errors[t];
+            return statuses[t];
+        }
+    *sum = sums[0];
+    for (int t = 1; t < team->threads; t++)
+        *sum += sums[t];
+    return TF_OK;
+}
+
 int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
     parameter_list *list = &tr->model.parameters;
-    float *packed = NULL;
-    if (c->size > 1 && !(packed = tf_alloc((size_t)parameters_size(list), sizeof(float), "gradient buffer", err)))
-        return TF_ERR_INPUT;
     const train_schedule s = trainer_schedule(tr);
+    float *packed = NULL;
+    int64_t *slots = tf_alloc((size_t)s.batch, sizeof *slots, "slots of a step", err);
+    thread_team team = {1, NULL};
+    if (!slots || (c->size > 1 && !(packed = tf_alloc((size_t)parameters_size(list), sizeof(float),
+                                                      "gradient buffer", err)))) {
+        free(slots);
+        return TF_ERR_INPUT;
+    }
+    team_work work = {&s, 0, 0, 0, slots, 0};
+    for (int64_t slot = 0; slot < s.batch; slot++)
+        if (opt_trainer_rank_of(slot, c->size) == c->rank)
+            slots[work.windows++] = slot;
     double loss_sum = 0; /* of this rank's windows */
-    int status = TF_OK;
+    int status = team_create(&team, tr, team_size(tr, work.windows), err);
     for (int64_t step = 0; status == TF_OK && step < s.steps; step++) {
         parameters_zero_grad(list);
-        for (int64_t slot = 0; status == TF_OK && slot < s.batch; slot++)
-            if (opt_trainer_rank_of(slot, c->size) == c->rank)
-                status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
+        team_start_step(&team, tr);
+        work.step = step;
+        status = team_run(&team, tr, seq, &work, &loss_sum, err);
+        team_sum_gradients(&team, tr);
         if (status == TF_OK)
             status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, err);
         if (status == TF_OK) {
@@ -127,7 +268,9 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
             report->steps++;
         }
     }
+    team_free(&team);
     free(packed);
+    free(slots);
     if (status == TF_OK)
         status = sum_across_ranks(c, &loss_sum, err);
     if (status != TF_OK)
@@ -140,16 +283,26 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
 int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, int64_t first, int64_t count,
                          double *mse, tf_error *err)
 {
-    const int64_t length = trainer_evaluation_length(tr, count);
+    const int64_t length = trainer_evaluation_length(tr, count), windows = (count + length - 1) / length;
+    int64_t *mine = tf_alloc((size_t)windows, sizeof *mine, "evaluation windows", err);
+    if (!mine)
+        return TF_ERR_INPUT;
+    team_work work = {NULL, 0, first, count, mine, 0};
+    for (int64_t j = 0; j < windows; j++)
+        if (opt_trainer_rank_of(j, c->size) == c->rank)
+            mine[work.windows++] = j;
+    /* Evaluation only reads the model: the replicas need its values, not its gradients. */
+    thread_team team;
     double error_sum = 0; /* of this rank's windows */
-    for (int64_t j = 0; j * length < count; j++) {
-        if (opt_trainer_rank_of(j, c->size) != c->rank)
-            continue;
-        int status = trainer_evaluate_window(tr, seq, first, count, j, &error_sum, NULL, err);
-        if (status != TF_OK)
-            return status;
+    int status = team_create(&team, tr, team_size(tr, work.windows), err);
+    if (status == TF_OK) {
+        team_start_step(&team, tr);
+        status = team_run(&team, (trainer *)tr, seq, &work, &error_sum, err);
     }
-    int status = sum_across_ranks(c, &error_sum, err);
+    team_free(&team);
+    free(mine);
+    if (status == TF_OK)
+        status = sum_across_ranks(c, &error_sum, err);
     if (status == TF_OK)
         *mse = error_sum / (double)count;
     return status;

@@ -19,6 +19,14 @@
  *    identical on all ranks without being sent (checked once at the start).
  *  - Evaluation windows are shared the same way, window j on rank j % size, and the squared
  *    errors summed across ranks; so is the epoch's train loss.
+ *  - Inside a rank, its windows of a step are shared among its OpenMP threads the same way
+ *    (the rank's k-th window on thread k % threads, opt_set_threads()): thread 0 trains into
+ *    the rank's model, each other thread into a replica with the rank's parameter values and
+ *    its own gradients and workspace, added into the rank's in thread order before the
+ *    all-reduce. One parallel region per step, so a thread runs whole windows and never waits
+ *    inside one: 1 rank x 2 threads adds the terms 2 ranks x 1 thread adds. One thread where
+ *    the model reads a shared source (incremental inputs, a partition's operators) or runs on
+ *    a GPU. Evaluation windows are shared among threads as well.
  *  - The models run on opt_kernels (opt/kernels.h): BLAS products within the fp tolerance,
  *    propagation bitwise.
  * Hence "equal within fp tolerance": the loss curve and final parameters of `--impl opt` on
@@ -50,14 +58,16 @@ int opt_trainer_parallel(trainer *tr, comm *c, tf_error *err);
 
 /**
  * Twin of trainer_epoch(): train one epoch with the step's slots shared among the ranks of
- * @p c, and evaluate (opt_trainer_evaluate()). Every rank calls it; every rank's @p tr and
- * @p report end the same. Allocates and frees its gradient packing buffer.
+ * @p c, and a rank's slots among its threads, and evaluate (opt_trainer_evaluate()). Every rank
+ * calls it; every rank's @p tr and @p report end the same. Allocates and frees its gradient
+ * packing buffer and its threads' replicas.
  */
 int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
 /**
  * Twin of trainer_evaluate() without predictions: evaluation window j of snapshots first ..
- * first+count-1 runs on rank j % size, and every rank receives the mean squared error.
+ * first+count-1 runs on rank j % size (and a rank's windows on its threads), and every rank
+ * receives the mean squared error.
  * (Predictions of every window live on one rank: use trainer_evaluate() there.)
  */
 int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, int64_t first, int64_t count,

@@ -89,6 +89,9 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
         (config->chebyshev_k < 1 || config->chebyshev_k > 16))
         return tf_error_set(err, TF_ERR_INPUT, "model %s: Chebyshev order K = %d, expected 1..16",
                             model_kind_name(config->kind), config->chebyshev_k);
+    if (!(m->scratch = tf_alloc(1, sizeof *m->scratch, "model workspace", err)))
+        return TF_ERR_INPUT;
+    workspace_init(m->scratch);
     rng r;
     rng_seed(&r, seed);
     int64_t width = model_state_width(m);
@@ -110,6 +113,9 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
 void model_free(model *m)
 {
     parameters_free(&m->parameters);
+    if (m->scratch)
+        workspace_free(m->scratch);
+    free(m->scratch);
     memset(m, 0, sizeof *m);
 }
 
@@ -127,8 +133,9 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
     const int64_t n = seq->num_nodes, width = model_state_width(m), out = m->config.out_features;
     tape->first = first;
     tape->count = count;
-    tape->states = tf_alloc((size_t)(count * n * width), sizeof(float), "hidden states", err);
-    tape->activated = tape->states ? tf_alloc((size_t)(count * n * width), sizeof(float), "hidden states", err) : NULL;
+    tape->states = model_scratch(m, (size_t)(count * n * width), sizeof(float), "hidden states", err);
+    tape->activated = tape->states ? model_scratch(m, (size_t)(count * n * width), sizeof(float), "hidden states", err)
+                                   : NULL;
     if (!tape->activated || m->ops->forward(m, seq, tape, err) != TF_OK) {
         window_tape_free(m, tape);
         return TF_ERR_INPUT;
@@ -149,8 +156,8 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
 {
     const int64_t n = seq->num_nodes, width = model_state_width(m), out = m->config.out_features;
     const int64_t size = tape->count * n * width;
-    float *dactivated = tf_alloc((size_t)size, sizeof *dactivated, "head gradients", err);
-    float *dstates = dactivated ? tf_alloc((size_t)size, sizeof *dstates, "state gradients", err) : NULL;
+    float *dactivated = model_scratch_zeroed(m, (size_t)size, sizeof *dactivated, "head gradients", err);
+    float *dstates = dactivated ? model_scratch_zeroed(m, (size_t)size, sizeof *dstates, "state gradients", err) : NULL;
     int status = dstates ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK) {
         m->kernels->linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
@@ -160,8 +167,6 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
     }
     if (status == TF_OK && m->kernels->take_error)
         status = m->kernels->take_error(err);
-    free(dactivated);
-    free(dstates);
     return status;
 }
 
@@ -169,9 +174,18 @@ void window_tape_free(const model *m, window_tape *tape)
 {
     if (tape->steps)
         m->ops->free_steps(m, tape);
-    free(tape->states);
-    free(tape->activated);
+    workspace_reset(m->scratch); /* the tape's buffers and the window's scratch */
     memset(tape, 0, sizeof *tape);
+}
+
+void *model_scratch(const model *m, size_t count, size_t size, const char *what, tf_error *err)
+{
+    return workspace_alloc(m->scratch, count, size, what, err);
+}
+
+void *model_scratch_zeroed(const model *m, size_t count, size_t size, const char *what, tf_error *err)
+{
+    return workspace_zeroed(m->scratch, count, size, what, err);
 }
 
 double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t first, int64_t count,

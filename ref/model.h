@@ -18,6 +18,11 @@
  *     model_window_loss(seq, first, count, predictions, 1.0f, dpredictions);
  *     model_backward(&m, seq, &tape, dpredictions, &err);   // adds into m.parameters' gradients
  *     window_tape_free(&m, &tape);
+ *
+ * A window's tape and the scratch of its forward and backward come from the model's workspace
+ * (ref/workspace.h), taken back by window_tape_free(): after the first window a training step
+ * allocates nothing. So one model holds one window's tape at a time (its forward, its backward,
+ * window_tape_free(), then the next window); models in different threads each have their own.
  */
 #ifndef TWOFOLD_REF_MODEL_H
 #define TWOFOLD_REF_MODEL_H
@@ -29,6 +34,7 @@
 #include "ref/parameters.h"
 #include "ref/propagate.h"
 #include "ref/snapshot.h"
+#include "ref/workspace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +101,7 @@ typedef struct model {
     const kernels *kernels;             /**< the compute kernels it runs on (ref_kernels by default) */
     const input_aggregations *inputs;   /**< T-GCN's and GConvGRU's input aggregations; NULL = recompute (the reference) */
     const operator_source *operators;   /**< the operators' source; NULL = from each snapshot's graph */
+    workspace *scratch;                 /**< a window's tape and scratch (model_scratch()), owned */
 } model;
 
 /** What a window's forward keeps for its backward. */
@@ -143,8 +150,18 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
 int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dpredictions,
                    tf_error *err);
 
-/** Release a tape. */
+/** Release a tape, and everything taken with model_scratch() since the window began. */
 void window_tape_free(const model *m, window_tape *tape);
+
+/**
+ * @p count items of @p size bytes from the model's workspace for the current window: the tape,
+ * the predictions, the scratch of forward and backward. Valid until window_tape_free();
+ * **not initialized**. @return NULL with TF_ERR_INPUT in @p err as tf_alloc().
+ */
+void *model_scratch(const model *m, size_t count, size_t size, const char *what, tf_error *err);
+
+/** model_scratch(), zeroed. */
+void *model_scratch_zeroed(const model *m, size_t count, size_t size, const char *what, tf_error *err);
 
 /**
  * The training loss of a window: the mean over its snapshots of the mean squared error over
@@ -183,7 +200,7 @@ typedef struct model_ops {
     int (*forward)(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err);
     /** Backward of the cell, given dstates [count][N][width]; adds into parameter gradients. */
     int (*backward)(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates, tf_error *err);
-    /** Free @p tape->steps. */
+    /** Free what @p tape->steps holds beyond model_scratch() memory (the operators). */
     void (*free_steps)(const model *m, window_tape *tape);
 } model_ops;
 

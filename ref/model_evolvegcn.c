@@ -48,21 +48,16 @@ static int evolvegcn_create(model *m, rng *r, tf_error *err)
 static void evolvegcn_free_steps(const model *m, window_tape *tape)
 {
     (void)m;
-    evolvegcn_step *steps = tape->steps;
-    for (int64_t t = 0; t < tape->count; t++) {
+    evolvegcn_step *steps = tape->steps; /* the buffers are model_scratch() */
+    for (int64_t t = 0; t < tape->count; t++)
         ref_propagation_free(&steps[t].graph);
-        free(steps[t].weight);
-        free(steps[t].gru_cache);
-        free(steps[t].transformed);
-    }
-    free(steps);
     tape->steps = NULL;
 }
 
 static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features;
-    evolvegcn_step *steps = tf_alloc((size_t)tape->count, sizeof *steps, "EvolveGCN-O tape", err);
+    evolvegcn_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "EvolveGCN-O tape", err);
     tape->steps = steps;
     int status = steps ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
@@ -71,9 +66,10 @@ static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tap
         const float *previous = t == 0 ? param(m, INITIAL_WEIGHT)->value.data : steps[t - 1].weight;
         status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err);
         if (status == TF_OK &&
-            (!(s->weight = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O tape", err)) ||
-             !(s->gru_cache = tf_alloc((size_t)(f * GRU_CACHE_WIDTH(f)), sizeof(float), "EvolveGCN-O tape", err)) ||
-             !(s->transformed = tf_alloc((size_t)(n * f), sizeof(float), "EvolveGCN-O tape", err))))
+            (!(s->weight = model_scratch_zeroed(m, (size_t)(f * f), sizeof(float), "EvolveGCN-O tape", err)) ||
+             !(s->gru_cache =
+                   model_scratch_zeroed(m, (size_t)(f * GRU_CACHE_WIDTH(f)), sizeof(float), "EvolveGCN-O tape", err)) ||
+             !(s->transformed = model_scratch_zeroed(m, (size_t)(n * f), sizeof(float), "EvolveGCN-O tape", err))))
             status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
@@ -92,10 +88,11 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features;
     const evolvegcn_step *steps = tape->steps;
-    float *dweight = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O gradients", err);          /* dL/dW_t */
-    float *dprevious = tf_alloc((size_t)(f * f), sizeof(float), "EvolveGCN-O gradients", err);        /* dL/dW_{t-1} */
-    float *dtransformed = tf_alloc((size_t)(n * f), sizeof(float), "EvolveGCN-O gradients", err);
-    float *dgates = tf_alloc((size_t)(2 * f * 3 * f), sizeof(float), "EvolveGCN-O gradients", err); /* GRU scratch */
+    const char *what = "EvolveGCN-O gradients";
+    float *dweight = model_scratch_zeroed(m, (size_t)(f * f), sizeof(float), what, err);          /* dL/dW_t */
+    float *dprevious = model_scratch_zeroed(m, (size_t)(f * f), sizeof(float), what, err);        /* dL/dW_{t-1} */
+    float *dtransformed = model_scratch_zeroed(m, (size_t)(n * f), sizeof(float), what, err);
+    float *dgates = model_scratch_zeroed(m, (size_t)(2 * f * 3 * f), sizeof(float), what, err); /* GRU scratch */
     int status = dweight && dprevious && dtransformed && dgates ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
         const evolvegcn_step *s = &steps[t];
@@ -120,10 +117,6 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
     if (status == TF_OK) /* what reaches W_0 is the gradient of initial_weight */
         for (int64_t i = 0; i < f * f; i++)
             param(m, INITIAL_WEIGHT)->grad.data[i] += dprevious[i];
-    free(dweight);
-    free(dprevious);
-    free(dtransformed);
-    free(dgates);
     return status;
 }
 

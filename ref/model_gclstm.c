@@ -65,14 +65,9 @@ static int gclstm_create(model *m, rng *r, tf_error *err)
 static void gclstm_free_steps(const model *m, window_tape *tape)
 {
     (void)m;
-    gclstm_step *steps = tape->steps;
-    for (int64_t t = 0; t < tape->count; t++) {
+    gclstm_step *steps = tape->steps; /* the buffers are model_scratch() */
+    for (int64_t t = 0; t < tape->count; t++)
         ref_propagation_free(&steps[t].graph);
-        free(steps[t].basis_h);
-        free(steps[t].gates);
-        free(steps[t].cell);
-    }
-    free(steps);
     tape->steps = NULL;
 }
 
@@ -80,11 +75,11 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
     const int k = m->config.chebyshev_k;
-    gclstm_step *steps = tf_alloc((size_t)tape->count, sizeof *steps, "GC-LSTM tape", err);
+    gclstm_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "GC-LSTM tape", err);
     tape->steps = steps;
-    float *zeros = steps ? tf_alloc((size_t)nh, sizeof(float), "GC-LSTM state", err) : NULL;
-    float *preactivation = zeros ? tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM scratch", err) : NULL;
-    float *gate = preactivation ? tf_alloc((size_t)nh, sizeof(float), "GC-LSTM scratch", err) : NULL;
+    float *zeros = steps ? model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM state", err) : NULL;
+    float *preactivation = zeros ? model_scratch(m, (size_t)(4 * nh), sizeof(float), "GC-LSTM scratch", err) : NULL;
+    float *gate = preactivation ? model_scratch(m, (size_t)nh, sizeof(float), "GC-LSTM scratch", err) : NULL;
     int status = gate ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         gclstm_step *s = &steps[t];
@@ -92,9 +87,10 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
         status = model_chebyshev_operator(m, &s->graph, seq, tape->first + t, err);
-        if (status == TF_OK && (!(s->basis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GC-LSTM tape", err)) ||
-                                !(s->gates = tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM tape", err)) ||
-                                !(s->cell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM tape", err))))
+        if (status == TF_OK &&
+            (!(s->basis_h = model_scratch(m, (size_t)(k * nh), sizeof(float), "GC-LSTM tape", err)) ||
+             !(s->gates = model_scratch(m, (size_t)(4 * nh), sizeof(float), "GC-LSTM tape", err)) ||
+             !(s->cell = model_scratch(m, (size_t)nh, sizeof(float), "GC-LSTM tape", err))))
             status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
@@ -110,9 +106,6 @@ static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *
         }
         m->kernels->lstm_pointwise_forward(preactivation, previous_cell, n, h, s->cell, tape->states + t * nh, s->gates);
     }
-    free(zeros);
-    free(preactivation);
-    free(gate);
     return status;
 }
 
@@ -123,14 +116,15 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
     const int k = m->config.chebyshev_k;
     const gclstm_step *steps = tape->steps;
-    float *zeros = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
-    float *dstate = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
-    float *dprevious = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
-    float *dcell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);          /* dL/dC_t from later */
-    float *dprevious_cell = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
-    float *dpreactivation = tf_alloc((size_t)(4 * nh), sizeof(float), "GC-LSTM gradients", err);
-    float *dgate = tf_alloc((size_t)nh, sizeof(float), "GC-LSTM gradients", err);
-    float *dbasis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GC-LSTM gradients", err);
+    float *zeros = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dstate = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dprevious = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    /* dL/dC_t from later */
+    float *dcell = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dprevious_cell = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dpreactivation = model_scratch_zeroed(m, (size_t)(4 * nh), sizeof(float), "GC-LSTM gradients", err);
+    float *dgate = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM gradients", err);
+    float *dbasis_h = model_scratch_zeroed(m, (size_t)(k * nh), sizeof(float), "GC-LSTM gradients", err);
     int status = zeros && dstate && dprevious && dcell && dprevious_cell && dpreactivation && dgate && dbasis_h
                      ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
@@ -157,14 +151,6 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
         }
         chebyshev_basis_backward(m->kernels, &s->graph, dbasis_h, h, k, dprevious);
     }
-    free(zeros);
-    free(dstate);
-    free(dprevious);
-    free(dcell);
-    free(dprevious_cell);
-    free(dpreactivation);
-    free(dgate);
-    free(dbasis_h);
     return status;
 }
 

@@ -47,17 +47,9 @@ static int gconvgru_create(model *m, rng *r, tf_error *err)
 static void gconvgru_free_steps(const model *m, window_tape *tape)
 {
     (void)m;
-    gconvgru_step *steps = tape->steps;
-    for (int64_t t = 0; t < tape->count; t++) {
+    gconvgru_step *steps = tape->steps; /* the buffers are model_scratch() */
+    for (int64_t t = 0; t < tape->count; t++)
         ref_propagation_free(&steps[t].graph);
-        free(steps[t].basis_x);
-        free(steps[t].basis_h);
-        free(steps[t].basis_masked);
-        free(steps[t].z);
-        free(steps[t].r);
-        free(steps[t].candidate);
-    }
-    free(steps);
     tape->steps = NULL;
 }
 
@@ -65,10 +57,10 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden;
     const int k = m->config.chebyshev_k;
-    gconvgru_step *steps = tf_alloc((size_t)tape->count, sizeof *steps, "GConvGRU tape", err);
+    gconvgru_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "GConvGRU tape", err);
     tape->steps = steps;
-    float *zeros = steps ? tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
-    float *masked = zeros ? tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
+    float *zeros = steps ? model_scratch_zeroed(m, (size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
+    float *masked = zeros ? model_scratch(m, (size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
     int status = masked ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         gconvgru_step *s = &steps[t];
@@ -77,12 +69,13 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         float *state = tape->states + t * n * h;
         status = model_chebyshev_operator(m, &s->graph, seq, tape->first + t, err);
         if (status == TF_OK &&
-            (!(s->basis_x = tf_alloc((size_t)(k * n * f), sizeof(float), "GConvGRU tape", err)) ||
-             !(s->basis_h = tf_alloc((size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
-             !(s->basis_masked = tf_alloc((size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
-             !(s->z = tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU tape", err)) ||
-             !(s->r = tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU tape", err)) ||
-             !(s->candidate = tf_alloc((size_t)(n * h), sizeof(float), "GConvGRU tape", err))))
+            /* the bases are written whole; the gates' pre-activations are sums from zero */
+            (!(s->basis_x = model_scratch(m, (size_t)(k * n * f), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->basis_h = model_scratch(m, (size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->basis_masked = model_scratch(m, (size_t)(k * n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->z = model_scratch_zeroed(m, (size_t)(n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->r = model_scratch_zeroed(m, (size_t)(n * h), sizeof(float), "GConvGRU tape", err)) ||
+             !(s->candidate = model_scratch_zeroed(m, (size_t)(n * h), sizeof(float), "GConvGRU tape", err))))
             status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
@@ -111,8 +104,6 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         for (int64_t i = 0; i < n * h; i++)
             state[i] = s->z[i] * previous[i] + (1.0f - s->z[i]) * s->candidate[i];
     }
-    free(zeros);
-    free(masked);
     return status;
 }
 
@@ -123,14 +114,15 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
     const int k = m->config.chebyshev_k;
     const gconvgru_step *steps = tape->steps;
-    float *zeros = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
-    float *dstate = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
-    float *dprevious = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
-    float *dgate = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);        /* dZ, dH~ or dR */
-    float *dpreactivation = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
-    float *dbasis = tf_alloc((size_t)(k * nh), sizeof(float), "GConvGRU gradients", err);
-    float *dbasis_h = tf_alloc((size_t)(k * nh), sizeof(float), "GConvGRU gradients", err);
-    float *dmasked = tf_alloc((size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    /* Each buffer is written or cleared before it is read, except zeros. */
+    float *zeros = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dstate = model_scratch(m, (size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dprevious = model_scratch(m, (size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dgate = model_scratch(m, (size_t)nh, sizeof(float), "GConvGRU gradients", err);        /* dZ, dH~ or dR */
+    float *dpreactivation = model_scratch(m, (size_t)nh, sizeof(float), "GConvGRU gradients", err);
+    float *dbasis = model_scratch(m, (size_t)(k * nh), sizeof(float), "GConvGRU gradients", err);
+    float *dbasis_h = model_scratch(m, (size_t)(k * nh), sizeof(float), "GConvGRU gradients", err);
+    float *dmasked = model_scratch(m, (size_t)nh, sizeof(float), "GConvGRU gradients", err);
     int status = zeros && dstate && dprevious && dgate && dpreactivation && dbasis && dbasis_h && dmasked
                      ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
@@ -175,14 +167,6 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
         /* The basis of H, shared by the gates z and r, sends its gradient to H once. */
         chebyshev_basis_backward(m->kernels, &s->graph, dbasis_h, h, k, dprevious);
     }
-    free(zeros);
-    free(dstate);
-    free(dprevious);
-    free(dgate);
-    free(dpreactivation);
-    free(dbasis);
-    free(dbasis_h);
-    free(dmasked);
     return status;
 }
 

@@ -64,16 +64,9 @@ static int tgcn_create(model *m, rng *r, tf_error *err)
 static void tgcn_free_steps(const model *m, window_tape *tape)
 {
     (void)m;
-    tgcn_step *steps = tape->steps;
-    for (int64_t t = 0; t < tape->count; t++) {
+    tgcn_step *steps = tape->steps; /* the buffers are model_scratch() */
+    for (int64_t t = 0; t < tape->count; t++)
         ref_propagation_free(&steps[t].graph);
-        free(steps[t].aggregated);
-        for (int g = 0; g < GATES; g++) {
-            free(steps[t].gate_input[g]);
-            free(steps[t].gate[g]);
-        }
-    }
-    free(steps);
     tape->steps = NULL;
 }
 
@@ -87,25 +80,25 @@ static void copy_columns(const model *m, float *target, int64_t target_width, in
 static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden;
-    tgcn_step *steps = tf_alloc((size_t)tape->count, sizeof *steps, "T-GCN tape", err);
+    tgcn_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "T-GCN tape", err);
     tape->steps = steps;
-    float *zeros = steps ? tf_alloc((size_t)(n * h), sizeof *zeros, "T-GCN state", err) : NULL;
-    float *masked = zeros ? tf_alloc((size_t)(n * h), sizeof *masked, "T-GCN state", err) : NULL;
+    float *zeros = steps ? model_scratch_zeroed(m, (size_t)(n * h), sizeof *zeros, "T-GCN state", err) : NULL;
+    float *masked = zeros ? model_scratch(m, (size_t)(n * h), sizeof *masked, "T-GCN state", err) : NULL;
     int status = masked ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         tgcn_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
         float *state = tape->states + t * n * h;
-        if (!(s->aggregated = tf_alloc((size_t)(n * f), sizeof(float), "T-GCN tape", err)))
+        if (!(s->aggregated = model_scratch(m, (size_t)(n * f), sizeof(float), "T-GCN tape", err)))
             status = TF_ERR_INPUT;
         else if (m->inputs)
             status = m->inputs->get(m->inputs->context, tape->first + t, s->aggregated, err);
         else if ((status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err)) == TF_OK)
             m->kernels->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
         for (int g = 0; status == TF_OK && g < GATES; g++)
-            if (!(s->gate_input[g] = tf_alloc((size_t)(n * 2 * h), sizeof(float), "T-GCN tape", err)) ||
-                !(s->gate[g] = tf_alloc((size_t)(n * h), sizeof(float), "T-GCN tape", err)))
+            if (!(s->gate_input[g] = model_scratch(m, (size_t)(n * 2 * h), sizeof(float), "T-GCN tape", err)) ||
+                !(s->gate[g] = model_scratch(m, (size_t)(n * h), sizeof(float), "T-GCN tape", err)))
                 status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
@@ -133,8 +126,6 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
         for (int64_t i = 0; i < n * h; i++)
             state[i] = z[i] * previous[i] + (1.0f - z[i]) * candidate[i];
     }
-    free(zeros);
-    free(masked);
     return status;
 }
 
@@ -168,12 +159,13 @@ static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *t
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
     const tgcn_step *steps = tape->steps;
-    float *zeros = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);
-    float *dstate = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);     /* dL/dH_t, all paths */
-    float *dprevious = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);  /* dL/dH_{t-1} */
-    float *dgate = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);      /* dZ, dH~ or dR */
-    float *dsecond = tf_alloc((size_t)nh, sizeof(float), "T-GCN gradients", err);
-    float *scratch = tf_alloc((size_t)(3 * nh), sizeof(float), "T-GCN gradients", err);
+    /* Each buffer is written before it is read (scratch by gate_backward()), except zeros. */
+    float *zeros = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);
+    float *dstate = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);     /* dL/dH_t, all paths */
+    float *dprevious = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);  /* dL/dH_{t-1} */
+    float *dgate = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);      /* dZ, dH~ or dR */
+    float *dsecond = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);
+    float *scratch = model_scratch(m, (size_t)(3 * nh), sizeof(float), "T-GCN gradients", err);
     int status = zeros && dstate && dprevious && dgate && dsecond && scratch ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
         const tgcn_step *s = &steps[t];
@@ -204,12 +196,6 @@ static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *t
         for (int64_t i = 0; i < nh; i++)
             dprevious[i] += dsecond[i];
     }
-    free(zeros);
-    free(dstate);
-    free(dprevious);
-    free(dgate);
-    free(dsecond);
-    free(scratch);
     return status;
 }
 

@@ -115,13 +115,15 @@ void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first
 
 /* ---- one window ------------------------------------------------------------------------------ */
 
-/* Forward one window; optionally backward with the loss scaled by `scale`. */
+/* Forward one window; optionally backward with the loss scaled by `scale`. The predictions and
+ * their gradients are model_scratch(): the window's, reused by the next. */
 static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float scale, int backward,
                       double *loss, float *predictions_out, tf_error *err)
 {
     const int64_t size = count * seq->num_nodes * seq->target_width;
-    float *predictions = tf_alloc((size_t)size, sizeof(float), "predictions", err);
-    float *dpredictions = predictions && backward ? tf_alloc((size_t)size, sizeof(float), "predictions", err) : NULL;
+    float *predictions = model_scratch(m, (size_t)size, sizeof(float), "predictions", err);
+    float *dpredictions = predictions && backward ? model_scratch(m, (size_t)size, sizeof(float), "predictions", err)
+                                                  : NULL;
     int status = predictions && (dpredictions || !backward) ? TF_OK : TF_ERR_INPUT;
     window_tape tape;
     memset(&tape, 0, sizeof tape);
@@ -134,9 +136,7 @@ static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t 
         if (predictions_out)
             m->kernels->copy_rows(predictions_out, size, predictions, size, 1, size);
     }
-    window_tape_free(m, &tape);
-    free(predictions);
-    free(dpredictions);
+    window_tape_free(m, &tape); /* and the predictions */
     return status;
 }
 

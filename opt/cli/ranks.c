@@ -16,9 +16,9 @@ int start_ranks(comm *group, int quiet, tf_error *err)
     char reason[256];
     if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
         return TF_ERR_SYSTEM;
-    /* One thread per rank unless OMP_NUM_THREADS asks for more: ranks are the unit of
-     * parallelism (threads within a rank helped little and hurt small graphs on the 2-core
-     * development machine; chapter 01's performance section has the numbers). */
+    /* One thread per rank unless OMP_NUM_THREADS asks for more. A rank's threads share its
+     * windows of a step (opt/train.h), as ranks share a step's; libgomp reads OMP_WAIT_POLICY
+     * when the program loads, so whether idle threads spin or sleep is the user's setting. */
     int threads = 1;
 #ifdef _OPENMP
     if (getenv("OMP_NUM_THREADS"))
