@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/activation.h"
 #include "ref/layers.h"
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+static float sigmoid(float x) { return tf_sigmoidf(x); }
 
 void ref_gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                           const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
@@ -31,7 +32,7 @@ void ref_gru_cell_forward(const float *x, const float *h, const float *weight_ih
             r[j] = sigmoid(input[0] + recurrent[0]);
             z[j] = sigmoid(input[1] + recurrent[1]);
             hidden_part[j] = recurrent[2];
-            candidate[j] = tanhf(input[2] + r[j] * recurrent[2]);
+            candidate[j] = tf_tanhf(input[2] + r[j] * recurrent[2]);
             h_out[row * H + j] = (1.0f - z[j]) * candidate[j] + z[j] * hr[j];
         }
     }
@@ -90,11 +91,11 @@ void ref_lstm_pointwise_forward(const float *preactivation, const float *c, int6
         for (int64_t j = 0; j < H; j++) {
             i[j] = sigmoid(a[j]);
             f[j] = sigmoid(a[H + j]);
-            g[j] = tanhf(a[2 * H + j]);
+            g[j] = tf_tanhf(a[2 * H + j]);
             o[j] = sigmoid(a[3 * H + j]);
             float cell = f[j] * c[row * H + j] + i[j] * g[j];
             c_out[row * H + j] = cell;
-            h_out[row * H + j] = o[j] * tanhf(cell);
+            h_out[row * H + j] = o[j] * tf_tanhf(cell);
         }
     }
 }
@@ -108,7 +109,7 @@ void ref_lstm_pointwise_backward(const float *gates, const float *c, const float
         float *d = dpreactivation + row * 4 * H;
         for (int64_t j = 0; j < H; j++) {
             int64_t k = row * H + j;
-            float tanh_cell = tanhf(c_out[k]);
+            float tanh_cell = tf_tanhf(c_out[k]);
             /* h' = o tanh(c'): c' collects dh' through tanh plus what later steps send */
             float d_cell = dh_out[k] * o[j] * (1.0f - tanh_cell * tanh_cell) + (dc_out ? dc_out[k] : 0.0f);
             float d_o = dh_out[k] * tanh_cell;

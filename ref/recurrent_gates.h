@@ -21,12 +21,12 @@
  * **Host and device.** Every function is #TF_HOST_DEVICE and `static inline`, so each .c and
  * .cu file compiles its own copy from the same source. What differs is the compiler, not the
  * formula:
- *  - On the host (C11, ISO mode) expf() and tanhf() are the C library's, the same calls
- *    ref/recurrent.c makes, and every product and sum is rounded on its own (ISO C mode does
- *    not contract a * b + c into a fused multiply-add). Given the same pre-activations, the CPU
- *    twins' gates are bitwise ref's (opt_gru_cell_*() differ from ref only through their sgemm
- *    products).
- *  - On the device, nvcc supplies CUDA's own expf() and tanhf() (accurate to a few ulp, with
+ *  - On the host (C11, ISO mode) the sigmoid and tanh are the project's own tf_sigmoidf() and
+ *    tf_tanhf() (ref/activation.h), the same calls ref/recurrent.c makes, and every product
+ *    and sum is rounded on its own (ISO C mode does not contract a * b + c into a fused
+ *    multiply-add). Given the same pre-activations, the CPU twins' gates are bitwise ref's
+ *    (opt_gru_cell_*() differ from ref only through their sgemm products).
+ *  - On the device, the gates use CUDA's own expf() and tanhf() (accurate to a few ulp, with
  *    their bounds in the CUDA C++ Programming Guide's table of mathematical functions, but not
  *    the C library's bits), and it contracts a * b + c into one fused multiply-add (its default,
  *    --fmad=true). The GPU twins are therefore equal to the reference within the GPU fp
@@ -47,6 +47,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "ref/activation.h"
+
 #ifdef __CUDACC__
 /** Compile a function for the host and, under nvcc, for the device too. */
 #define TF_HOST_DEVICE __host__ __device__
@@ -55,8 +57,25 @@
 #define TF_HOST_DEVICE
 #endif
 
-/** The logistic function, written as ref/recurrent.c writes it so that it rounds the same way. */
-TF_HOST_DEVICE static inline float gate_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+/** The logistic function: on the host ref/recurrent.c's (ref/activation.h), on the device CUDA's expf(). */
+TF_HOST_DEVICE static inline float gate_sigmoid(float x)
+{
+#ifdef __CUDA_ARCH__
+    return 1.0f / (1.0f + expf(-x));
+#else
+    return tf_sigmoidf(x);
+#endif
+}
+
+/** The hyperbolic tangent: on the host ref/recurrent.c's (ref/activation.h), on the device CUDA's tanhf(). */
+TF_HOST_DEVICE static inline float gate_tanh(float x)
+{
+#ifdef __CUDA_ARCH__
+    return tanhf(x);
+#else
+    return tf_tanhf(x);
+#endif
+}
 
 /**
  * GRU forward, unit j of one row (ref/recurrent.h gives the equations), from the gate blocks'
@@ -75,7 +94,7 @@ TF_HOST_DEVICE static inline float gru_unit_forward(float input_r, float input_z
 {
     const float r = gate_sigmoid(input_r + hidden_r);
     const float z = gate_sigmoid(input_z + hidden_z);
-    const float candidate = tanhf(input_n + r * hidden_n);
+    const float candidate = gate_tanh(input_n + r * hidden_n);
     cache[0] = r;
     cache[H] = z;
     cache[2 * H] = candidate;
@@ -131,7 +150,7 @@ TF_HOST_DEVICE static inline float lstm_unit_forward(float pre_i, float pre_f, f
 {
     const float i = gate_sigmoid(pre_i);
     const float f = gate_sigmoid(pre_f);
-    const float g = tanhf(pre_g);
+    const float g = gate_tanh(pre_g);
     const float o = gate_sigmoid(pre_o);
     gates[0] = i;
     gates[H] = f;
@@ -139,7 +158,7 @@ TF_HOST_DEVICE static inline float lstm_unit_forward(float pre_i, float pre_f, f
     gates[3 * H] = o;
     const float cell = f * c_prev + i * g;
     *c_next = cell;
-    return o * tanhf(cell);
+    return o * gate_tanh(cell);
 }
 
 /**
@@ -158,7 +177,7 @@ TF_HOST_DEVICE static inline void lstm_unit_backward(float dh_next, float dc_nex
                                                      float *dc_prev)
 {
     const float i = gates[0], f = gates[H], g = gates[2 * H], o = gates[3 * H];
-    const float tanh_cell = tanhf(c_next);
+    const float tanh_cell = gate_tanh(c_next);
     /* h' = o tanh(c'): c' collects dh' through tanh plus what later steps send */
     const float d_cell = dh_next * o * (1.0f - tanh_cell * tanh_cell) + dc_next;
     const float d_o = dh_next * tanh_cell;
