@@ -39,7 +39,8 @@ typedef struct workspace {
     size_t used;        /**< bytes handed out from it since the last reset */
     size_t wanted;      /**< bytes requested since the last reset, in or beside the block */
     void **extra;       /**< [extra_count] blocks of requests the main block could not hold */
-    size_t extra_count, extra_capacity;
+    size_t extra_count;     /**< blocks in extra */
+    size_t extra_capacity;  /**< room in extra */
 } workspace;
 
 /** An empty workspace (it allocates at its first request). */
