@@ -25,15 +25,16 @@
 # the script with exit 1 before any time is printed.
 #
 # Times: the median and the spread (min..max) of epochs 2..EPOCHS (the first includes warm-up),
-# so EPOCHS >= 4 gives at least three timed epochs. Logs stay in a fresh directory under
+# so EPOCHS >= 4 gives at least three timed epochs. Epoch lines have millisecond resolution, so no
+# ratio is printed from a median under 10 ms (use larger data). Logs stay in a fresh directory under
 # ${TMPDIR:-/tmp} (printed); the exported data and parameters there are removed at the end.
 set -euo pipefail
 case ${1:-} in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 die() { echo "bench/train.sh: $*" >&2; exit 1; }
 
-model=${1:-tgcn}
-data=${2:-twitter_tennis}
-epochs=${3:-5}
+model=${1-tgcn}
+data=${2-twitter_tennis}
+epochs=${3-5}
 threads=${THREADS:-1}
 peer_tolerance=${PEER_TOLERANCE:-1e-4}
 twofold=${TWOFOLD:-build/twofold}
@@ -48,6 +49,7 @@ case $model in
   tgcn | gconvgru | gclstm | evolvegcn) ;;
   *) die "MODEL $model: expected tgcn, gconvgru, gclstm or evolvegcn (the snapshot models the peer also has)" ;;
 esac
+[ -n "$data" ] || die "DATA is empty: expected a bundled name, a file or a generator spec"
 [[ $epochs =~ ^[0-9]+$ ]] || die "EPOCHS \"$epochs\": expected a whole number (at least 4)"
 ((10#$epochs >= 4)) ||
   die "EPOCHS $epochs: at least 4, since epoch 1 (warm-up) is not timed and the median and spread need at least 3 timed epochs"
@@ -139,7 +141,11 @@ for label in "${labels[@]}"; do
   printf '%-12s %-24s %10s %21s %15s\n' "$label" "$(threads_of "$label")" "$median" "$low..$high" "$(final_mse "$label")"
 done
 median_of() { epoch_times "$1" | cut -d' ' -f1; }
-ratio() { awk -v a="$(median_of "$1")" -v b="$(median_of "$2")" 'BEGIN { printf "%.2fx", a / b }'; }
+# Epoch lines give milliseconds, so a median below 10 ms has under two digits: no ratio from it.
+ratio() {
+  awk -v a="$(median_of "$1")" -v b="$(median_of "$2")" \
+    'BEGIN { if (a < 0.010 || b < 0.010) printf "n/a (an epoch under 10 ms)"; else printf "%.2fx", a / b }'
+}
 echo "speedup over ref (medians): opt 1 rank $(ratio ref opt-1-rank), opt 2 ranks $(ratio ref opt-2-ranks)"
 if [ "${labels[-1]}" = peer ]; then
   echo "speedup over PyTorch Geometric Temporal (medians, same CPU, $threads thread(s) each): ref $(ratio peer ref)," \

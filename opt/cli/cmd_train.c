@@ -752,7 +752,10 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                (long long)inputs.cache.stats.misses, (long long)inputs.cache.stats.evicted,
                (long long)inputs.engine.stats.full, (long long)inputs.engine.stats.fallbacks,
                (long long)inputs.engine.stats.incremental);
-    if (status == TF_OK && c.profile && speaks) {
+    if (status == TF_OK && c.profile && speaks && tr->epoch == first_epoch) {
+        printf("profile: no epoch ran (--epochs %lld, and the run started at epoch %lld): nothing to profile\n",
+               (long long)c.options.epochs, (long long)first_epoch);
+    } else if (status == TF_OK && c.profile && speaks) {
         profile_peaks peaks;
         char whose[96];
         snprintf(whose, sizeof whose, "--impl %s%s, %s", c.optimized ? "opt" : "ref", c.gpu ? " --device cuda" : "",
