@@ -342,28 +342,23 @@ void opt_add_bias(float *y, const float *bias, int64_t n, int64_t width)
  * row (ref walks each column down with a stride of `width`): bitwise equal. */
 void opt_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbias) { column_sums(dy, n, width, dbias); }
 
-/* The gradient of every element is independent (threads split the rows); the loss is one double
- * sum, kept in ref's order in the calling thread so it is ref's to the last bit. */
+/* The gradient of every element is independent (threads split the rows); the loss is ref's own
+ * double sum (ref_mse_loss_over() without a gradient), so it is ref's to the last bit. */
 double opt_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
                     float scale, float *dprediction)
 {
     int64_t rows = 0;
     for (int64_t i = 0; i < n; i++)
         rows += !mask || mask[i];
-    if (!dprediction || rows == 0)
+    if (dprediction && rows > 0) {
+        const double count = (double)rows * (double)width;
+        ELEMENTWISE(n * width, dprediction[i] = !mask || mask[i / width]
+                                                  ? (float)(scale * 2.0 * ((double)prediction[i] - (double)target[i]) / count)
+                                                  : 0.0f);
+    } else if (dprediction) { /* no counted row: ref writes the zero gradient */
         return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, dprediction);
-    const double count = (double)rows * (double)width;
-    ELEMENTWISE(n * width, dprediction[i] = !mask || mask[i / width]
-                                              ? (float)(scale * 2.0 * ((double)prediction[i] - (double)target[i]) / count)
-                                              : 0.0f);
-    double sum = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (!mask || mask[i])
-            for (int64_t j = 0; j < width; j++) {
-                double difference = (double)prediction[i * width + j] - (double)target[i * width + j];
-                sum += difference * difference;
-            }
-    return sum / count;
+    }
+    return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, NULL);
 }
 
 /* Every element is adam_update_element() (ref/adam.h), the function ref_adam_step() calls:
