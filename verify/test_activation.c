@@ -133,14 +133,17 @@ START_TEST(limits_and_nan)
 }
 END_TEST
 
+/* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "activation" (the
+ * limits, label unit, under Valgrind in CI) and "activation_sweeps" (a million inputs each, label
+ * slow: pure arithmetic with nothing for Valgrind to check, and minutes under it). */
 int main(void)
 {
-    Suite *suite = suite_create("activation");
-    TCase *cases = tcase_create("activation");
-    tcase_set_timeout(cases, 120);
-    tcase_add_test(cases, dense_sweep);
-    tcase_add_test(cases, bit_pattern_sweep);
-    tcase_add_test(cases, limits_and_nan);
-    suite_add_tcase(suite, cases);
-    return run_suite(suite);
+    const named_test limits[] = {{"limits_and_nan", limits_and_nan}};
+    const named_test sweeps[] = {{"dense_sweep", dense_sweep}, {"bit_pattern_sweep", bit_pattern_sweep}};
+    SRunner *runner = srunner_create(suite_of("activation", limits, sizeof limits / sizeof *limits, 120));
+    srunner_add_suite(runner, suite_of("activation_sweeps", sweeps, sizeof sweeps / sizeof *sweeps, 120));
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? 0 : 1;
 }

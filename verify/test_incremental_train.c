@@ -339,18 +339,24 @@ START_TEST(reuse_across_gates_counted)
 }
 END_TEST
 
+/* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "incremental_train"
+ * on generated graphs (label unit, under Valgrind in CI) and "incremental_train_real_data" on
+ * twitter_tennis (label slow: two GConvGRU runs against the reference take minutes under Valgrind,
+ * and the same code paths are memory-checked on the generated graphs). */
 int main(void)
 {
-    Suite *s = suite_create("incremental_train");
-    TCase *tc = tcase_create("incremental_train");
-    tcase_set_timeout(tc, 900);
-    tcase_add_test(tc, cache_policy_unit);
-    tcase_add_test(tc, generated_overlapping_windows);
-    tcase_add_test(tc, gconvgru_generated);
-    tcase_add_test(tc, gconvgru_twitter_tennis);
-    tcase_add_test(tc, models_without_input_aggregation);
-    tcase_add_test(tc, cache_never_changes_results);
-    tcase_add_test(tc, reuse_across_gates_counted);
-    suite_add_tcase(s, tc);
-    return run_suite(s);
+    const named_test generated_tests[] = {{"cache_policy_unit", cache_policy_unit},
+                                          {"generated_overlapping_windows", generated_overlapping_windows},
+                                          {"gconvgru_generated", gconvgru_generated},
+                                          {"models_without_input_aggregation", models_without_input_aggregation},
+                                          {"cache_never_changes_results", cache_never_changes_results},
+                                          {"reuse_across_gates_counted", reuse_across_gates_counted}};
+    const named_test real[] = {{"gconvgru_twitter_tennis", gconvgru_twitter_tennis}};
+    SRunner *runner = srunner_create(
+        suite_of("incremental_train", generated_tests, sizeof generated_tests / sizeof *generated_tests, 900));
+    srunner_add_suite(runner, suite_of("incremental_train_real_data", real, sizeof real / sizeof *real, 900));
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? 0 : 1;
 }
