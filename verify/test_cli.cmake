@@ -52,6 +52,7 @@ expect_failure("no such checkpoint" train --model tgcn --data chickenpox --load 
 expect_failure("expected a whole number in 1..16" train --model gconvgru --data chickenpox --k 0)
 expect_failure("GC-LSTM has none" train --model gclstm --data chickenpox --impl opt --incremental)
 expect_failure("use --model tgcn or gconvgru" train --model evolvegcn --data chickenpox --impl opt --incremental)
+expect_failure("tgcn has none: drop it" train --model tgcn --data chickenpox --k 3)
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)
 expect_failure("add --impl opt" train --model tgcn --data chickenpox --incremental)
 expect_failure("add --impl opt" train --model gconvgru --data chickenpox --incremental)
@@ -155,6 +156,14 @@ if(NOT resumed MATCHES "resuming after epoch 2" OR NOT straight_final STREQUAL r
   message(FATAL_ERROR "resume differs or files missing:\n${straight}\n---\n${resumed}")
 endif()
 message(STATUS "uninterrupted: ${straight_final}; resumed after epoch 2: ${resumed_final}")
+# --epochs is the total to reach: a checkpoint already there trains nothing, and says so.
+execute_process(COMMAND ${TWOFOLD} ${train_args} --epochs 2 --load ${WORK}/checkpoint
+                RESULT_VARIABLE status3 OUTPUT_VARIABLE reached)
+if(NOT status3 EQUAL 0 OR NOT reached MATCHES "no epoch to train" OR reached MATCHES "epoch +3")
+  message(FATAL_ERROR "--epochs 2 --load of an epoch-2 checkpoint (${status3}):\n${reached}")
+endif()
+string(REGEX MATCH "note: [^\n]*" reached_note "${reached}")
+message(STATUS "${reached_note}")
 
 # The same for an event model: 3 epochs straight equal 1 + save + load + 2, and loading a
 # finished checkpoint with nothing left to train evaluates it.

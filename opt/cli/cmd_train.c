@@ -208,7 +208,7 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
     c->replicas = 1;
     c->argc = argc;
     c->argv = argv;
-    int have_model = 0, have_cache = 0, have_every = 0, have_staleness = 0, have_replicas = 0;
+    int have_model = 0, have_cache = 0, have_every = 0, have_staleness = 0, have_replicas = 0, have_k = 0;
     for (int i = 0; i < argc; i++) {
         const char *value = NULL;
         int64_t number;
@@ -249,6 +249,7 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
             if (matched < 0 || cli_parse_int("--k", value, 1, 16, &number, err) != TF_OK)
                 return TF_ERR_INPUT;
             c->config.chebyshev_k = (int)number;
+            have_k = 1;
         } else if (OPTION("--window")) {
             if (matched < 0 || cli_parse_int("--window", value, 0, INT64_MAX, &c->options.window, err) != TF_OK)
                 return TF_ERR_INPUT;
@@ -377,6 +378,10 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves the aggregation of X_t of T-GCN and "
                                                "GConvGRU (%s convolves with a weight that evolves): use --model tgcn "
                                                "or gconvgru",
+                            model_kind_name(c->config.kind));
+    if (have_k && c->config.kind != MODEL_GCONVGRU && c->config.kind != MODEL_GCLSTM)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --k is the Chebyshev order of gconvgru and gclstm; %s has none: "
+                                               "drop it",
                             model_kind_name(c->config.kind));
     if (c->incremental && c->config.kind == MODEL_GCONVGRU && c->config.chebyshev_k < 2)
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental with gconvgru serves the Chebyshev terms L^ X_t "
@@ -653,6 +658,10 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                c.options.learning_rate, (unsigned long long)c.options.seed, tr->epoch ? " (resumed)" : "");
         if (tr->epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
+        if (tr->epoch >= c.options.epochs)
+            printf("note: --epochs %lld is the total to reach and the checkpoint is at epoch %lld: no epoch to "
+                   "train; give --epochs above %lld to train on\n",
+                   (long long)c.options.epochs, (long long)tr->epoch, (long long)tr->epoch);
         if (c.stale_embeddings) {
             char name[64];
             printf("stale embeddings: %s on %d simulated rank(s), vertex v on rank v mod %d\n",
