@@ -202,6 +202,11 @@ static int load_file(const char *path, const dataset_options *options, dataset *
         else
             snprintf(out->format, sizeof out->format, "PyTorch Geometric Temporal JSON (%s), lags %lld",
                      pygt_layout_name(layout), (long long)out->snapshots.feature_width);
+    } else if (options->lags) {
+        status = tf_error_set(err, TF_ERR_INPUT,
+                              "option --lags: %s is an event stream, it has no lagged features; --lags applies to "
+                              "lagged formats (chickenpox, pedalme, england_covid, montevideo_bus, T-GCN CSV pairs)",
+                              path);
     } else {
         out->kind = DATASET_EVENTS;
         if (is_csv) {
@@ -237,6 +242,11 @@ int dataset_load(const char *spec, const dataset_options *options, dataset *out,
             return tf_error_set(err, TF_ERR_INPUT,
                                 "option --edge-columns: %s is generated, it has no columns; it applies to .csv "
                                 "event files", spec);
+        if (options->lags)
+            return tf_error_set(err, TF_ERR_INPUT,
+                                "option --lags: %s is generated, its features are not a series' lags; --lags applies "
+                                "to lagged formats (chickenpox, pedalme, england_covid, montevideo_bus, T-GCN CSV pairs)",
+                                spec);
         status = load_generated(spec, options, out, err);
     } else if (stat(spec, &info) == 0 || strchr(spec, '/') || strchr(spec, '.')) {
         status = load_file(spec, options, out, err);

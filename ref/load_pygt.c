@@ -487,6 +487,11 @@ int load_pygt_json(const text *content, const char *source, int lags, snapshot_s
                               "FX (chickenpox), X (pedalme), edge_mapping (england_covid), time_periods "
                               "(twitter_tennis), links (montevideo_bus)",
                               source);
+    if (status == TF_OK && lags != 0 && found == PYGT_TWITTER_TENNIS)
+        status = tf_error_set(err, TF_ERR_INPUT,
+                              "%s: lags %d asked for, but the twitter_tennis layout has no lagged features (each "
+                              "snapshot's features are given as they are)",
+                              source, lags);
     if (status == TF_OK) {
         if (lags == 0)
             lags = pygt_default_lags(found);

@@ -38,8 +38,8 @@ int pygt_default_lags(pygt_layout layout);
  * Parse a PyTorch Geometric Temporal JSON dataset into snapshots.
  * @param content  the file's bytes
  * @param source   name for error messages (the path)
- * @param lags     number of lagged features, or 0 for the layout's default (ignored by
- *                 twitter_tennis, whose features are not lagged)
+ * @param lags     number of lagged features, or 0 for the layout's default (twitter_tennis,
+ *                 whose features are not lagged, takes only 0)
  * @param out      out: the snapshots; free with snapshot_seq_free()
  * @param layout   out: which layout was recognized (may be NULL)
  * @param err      out: what went wrong, with the JSON path

@@ -229,6 +229,12 @@ START_TEST(existing_directory_refused)
     ck_assert(exists(file));
     /* a file by that name */
     REFUSED("exists and is not a directory", NULL, "--data", "chickenpox", "--out", file);
+    /* a symbolic link to a directory: refused (the rename would replace the link), target kept */
+    char link[4300];
+    snprintf(link, sizeof link, "%s.link", full);
+    ck_assert_int_eq(symlink(full, link), 0);
+    REFUSED("is a symbolic link, which the export would replace", NULL, "--data", "chickenpox", "--out", link);
+    ck_assert(exists(file));
     /* a DIR.partial left by an interrupted export: refused until removed, and kept */
     const char *out = fresh_path("interrupted");
     char partial[4300];

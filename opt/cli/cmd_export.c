@@ -116,6 +116,10 @@ static int check_target(const export_names *n, tf_error *err)
             return TF_OK;
         return tf_error_set(err, TF_ERR_INPUT, "export: --out %s: %s", n->directory, strerror(errno));
     }
+    if (S_ISLNK(s.st_mode))
+        return tf_error_set(err, TF_ERR_INPUT, "export: --out %s is a symbolic link, which the export would replace; "
+                                               "give the real directory or a new name",
+                            n->directory);
     if (!S_ISDIR(s.st_mode))
         return tf_error_set(err, TF_ERR_INPUT, "export: --out %s exists and is not a directory; choose a new name",
                             n->directory);
