@@ -8,6 +8,7 @@
 
 #include "opt/dispatch_depcomm.h"
 #include "opt/train.h"
+#include "ref/digest.h"
 #include "ref/memory.h"
 
 /* ---- packed rows ----------------------------------------------------------------------------- */
@@ -84,26 +85,18 @@ static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-/* FNV-1a over a byte range. */
-static uint64_t fnv(uint64_t hash, const void *data, size_t bytes)
-{
-    for (size_t i = 0; i < bytes; i++)
-        hash = (hash ^ ((const unsigned char *)data)[i]) * 1099511628211ull;
-    return hash;
-}
-
 /* Every rank must run the same stream, mode, batch size and placement, or their collectives
  * would not match (a hang, or garbage): compare a checksum of them with rank 0's. */
 static int ranks_agree(const dispatch_trainer *tr, tf_error *err)
 {
     const event_stream *es = tr->base.events;
-    uint64_t h = 1469598103934665603ull;
-    h = fnv(h, es->src, (size_t)es->num_events * sizeof *es->src);
-    h = fnv(h, es->dst, (size_t)es->num_events * sizeof *es->dst);
-    h = fnv(h, es->time, (size_t)es->num_events * sizeof *es->time);
-    h = fnv(h, &tr->mode, sizeof tr->mode);
-    h = fnv(h, &tr->base.options.batch_size, sizeof tr->base.options.batch_size);
-    h = fnv(h, tr->placement.owner, (size_t)tr->placement.num_nodes * sizeof *tr->placement.owner);
+    uint64_t h = TF_DIGEST_START;
+    h = tf_digest(h, es->src, (size_t)es->num_events * sizeof *es->src);
+    h = tf_digest(h, es->dst, (size_t)es->num_events * sizeof *es->dst);
+    h = tf_digest(h, es->time, (size_t)es->num_events * sizeof *es->time);
+    h = tf_digest(h, &tr->mode, sizeof tr->mode);
+    h = tf_digest(h, &tr->base.options.batch_size, sizeof tr->base.options.batch_size);
+    h = tf_digest(h, tr->placement.owner, (size_t)tr->placement.num_nodes * sizeof *tr->placement.owner);
     double differ;
     if (comm_ranks_differing(tr->group, (double)(h >> 11), &differ, err) != TF_OK)
         return err->code;
@@ -524,11 +517,11 @@ int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validatio
 /* FNV-1a of a node memory's four arrays (53 bits: exact in a double). */
 static double memory_checksum(const node_memory *m)
 {
-    uint64_t h = 1469598103934665603ull;
-    h = fnv(h, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
-    h = fnv(h, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
-    h = fnv(h, m->memory_time, (size_t)m->num_nodes * sizeof(double));
-    h = fnv(h, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+    uint64_t h = TF_DIGEST_START;
+    h = tf_digest(h, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
+    h = tf_digest(h, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+    h = tf_digest(h, m->memory_time, (size_t)m->num_nodes * sizeof(double));
+    h = tf_digest(h, m->mail_time, (size_t)m->num_nodes * sizeof(double));
     return (double)(h >> 11);
 }
 

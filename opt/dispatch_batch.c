@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/digest.h"
 #include "ref/memory.h"
 
 static const char *const mode_names[] = {"sven", "naive", "depcache", "depcomm"};
@@ -136,34 +137,25 @@ int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event
     return TF_OK;
 }
 
-/* FNV-1a over a byte range. */
-static uint64_t fnv(uint64_t hash, const void *data, size_t bytes)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++)
-        hash = (hash ^ p[i]) * 1099511628211ull;
-    return hash;
-}
-
 uint64_t dispatch_batch_hash(const dispatch_batch *b)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = TF_DIGEST_START;
     const int64_t N = b->tape.entries;
-    h = fnv(h, &b->first, sizeof b->first);
-    h = fnv(h, &b->size, sizeof b->size);
-    h = fnv(h, b->negatives, (size_t)b->size * sizeof *b->negatives);
+    h = tf_digest(h, &b->first, sizeof b->first);
+    h = tf_digest(h, &b->size, sizeof b->size);
+    h = tf_digest(h, b->negatives, (size_t)b->size * sizeof *b->negatives);
     if (N > 0) {
-        h = fnv(h, b->tape.vertex, (size_t)N * sizeof *b->tape.vertex);
-        h = fnv(h, b->tape.time, (size_t)N * sizeof *b->tape.time);
+        h = tf_digest(h, b->tape.vertex, (size_t)N * sizeof *b->tape.vertex);
+        h = tf_digest(h, b->tape.time, (size_t)N * sizeof *b->tape.time);
     }
     const dispatch_plan *plans[2] = {&b->plan, b->fetch == &b->occurrences ? &b->occurrences : NULL};
     for (int p = 0; p < 2 && plans[p]; p++) {
-        h = fnv(h, plans[p]->vertex, (size_t)plans[p]->unique * sizeof(int32_t));
-        h = fnv(h, plans[p]->writer, (size_t)plans[p]->unique * sizeof(int64_t));
-        h = fnv(h, plans[p]->slot, (size_t)plans[p]->entries * sizeof(int32_t));
+        h = tf_digest(h, plans[p]->vertex, (size_t)plans[p]->unique * sizeof(int32_t));
+        h = tf_digest(h, plans[p]->writer, (size_t)plans[p]->unique * sizeof(int64_t));
+        h = tf_digest(h, plans[p]->slot, (size_t)plans[p]->entries * sizeof(int32_t));
     }
-    h = fnv(h, b->requests.count, (size_t)b->requests.ranks * sizeof(int64_t));
-    h = fnv(h, b->requests.vertex, (size_t)b->requests.total * sizeof(int32_t));
+    h = tf_digest(h, b->requests.count, (size_t)b->requests.ranks * sizeof(int64_t));
+    h = tf_digest(h, b->requests.vertex, (size_t)b->requests.total * sizeof(int32_t));
     return h;
 }
 

@@ -127,7 +127,7 @@ int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event
 /** Release a batch's buffers and tape and zero it. Safe on a zeroed batch. */
 void dispatch_batch_free(dispatch_batch *b);
 
-/** FNV-1a over the slice, negatives, entries, plans and requests: equal hashes, equal plans. */
+/** tf_digest() of the slice, negatives, entries, plans and requests: equal hashes, equal plans. */
 uint64_t dispatch_batch_hash(const dispatch_batch *b);
 
 /**

@@ -19,6 +19,7 @@
 #include "opt/train.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
+#include "ref/digest.h"
 #include "ref/sgd.h"
 #include "verify/testing.h"
 
@@ -605,13 +606,7 @@ static int build_synthetic(void *context, int64_t index, void *item, tf_error *e
     return TF_OK;
 }
 
-static uint64_t hash_synthetic(const synthetic_batch *b, uint64_t hash)
-{
-    const unsigned char *bytes = (const unsigned char *)b;
-    for (size_t k = 0; k < sizeof *b; k++)
-        hash = (hash ^ bytes[k]) * 1099511628211ull;
-    return hash;
-}
+static uint64_t hash_synthetic(const synthetic_batch *b, uint64_t hash) { return tf_digest(hash, b, sizeof *b); }
 
 START_TEST(batch_queue_same_stream)
 {
@@ -625,7 +620,7 @@ START_TEST(batch_queue_same_stream)
     for (int depth = 0; depth <= BATCH_QUEUE_MAX_DEPTH; depth++) {
         batch_queue q;
         ck_assert(batch_queue_start(&q, depth, 50, items, build_synthetic, (void *)&never, &err) == TF_OK);
-        uint64_t hash = 1469598103934665603ull;
+        uint64_t hash = TF_DIGEST_START;
         for (int64_t i = 0; i < 50; i++) {
             void *item;
             ck_assert_msg(batch_queue_pop(&q, &item, &err) == TF_OK, "%s", err.message);

@@ -12,6 +12,7 @@
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
 #include "opt/partition.h"
+#include "ref/digest.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
@@ -71,15 +72,12 @@ static void free_reference(reference_run *r)
     free(r->parameters);
 }
 
-/* FNV-1a over the parameters' bits, on every rank; 1 if every rank has rank 0's. */
+/* tf_digest() of the parameters' bits, on every rank; 1 if every rank has rank 0's. */
 static int same_on_every_rank(const parameter_list *list)
 {
-    uint64_t hash = 1469598103934665603ull;
-    for (int64_t i = 0; i < list->count; i++) {
-        const unsigned char *bytes = (const unsigned char *)list->items[i].value.data;
-        for (size_t k = 0; k < (size_t)list->items[i].value.size * sizeof(float); k++)
-            hash = (hash ^ bytes[k]) * 1099511628211ull;
-    }
+    uint64_t hash = TF_DIGEST_START;
+    for (int64_t i = 0; i < list->count; i++)
+        hash = tf_digest(hash, list->items[i].value.data, (size_t)list->items[i].value.size * sizeof(float));
     double mine = (double)(hash >> 11), root = mine, mismatches;
     tf_error err;
     ck_assert(comm_broadcast(&world, &root, sizeof root, 0, &err) == TF_OK);
