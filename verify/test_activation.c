@@ -140,10 +140,6 @@ int main(void)
 {
     const named_test limits[] = {{"limits_and_nan", limits_and_nan}};
     const named_test sweeps[] = {{"dense_sweep", dense_sweep}, {"bit_pattern_sweep", bit_pattern_sweep}};
-    SRunner *runner = srunner_create(suite_of("activation", limits, sizeof limits / sizeof *limits, 120));
-    srunner_add_suite(runner, suite_of("activation_sweeps", sweeps, sizeof sweeps / sizeof *sweeps, 120));
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? 0 : 1;
+    return run_suites(suite_of("activation", limits, sizeof limits / sizeof *limits, 120),
+                      suite_of("activation_sweeps", sweeps, sizeof sweeps / sizeof *sweeps, 120));
 }

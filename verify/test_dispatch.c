@@ -626,10 +626,6 @@ int main(void)
     tcase_set_timeout(real_cases, 600);
     tcase_add_test(real_cases, wikipedia_plans);
     suite_add_tcase(real, real_cases);
-    SRunner *runner = srunner_create(unit);
-    srunner_add_suite(runner, real);
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? 0 : 1;
+    return run_suites(unit,
+                      real);
 }

@@ -487,12 +487,9 @@ int main(void)
     const named_test real[] = {{"tennis_lifetimes", tennis_lifetimes},
                                       {"event_lifetimes", event_lifetimes},
                                       {"spatial_fusion_tennis", spatial_fusion_tennis}};
-    SRunner *runner = srunner_create(suite_of("fusion", generated, sizeof generated / sizeof *generated, 300));
-    srunner_add_suite(runner, suite_of("fusion_real_data", real, sizeof real / sizeof *real, 300));
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
+    int status = run_suites(suite_of("fusion", generated, sizeof generated / sizeof *generated, 300),
+                            suite_of("fusion_real_data", real, sizeof real / sizeof *real, 300));
     if (tennis_loaded)
         dataset_free(&tennis_data);
-    return failed == 0 ? 0 : 1;
+    return status;
 }

@@ -352,11 +352,7 @@ int main(void)
                                           {"cache_never_changes_results", cache_never_changes_results},
                                           {"reuse_across_gates_counted", reuse_across_gates_counted}};
     const named_test real[] = {{"gconvgru_twitter_tennis", gconvgru_twitter_tennis}};
-    SRunner *runner = srunner_create(
-        suite_of("incremental_train", generated_tests, sizeof generated_tests / sizeof *generated_tests, 900));
-    srunner_add_suite(runner, suite_of("incremental_train_real_data", real, sizeof real / sizeof *real, 900));
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? 0 : 1;
+    const size_t count = sizeof generated_tests / sizeof *generated_tests;
+    return run_suites(suite_of("incremental_train", generated_tests, count, 900),
+                      suite_of("incremental_train_real_data", real, sizeof real / sizeof *real, 900));
 }

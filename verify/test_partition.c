@@ -765,10 +765,6 @@ int main(void)
                                     {"closure", closure},
                                     {"metrics", metrics}};
     const named_test real[] = {{"real_data", real_data}};
-    SRunner *runner = srunner_create(suite_of("partition", generated, sizeof generated / sizeof *generated, 300));
-    srunner_add_suite(runner, suite_of("partition_real_data", real, sizeof real / sizeof *real, 300));
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? 0 : 1;
+    return run_suites(suite_of("partition", generated, sizeof generated / sizeof *generated, 300),
+                      suite_of("partition_real_data", real, sizeof real / sizeof *real, 300));
 }

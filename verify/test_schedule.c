@@ -725,10 +725,6 @@ int main(void)
                                {"roundrobin_epoch_is_trainer_epoch", roundrobin_epoch_is_trainer_epoch}};
     const named_test slow[] = {{"ilp_against_exhaustive_larger", ilp_against_exhaustive_larger},
                                {"ilp_on_real_costs", ilp_on_real_costs}};
-    SRunner *runner = srunner_create(suite_of("schedule", unit, sizeof unit / sizeof *unit, 900));
-    srunner_add_suite(runner, suite_of("schedule_slow", slow, sizeof slow / sizeof *slow, 900));
-    srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
-    srunner_free(runner);
-    return failed == 0 ? 0 : 1;
+    return run_suites(suite_of("schedule", unit, sizeof unit / sizeof *unit, 900),
+                      suite_of("schedule_slow", slow, sizeof slow / sizeof *slow, 900));
 }
