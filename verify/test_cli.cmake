@@ -167,6 +167,11 @@ if(NOT status3 EQUAL 0 OR NOT reached MATCHES "no epoch to train" OR reached MAT
 endif()
 string(REGEX MATCH "note: [^\n]*" reached_note "${reached}")
 message(STATUS "${reached_note}")
+# ... and --epochs 0 without --load (the parameters of a fresh model) has no checkpoint to speak of.
+execute_process(COMMAND ${TWOFOLD} ${train_args} --epochs 0 RESULT_VARIABLE status4 OUTPUT_VARIABLE fresh)
+if(NOT status4 EQUAL 0 OR fresh MATCHES "checkpoint")
+  message(FATAL_ERROR "--epochs 0 without --load (${status4}):\n${fresh}")
+endif()
 
 # The same for an event model: 3 epochs straight equal 1 + save + load + 2, and loading a
 # finished checkpoint with nothing left to train evaluates it.

@@ -658,7 +658,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
                c.options.learning_rate, (unsigned long long)c.options.seed, tr->epoch ? " (resumed)" : "");
         if (tr->epoch)
             printf("resuming after epoch %lld from %s\n", (long long)tr->epoch, c.load);
-        if (tr->epoch >= c.options.epochs)
+        if (c.load && tr->epoch >= c.options.epochs)
             printf("note: --epochs %lld is the total to reach and the checkpoint is at epoch %lld: no epoch to "
                    "train; give --epochs above %lld to train on\n",
                    (long long)c.options.epochs, (long long)tr->epoch, (long long)tr->epoch);
