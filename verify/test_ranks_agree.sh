@@ -51,6 +51,8 @@ run "--data differs" "ranks disagree on --data: rank 0 has chickenpox, rank 1 ha
     -n 1 "$twofold" "${tgcn[@]}" : -n 1 "$twofold" train --model tgcn --data pedalme --impl opt --batch 2 --epochs 1
 run "--train-ratio differs" "ranks disagree on --train-ratio: rank 0 has 0.5, rank 1 has 0.8" -- \
     -n 1 "$twofold" "${tgcn[@]}" --train-ratio 0.5 : -n 1 "$twofold" "${tgcn[@]}" --train-ratio 0.8
+run "--memory-limit on one rank" "ranks disagree on --memory-limit: rank 0 has 8.0 GiB, rank 1 has no --memory-limit" -- \
+    -n 1 "$twofold" --memory-limit 8G "${tgcn[@]}" : -n 1 "$twofold" "${tgcn[@]}"
 ref=(train --model tgcn --data chickenpox --batch 2 --epochs 1)
 run "--impl ref on rank 0, opt on 1" "ranks disagree on --impl: rank 0 has ref, rank 1 has opt" -- \
     -n 1 "$twofold" "${ref[@]}" --impl ref : -n 1 "$twofold" "${ref[@]}" --impl opt

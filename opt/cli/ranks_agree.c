@@ -9,6 +9,7 @@
 
 #include "datasets/dataset.h"
 #include "ref/checkpoint.h"
+#include "ref/memory.h"
 #include "opt/cli/commands.h"
 
 int ranks_launched(void)
@@ -46,6 +47,7 @@ typedef struct record_header {
     int32_t code;    /* its error so far (TF_OK: none) */
     int32_t argc;    /* arguments after the record's message */
     uint64_t digest; /* dataset_digest() of what it loaded (0: nothing loaded) */
+    uint64_t memory_limit; /* --memory-limit, given before the command (0: none) */
 } record_header;
 
 /* A rank's view of a gathered record: where its message and arguments start. */
@@ -141,10 +143,25 @@ static int unpack(const char *buffer, const int *offsets, int size, record *reco
 /* Compare the records: the same verdict, computed from the same gathered bytes on every rank. */
 static int judge(const record *records, int size, tf_error *err)
 {
-    /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has). */
+    /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has); then
+     *    --memory-limit, which twofold's main takes before the command's arguments. */
     for (int r = 1; r < size; r++)
         if (first_difference(&records[0], 0, &records[r], r, err) || first_difference(&records[r], r, &records[0], 0, err))
             return TF_ERR_INPUT;
+    for (int r = 1; r < size; r++)
+        if (records[r].header.memory_limit != records[0].header.memory_limit) {
+            char limits[2][48];
+            for (int k = 0; k < 2; k++) {
+                const uint64_t limit = records[k ? r : 0].header.memory_limit;
+                if (limit)
+                    tf_format_bytes((double)limit, limits[k], sizeof limits[k]);
+                else
+                    snprintf(limits[k], sizeof limits[k], "no --memory-limit");
+            }
+            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on --memory-limit: rank 0 has %s, rank %d has %s "
+                                                   "(every rank must be given the same options)",
+                                limits[0], r, limits[1]);
+        }
     /* 2. An error a rank already had (a bad option, a file it could not read): the lowest rank's,
      *    named by rank when not every rank had it. */
     int failed = 0, first = -1, code = TF_OK;
@@ -173,7 +190,7 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
     if (group->size <= 1)
         return err->code;
     /* This rank's record. */
-    record_header header = {err->code, argc, digest};
+    record_header header = {err->code, argc, digest, tf_memory_limit()};
     size_t bytes = sizeof header + strlen(err->message) + 1;
     for (int i = 0; i < argc; i++)
         bytes += strlen(argv[i]) + 1;
