@@ -32,7 +32,7 @@
  *     machine falls on both); the median and spread of epochs 2 .. E are reported, and the ratio
  *     that isolates the technique is opt recompute / opt incremental. GC-LSTM has no aggregation
  *     of X_t (its input term is X_t W), so no row.
- * CSV files: churn.csv, cache.csv, epoch.csv in DIR; bench/incremental.gp plots them. Times are on
+ * CSV files: churn.csv, cache.csv, epoch.csv in DIR; bench/incremental.gp plots the first two. Times are on
  * whatever machine runs this; the chapter names its machine. The twins run N OpenMP threads
  * (default 1: the ratio is the algorithm's, not the core count's). */
 #include <math.h>
