@@ -32,8 +32,8 @@
  *     machine falls on both); the median and spread of epochs 2 .. E are reported, and the ratio
  *     that isolates the technique is opt recompute / opt incremental. GC-LSTM has no aggregation
  *     of X_t (its input term is X_t W), so no row.
- * CSV files: churn.csv, cache.csv, epoch.csv in DIR; bench/incremental.gp plots the first two. Times are on
- * whatever machine runs this; the chapter names its machine. The twins run N OpenMP threads
+ * CSV files: churn.csv, cache.csv, epoch.csv in DIR; bench/incremental.gp plots the first two.
+ * Times are on whatever machine runs this; the chapter names its machine. The twins run N OpenMP threads
  * (default 1: the ratio is the algorithm's, not the core count's). */
 #include <math.h>
 #include <stdio.h>
@@ -478,9 +478,14 @@ static int timed_epoch(trainer *tr, const dataset *d, double *seconds, double *l
     return 0;
 }
 
-static int losses_agree(double ours, double reference)
+/* 1 (and a WRONG line) when the loss of run @p name in epoch @p e is more than 1e-5 relative from
+ * @p expected, the loss of @p against. */
+static int loss_wrong(const char *name, int e, double loss, const char *against, double expected)
 {
-    return fabs(ours - reference) / fmax(1.0, fabs(reference)) <= 1e-5;
+    if (fabs(loss - expected) / fmax(1.0, fabs(expected)) <= 1e-5)
+        return 0;
+    printf("WRONG: %s, epoch %d: loss %.9g, %s %.9g; no speed reported\n", name, e + 1, loss, against, expected);
+    return 1;
 }
 
 /* One model on d: the reference (two epochs, the second timed: the "x ref" column and the losses
@@ -554,20 +559,13 @@ static int epoch_model(const dataset *d, const char *spec, model_kind kind, int 
         return 1;
 
     printf("\n-- %s, K = %d: hidden 16, window 8, stride 2, on %s\n", model_kind_name(kind), k, spec);
-    for (int e = 0; e < epochs; e++)
-        for (int v = 1; v < 3; v++) {
-            const char *against = e < 2 ? "the reference" : names[1];
-            double expected = e < 2 ? reference_losses[e] : losses[1][e];
-            if (v == 2 && e < 2 && !losses_agree(losses[2][e], losses[1][e])) {
-                against = names[1];
-                expected = losses[1][e];
-            }
-            if (!losses_agree(losses[v][e], expected) || (v == 2 && !losses_agree(losses[2][e], losses[1][e]))) {
-                printf("WRONG: %s, epoch %d: loss %.9g, %s %.9g; no speed reported\n", names[v], e + 1, losses[v][e],
-                       against, expected);
+    for (int e = 0; e < epochs; e++) {
+        for (int v = 1; v < 3 && e < 2; v++)
+            if (loss_wrong(names[v], e, losses[v][e], "the reference", reference_losses[e]))
                 return 1;
-            }
-        }
+        if (loss_wrong(names[2], e, losses[2][e], names[1], losses[1][e]))
+            return 1;
+    }
     printf("every epoch's loss agrees within 1e-5 (epochs 1-2 with the reference, 1-%d between the opt runs)\n",
            epochs);
     double summary[3][3] = {{reference_seconds, reference_seconds, reference_seconds}};

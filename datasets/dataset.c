@@ -177,6 +177,10 @@ static int load_tgcn_pair(const char *speed_path, int lags, dataset *out, tf_err
     return status;
 }
 
+/* The end of the message refusing --lags for data without lags. */
+#define LAGS_APPLY_TO                                                                                      \
+    "--lags applies to lagged formats (chickenpox, pedalme, england_covid, montevideo_bus, T-GCN CSV pairs)"
+
 static int load_file(const char *path, const dataset_options *options, dataset *out, tf_error *err)
 {
     name_from_path(path, out->name, sizeof out->name);
@@ -204,8 +208,7 @@ static int load_file(const char *path, const dataset_options *options, dataset *
                      pygt_layout_name(layout), (long long)out->snapshots.feature_width);
     } else if (options->lags) {
         status = tf_error_set(err, TF_ERR_INPUT,
-                              "option --lags: %s is an event stream, it has no lagged features; --lags applies to "
-                              "lagged formats (chickenpox, pedalme, england_covid, montevideo_bus, T-GCN CSV pairs)",
+                              "option --lags: %s is an event stream, it has no lagged features; " LAGS_APPLY_TO,
                               path);
     } else {
         out->kind = DATASET_EVENTS;
@@ -244,8 +247,7 @@ int dataset_load(const char *spec, const dataset_options *options, dataset *out,
                                 "event files", spec);
         if (options->lags)
             return tf_error_set(err, TF_ERR_INPUT,
-                                "option --lags: %s is generated, its features are not a series' lags; --lags applies "
-                                "to lagged formats (chickenpox, pedalme, england_covid, montevideo_bus, T-GCN CSV pairs)",
+                                "option --lags: %s is generated, its features are not a series' lags; " LAGS_APPLY_TO,
                                 spec);
         status = load_generated(spec, options, out, err);
     } else if (stat(spec, &info) == 0 || strchr(spec, '/') || strchr(spec, '.')) {

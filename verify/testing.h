@@ -124,9 +124,14 @@ static inline int run_suites(Suite *first, Suite *second)
     if (second)
         srunner_add_suite(runner, second);
     srunner_run_all(runner, CK_NORMAL);
-    int failed = srunner_ntests_failed(runner);
+    int failed = srunner_ntests_failed(runner), ran = srunner_ntests_run(runner);
     srunner_free(runner);
-    return failed == 0 ? 0 : 1;
+    /* A CK_RUN_SUITE or CK_RUN_CASE that names nothing here would pass without checking anything. */
+    if (ran == 0)
+        fprintf(stderr, "no test ran: CK_RUN_SUITE=%s CK_RUN_CASE=%s names none of this program's suites or cases\n",
+                getenv("CK_RUN_SUITE") ? getenv("CK_RUN_SUITE") : "(unset)",
+                getenv("CK_RUN_CASE") ? getenv("CK_RUN_CASE") : "(unset)");
+    return failed == 0 && ran > 0 ? 0 : 1;
 }
 
 /* Run one suite and free it; returns the process exit status (0 when every test passed). */
