@@ -1,18 +1,18 @@
-/* The project's exp-based sigmoid and tanh (ref/activation.h) against the C library's, in one
+/* The project's exp-based sigmoid and tanh (ref/nn/activation.h) against the C library's, in one
  * run so that the ratio means something on a noisy machine:
  *
  *   build/bench/bench_activation [COUNT [REPEATS]]     (default 65536 elements, 2000 repeats)
  *
  * Each loop is y = f(x) in place over COUNT floats spread over [-8, 8] (where a gate's
  * pre-activations live), run REPEATS times; the best of three runs of each is kept. Prints
- * elements per second and the speed-up of ref/activation.h over libm. */
+ * elements per second and the speed-up of ref/nn/activation.h over libm. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/activation.h"
-#include "ref/clock.h"
+#include "ref/nn/activation.h"
+#include "ref/core/clock.h"
 
 static void libm_sigmoid(float *v, int64_t n)
 {

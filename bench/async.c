@@ -26,8 +26,8 @@
 #include "opt/kernels.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
-#include "ref/compare.h"
-#include "ref/memory.h"
+#include "ref/nn/compare.h"
+#include "ref/core/memory.h"
 
 enum { ASYNC_EPOCHS = 2, ASYNC_HIDDEN = 12, ASYNC_WINDOW = 8, ASYNC_EVERY = 2 };
 

@@ -18,8 +18,8 @@
 #include "datasets/dataset.h"
 #include "opt/async_pipeline.h"
 #include "opt/cli/cli.h"
-#include "ref/clock.h"
-#include "ref/compare.h"
+#include "ref/core/clock.h"
+#include "ref/nn/compare.h"
 
 typedef struct configuration {
     const char *name;

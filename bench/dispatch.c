@@ -1,7 +1,7 @@
 /* Sven's redundancy-free dispatch (chapter 04) in the technique table, and its benchmark.
  *
  * **The table entry.** The reference: event-model training in one process (ref/train_events.h).
- * The twins: the distributed trainer (opt/dispatch.h) in its four modes, sven, naive, depcache
+ * The twins: the distributed trainer (opt/train_events.h) in its four modes, sven, naive, depcache
  * and depcomm, on the ranks of the group (one process without MPI when there is none). A step is
  * one batch of an epoch (training, validation, test); before each, every twin adopts the
  * reference's parameters from before that batch (lockstep), and after it the union of the ranks'
@@ -32,10 +32,10 @@
 #include <string.h>
 
 #include "bench/technique.h"
-#include "opt/dispatch.h"
-#include "ref/clock.h"
-#include "ref/compare.h"
-#include "ref/memory.h"
+#include "opt/train_events.h"
+#include "ref/core/clock.h"
+#include "ref/nn/compare.h"
+#include "ref/core/memory.h"
 
 static const char *const dispatch_variants[] = {"tgn", "jodie", NULL};
 

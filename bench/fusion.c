@@ -33,10 +33,10 @@
 #include "bench/technique.h"
 #include "datasets/dataset.h"
 #include "opt/fusion.h"
-#include "ref/compare.h"
+#include "ref/nn/compare.h"
 #include "ref/fusion.h"
-#include "ref/memory.h"
-#include "ref/rng.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
 
 /* ---- temporal fusion ------------------------------------------------------------------------ */
 

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "datasets/generate.h"
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 
 int main(int argc, char **argv)
 {

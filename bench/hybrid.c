@@ -18,12 +18,12 @@
 
 #include "bench/technique.h"
 #include "opt/kernels.h"
-#include "opt/schedule_hybrid.h"
+#include "opt/schedule_hybrid_train.h"
 #include "opt/train.h"
-#include "ref/clock.h"
-#include "ref/compare.h"
-#include "ref/memory.h"
-#include "ref/rng.h"
+#include "ref/core/clock.h"
+#include "ref/nn/compare.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
 #include "ref/schedule_hybrid.h"
 #include "ref/schedule_hybrid_train.h"
 

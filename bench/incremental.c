@@ -47,10 +47,10 @@
 #include "opt/incremental_cache.h"
 #include "opt/incremental_inputs.h"
 #include "opt/kernels.h"
-#include "ref/clock.h"
-#include "ref/compare.h"
+#include "ref/core/clock.h"
+#include "ref/nn/compare.h"
 #include "ref/incremental.h"
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 #include "ref/train.h"
 
 /* ---- the technique ------------------------------------------------------------------------ */
@@ -352,7 +352,7 @@ typedef struct trace {
 /* ReInc's workload, seq-first: for each sequence start s (stride S), the encoder runs
  * snapshots s .. s+L-1 and the decoder, fed the ground truth (teacher forcing), s+L .. s+2L-1.
  * Each cell reads its snapshot's input aggregation from the global cache once and shares it
- * among its K gates (reuse across gates happens inside the cell, as in ref/model_tgcn.c); the
+ * among its K gates (reuse across gates happens inside the cell, as in ref/models/model_tgcn.c); the
  * hidden-state aggregations live in the per-layer local caches for one cell (F = K - g) and
  * never compete with the global cache, so the global cache sees one access per cell. F of
  * every access (how many later accesses the same snapshot has) is exact, from a backward scan. */

@@ -1,4 +1,4 @@
-/* Chapter 06 in the technique table: vertex-partitioned training (opt/partition.h) against the
+/* Chapter 06 in the technique table: vertex-partitioned training (opt/train_partition.h) against the
  * single-process reference trainer (ref/train.h), and the partition metrics benchmark.
  *
  * A variant is a partitioner and a mode ("dynahb cache", "metis exchange", ...). A step of the engine
@@ -23,10 +23,10 @@
 
 #include "bench/technique.h"
 #include "opt/kernels.h"
-#include "opt/partition.h"
-#include "ref/clock.h"
-#include "ref/compare.h"
-#include "ref/memory.h"
+#include "opt/train_partition.h"
+#include "ref/core/clock.h"
+#include "ref/nn/compare.h"
+#include "ref/core/memory.h"
 #include "ref/partition_chunks.h"
 
 static const char *const partition_variants[] = {

@@ -10,7 +10,7 @@
 #
 # Settings: hidden 32, windows of 8, 2 windows per step, lr 0.01, 2 epochs (numbers from epoch 2;
 # the first includes warm-up), ranks oversubscribed (mpiexec --oversubscribe, one thread each).
-# Busy time is each rank's CPU time outside collectives (opt/partition.h), so its max/mean means
+# Busy time is each rank's CPU time outside collectives (opt/train_partition.h), so its max/mean means
 # something even when 16 ranks share 2 cores; epoch wall times of oversubscribed ranks do not.
 set -euo pipefail
 cd "$(dirname "$0")/.."

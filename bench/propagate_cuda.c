@@ -23,7 +23,7 @@
 #include "cuda/layers.h"
 #include "cuda/propagate.h"
 #include "datasets/dataset.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 
 static int fail(const tf_error *err)
 {

@@ -26,9 +26,9 @@
 #include "opt/schedule.h"
 #include "opt/schedule_simulate.h"
 #include "opt/train.h"
-#include "ref/clock.h"
-#include "ref/compare.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/nn/compare.h"
+#include "ref/core/memory.h"
 #include "ref/schedule.h"
 #include "ref/schedule_cost.h"
 

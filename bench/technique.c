@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "opt/kernels.h"
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 
 const technique *technique_find(const char *name)
 {

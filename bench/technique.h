@@ -40,7 +40,7 @@
 
 #include "datasets/dataset.h"
 #include "opt/comm.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

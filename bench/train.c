@@ -15,8 +15,8 @@
 #include "bench/technique.h"
 #include "opt/kernels.h"
 #include "opt/train.h"
-#include "ref/compare.h"
-#include "ref/memory.h"
+#include "ref/nn/compare.h"
+#include "ref/core/memory.h"
 #include "ref/train.h"
 
 static const char *const model_variants[] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", NULL};

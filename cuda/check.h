@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 /** Record @p result in @p err if it is an error; returns TF_OK or TF_ERR_SYSTEM. */
 static inline int cuda_check(cudaError_t result, const char *file, int line, tf_error *err)

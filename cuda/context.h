@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

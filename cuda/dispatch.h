@@ -1,6 +1,6 @@
 /**
  * @file cuda/dispatch.h
- * @brief The CUDA twin of Algorithm 2 (opt/dispatch_plan.h) as a sort instead of a table, and
+ * @brief The CUDA twin of Algorithm 2 (opt/dispatch.h) as a sort instead of a table, and
  *        the row kernels of the dispatch: gather rows by index, expand by Psi, scatter back.
  *
  * How it differs from opt_dispatch_plan(), and why it is still equal:
@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "cuda/context.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 
 #include "cuda/check.h"
 #include "cuda/layers.h"
-#include "ref/recurrent_gates.h"
+#include "ref/nn/recurrent_gates.h"
 
 static const int threads_per_block = 256;
 static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_per_block - 1) / threads_per_block); }
@@ -43,7 +43,7 @@ __global__ static void gather_rows(const float *source, const int64_t *row_of_st
  * the zero it was initialized with.
  *   input, recurrent        [n][3H]       this step's rows
  *   h_prev, h               [n][H]        the carried state and the new one
- *   cache                   [n][4H]       r, z, n, h_n per row (ref/recurrent_gates.h)
+ *   cache                   [n][4H]       r, z, n, h_n per row (ref/nn/recurrent_gates.h)
  *   next_reset              [next_n]      the next step's reset flags (NULL at the last step)
  *   next_h_prev             [next_n][H]   the next step's carried state (NULL at the last step) */
 __global__ static void masked_gru_step_forward(const float *input, const float *recurrent, const float *h_prev,

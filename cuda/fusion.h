@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "cuda/context.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/fusion.h"
 #include "ref/fusion_plan.h"
 #include "ref/fusion_sequences.h"

@@ -50,10 +50,10 @@
 #include <stdint.h>
 
 #include "cuda/context.h"
-#include "ref/csr.h"
-#include "ref/error.h"
+#include "ref/data/csr.h"
+#include "ref/core/error.h"
 #include "ref/incremental.h"
-#include "ref/snapshot.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 #include "cuda/layers.h"
 #include "cuda/propagate.h"
 #include "cuda/recurrent.h"
-#include "ref/layers.h"
+#include "ref/nn/layers.h"
 
 static cuda_context *bound;     /* the context the table runs on */
 static tf_error first_failure;  /* the first failure since the last take_error */

@@ -1,6 +1,6 @@
 /**
  * @file cuda/kernels.h
- * @brief A #kernels table (ref/kernels.h) whose heavy kernels run on the GPU: what
+ * @brief A #kernels table (ref/nn/kernels.h) whose heavy kernels run on the GPU: what
  *        `twofold train --device cuda` uses.
  *
  * The models keep their tensors in host memory; each call of a table function copies its
@@ -17,7 +17,7 @@
 #define TWOFOLD_CUDA_KERNELS_H
 
 #include "cuda/context.h"
-#include "ref/kernels.h"
+#include "ref/nn/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

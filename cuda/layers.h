@@ -1,7 +1,7 @@
 /**
  * @file cuda/layers.h
  * @brief Dense layers on the GPU: cuBLAS products, bias, activations, and a plain copy kernel
- *        for measuring memory bandwidth. The CUDA twins of ref/layers.h.
+ *        for measuring memory bandwidth. The CUDA twins of ref/nn/layers.h.
  *
  * All pointers are device pointers with the shapes and row-major layouts of the ref_
  * functions of the same name; contracts are the same (backward functions add into their
@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "cuda/context.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -27,7 +27,7 @@ __global__ static void propagate_forward_kernel(int64_t num_nodes, const int64_t
 /* dx[u][j] += the terms the reference's scatter adds, in its order: destinations in increasing
  * order, the diagonal term at v = u before the edges of row u.
  *   transpose_offsets [num_nodes + 1]; transpose_edge, transpose_destination [edges]
- *                     the transpose of propagation_add_transpose() (ref/propagate.h)
+ *                     the transpose of propagation_add_transpose() (ref/nn/propagate.h)
  *   edge_coefficient [edges], self_coefficient [num_nodes]; dy, dx [num_nodes][width] */
 __global__ static void propagate_backward_kernel(int64_t num_nodes, const int64_t *transpose_offsets,
                                                  const int64_t *transpose_edge, const int32_t *transpose_destination,

@@ -2,13 +2,13 @@
  * @file cuda/propagate.h
  * @brief Graph propagation on the GPU: y = P x and dx += P^T dy for a sparse operator P
  *        (CSR SpMM and its transpose). The CUDA twins of ref_propagate_forward() and
- *        ref_propagate_backward() (ref/propagate.h).
+ *        ref_propagate_backward() (ref/nn/propagate.h).
  *
  * What changes and why it is still equal: one thread per (vertex, column) forms the same sums
  * in the same order as the reference loop, and the kernels multiply and add with
  * __fmul_rn / __fadd_rn so nvcc cannot fuse them into an FMA (which rounds once instead of
  * twice): the results are the reference's bit for bit. The backward gathers over the
- * transpose built by propagation_add_transpose() (ref/propagate.h), in the reference's scatter order, like the
+ * transpose built by propagation_add_transpose() (ref/nn/propagate.h), in the reference's scatter order, like the
  * CPU twin; no atomics, so it is deterministic.
  */
 #ifndef TWOFOLD_CUDA_PROPAGATE_H
@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "cuda/context.h"
-#include "ref/error.h"
-#include "ref/propagate.h"
+#include "ref/core/error.h"
+#include "ref/nn/propagate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,7 +38,7 @@ typedef struct cuda_propagation {
 } cuda_propagation;
 
 /**
- * Copy @p p (with its transpose: call propagation_add_transpose() (ref/propagate.h) first) to the device.
+ * Copy @p p (with its transpose: call propagation_add_transpose() (ref/nn/propagate.h) first) to the device.
  * Free with cuda_propagation_free().
  */
 int cuda_propagation_upload(cuda_context *context, const propagation *p, cuda_propagation *out, tf_error *err);

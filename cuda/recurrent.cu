@@ -4,7 +4,7 @@
 
 #include "cuda/check.h"
 #include "cuda/layers.h"
-#include "ref/recurrent_gates.h"
+#include "ref/nn/recurrent_gates.h"
 
 static const int threads_per_block = 256;
 static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_per_block - 1) / threads_per_block); }
@@ -12,7 +12,7 @@ static unsigned blocks_for(int64_t count) { return (unsigned)((count + threads_p
 /* One thread per (row, unit): the gates from the two pre-activation arrays.
  *   input, recurrent [n][3H]  x W_ih^T + b_ih and h W_hh^T + b_hh
  *   h, h_out         [n][H]   the carried state and the new one
- *   cache            [n][4H]  r, z, n, h_n per row (ref/recurrent_gates.h) */
+ *   cache            [n][4H]  r, z, n, h_n per row (ref/nn/recurrent_gates.h) */
 __global__ static void gru_gates_forward(const float *input, const float *recurrent, const float *h, int64_t n,
                                          int64_t H, float *h_out, float *cache)
 {

@@ -1,7 +1,7 @@
 /**
  * @file cuda/recurrent.h
  * @brief Recurrent cells on the GPU: the GRU cell and the LSTM pointwise part, forward and
- *        backward. CUDA twins of ref_gru_cell_*() and ref_lstm_pointwise_*() (ref/recurrent.h).
+ *        backward. CUDA twins of ref_gru_cell_*() and ref_lstm_pointwise_*() (ref/nn/recurrent.h).
  *
  * Same shapes, cache layouts and contracts as the reference (all pointers on the device). The
  * GRU's six products go to cuBLAS (layers.h), the gates are one fused kernel over all rows;
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cuda/context.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

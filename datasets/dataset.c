@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ref/io.h"
-#include "ref/loaders.h"
+#include "ref/core/io.h"
+#include "ref/data/loaders.h"
 
 #ifndef TWOFOLD_DATASETS_DIR
 #define TWOFOLD_DATASETS_DIR "datasets"

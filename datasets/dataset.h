@@ -22,9 +22,9 @@
 #include <stdio.h>
 
 #include "datasets/generate.h"
-#include "ref/error.h"
-#include "ref/events.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/data/events.h"
+#include "ref/data/snapshot.h"
 
 /** Whether a dataset is a snapshot sequence or an event stream. */
 typedef enum dataset_kind {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/rng.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
 
 /* ---- power-law endpoint sampling ---------------------------------------------------- */
 

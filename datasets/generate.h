@@ -18,10 +18,10 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/events.h"
-#include "ref/progress.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/data/events.h"
+#include "ref/core/progress.h"
+#include "ref/data/snapshot.h"
 
 /** Parameters of generate_powerlaw(). Fill with powerlaw_params_default() first. */
 typedef struct powerlaw_params {

@@ -5,8 +5,8 @@
 
 #include "opt/kernels.h"
 #include "opt/train.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 const char *sync_mode_name(sync_mode mode) { return mode == SYNC_AVERAGE ? "average" : "allreduce"; }
 
@@ -50,7 +50,7 @@ int async_options_check(const async_options *options, int ranks, tf_error *err)
 
 /* ---- the reducer ---------------------------------------------------------------------------- */
 
-int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness, int sums, tf_error *err)
+int opt_delayed_gradient_create(opt_delayed_gradient *r, comm *c, int64_t size, int staleness, int sums, tf_error *err)
 {
     memset(r, 0, sizeof *r);
     r->c = c;
@@ -66,7 +66,7 @@ int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness,
     return TF_OK;
 }
 
-void stale_reducer_free(stale_reducer *r)
+void opt_delayed_gradient_free(opt_delayed_gradient *r)
 {
     free(r->buffers[0]);
     free(r->buffers[1]);
@@ -74,7 +74,7 @@ void stale_reducer_free(stale_reducer *r)
 }
 
 /* This step's gradient (float) or double sums into @p packed. */
-static void pack_step(const stale_reducer *r, const parameter_list *parameters, void *packed)
+static void pack_step(const opt_delayed_gradient *r, const parameter_list *parameters, void *packed)
 {
     if (r->sums)
         parameters_pack_sums(parameters, packed);
@@ -83,7 +83,7 @@ static void pack_step(const stale_reducer *r, const parameter_list *parameters, 
 }
 
 /* A summed gradient back into the parameters' gradients; double sums are rounded once here. */
-static void unpack_sum(const stale_reducer *r, parameter_list *parameters, const void *packed)
+static void unpack_sum(const opt_delayed_gradient *r, parameter_list *parameters, const void *packed)
 {
     if (r->sums) {
         parameters_unpack_sums(parameters, packed);
@@ -93,7 +93,7 @@ static void unpack_sum(const stale_reducer *r, parameter_list *parameters, const
     }
 }
 
-int stale_reducer_push(stale_reducer *r, parameter_list *parameters, int *apply, tf_error *err)
+int opt_delayed_gradient_push(opt_delayed_gradient *r, parameter_list *parameters, int *apply, tf_error *err)
 {
     void *mine = r->buffers[r->pushed % 2];
     *apply = 0;
@@ -127,7 +127,7 @@ int stale_reducer_push(stale_reducer *r, parameter_list *parameters, int *apply,
     return TF_OK;
 }
 
-int stale_reducer_flush(stale_reducer *r, parameter_list *parameters, int *apply, tf_error *err)
+int opt_delayed_gradient_flush(opt_delayed_gradient *r, parameter_list *parameters, int *apply, tf_error *err)
 {
     *apply = 0;
     if (r->staleness == 0 || r->pushed == 0)
@@ -141,7 +141,7 @@ int stale_reducer_flush(stale_reducer *r, parameter_list *parameters, int *apply
     return TF_OK;
 }
 
-int stale_reducer_progress(stale_reducer *r, tf_error *err)
+int opt_delayed_gradient_progress(opt_delayed_gradient *r, tf_error *err)
 {
     if (r->staleness == 0 || r->pushed == 0)
         return TF_OK;
@@ -165,7 +165,7 @@ int opt_async_create(async_trainer *at, trainer *tr, comm *c, const async_option
     tr->model.kernels = &opt_kernels;
     const int64_t size = parameters_size(&tr->model.parameters);
     if (options->mode == SYNC_ALLREDUCE)
-        return stale_reducer_create(&at->reducer, c, size, options->staleness, 0, err);
+        return opt_delayed_gradient_create(&at->reducer, c, size, options->staleness, 0, err);
     if (average_clock_create(&at->clock, c->size, options->every, err) != TF_OK)
         return TF_ERR_INPUT;
     at->packed = tf_alloc((size_t)size, sizeof(float), "parameter buffer", err);
@@ -183,7 +183,7 @@ int opt_async_create(async_trainer *at, trainer *tr, comm *c, const async_option
 
 void opt_async_free(async_trainer *at)
 {
-    stale_reducer_free(&at->reducer);
+    opt_delayed_gradient_free(&at->reducer);
     average_clock_free(&at->clock);
     free(at->packed);
     free(at->gathered);
@@ -251,13 +251,13 @@ static int allreduce_step(async_trainer *at, const snapshot_seq *seq, const trai
         if (opt_trainer_rank_of(slot, at->c->size) != at->c->rank)
             continue;
         if (trainer_train_slot(tr, seq, s, step, slot, &at->loss_sum, err) != TF_OK ||
-            stale_reducer_progress(&at->reducer, err) != TF_OK) /* the previous step's sum moves on */
+            opt_delayed_gradient_progress(&at->reducer, err) != TF_OK) /* the previous step's sum moves on */
             return err->code;
     }
     straggler_wait(&at->options.straggler, at->c->rank, tr->epoch, step);
     double started = wall_seconds();
     int apply;
-    if (stale_reducer_push(&at->reducer, list, &apply, err) != TF_OK)
+    if (opt_delayed_gradient_push(&at->reducer, list, &apply, err) != TF_OK)
         return err->code;
     at->blocked_seconds += wall_seconds() - started;
     if (apply) {
@@ -268,7 +268,7 @@ static int allreduce_step(async_trainer *at, const snapshot_seq *seq, const trai
         return TF_OK;
     /* The epoch's last gradient is applied before evaluation and before any checkpoint. */
     started = wall_seconds();
-    if (stale_reducer_flush(&at->reducer, list, &apply, err) != TF_OK)
+    if (opt_delayed_gradient_flush(&at->reducer, list, &apply, err) != TF_OK)
         return err->code;
     at->blocked_seconds += wall_seconds() - started;
     if (apply) {

@@ -44,7 +44,7 @@
 #include "opt/async_straggler.h"
 #include "opt/comm.h"
 #include "ref/async.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/train.h"
 
 #ifdef __cplusplus
@@ -83,7 +83,7 @@ int async_options_check(const async_options *options, int ranks, tf_error *err);
  * event twin. Owns two packed buffers [size]; two all-reduces may be in flight at the same
  * time only across a push (the previous one is waited for inside it).
  */
-typedef struct stale_reducer {
+typedef struct opt_delayed_gradient {
     comm *c;                    /**< the ranks (borrowed) */
     int staleness;              /**< 0 or 1 */
     int sums;                   /**< 1: the parameters' double sums travel (event models), 0: the float gradients */
@@ -91,37 +91,37 @@ typedef struct stale_reducer {
     void *buffers[2];           /**< [2][size] floats or doubles: step k's packed gradient in buffers[k % 2] */
     comm_request requests[2];   /**< their all-reduces */
     int64_t pushed;             /**< gradients pushed since the last flush */
-} stale_reducer;
+} opt_delayed_gradient;
 
 /**
  * A reducer of gradients of @p size values over @p c with @p staleness 0 or 1: of the float
  * gradients (@p sums 0, the snapshot models), or of the double sums rounded once after the
- * all-reduce (@p sums 1, the event models: see parameter.sums in ref/parameters.h).
+ * all-reduce (@p sums 1, the event models: see parameter.sums in ref/nn/parameters.h).
  */
-int stale_reducer_create(stale_reducer *r, comm *c, int64_t size, int staleness, int sums, tf_error *err);
+int opt_delayed_gradient_create(opt_delayed_gradient *r, comm *c, int64_t size, int staleness, int sums, tf_error *err);
 
 /** Release the buffers (after a flush: nothing may be in flight). */
-void stale_reducer_free(stale_reducer *r);
+void opt_delayed_gradient_free(opt_delayed_gradient *r);
 
 /**
  * Hand over this step's local gradients (those in @p parameters). On *apply = 1 the
  * parameters' gradients hold the all-reduced sum to apply now: this step's for staleness 0,
  * the previous step's for staleness 1 (*apply = 0 on the first push after a flush).
  */
-int stale_reducer_push(stale_reducer *r, parameter_list *parameters, int *apply, tf_error *err);
+int opt_delayed_gradient_push(opt_delayed_gradient *r, parameter_list *parameters, int *apply, tf_error *err);
 
 /** The end of an epoch: wait for the last all-reduce; *apply = 1 when its sum is now in the gradients. */
-int stale_reducer_flush(stale_reducer *r, parameter_list *parameters, int *apply, tf_error *err);
+int opt_delayed_gradient_flush(opt_delayed_gradient *r, parameter_list *parameters, int *apply, tf_error *err);
 
 /** Let the all-reduce in flight advance (comm_test()); nothing when none is. */
-int stale_reducer_progress(stale_reducer *r, tf_error *err);
+int opt_delayed_gradient_progress(opt_delayed_gradient *r, tf_error *err);
 
 /** A trainer taking part in an asynchronous run. Borrows the trainer and the comm. */
 typedef struct async_trainer {
     trainer *tr;               /**< this rank's trainer (its replica in averaging mode) */
     comm *c;                   /**< the ranks */
     async_options options;     /**< the settings */
-    stale_reducer reducer;     /**< SYNC_ALLREDUCE */
+    opt_delayed_gradient reducer;     /**< SYNC_ALLREDUCE */
     average_clock clock;       /**< SYNC_AVERAGE: when, and the weights */
     float *packed;             /**< [P] this rank's parameters (averaging) */
     float *gathered;           /**< [R + 1][P] every rank's, then the average */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 /* The caches of forward transfer `key`, created (empty) on first use. */
 static stale_link_caches *link_for(stale_fetcher *f, exchange_key key, int64_t width, tf_error *err)

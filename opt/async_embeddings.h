@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #include "opt/comm.h"
-#include "opt/partition.h"
+#include "opt/train_partition.h"
 #include "ref/async_embeddings.h"
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 int microbatch_split_create(microbatch_split *split, const dispatch_setup *s, tf_error *err)
 {
@@ -133,16 +133,16 @@ static int post_rows(dispatch_trainer *tr, const microbatch_split *split, const 
 }
 
 /* The other all-reduce and this fetch advance while a micro-batch computes. */
-static int progress(dispatch_trainer *tr, stale_reducer *reducer, comm_request *request, tf_error *err)
+static int progress(dispatch_trainer *tr, opt_delayed_gradient *reducer, comm_request *request, tf_error *err)
 {
     int done;
-    if (stale_reducer_progress(reducer, err) != TF_OK)
+    if (opt_delayed_gradient_progress(reducer, err) != TF_OK)
         return err->code;
     return comm_test(tr->group, request, &done, err);
 }
 
 /* Micro-batch i's update, embedding, loss terms and backward; its roots' s' into the slice's tape. */
-static int compute(dispatch_trainer *tr, microbatch_split *split, int i, stale_reducer *reducer,
+static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_delayed_gradient *reducer,
                    comm_request *request, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
@@ -170,7 +170,7 @@ static int compute(dispatch_trainer *tr, microbatch_split *split, int i, stale_r
     return TF_OK;
 }
 
-int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split_in, stale_reducer *reducer,
+int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split_in, opt_delayed_gradient *reducer,
                                     double *loss, tf_error *err)
 {
     microbatch_split *split = (microbatch_split *)split_in; /* its tapes take the rows */

@@ -4,7 +4,7 @@
  *        n micro-batches whose row fetch (a non-blocking all-to-all-v) overlaps the compute of the
  *        micro-batch before.
  *
- * Twin of steps 2-5 of opt/dispatch.h for one training batch in Sven's mode. What changes:
+ * Twin of steps 2-5 of opt/train_events.h for one training batch in Sven's mode. What changes:
  *
  *  - **Plan** (microbatch_split_build(), no memory, no MPI, so the prefetch thread can run it):
  *    the slice's b events are cut into n contiguous ranges [floor(i b / n), floor((i + 1) b / n));
@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #include "opt/async.h"
-#include "opt/dispatch.h"
+#include "opt/train_events.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,7 +95,7 @@ int microbatch_split_build(microbatch_split *split, dispatch_batch *b, const dis
  * @param err      out: what failed
  * @return 0, or an error code
  */
-int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split, stale_reducer *reducer,
+int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split, opt_delayed_gradient *reducer,
                                     double *loss, tf_error *err);
 
 #ifdef __cplusplus

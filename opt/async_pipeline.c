@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 /* The producer: build batch `built` whenever its slot is free (the batch `slots` before it has
  * been given back), until every batch is built, a build fails, or the queue stops. */
@@ -132,7 +132,7 @@ void event_pipeline_free(event_pipeline *p)
     }
     microbatch_split_free(&p->held);
     dispatch_table_free(&p->table);
-    stale_reducer_free(&p->reducer);
+    opt_delayed_gradient_free(&p->reducer);
     memset(p, 0, sizeof *p);
 }
 
@@ -152,7 +152,7 @@ int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch,
     p->prefetch = prefetch;
     p->staleness = staleness;
     p->micro_batches = micro_batches;
-    int status = stale_reducer_create(&p->reducer, tr->group, parameters_size(&tr->base.model.parameters), staleness,
+    int status = opt_delayed_gradient_create(&p->reducer, tr->group, parameters_size(&tr->base.model.parameters), staleness,
                                       1, err);
     if (status == TF_OK)
         status = dispatch_table_create(&p->table, tr->base.events->num_nodes, err);
@@ -227,8 +227,8 @@ static int reduce_and_update(event_pipeline *p, int flush, tf_error *err)
     parameter_list *parameters = &tr->base.model.parameters;
     const uint64_t before = tr->group->bytes_sent;
     int apply;
-    int status = flush ? stale_reducer_flush(&p->reducer, parameters, &apply, err)
-                       : stale_reducer_push(&p->reducer, parameters, &apply, err);
+    int status = flush ? opt_delayed_gradient_flush(&p->reducer, parameters, &apply, err)
+                       : opt_delayed_gradient_push(&p->reducer, parameters, &apply, err);
     tr->bytes.gradients += tr->group->bytes_sent - before;
     if (status == TF_OK && apply)
         opt_dispatch_apply_update(tr);
@@ -248,11 +248,11 @@ int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, t
         /* The previous batch's all-reduce (staleness 1) advances between the steps of this one. */
         status = opt_dispatch_exchange_requests(tr, err);
         if (status == TF_OK)
-            status = stale_reducer_progress(&p->reducer, err);
+            status = opt_delayed_gradient_progress(&p->reducer, err);
         if (status == TF_OK)
             status = opt_dispatch_fetch_rows(tr, err);
         if (status == TF_OK)
-            status = stale_reducer_progress(&p->reducer, err);
+            status = opt_delayed_gradient_progress(&p->reducer, err);
         if (status == TF_OK)
             status = opt_dispatch_forward(tr, loss, scores, err);
         if (status == TF_OK && train) {
@@ -274,7 +274,7 @@ int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, t
 
 int event_pipeline_flush(event_pipeline *p, tf_error *err) { return reduce_and_update(p, 1, err); }
 
-/* The twin of opt/dispatch.c's run_listed() with the batches from the queue. */
+/* The twin of opt/train_events.c's run_listed() with the batches from the queue. */
 static int run_listed(event_pipeline *p, int64_t (*list)(const event_trainer *, event_batch_slot *), const char *label,
                       const char *train_stage, event_epoch_report *report, progress_fn progress,
                       void *progress_context, tf_error *err)

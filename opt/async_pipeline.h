@@ -28,8 +28,8 @@
 
 #include "opt/async.h"
 #include "opt/async_microbatch.h"
-#include "opt/dispatch.h"
-#include "ref/error.h"
+#include "opt/train_events.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,7 +83,7 @@ void batch_queue_recycle(batch_queue *q);
 void batch_queue_stop(batch_queue *q);
 
 
-/* ---- Sven's pipeline on the distributed event trainer (opt/dispatch.h) ------------------------ */
+/* ---- Sven's pipeline on the distributed event trainer (opt/train_events.h) ------------------------ */
 
 /** A pipeline's batch: planned, and (with micro-batches, a training batch) split. */
 typedef struct pipeline_item {
@@ -100,7 +100,7 @@ typedef struct pipeline_item {
  *
  * **Prefetch** (depth D in 1..4): a producer thread runs dispatch_batch_build() for the listed
  * batches into D + 1 dispatch_batch items with its own scratch table; the trainer takes them in
- * order (the item's buffers are swapped into tr->batch, so steps 2-8 of opt/dispatch.h run
+ * order (the item's buffers are swapped into tr->batch, so steps 2-8 of opt/train_events.h run
  * unchanged). D = 0 builds each batch on the main thread with the same function. A plan reads
  * only read-only data, so the batch stream, the parameters and the memory are bitwise those of
  * the plain trainer for every depth.
@@ -111,7 +111,7 @@ typedef struct pipeline_item {
  * gradients fp (n = 1: bitwise); row and id bytes unchanged, n counts per pair instead of one.
  *
  * **Stale gradients** (staleness 1): step 6's blocking all-reduce is replaced by a
- * stale_reducer (opt/async.h): batch k's gradient starts a non-blocking all-reduce and batch
+ * opt_delayed_gradient (opt/async.h): batch k's gradient starts a non-blocking all-reduce and batch
  * k - 1's sum is applied; the all-reduce is driven (comm_test()) between the steps of the next
  * batch, and the last one is waited for where the training split ends, before evaluation. Node
  * memory is never stale: batch k writes the s' of its own forward before batch k + 1 reads it.
@@ -135,7 +135,7 @@ typedef struct event_pipeline {
     void *item_pointers[BATCH_QUEUE_MAX_DEPTH + 1];     /**< their addresses, for the queue */
     dispatch_table table;                               /**< the builder's scratch (one builder at a time) */
     const event_batch_slot *slots;                      /**< the listing being built */
-    stale_reducer reducer;                              /**< the gradient all-reduce, delayed or not */
+    opt_delayed_gradient reducer;                              /**< the gradient all-reduce, delayed or not */
     double wait_seconds;                                /**< main thread: waiting for (or building) plans */
 } event_pipeline;
 

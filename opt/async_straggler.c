@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 
 void straggler_none(straggler *s)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 #ifdef TWOFOLD_HAVE_NCCL
 #include "cuda/comm.h"

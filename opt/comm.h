@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/digest.h"
-#include "ref/memory.h"
+#include "ref/core/digest.h"
+#include "ref/core/memory.h"
 
 static const char *const mode_names[] = {"sven", "naive", "depcache", "depcomm"};
 
@@ -46,7 +46,7 @@ int64_t dispatch_batch_largest(const dispatch_setup *s)
 int64_t dispatch_batch_capacity(const dispatch_setup *s)
 {
     const event_model_config *c = &s->base->model.config;
-    const int64_t k = c->kind == EVENT_MODEL_TGN ? c->neighbors : 0;
+    const int64_t k = c->kind == EVENT_MODEL_TGN ? c->neighbours : 0;
     return 3 * dispatch_batch_largest(s) * (1 + k);
 }
 

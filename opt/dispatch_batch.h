@@ -31,9 +31,9 @@
 #include <stdint.h>
 
 #include "opt/dispatch_placement.h"
-#include "opt/dispatch_plan.h"
+#include "opt/dispatch.h"
 #include "ref/dispatch.h"
-#include "ref/event_model.h"
+#include "ref/models/event_model.h"
 #include "ref/train_events.h"
 
 #ifdef __cplusplus

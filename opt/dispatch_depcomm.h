@@ -6,13 +6,13 @@
  *        d loss / d s' back to the owner, which runs the updater's backward.
  *
  * The owner's updater sees exactly the row and query time the reference's entry sees, so s' has
- * the reference's bits (opt/dispatch.h); the updater's parameter gradient is then summed on the
- * owners instead of the askers: fp. Internal to opt/dispatch.c (the steps it calls per mode).
+ * the reference's bits (opt/train_events.h); the updater's parameter gradient is then summed on the
+ * owners instead of the askers: fp. Internal to opt/train_events.c (the steps it calls per mode).
  */
 #ifndef TWOFOLD_OPT_DISPATCH_DEPCOMM_H
 #define TWOFOLD_OPT_DISPATCH_DEPCOMM_H
 
-#include "opt/dispatch.h"
+#include "opt/train_events.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 int dispatch_exchange_create(dispatch_exchange *x, int ranks, tf_error *err)
 {

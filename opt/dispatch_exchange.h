@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "opt/comm.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/npy.h"
+#include "ref/core/memory.h"
+#include "ref/data/npy.h"
 #include "ref/partition_bicut.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 
 int dispatch_placement_create(dispatch_placement *p, const int32_t *owner, int64_t num_nodes, int ranks,
                               tf_error *err)

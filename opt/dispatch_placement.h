@@ -45,8 +45,8 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/events.h"
+#include "ref/core/error.h"
+#include "ref/data/events.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/recurrent_gates.h"
+#include "ref/core/memory.h"
+#include "ref/nn/recurrent_gates.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -35,9 +35,9 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/incremental.h"
-#include "ref/snapshot.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 const char *cache_policy_name(cache_policy policy) { return policy == CACHE_LRU ? "lru" : "reinc"; }
 

@@ -9,7 +9,7 @@
  * gates. The score tells
  * them apart only through I (global: L - S, or L - 1 for the decoder; local: 0) and F (a local
  * entry expires after its cell's gates, F = K - g), so one cache object serves either level.
- * In twofold the local level is the cell's own step record (ref/model_*.c), so this object
+ * In twofold the local level is the cell's own step record (ref/models/model_*.c), so this object
  * holds the global level.
  *
  * ReInc's priority ([ReInc] §3.3.3, Eq. 3): priority = F / S - I, the lowest evicted
@@ -31,7 +31,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
  *        training: the global cache in front of the incremental engine (opt/incremental.h).
  *
  * What is served for snapshot t depends on t only, never on a parameter, so any source of the
- * same numbers will do (ref/model.h, #input_aggregations):
+ * same numbers will do (ref/models/model.h, #input_aggregations):
  *  - T-GCN: A^ X_t, its layer-1 aggregation (GCN's symmetric normalization with self loops),
  *    the engine's symmetric aggregator;
  *  - GConvGRU: the terms T_1 .. T_{K-1} of the Chebyshev basis of X_t that its three x-gates
@@ -44,7 +44,7 @@
 #include "opt/incremental.h"
 #include "opt/incremental_cache.h"
 #include "opt/train.h"
-#include "ref/model.h"
+#include "ref/models/model.h"
 
 #ifdef __cplusplus
 extern "C" {

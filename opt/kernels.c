@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/activation.h"
-#include "ref/layers.h"
-#include "ref/memory.h"
-#include "ref/recurrent.h"
-#include "ref/recurrent_gates.h"
+#include "ref/nn/activation.h"
+#include "ref/nn/layers.h"
+#include "ref/core/memory.h"
+#include "ref/nn/recurrent.h"
+#include "ref/nn/recurrent_gates.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -238,7 +238,7 @@ void opt_gru_cell_backward(const float *x, const float *h, const float *weight_i
 }
 
 /* Rows are independent in the LSTM's pointwise part: threads take rows, each unit is ref's
- * arithmetic (ref/recurrent_gates.h), so the results are ref's bit for bit. */
+ * arithmetic (ref/nn/recurrent_gates.h), so the results are ref's bit for bit. */
 void opt_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                 float *h_out, float *gates)
 {
@@ -288,7 +288,7 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
     } while (0)
 
 /* ELEMENTWISE with each thread's share vectorized: for the activations, whose branch-free
- * functions (ref/activation.h) gcc -O2 vectorizes only under `omp simd`. */
+ * functions (ref/nn/activation.h) gcc -O2 vectorizes only under `omp simd`. */
 #define ELEMENTWISE_SIMD(count, body)                                                                                  \
     do {                                                                                                               \
         const int64_t count_ = (count);                                                                                \
@@ -300,7 +300,7 @@ void opt_lstm_pointwise_backward(const float *gates, const float *c, const float
     } while (0)
 
 /* Each element is ref's expression on the same operands (the project's own tf_sigmoidf() and
- * tf_tanhf(), ref/activation.h, which every lane computes with the same IEEE operations), split
+ * tf_tanhf(), ref/nn/activation.h, which every lane computes with the same IEEE operations), split
  * across threads and vectorized: bitwise equal. */
 void opt_sigmoid_forward(const float *x, int64_t count, float *y)
 {
@@ -361,7 +361,7 @@ double opt_mse_loss(const float *prediction, const float *target, const uint8_t 
     return ref_mse_loss_over(prediction, target, mask, n, width, rows, scale, NULL);
 }
 
-/* Every element is adam_update_element() (ref/adam.h), the function ref_adam_step() calls:
+/* Every element is adam_update_element() (ref/nn/adam.h), the function ref_adam_step() calls:
  * bitwise equal however the elements are split. */
 void opt_adam_step(adam *optimizer, parameter_list *parameters)
 {

@@ -1,7 +1,7 @@
 /**
  * @file opt/kernels.h
  * @brief The optimized CPU twins of the reference kernels: OpenBLAS GEMM, OpenMP SpMM and its
- *        transpose, fused recurrent cells. Collected in #opt_kernels (ref/kernels.h).
+ *        transpose, fused recurrent cells. Collected in #opt_kernels (ref/nn/kernels.h).
  *
  * Each function has the signature and the contract of its ref_ twin (named in its comment),
  * and verify/test_kernels.c compares them on real and generated data. What changes and why
@@ -14,9 +14,9 @@
  *    double.
  *  - Graph propagation (opt_propagate_*) splits rows across OpenMP threads but adds the same
  *    terms in the same order as ref: **bitwise equal**. The backward gathers over a transpose
- *    (propagation_add_transpose(), ref/propagate.h) instead of scattering, ordered so each sum is
+ *    (propagation_add_transpose(), ref/nn/propagate.h) instead of scattering, ordered so each sum is
  *    formed exactly as ref's scatter forms it.
- *  - The LSTM pointwise part is ref's arithmetic (ref/recurrent_gates.h) split across threads:
+ *  - The LSTM pointwise part is ref's arithmetic (ref/nn/recurrent_gates.h) split across threads:
  *    bitwise equal. The GRU cell computes its six products with sgemm, then the gates pointwise
  *    with the same functions: fp.
  *  - Activations, bias, the loss's gradient and Adam are ref's per-element expressions split
@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#include "ref/kernels.h"
+#include "ref/nn/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,7 +156,7 @@ void opt_add_bias_backward(const float *dy, int64_t n, int64_t width, float *dbi
 double opt_mse_loss(const float *prediction, const float *target, const uint8_t *mask, int64_t n, int64_t width,
                     float scale, float *dprediction);
 
-/** Twin of ref_adam_step(): adam_update_element() (ref/adam.h) on elements split across threads:
+/** Twin of ref_adam_step(): adam_update_element() (ref/nn/adam.h) on elements split across threads:
  *  bitwise equal. */
 void opt_adam_step(adam *optimizer, parameter_list *parameters);
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "opt/kernels.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 /* The first failure inside a kernel (they return nothing); take_error hands it over. */
 static tf_error first_failure;

@@ -4,7 +4,7 @@
  *        the halo rows it reads from their owners (one all-to-all-v) and every backward returns
  *        their gradients (another), through a kernel table that wraps the dense one.
  *
- * Twin of a product of the whole graph, ref_propagate_forward()/_backward() (ref/propagate.h),
+ * Twin of a product of the whole graph, ref_propagate_forward()/_backward() (ref/nn/propagate.h),
  * restricted to one rank's rows. What changes and why it is still equal:
  *  - **forward**, y = P x on the owned rows: the halo rows of x are fetched from their owners, the
  *    product runs on the part's whole local operator (owned + halo rows: opt/partition_part.h),
@@ -42,7 +42,7 @@
 
 #include "opt/comm.h"
 #include "opt/partition_part.h"
-#include "ref/kernels.h"
+#include "ref/nn/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

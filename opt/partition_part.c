@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "opt/kernels.h"
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 #include "ref/partition.h"
 
 const char *partition_mode_name(partition_mode m) { return m == PARTITION_CACHE ? "cache" : "exchange"; }

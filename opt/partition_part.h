@@ -38,10 +38,10 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/model.h"
-#include "ref/propagate.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/models/model.h"
+#include "ref/nn/propagate.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "opt/kernels.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 /* input_aggregations::get: t's owner computes A^ X_t and sends every rank its rows, out [owned][F]. */
 static int shuffled_aggregation(void *context, int64_t t, float *out, tf_error *err)

@@ -4,13 +4,13 @@
  *        snapshot blocks, and its output is shuffled to the vertex owners, which run the time
  *        encoder (chapter 06).
  *
- * T-GCN aggregates before any parameter (A^ X_t, ref/model_tgcn.c), so its structure encoder is
+ * T-GCN aggregates before any parameter (A^ X_t, ref/models/model_tgcn.c), so its structure encoder is
  * separable from the recurrence: rank snapshot_owner[t] computes A^ X_t for every vertex of its
  * snapshots from the whole graph, and one all-to-all-v gives each rank the rows of its vertices. An
  * #input_aggregations source: the model asks for A^ X_t, every rank at the same point of the same
  * window (so the collectives line up), and receives the whole graph's rows: **bitwise** the
  * reference's A^ X_t (the product is the reference's on the whole graph). The other models convolve
- * inside their gates or read X W_t, so they have no such encoder (opt/partition.h refuses them).
+ * inside their gates or read X W_t, so they have no such encoder (opt/train_partition.h refuses them).
  *
  * Bytes: per visit of snapshot t, the rows of every vertex not owned by t's owner, F floats each.
  * Ownership: the shuffle owns copies of its own snapshots' graphs, operators and features.
@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "opt/comm.h"
-#include "ref/model.h"
-#include "ref/snapshot.h"
+#include "ref/models/model.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/clock.h"
-#include "ref/memory.h"
-#include "ref/parameters.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
+#include "ref/nn/parameters.h"
 
 static const kernels *inner;      /* the table being profiled */
 static profile_counters counters; /* what its calls did */

@@ -3,8 +3,8 @@
  * @brief `twofold train --profile`: where an epoch's time goes, kernel family by kernel family,
  *        against this machine's measured peaks and the roofline bound they give.
  *
- * profile_wrap() returns a #kernels table (ref/kernels.h) that calls the model's own table and
- * times every call with the monotonic clock (ref/clock.h), so the models and trainers are not
+ * profile_wrap() returns a #kernels table (ref/nn/kernels.h) that calls the model's own table and
+ * times every call with the monotonic clock (ref/core/clock.h), so the models and trainers are not
  * touched: whatever runs through the table is counted. Each call adds to its family's counters
  * the work a formula gives from the call's arguments (floats are 4 bytes; n rows, in and out
  * widths, nnz the operator's edges, w the width it propagates, H the hidden width):
@@ -40,8 +40,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ref/error.h"
-#include "ref/kernels.h"
+#include "ref/core/error.h"
+#include "ref/nn/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "opt/train.h"
-#include "ref/adam.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/nn/adam.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 #ifdef _OPENMP
 #include <omp.h>

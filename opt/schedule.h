@@ -41,7 +41,7 @@
 
 #include "opt/comm.h"
 #include "opt/schedule_ilp.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/schedule.h"
 #include "ref/train.h"
 

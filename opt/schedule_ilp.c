@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "opt/schedule.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 void ilp_options_default(ilp_options *o)
 {

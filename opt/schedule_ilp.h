@@ -34,7 +34,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/schedule.h"
 
 #ifdef __cplusplus

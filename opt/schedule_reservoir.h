@@ -21,7 +21,7 @@
 #ifndef TWOFOLD_OPT_SCHEDULE_RESERVOIR_H
 #define TWOFOLD_OPT_SCHEDULE_RESERVOIR_H
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/schedule_reservoir.h"
 
 #ifdef __cplusplus

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "opt/schedule.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 int schedule_sizes_cycle(const snapshot_seq *seq, int64_t snapshots, int64_t **nodes, int64_t **edges, tf_error *err)
 {

@@ -16,10 +16,10 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/schedule.h"
 #include "ref/schedule_cost.h"
-#include "ref/snapshot.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

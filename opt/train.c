@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "opt/kernels.h"
-#include "ref/digest.h"
-#include "ref/layers.h"
-#include "ref/memory.h"
+#include "ref/core/digest.h"
+#include "ref/nn/layers.h"
+#include "ref/core/memory.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 #include "opt/comm.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/train.h"
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 /* ---- stale gradients ------------------------------------------------------------------------- */
 

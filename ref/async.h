@@ -42,8 +42,8 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/parameters.h"
+#include "ref/core/error.h"
+#include "ref/nn/parameters.h"
 #include "ref/train.h"
 
 #ifdef __cplusplus

@@ -54,9 +54,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/kernels.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/nn/kernels.h"
+#include "ref/data/snapshot.h"
 #include "ref/train.h"
 
 #ifdef __cplusplus

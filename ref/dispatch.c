@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 int dispatch_plan_create(dispatch_plan *plan, int64_t capacity, tf_error *err)
 {

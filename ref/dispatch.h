@@ -28,7 +28,7 @@
  *
  * **Errata of Algorithm 2** (chapters/04-dispatch.md): line 4 tests "v_i not in V", meaning V_u; the
  * text says l indexes V_o, but it is V_u (as line 10 has it); and its linear search of V_u makes it
- * O(N U), which ref_dispatch_plan() keeps on purpose (it is the oracle; opt/dispatch_plan.h is the
+ * O(N U), which ref_dispatch_plan() keeps on purpose (it is the oracle; opt/dispatch.h is the
  * O(N) twin with a direct-address table).
  *
  * Ownership: dispatch_plan_create() allocates the three arrays for a capacity of entries;
@@ -40,9 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/event_model.h"
-#include "ref/node_memory.h"
+#include "ref/core/error.h"
+#include "ref/models/event_model.h"
+#include "ref/models/node_memory.h"
 
 #ifdef __cplusplus
 extern "C" {

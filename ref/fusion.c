@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/recurrent.h"
+#include "ref/core/memory.h"
+#include "ref/nn/recurrent.h"
 
 int64_t time_encoder_gates(time_encoder_kind kind) { return kind == TIME_ENCODER_LSTM ? 4 : 3; }
 

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/fusion_sequences.h"
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 int chunk_set_contiguous(int64_t num_nodes, int64_t count, chunk_set *out, tf_error *err)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/rng.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
 
 void sequence_set_free(sequence_set *set)
 {

@@ -18,9 +18,9 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/events.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/data/events.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

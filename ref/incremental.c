@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/propagate.h"
+#include "ref/core/memory.h"
+#include "ref/nn/propagate.h"
 
 static const char *const aggregator_names[AGGREGATOR_COUNT] = {"sum", "mean", "symmetric", "chebyshev",
                                                                         "max", "min"};

@@ -31,9 +31,9 @@
 
 #include <stdint.h>
 
-#include "ref/csr.h"
-#include "ref/error.h"
-#include "ref/snapshot.h"
+#include "ref/data/csr.h"
+#include "ref/core/error.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

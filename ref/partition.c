@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 #include "ref/partition_chunks.h"
 
 static const char *const method_names[PARTITION_METHODS] = {

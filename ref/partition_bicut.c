@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 int bicut_demand_alloc(bicut_demand *d, int ranks, int64_t num_nodes, tf_error *err)
 {

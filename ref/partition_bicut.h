@@ -46,9 +46,9 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/events.h"
-#include "ref/temporal_csr.h"
+#include "ref/core/error.h"
+#include "ref/data/events.h"
+#include "ref/data/temporal_csr.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 int ref_label_propagation(const partition_graph *g, int64_t cap, int max_sweeps, int32_t *label,
                           label_propagation_stats *stats, tf_error *err)

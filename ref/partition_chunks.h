@@ -56,7 +56,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/partition.h"
 
 #ifdef __cplusplus

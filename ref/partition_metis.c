@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 #include "ref/partition.h"
 
 static int fits_idx(int64_t value) { return value >= 0 && value <= (int64_t)INT32_MAX; }

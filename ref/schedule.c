@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/adam.h"
-#include "ref/memory.h"
+#include "ref/nn/adam.h"
+#include "ref/core/memory.h"
 
 static const char *const method_names[] = {"roundrobin", "lpt", "greedy", "ilp"};
 

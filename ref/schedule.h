@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/train.h"
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 void schedule_group_sizes(const train_schedule *windows, const snapshot_seq *seq, int64_t *rows, int64_t *edges)
 {

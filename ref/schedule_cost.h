@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/data/snapshot.h"
 #include "ref/train.h"
 
 #ifdef __cplusplus

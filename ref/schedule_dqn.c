@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/layers.h"
-#include "ref/memory.h"
+#include "ref/nn/layers.h"
+#include "ref/core/memory.h"
 
 void dqn_options_default(dqn_options *o)
 {

@@ -30,10 +30,10 @@
 
 #include <stdint.h>
 
-#include "ref/adam.h"
-#include "ref/error.h"
-#include "ref/parameters.h"
-#include "ref/rng.h"
+#include "ref/nn/adam.h"
+#include "ref/core/error.h"
+#include "ref/nn/parameters.h"
+#include "ref/core/rng.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/layers.h"
-#include "ref/memory.h"
-#include "ref/rng.h"
+#include "ref/nn/layers.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
 
 int hybrid_vertex_load(const snapshot_seq *seq, int64_t first, int64_t count, int hops, int64_t *load, tf_error *err)
 {

@@ -5,7 +5,7 @@
  *        Algorithm 1).
  *
  * A snapshot batch trains every vertex of a window; a hybrid batch trains N_V of them over N_S
- * snapshots. For T-GCN that is exact: its graph convolution reads only X_t (ref/model_tgcn.c),
+ * snapshots. For T-GCN that is exact: its graph convolution reads only X_t (ref/models/model_tgcn.c),
  * so a target's prediction at t needs its own past and its in-neighbours' features at t, one hop
  * whatever N_S. (GConvGRU and GC-LSTM convolve the state too: their dependency grows K hops per
  * snapshot, so this file serves T-GCN only.)
@@ -39,10 +39,10 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
-#include "ref/model.h"
-#include "ref/propagate.h"
-#include "ref/snapshot.h"
+#include "ref/core/error.h"
+#include "ref/models/model.h"
+#include "ref/nn/propagate.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/adam.h"
-#include "ref/memory.h"
+#include "ref/nn/adam.h"
+#include "ref/core/memory.h"
 
 void hybrid_options_default(hybrid_options *o)
 {

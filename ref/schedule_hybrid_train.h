@@ -17,7 +17,7 @@
  * R(W_{k-1}, W_k, Delta_{k-1}, Delta_k), Delta_k) is remembered and the agent trains once; for
  * k >= 1 the next action is chosen from Delta_k (a_1 = a_0 = the middle action).
  *
- * The ranks: one process runs every slot. The data-parallel twin (opt/schedule_hybrid.h) runs
+ * The ranks: one process runs every slot. The data-parallel twin (opt/schedule_hybrid_train.h) runs
  * slot j on rank j mod R through the #hybrid_ranks hooks, which is why they exist: ref includes
  * nothing of opt.
  *
@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/schedule_dqn.h"
 #include "ref/schedule_hybrid.h"
 #include "ref/schedule_reservoir.h"

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/memory.h"
-#include "ref/rng.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
 
 void reservoir_ledger_free(reservoir_ledger *l)
 {

@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/schedule_hybrid.h"
 
 #ifdef __cplusplus

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ref/checkpoint.h"
-#include "ref/io.h"
-#include "ref/memory.h"
-#include "ref/npy.h"
-#include "ref/sgd.h"
+#include "ref/models/checkpoint.h"
+#include "ref/core/io.h"
+#include "ref/core/memory.h"
+#include "ref/data/npy.h"
+#include "ref/nn/sgd.h"
 
 const char *optimizer_kind_name(optimizer_kind kind) { return kind == OPTIMIZER_SGD ? "sgd" : "adam"; }
 

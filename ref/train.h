@@ -30,10 +30,10 @@
 
 #include <stdint.h>
 
-#include "ref/adam.h"
-#include "ref/error.h"
-#include "ref/model.h"
-#include "ref/snapshot.h"
+#include "ref/nn/adam.h"
+#include "ref/core/error.h"
+#include "ref/models/model.h"
+#include "ref/data/snapshot.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,8 +50,8 @@ typedef enum batch_order {
 
 /** Which update a step applies to its gradient. */
 typedef enum optimizer_kind {
-    OPTIMIZER_ADAM,  /**< Adam (ref/adam.h), the default */
-    OPTIMIZER_SGD,   /**< plain SGD (ref/sgd.h): linear in the gradient, for chapter 05's checks */
+    OPTIMIZER_ADAM,  /**< Adam (ref/nn/adam.h), the default */
+    OPTIMIZER_SGD,   /**< plain SGD (ref/nn/sgd.h): linear in the gradient, for chapter 05's checks */
 } optimizer_kind;
 
 /** "adam" or "sgd". */
@@ -207,7 +207,7 @@ int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t 
 /* ---- checkpoints -------------------------------------------------------------------------- */
 
 /**
- * Save a checkpoint in @p directory (ref/checkpoint.h): parameters as NAME.npy (PyTorch
+ * Save a checkpoint in @p directory (ref/models/checkpoint.h): parameters as NAME.npy (PyTorch
  * state_dict names), Adam moments as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy, and
  * trainer.npy, written last (the header with epoch, step and data digest; hidden, K, features,
  * targets, window, stride, train snapshots). A kill at any instant leaves a complete checkpoint

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ref/checkpoint.h"
-#include "ref/io.h"
-#include "ref/memory.h"
-#include "ref/metrics.h"
-#include "ref/npy.h"
-#include "ref/rng.h"
+#include "ref/models/checkpoint.h"
+#include "ref/core/io.h"
+#include "ref/core/memory.h"
+#include "ref/nn/metrics.h"
+#include "ref/data/npy.h"
+#include "ref/core/rng.h"
 
 /* Negative streams of evaluation: fixed, independent of the training seed. */
 #define REPLAY_SEED 0x7e91a1ull
@@ -367,7 +367,7 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
  * data digest), the seed, then what else must match to resume: the model's shape and the split. */
 enum {
     STATE_SEED = CHECKPOINT_HEADER_SIZE, STATE_MEMORY, STATE_TIME, STATE_EMBEDDING, STATE_EDGE, STATE_HEADS,
-    STATE_NEIGHBORS, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
+    STATE_NEIGHBOURS, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
 };
 
 static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
@@ -376,7 +376,7 @@ static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
     const uint64_t data = checkpoint_event_digest(tr->events, tr->edge_features, c->edge_width);
     int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_EVENT_MODEL, c->kind, tr->epoch, tr->optimizer.step,
                                   (int64_t)data, (int64_t)tr->options.seed, c->memory_width, c->time_width,
-                                  c->embedding_width, c->edge_width, c->heads, c->neighbors, tr->train_end,
+                                  c->embedding_width, c->edge_width, c->heads, c->neighbours, tr->train_end,
                                   tr->validation_end};
     memcpy(state, values, sizeof values);
 }

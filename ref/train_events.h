@@ -50,15 +50,15 @@
 
 #include <stdint.h>
 
-#include "ref/adam.h"
+#include "ref/nn/adam.h"
 #include "ref/async.h"
-#include "ref/error.h"
-#include "ref/event_model.h"
-#include "ref/events.h"
-#include "ref/node_memory.h"
-#include "ref/progress.h"
-#include "ref/temporal_csr.h"
-#include "ref/tensor.h"
+#include "ref/core/error.h"
+#include "ref/models/event_model.h"
+#include "ref/data/events.h"
+#include "ref/models/node_memory.h"
+#include "ref/core/progress.h"
+#include "ref/data/temporal_csr.h"
+#include "ref/core/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/error.h"
-#include "ref/memory.h"
+#include "ref/core/error.h"
+#include "ref/core/memory.h"
 
 /* libFuzzer gives up at 2 GiB (-rss_limit_mb=2048). An input announcing a huge size must end
  * in the loader's own "too large for memory" error, not in libFuzzer's out-of-memory report,

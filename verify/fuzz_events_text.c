@@ -1,6 +1,6 @@
 /* libFuzzer target for load_events_text(), the whitespace-separated event reader
  * (src dst time [label]). See fuzz_common.h for what is checked and how to run it. */
-#include "ref/loaders.h"
+#include "ref/data/loaders.h"
 #include "verify/fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

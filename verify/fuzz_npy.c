@@ -1,6 +1,6 @@
 /* libFuzzer target for npy_parse(), the NumPy .npy reader (header dict, versions 1-3, C and
  * Fortran order). See fuzz_common.h for what is checked and how to run it. */
-#include "ref/npy.h"
+#include "ref/data/npy.h"
 #include "verify/fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

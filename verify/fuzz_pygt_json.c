@@ -1,6 +1,6 @@
 /* libFuzzer target for load_pygt_json(), the PyTorch Geometric Temporal JSON reader (all five
  * layouts, told apart by their keys). See fuzz_common.h for what is checked and how to run it. */
-#include "ref/loaders.h"
+#include "ref/data/loaders.h"
 #include "verify/fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
 /* libFuzzer target for load_tgcn_csv(), the T-GCN speed + adjacency CSV pair. The input is
  * split at its first 0x00 byte: before it the speed file, after it the adjacency file (empty
  * if there is no 0x00). See fuzz_common.h for what is checked and how to run it. */
-#include "ref/loaders.h"
+#include "ref/data/loaders.h"
 #include "verify/fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

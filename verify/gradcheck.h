@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "verify/testing.h"
 
 #define STEP 1e-3f

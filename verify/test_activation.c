@@ -1,14 +1,14 @@
-/* ref/activation.h: the project's own exp, sigmoid and tanh against double-precision exp and
+/* ref/nn/activation.h: the project's own exp, sigmoid and tanh against double-precision exp and
  * tanh, over every float in [-100, 100] at steps of 2^-12 and over all 2^32 bit patterns at a
  * stride (subnormals, huge values, infinities, NaNs included). Prints the largest error in
- * ulps of the correctly rounded result and fails above the bounds ref/activation.h states. */
+ * ulps of the correctly rounded result and fails above the bounds ref/nn/activation.h states. */
 #include <float.h>
 #include <math.h>
 
-#include "ref/activation.h"
+#include "ref/nn/activation.h"
 #include "verify/testing.h"
 
-/* The bounds ref/activation.h documents. */
+/* The bounds ref/nn/activation.h documents. */
 #define EXP_ULP 1.0
 #define SIGMOID_ULP 2.0
 #define TANH_ULP 2.0

@@ -19,8 +19,8 @@
 #include "opt/train.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
-#include "ref/digest.h"
-#include "ref/sgd.h"
+#include "ref/core/digest.h"
+#include "ref/nn/sgd.h"
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5

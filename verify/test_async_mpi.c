@@ -14,7 +14,7 @@
 #include "opt/async.h"
 #include "opt/kernels.h"
 #include "opt/train.h"
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5

@@ -5,8 +5,8 @@
 #include <zlib.h>
 
 #include "datasets/dataset.h"
-#include "ref/loaders.h"
-#include "ref/memory.h"
+#include "ref/data/loaders.h"
+#include "ref/core/memory.h"
 #include "verify/testing.h"
 
 /* Parse `content` as PyTorch Geometric Temporal JSON named `source`. */

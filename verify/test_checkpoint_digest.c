@@ -3,7 +3,7 @@
  * a change of bit k only into bits k and above, so flipping bit 63 of two words (the signs of two
  * float features, or two targets) gave the same digest: a checkpoint resumed on other data
  * silently and ranks with different data agreed. */
-#include "ref/checkpoint.h"
+#include "ref/models/checkpoint.h"
 #include "verify/testing.h"
 
 /* An event stream of 8 events with 2 feature columns, filled with distinct values. */

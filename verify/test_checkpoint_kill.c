@@ -2,7 +2,7 @@
  * from it ends bit for bit where an uninterrupted run ends (issue 16, point 2), for a snapshot
  * model (T-GCN) and an event model (JODIE) on small data.
  *
- * A forked child trains and saves with TWOFOLD_SAVE_FAULT_STEP=k (ref/checkpoint.h), which kills
+ * A forked child trains and saves with TWOFOLD_SAVE_FAULT_STEP=k (ref/models/checkpoint.h), which kills
  * it with SIGKILL at the save's k-th step; k runs over every step (the loop ends at the first k
  * that the save finishes before reaching). After each kill the parent loads the directory, trains
  * to the last epoch and compares every parameter and Adam moment with the uninterrupted run's,
@@ -17,7 +17,7 @@
 
 #include "datasets/dataset.h"
 #include "datasets/generate.h"
-#include "ref/checkpoint.h"
+#include "ref/models/checkpoint.h"
 #include "ref/train.h"
 #include "ref/train_events.h"
 #include "verify/testing.h"

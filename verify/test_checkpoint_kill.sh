@@ -2,7 +2,7 @@
 # The command line's side of a kill during a save (issue 16, point 2; test_checkpoint_kill.c kills
 # the library's save at every step): for tgcn and jodie on small data,
 #   1. over a complete checkpoint of epoch 1, `train --epochs 2 --load DIR --save DIR` is killed
-#      (TWOFOLD_SAVE_FAULT_STEP=k, ref/checkpoint.h) in its first file, in its marker, after its
+#      (TWOFOLD_SAVE_FAULT_STEP=k, ref/models/checkpoint.h) in its first file, in its marker, after its
 #      marker, between its two renames, after them and while removing DIR.previous; then
 #      `train --epochs 3 --load DIR --save DIR` must succeed, say which checkpoint it loaded
 #      where it was not DIR itself, write the very bytes of a straight 3-epoch run and leave no
@@ -148,7 +148,7 @@ rm "$work/bk.previous/notes.txt" && cp "$work/tgcn.epoch1"/* "$work/bk.previous"
     { echo "FAIL: --save bk with a checkpoint copy in bk.previous"; failures=$((failures + 1)); }
 # Two runs saving to one directory at once take turns (an flock on its parent): both succeed, and
 # DIR is a complete checkpoint, bitwise the one both wrote, that --load reads. Each save step is
-# slowed (TWOFOLD_SAVE_STEP_DELAY_MS, ref/checkpoint.h) so that the two saves surely overlap;
+# slowed (TWOFOLD_SAVE_STEP_DELAY_MS, ref/models/checkpoint.h) so that the two saves surely overlap;
 # without the lock each removed the other's DIR.partial and they failed or left a marker alone.
 for try in 1 2 3; do
     dir="$work/race$try"

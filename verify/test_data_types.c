@@ -6,13 +6,13 @@
 #include <stdint.h>
 
 #include "datasets/generate.h"
-#include "ref/csr.h"
-#include "ref/events.h"
-#include "ref/memory.h"
-#include "ref/rng.h"
-#include "ref/snapshot.h"
-#include "ref/temporal_csr.h"
-#include "ref/tensor.h"
+#include "ref/data/csr.h"
+#include "ref/data/events.h"
+#include "ref/core/memory.h"
+#include "ref/core/rng.h"
+#include "ref/data/snapshot.h"
+#include "ref/data/temporal_csr.h"
+#include "ref/core/tensor.h"
 #include "verify/testing.h"
 
 /* ---- tensor ------------------------------------------------------------------------------ */
@@ -569,25 +569,25 @@ END_TEST
 /* Brute force over the whole stream: the entries of `node`'s history strictly before t in
  * (time, event index) order, the last k of them. An event lists the node once per endpoint
  * it occupies, source first, as the header describes ("each event is in both rows"). */
-static int brute_force_recent(const event_stream *es, int32_t node, double t, int k, int32_t *neighbors,
-                              int64_t *events, double *times, int32_t *scratch_neighbors, int64_t *scratch_events)
+static int brute_force_recent(const event_stream *es, int32_t node, double t, int k, int32_t *neighbours,
+                              int64_t *events, double *times, int32_t *scratch_neighbours, int64_t *scratch_events)
 {
     if (k <= 0 || node < 0 || node >= es->num_nodes)
         return 0;
     int64_t found = 0;
     for (int64_t i = 0; i < es->num_events && es->time[i] < t; i++) {
         if (es->src[i] == node) {
-            scratch_neighbors[found] = es->dst[i];
+            scratch_neighbours[found] = es->dst[i];
             scratch_events[found++] = i;
         }
         if (es->dst[i] == node) {
-            scratch_neighbors[found] = es->src[i];
+            scratch_neighbours[found] = es->src[i];
             scratch_events[found++] = i;
         }
     }
     int64_t first = found > k ? found - k : 0;
     for (int64_t j = first; j < found; j++) {
-        neighbors[j - first] = scratch_neighbors[j];
+        neighbours[j - first] = scratch_neighbours[j];
         events[j - first] = scratch_events[j];
         times[j - first] = es->time[scratch_events[j]];
     }
@@ -621,7 +621,7 @@ START_TEST(temporal_csr_crafted_queries)
         double t;
         int k;
         int count;
-        int32_t neighbors[4];
+        int32_t neighbours[4];
         int64_t events[4];
     } queries[] = {
         {0, 2.0, 3, 1, {1}, {0}},                      /* the two events at t = 2 are excluded */
@@ -639,18 +639,18 @@ START_TEST(temporal_csr_crafted_queries)
     };
     int failures = 0;
     for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
-        int32_t neighbors[8];
+        int32_t neighbours[8];
         int64_t events[8];
         double times[8];
         for (int i = 0; i < 8; i++)
-            neighbors[i] = -7, events[i] = -7, times[i] = -7; /* sentinels: nothing past count is written */
-        int count = temporal_csr_recent(&g, queries[q].node, queries[q].t, queries[q].k, neighbors, events, times);
+            neighbours[i] = -7, events[i] = -7, times[i] = -7; /* sentinels: nothing past count is written */
+        int count = temporal_csr_recent(&g, queries[q].node, queries[q].t, queries[q].k, neighbours, events, times);
         int ok = count == queries[q].count;
         for (int i = 0; ok && i < count; i++)
-            ok = neighbors[i] == queries[q].neighbors[i] && events[i] == queries[q].events[i] &&
+            ok = neighbours[i] == queries[q].neighbours[i] && events[i] == queries[q].events[i] &&
                  times[i] == es.time[queries[q].events[i]];
         for (int i = count; ok && i < 8; i++)
-            ok = neighbors[i] == -7 && events[i] == -7 && times[i] == -7;
+            ok = neighbours[i] == -7 && events[i] == -7 && times[i] == -7;
         printf("recent(node %d, t %g, k %d) -> %d entries%s\n", queries[q].node, queries[q].t, queries[q].k, count,
                ok ? "" : "  WRONG");
         failures += !ok;
@@ -658,9 +658,9 @@ START_TEST(temporal_csr_crafted_queries)
     ck_assert_int_eq(failures, 0);
 
     /* Any output may be NULL; the count is the same. */
-    int32_t only_neighbors[4];
-    ck_assert_int_eq(temporal_csr_recent(&g, 0, 3.0, 2, only_neighbors, NULL, NULL), 2);
-    ck_assert_int_eq(only_neighbors[1], 3);
+    int32_t only_neighbours[4];
+    ck_assert_int_eq(temporal_csr_recent(&g, 0, 3.0, 2, only_neighbours, NULL, NULL), 2);
+    ck_assert_int_eq(only_neighbours[1], 3);
     ck_assert_int_eq(temporal_csr_recent(&g, 0, 100.0, 4, NULL, NULL, NULL), 4);
     temporal_csr_free(&g);
     event_stream_free(&es);
@@ -681,9 +681,9 @@ START_TEST(temporal_csr_matches_brute_force)
     temporal_csr g;
     ck_assert_int_eq(temporal_csr_build(&g, &es, &err), TF_OK);
     enum { MAX_K = 25, QUERIES = 3000 };
-    int32_t *scratch_neighbors = malloc((size_t)(2 * es.num_events) * sizeof *scratch_neighbors);
+    int32_t *scratch_neighbours = malloc((size_t)(2 * es.num_events) * sizeof *scratch_neighbours);
     int64_t *scratch_events = malloc((size_t)(2 * es.num_events) * sizeof *scratch_events);
-    ck_assert(scratch_neighbors && scratch_events);
+    ck_assert(scratch_neighbours && scratch_events);
     rng r;
     rng_seed(&r, 7);
     double last_time = es.time[es.num_events - 1];
@@ -703,7 +703,7 @@ START_TEST(temporal_csr_matches_brute_force)
         int64_t got_e[MAX_K], want_e[MAX_K];
         double got_t[MAX_K], want_t[MAX_K];
         int got = temporal_csr_recent(&g, node, t, k, got_n, got_e, got_t);
-        int want = brute_force_recent(&es, node, t, k, want_n, want_e, want_t, scratch_neighbors, scratch_events);
+        int want = brute_force_recent(&es, node, t, k, want_n, want_e, want_t, scratch_neighbours, scratch_events);
         int ok = got == want;
         for (int i = 0; ok && i < got; i++)
             ok = got_n[i] == want_n[i] && got_e[i] == want_e[i] && got_t[i] == want_t[i];
@@ -716,7 +716,7 @@ START_TEST(temporal_csr_matches_brute_force)
            QUERIES, (long long)at_event_time, (long long)full, (long long)returned, (long long)mismatches);
     ck_assert_int_eq(mismatches, 0);
     ck_assert_int_gt(returned, 0); /* the oracle must have had something to agree on */
-    free(scratch_neighbors);
+    free(scratch_neighbours);
     free(scratch_events);
     temporal_csr_free(&g);
     event_stream_free(&es);

@@ -1,5 +1,5 @@
 /* The GPU's sort-based Algorithm 2 and row kernels (cuda/dispatch.h) against the CPU's table
- * plan (opt/dispatch_plan.h) and plain copies: every batch of a generated stream with heavy
+ * plan (opt/dispatch.h) and plain copies: every batch of a generated stream with heavy
  * repeats and 20 Wikipedia TGN batches, plans compared **bitwise** after putting the CPU plan in
  * the GPU's order (V_u sorted by vertex, Psi renumbered, Phi permuted); gather, expand and
  * scatter compared bitwise with CPU loops. Without a GPU (or driver) the program exits 77: CTest
@@ -8,7 +8,7 @@
 #include "cuda/dispatch.h"
 #include "datasets/dataset.h"
 #include "opt/dispatch_batch.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "verify/testing_cuda.h"
 
 static cuda_context gpu;

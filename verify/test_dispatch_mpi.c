@@ -1,4 +1,4 @@
-/* The distributed event-model trainer (opt/dispatch.h) against the single-process reference, on
+/* The distributed event-model trainer (opt/train_events.h) against the single-process reference, on
  * 1..4 ranks (ctest runs it under mpiexec), the mission's third equivalence:
  *
  *  - lockstep: the reference runs every batch of an epoch once, on rank 0, keeping per batch its
@@ -16,9 +16,9 @@
 #include <math.h>
 
 #include "datasets/dataset.h"
-#include "opt/dispatch.h"
+#include "opt/train_events.h"
 #include "opt/train.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5

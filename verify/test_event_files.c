@@ -4,8 +4,8 @@
  * that name the file. Every file here is a few lines written by the test; each case prints
  * what it loaded. */
 #include "datasets/dataset.h"
-#include "ref/loaders.h"
-#include "ref/memory.h"
+#include "ref/data/loaders.h"
+#include "ref/core/memory.h"
 #include "verify/testing.h"
 
 /* Parses `content` as an event CSV named `source` with --edge-columns `chosen` (NULL = the

@@ -10,11 +10,11 @@
 #include <math.h>
 
 #include "datasets/generate.h"
-#include "ref/event_model.h"
-#include "ref/layers.h"
-#include "ref/recurrent.h"
-#include "ref/time_encoding.h"
-#include "ref/time_projection.h"
+#include "ref/models/event_model.h"
+#include "ref/nn/layers.h"
+#include "ref/nn/recurrent.h"
+#include "ref/nn/time_encoding.h"
+#include "ref/nn/time_projection.h"
 #include "verify/gradcheck.h"
 
 /* ---- small layers ----------------------------------------------------------------------------- */
@@ -215,7 +215,7 @@ enum { ROOTS = 4 };
 typedef struct attention_case {
     const temporal_attention *a;
     int64_t offset[ROOTS + 1];
-    float *root_node, *root_time, *neighbor_node, *neighbor_edge, *neighbor_time, *out, *r;
+    float *root_node, *root_time, *neighbour_node, *neighbour_edge, *neighbour_time, *out, *r;
 } attention_case;
 
 static double attention_loss(void *context)
@@ -223,8 +223,8 @@ static double attention_loss(void *context)
     attention_case *c = context;
     attention_tape tape;
     tf_error err;
-    ck_assert(ref_temporal_attention_forward(c->a, ROOTS, c->offset, c->root_node, c->root_time, c->neighbor_node,
-                                             c->neighbor_edge, c->neighbor_time, &tape, c->out, &err) == TF_OK);
+    ck_assert(ref_temporal_attention_forward(c->a, ROOTS, c->offset, c->root_node, c->root_time, c->neighbour_node,
+                                             c->neighbour_edge, c->neighbour_time, &tape, c->out, &err) == TF_OK);
     attention_tape_free(&tape);
     return projected(c->r, c->out, ROOTS * c->a->out_width);
 }
@@ -257,20 +257,20 @@ START_TEST(temporal_attention_layer)
         const int64_t E = c.offset[ROOTS], dh = a->node_width, dt = a->time_width, d = a->out_width;
         c.root_node = random_array(ROOTS * dh, 1, &r);
         c.root_time = random_array(ROOTS * dt, 1, &r);
-        c.neighbor_node = random_array(E * dh, 1, &r);
-        c.neighbor_edge = edge_width ? random_array(E * edge_width, 1, &r) : NULL;
-        c.neighbor_time = random_array(E * dt, 1, &r);
+        c.neighbour_node = random_array(E * dh, 1, &r);
+        c.neighbour_edge = edge_width ? random_array(E * edge_width, 1, &r) : NULL;
+        c.neighbour_time = random_array(E * dt, 1, &r);
         c.out = zero_array(ROOTS * d);
         c.r = random_array(ROOTS * d, 1, &r);
         float *droot_node = zero_array(ROOTS * dh), *droot_time = zero_array(ROOTS * dt);
-        float *dneighbor_node = zero_array(E * dh), *dneighbor_time = zero_array(E * dt);
+        float *dneighbour_node = zero_array(E * dh), *dneighbour_time = zero_array(E * dt);
         attention_tape tape;
         tf_error err;
         parameters_zero_grad(&m.parameters);
-        ck_assert(ref_temporal_attention_forward(a, ROOTS, c.offset, c.root_node, c.root_time, c.neighbor_node,
-                                                 c.neighbor_edge, c.neighbor_time, &tape, c.out, &err) == TF_OK);
-        ck_assert(ref_temporal_attention_backward(a, &tape, c.r, droot_node, droot_time, dneighbor_node,
-                                                  dneighbor_time, &err) == TF_OK);
+        ck_assert(ref_temporal_attention_forward(a, ROOTS, c.offset, c.root_node, c.root_time, c.neighbour_node,
+                                                 c.neighbour_edge, c.neighbour_time, &tape, c.out, &err) == TF_OK);
+        ck_assert(ref_temporal_attention_backward(a, &tape, c.r, droot_node, droot_time, dneighbour_node,
+                                                  dneighbour_time, &err) == TF_OK);
         parameters_round_sums(&m.parameters);
         attention_tape_free(&tape);
         char what[96];
@@ -282,18 +282,18 @@ START_TEST(temporal_attention_layer)
         snprintf(line, sizeof line, "%s droot_time", what);
         report(line, finite_difference_error(attention_loss, &c, c.root_time, droot_time, ROOTS * dt));
         assert_not_negligible(line, droot_time, ROOTS * dt);
-        snprintf(line, sizeof line, "%s dneighbor_node", what);
-        report(line, finite_difference_error(attention_loss, &c, c.neighbor_node, dneighbor_node, E * dh));
-        assert_not_negligible(line, dneighbor_node, E * dh);
-        snprintf(line, sizeof line, "%s dneighbor_time", what);
-        report(line, finite_difference_error(attention_loss, &c, c.neighbor_time, dneighbor_time, E * dt));
-        assert_not_negligible(line, dneighbor_time, E * dt);
+        snprintf(line, sizeof line, "%s dneighbour_node", what);
+        report(line, finite_difference_error(attention_loss, &c, c.neighbour_node, dneighbour_node, E * dh));
+        assert_not_negligible(line, dneighbour_node, E * dh);
+        snprintf(line, sizeof line, "%s dneighbour_time", what);
+        report(line, finite_difference_error(attention_loss, &c, c.neighbour_time, dneighbour_time, E * dt));
+        assert_not_negligible(line, dneighbour_time, E * dt);
         parameter *list[] = {a->query_weight, a->query_bias,    a->key_weight,    a->key_bias,
                              a->value_weight, a->value_bias,    a->output_weight, a->output_bias,
                              a->norm_weight,  a->norm_bias};
         check_parameters(what, list, 10, attention_loss, &c);
-        float *all[] = {c.root_node, c.root_time, c.neighbor_node, c.neighbor_edge, c.neighbor_time, c.out, c.r,
-                        droot_node, droot_time, dneighbor_node, dneighbor_time};
+        float *all[] = {c.root_node, c.root_time, c.neighbour_node, c.neighbour_edge, c.neighbour_time, c.out, c.r,
+                        droot_node, droot_time, dneighbour_node, dneighbour_time};
         for (size_t i = 0; i < sizeof all / sizeof *all; i++)
             free(all[i]);
         event_model_free(&m);

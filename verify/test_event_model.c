@@ -5,9 +5,9 @@
 #include <math.h>
 
 #include "datasets/generate.h"
-#include "ref/event_model.h"
-#include "ref/recurrent.h"
-#include "ref/rng.h"
+#include "ref/models/event_model.h"
+#include "ref/nn/recurrent.h"
+#include "ref/core/rng.h"
 #include "ref/train_events.h"
 #include "verify/testing.h"
 
@@ -234,7 +234,7 @@ START_TEST(neighbours_are_the_most_recent_strictly_before)
 {
     fixture f;
     fixture_create(&f, EVENT_MODEL_TGN, 0);
-    const int k = f.m.config.neighbors;
+    const int k = f.m.config.neighbours;
     int32_t negatives[40];
     float scores[80];
     for (int j = 0; j < 40; j++)
@@ -259,14 +259,14 @@ START_TEST(neighbours_are_the_most_recent_strictly_before)
                 memmove(expected, expected + 1, (size_t)(k - 1) * sizeof *expected), count--;
             expected[count++] = i;
         }
-        int64_t first = tape.neighbor_offset[r], found = tape.neighbor_offset[r + 1] - first;
+        int64_t first = tape.neighbour_offset[r], found = tape.neighbour_offset[r + 1] - first;
         ck_assert_int_eq(found, count);
         for (int64_t i = 0; i < count; i++) {
             int64_t e = expected[i], entry = tape.roots + first + i;
-            ck_assert_int_eq(tape.neighbor_event[first + i], e);
+            ck_assert_int_eq(tape.neighbour_event[first + i], e);
             ck_assert_int_eq(tape.vertex[entry], f.es.src[e] == v ? f.es.dst[e] : f.es.src[e]);
             ck_assert(tape.time[entry] == f.es.time[e]);
-            ck_assert(tape.neighbor_delta[first + i] == (float)(t - f.es.time[e]));
+            ck_assert(tape.neighbour_delta[first + i] == (float)(t - f.es.time[e]));
             compared++;
         }
     }

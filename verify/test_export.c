@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "datasets/dataset.h"
-#include "ref/npy.h"
+#include "ref/data/npy.h"
 #include "verify/testing.h"
 
 static const char *twofold;

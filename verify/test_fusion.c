@@ -19,7 +19,7 @@
 #include "ref/fusion.h"
 #include "ref/fusion_chunks.h"
 #include "ref/fusion_sequences.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5

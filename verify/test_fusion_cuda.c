@@ -12,7 +12,7 @@
 #include "opt/fusion.h"
 #include "ref/fusion.h"
 #include "ref/fusion_sequences.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "verify/testing_cuda.h"
 
 #define TOLERANCE 1e-4

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "datasets/generate.h"
-#include "ref/memory.h"
-#include "ref/snapshot.h"
+#include "ref/core/memory.h"
+#include "ref/data/snapshot.h"
 #include "verify/testing.h"
 
 static int compare_u64(const void *a, const void *b)

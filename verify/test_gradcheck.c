@@ -20,12 +20,12 @@
 #include <math.h>
 
 #include "datasets/generate.h"
-#include "ref/chebconv.h"
-#include "ref/layers.h"
-#include "ref/model.h"
-#include "ref/propagate.h"
-#include "ref/recurrent.h"
-#include "ref/rng.h"
+#include "ref/nn/chebconv.h"
+#include "ref/nn/layers.h"
+#include "ref/models/model.h"
+#include "ref/nn/propagate.h"
+#include "ref/nn/recurrent.h"
+#include "ref/core/rng.h"
 #include "verify/gradcheck.h"
 #include "verify/testing.h"
 

@@ -7,12 +7,12 @@
 
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
-#include "ref/adam.h"
-#include "ref/compare.h"
-#include "ref/layers.h"
-#include "ref/model.h"
-#include "ref/recurrent.h"
-#include "ref/rng.h"
+#include "ref/nn/adam.h"
+#include "ref/nn/compare.h"
+#include "ref/nn/layers.h"
+#include "ref/models/model.h"
+#include "ref/nn/recurrent.h"
+#include "ref/core/rng.h"
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5

@@ -11,10 +11,10 @@
 #include "cuda/propagate.h"
 #include "cuda/recurrent.h"
 #include "datasets/dataset.h"
-#include "ref/layers.h"
-#include "ref/model.h"
-#include "ref/recurrent.h"
-#include "ref/rng.h"
+#include "ref/nn/layers.h"
+#include "ref/models/model.h"
+#include "ref/nn/recurrent.h"
+#include "ref/core/rng.h"
 #include "verify/testing_cuda.h"
 
 #define TOLERANCE 1e-4

@@ -6,9 +6,9 @@
 #include <math.h>
 
 #include "datasets/dataset.h"
-#include "ref/io.h"
-#include "ref/loaders.h"
-#include "ref/npy.h"
+#include "ref/core/io.h"
+#include "ref/data/loaders.h"
+#include "ref/data/npy.h"
 #include "verify/testing.h"
 
 /* Reads verify/golden/loaders/PREFIX_NAME.npy. */

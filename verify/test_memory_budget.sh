@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --memory-limit is a budget for the whole run: a run either fits or stops with one line and
 # exit 2, and its peak resident set never passes the limit by more than the stated margin
-# (ref/memory.h, chapters/00-overview.md). Each run goes through peak_rss, which prints the
+# (ref/core/memory.h, chapters/00-overview.md). Each run goes through peak_rss, which prints the
 # kernel's own high-water mark (wait4's ru_maxrss), so a short peak cannot be missed.
 #
 # The program's resident size before it allocates any data (its libraries: OpenBLAS's buffers,

@@ -1,7 +1,7 @@
 /* Average precision and ROC AUC against values worked out by hand, ties included. */
 #include <math.h>
 
-#include "ref/metrics.h"
+#include "ref/nn/metrics.h"
 #include "verify/testing.h"
 
 static void metrics_of(const float *scores, const uint8_t *labels, int64_t n, double *ap, double *auc)

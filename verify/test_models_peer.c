@@ -15,9 +15,9 @@
 #include <math.h>
 
 #include "datasets/dataset.h"
-#include "ref/adam.h"
-#include "ref/model.h"
-#include "ref/npy.h"
+#include "ref/nn/adam.h"
+#include "ref/models/model.h"
+#include "ref/data/npy.h"
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "ref/npy.h"
+#include "ref/data/npy.h"
 #include "verify/testing.h"
 
 /* Round trip one array through a file and check shape, dtype and bytes. */

@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "datasets/dataset.h"
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 #include "ref/partition.h"
 #include "ref/partition_bicut.h"
 #include "ref/partition_chunks.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "verify/testing.h"
 
 static const char generated_spec[] = "powerlaw:nodes=200,edges=1500,snapshots=12,arrival=0.05,seed=5";

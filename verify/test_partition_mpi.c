@@ -1,4 +1,4 @@
-/* The partition-invariance test (chapter 06): vertex-partitioned training (opt/partition.h) on 1..4
+/* The partition-invariance test (chapter 06): vertex-partitioned training (opt/train_partition.h) on 1..4
  * ranks (ctest runs it under mpiexec) against the single-process reference trainer, for every
  * trainable partitioner, both modes, T-GCN and GC-LSTM, on twitter_tennis and a generated graph with
  * vertex arrivals: the loss and every gradient of the first three optimizer steps, the test MSE after
@@ -11,8 +11,8 @@
 
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
-#include "opt/partition.h"
-#include "ref/digest.h"
+#include "opt/train_partition.h"
+#include "ref/core/digest.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
@@ -87,7 +87,7 @@ static int same_on_every_rank(const parameter_list *list)
 }
 
 /* The floats one halo row costs per product call, written here from the models' equations
- * (ref/model_*.c), not taken from the library. */
+ * (ref/models/model_*.c), not taken from the library. */
 static void calls_of(const model_config *c, int64_t features, int64_t *forward, int64_t *backward)
 {
     const int64_t k = c->chebyshev_k - 1, h = c->hidden;

@@ -11,8 +11,8 @@
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
 #include "opt/partition_part.h"
-#include "ref/layers.h"
-#include "ref/memory.h"
+#include "ref/nn/layers.h"
+#include "ref/core/memory.h"
 #include "ref/partition.h"
 #include "verify/testing.h"
 

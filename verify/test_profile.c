@@ -3,9 +3,9 @@
  * hand, and the wrapped kernels still compute what the inner table computes. */
 #include "datasets/dataset.h"
 #include "opt/profile.h"
-#include "ref/compare.h"
-#include "ref/layers.h"
-#include "ref/rng.h"
+#include "ref/nn/compare.h"
+#include "ref/nn/layers.h"
+#include "ref/core/rng.h"
 #include "verify/testing.h"
 
 static float *random_array(int64_t count, rng *r)

@@ -18,7 +18,7 @@
 #include "opt/schedule.h"
 #include "opt/schedule_ilp.h"
 #include "opt/schedule_simulate.h"
-#include "ref/rng.h"
+#include "ref/core/rng.h"
 #include "ref/schedule.h"
 #include "ref/schedule_cost.h"
 #include "verify/testing.h"

@@ -16,7 +16,7 @@
 
 #include "datasets/dataset.h"
 #include "opt/schedule.h"
-#include "opt/schedule_hybrid.h"
+#include "opt/schedule_hybrid_train.h"
 #include "opt/train.h"
 #include "ref/schedule_cost.h"
 #include "verify/testing_mpi.h"

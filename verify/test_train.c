@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include "datasets/dataset.h"
-#include "ref/checkpoint.h"
-#include "ref/npy.h"
+#include "ref/models/checkpoint.h"
+#include "ref/data/npy.h"
 #include "ref/train.h"
 #include "verify/testing.h"
 
@@ -342,7 +342,7 @@ START_TEST(checkpoint_state_refused)
     snprintf(directory, sizeof directory, "%s/tgcn_state_checkpoint", temporary_directory());
     ck_assert(trainer_save(&tr, directory, &err) == TF_OK);
     ck_assert_msg(trainer_load(&tr, directory, &err) == TF_OK, "%s", err.message);
-    /* The header: format, family, kind, epoch, step, data (ref/checkpoint.h). */
+    /* The header: format, family, kind, epoch, step, data (ref/models/checkpoint.h). */
     set_state(directory, CHECKPOINT_FIELD_EPOCH, -1);
     EXPECT_INPUT_ERROR(trainer_load(&tr, directory, &err), &err, "trainer.npy", "epoch -1");
     set_state(directory, CHECKPOINT_FIELD_EPOCH, 1);

@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 
 #include "datasets/generate.h"
-#include "ref/checkpoint.h"
-#include "ref/npy.h"
+#include "ref/models/checkpoint.h"
+#include "ref/data/npy.h"
 #include "ref/train_events.h"
 #include "verify/testing.h"
 
@@ -409,7 +409,7 @@ START_TEST(checkpoint_errors)
     /* The same parameters but another neighbour count: trainer.npy tells. */
     event_model_config fewer;
     small_config(&fewer, EVENT_MODEL_TGN, 0);
-    fewer.neighbors = 5;
+    fewer.neighbours = 5;
     ck_assert(event_trainer_create(&other, &es, NULL, &fewer, &o, &err) == TF_OK);
     EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with neighbours 10;",
                        "this run has neighbours 5");

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ref/adam.h"
-#include "ref/compare.h"
-#include "ref/error.h"
+#include "ref/nn/adam.h"
+#include "ref/nn/compare.h"
+#include "ref/core/error.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
 #error "verify/CMakeLists.txt defines TWOFOLD_SOURCE_DIR"
@@ -78,7 +78,7 @@ static inline void assert_input_error(int status, const tf_error *err, const cha
     } while (0)
 
 /* The two comparisons every twin check prints, relative_error() (the fp error) and
- * differing_values() (how many values differ in bits), are ref/compare.h's. */
+ * differing_values() (how many values differ in bits), are ref/nn/compare.h's. */
 
 /* Values that differ bit for bit between two training states: every parameter and both of
  * Adam's moments (0 = a resumed or repeated run is the same run). */

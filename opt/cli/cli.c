@@ -1,6 +1,6 @@
 #include "opt/cli/cli.h"
 
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ref/io.h"
+#include "ref/core/io.h"
 
 int cli_option(int argc, char **argv, int *index, const char *name, const char **value, tf_error *err)
 {

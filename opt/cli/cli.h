@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "ref/error.h"
+#include "ref/core/error.h"
 
 /**
  * If argv[*index] is the option @p name (e.g. "--lags"), store its value — the part after

@@ -10,7 +10,7 @@
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 #include "ref/train.h"
 
 static const char demo_usage[] =

@@ -17,9 +17,9 @@
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
-#include "ref/io.h"
-#include "ref/memory.h"
-#include "ref/npy.h"
+#include "ref/core/io.h"
+#include "ref/core/memory.h"
+#include "ref/data/npy.h"
 
 static const char export_usage[] =
     "usage: twofold export --data DATASET --out DIR [--lags L]\n"

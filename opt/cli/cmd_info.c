@@ -5,7 +5,7 @@
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 
 static const char info_usage[] =
     "usage: twofold info [--lags N] [--edge-columns LIST] [--markdown] DATASET\n"

@@ -12,8 +12,8 @@
 #include "opt/schedule.h"
 #include "opt/schedule_simulate.h"
 #include "opt/train.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 #include "ref/schedule_cost.h"
 
 static const char schedule_usage[] =

@@ -13,16 +13,16 @@
 #include "opt/cli/commands.h"
 #include "opt/incremental_inputs.h"
 #include "opt/kernels.h"
-#include "opt/partition.h"
+#include "opt/train_partition.h"
 #include "opt/profile.h"
 #include "opt/train.h"
-#include "ref/checkpoint.h"
-#include "ref/clock.h"
+#include "ref/models/checkpoint.h"
+#include "ref/core/clock.h"
 #include "ref/async.h"
 #include "ref/async_embeddings.h"
-#include "ref/io.h"
-#include "ref/memory.h"
-#include "ref/npy.h"
+#include "ref/core/io.h"
+#include "ref/core/memory.h"
+#include "ref/data/npy.h"
 #include "ref/train.h"
 
 #ifdef TWOFOLD_HAVE_CUDA
@@ -442,7 +442,7 @@ static int parse_arguments(int argc, char **argv, train_command *c, int *help, t
 }
 
 /* A --load whose save was interrupted reads the complete checkpoint left beside it
- * (ref/checkpoint.h): say which, so the user knows where the epochs come from. */
+ * (ref/models/checkpoint.h): say which, so the user knows where the epochs come from. */
 static void note_interrupted_save(const char *load)
 {
     char located[4096];

@@ -1,7 +1,7 @@
 /* twofold train --model tgn|jodie: train a memory-based event model for link prediction,
  * printing the training loss and validation/test AP and AUC after every epoch; with --impl opt on
  * the ranks of mpiexec, node memory partitioned and moved by Sven's dispatch or a baseline
- * (opt/dispatch.h), printing each epoch's bytes. */
+ * (opt/train_events.h), printing each epoch's bytes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,9 @@
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
 #include "opt/async_pipeline.h"
-#include "opt/dispatch.h"
-#include "ref/checkpoint.h"
-#include "ref/clock.h"
+#include "opt/train_events.h"
+#include "ref/models/checkpoint.h"
+#include "ref/core/clock.h"
 #include "ref/train_events.h"
 
 static const char train_events_usage[] =
@@ -35,7 +35,7 @@ static const char train_events_usage[] =
     "  --time-dim D         width of the time encodings (default 32; TGL's is 100)\n"
     "  --embedding-dim D    TGN's attention output width (default 32; JODIE's is the memory width)\n"
     "  --heads H            TGN's attention heads (default 2)\n"
-    "  --neighbors K        TGN's most recent neighbours per vertex (default 10)\n"
+    "  --neighbours K        TGN's most recent neighbours per vertex (default 10)\n"
     "  --edge-features F    edge features from F.npy, float32 [events][columns], instead of the\n"
     "                       dataset's own (bitcoin_*: the rating); 'none' uses no features\n"
     "  --edge-columns L     for an event CSV, the header columns to take as edge features, comma-\n"
@@ -158,8 +158,8 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
             WHOLE("--embedding-dim", 1, 65536, c->config.embedding_width);
         } else if (OPTION("--heads")) {
             WHOLE("--heads", 1, 1024, c->config.heads);
-        } else if (OPTION("--neighbors")) {
-            WHOLE("--neighbors", 1, 100000, c->config.neighbors);
+        } else if (OPTION("--neighbours")) {
+            WHOLE("--neighbours", 1, 100000, c->config.neighbours);
         } else if (OPTION("--edge-features")) {
             c->edge_features = value;
         } else if (OPTION("--negatives")) {
@@ -239,7 +239,7 @@ static int parse_arguments(int argc, char **argv, train_events_command *c, int *
 }
 
 /* A --load whose save was interrupted reads the complete checkpoint left beside it
- * (ref/checkpoint.h): say which, so the user knows where the epochs come from. */
+ * (ref/models/checkpoint.h): say which, so the user knows where the epochs come from. */
 static void note_interrupted_save(const char *load)
 {
     char located[4096];
@@ -347,7 +347,7 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
         printf("model %s (memory %lld, time %lld, embedding %lld", event_model_kind_name(m->kind),
                (long long)m->memory_width, (long long)m->time_width, (long long)m->embedding_width);
         if (m->kind == EVENT_MODEL_TGN)
-            printf(", %lld heads, %d neighbours", (long long)m->heads, m->neighbors);
+            printf(", %lld heads, %d neighbours", (long long)m->heads, m->neighbours);
         printf("; %lld parameters), data %s: %lld events, %s%lld edge feature%s\n",
                (long long)parameters_size(&tr->model.parameters), d.name, (long long)es->num_events,
                c.edge_features && m->edge_width ? "from .npy: " : "", (long long)m->edge_width,

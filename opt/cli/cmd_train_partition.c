@@ -1,5 +1,5 @@
 /* twofold train --split vertex: vertex-partitioned training of a snapshot model (chapter 06,
- * opt/partition.h). Every rank loads the data, computes the same partition, keeps its part, and
+ * opt/train_partition.h). Every rank loads the data, computes the same partition, keeps its part, and
  * frees the rest; rank 0 prints. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +10,10 @@
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
-#include "opt/partition.h"
+#include "opt/train_partition.h"
 #include "opt/train.h"
-#include "ref/clock.h"
-#include "ref/memory.h"
+#include "ref/core/clock.h"
+#include "ref/core/memory.h"
 
 /* Each rank's value of `mine` on every rank: values [size] (zeroed here, summed across the ranks). */
 static int gather(comm *group, double mine, double *values, tf_error *err)

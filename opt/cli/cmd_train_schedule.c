@@ -10,7 +10,7 @@
 
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 #include "ref/schedule_cost.h"
 
 void train_scheduling_default(train_scheduling *s)

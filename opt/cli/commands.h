@@ -9,9 +9,9 @@
 #include "opt/comm.h"
 #include "opt/partition_part.h"
 #include "opt/schedule.h"
-#include "opt/schedule_hybrid.h"
+#include "opt/schedule_hybrid_train.h"
 #include "ref/async_embeddings.h"
-#include "ref/error.h"
+#include "ref/core/error.h"
 #include "ref/partition.h"
 #include "ref/train.h"
 

@@ -5,7 +5,7 @@
 
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
-#include "ref/clock.h"
+#include "ref/core/clock.h"
 
 #ifdef _OPENMP
 #include <omp.h>

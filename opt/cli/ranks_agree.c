@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "datasets/dataset.h"
-#include "ref/checkpoint.h"
-#include "ref/memory.h"
+#include "ref/models/checkpoint.h"
+#include "ref/core/memory.h"
 #include "opt/cli/commands.h"
 
 int ranks_launched(void)

@@ -5,7 +5,7 @@
 
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
-#include "ref/memory.h"
+#include "ref/core/memory.h"
 
 typedef struct command {
     const char *name;

@@ -1,0 +1,685 @@
+/* The distributed event-model trainer: partitioned node memory moved by Sven's dispatch or a
+ * baseline (opt/train_events.h has the steps and why they give the reference's bits). */
+#include "opt/train_events.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt/dispatch_depcomm.h"
+#include "opt/train.h"
+#include "ref/core/digest.h"
+#include "ref/core/memory.h"
+
+/* ---- packed rows ----------------------------------------------------------------------------- */
+
+size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width)
+{
+    return (size_t)(memory_width + mail_width) * sizeof(float) + sizeof(double);
+}
+
+size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width)
+{
+    return sizeof(int32_t) + dispatch_read_row_bytes(memory_width, mail_width);
+}
+
+/* A read row [memory][mail][mem_ts] of vertex row `row` of a node memory. The double may sit
+ * at any byte: memcpy in and out. */
+static void pack_read_row(unsigned char *out, const node_memory *m, int64_t row)
+{
+    const size_t dm = (size_t)m->memory_width, dmsg = (size_t)m->mail_width;
+    memcpy(out, m->memory + (size_t)row * dm, dm * sizeof(float));
+    memcpy(out + dm * sizeof(float), m->mail + (size_t)row * dmsg, dmsg * sizeof(float));
+    memcpy(out + (dm + dmsg) * sizeof(float), &m->memory_time[row], sizeof(double));
+}
+
+/* Entry k of a tape takes a read row: its own copy of memory, mail and mem_ts. */
+static void unpack_read_row(const unsigned char *in, event_tape *tape, int64_t k, size_t dm, size_t dmsg)
+{
+    memcpy(tape->memory + (size_t)k * dm, in, dm * sizeof(float));
+    memcpy(tape->mail + (size_t)k * dmsg, in + dm * sizeof(float), dmsg * sizeof(float));
+    memcpy(&tape->memory_time[k], in + (dm + dmsg) * sizeof(float), sizeof(double));
+}
+
+/* ---- creating ---------------------------------------------------------------------------------- */
+
+void opt_dispatch_trainer_free(dispatch_trainer *tr)
+{
+    event_trainer_free(&tr->base);
+    dispatch_placement_free(&tr->placement);
+    node_memory_free(&tr->shard);
+    dispatch_table_free(&tr->table);
+    dispatch_batch_free(&tr->batch);
+    dispatch_exchange_free(&tr->fetch);
+    dispatch_exchange_free(&tr->write);
+    event_tape_free(&tr->serving);
+    void *arrays[] = {tr->send_rows, tr->receive_rows, tr->asked, tr->asked_time, tr->arrival, tr->scores,
+                      tr->dscores, tr->global_scores, tr->dupdated, tr->gradients};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
+    memset(tr, 0, sizeof *tr);
+}
+
+/* The buffers of the exchanges, sized once: no exchange of a batch of this size holds more rows
+ * than the entries of a whole global batch, 3 B (1 + k). */
+static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
+{
+    const event_model *m = &tr->base.model;
+    const int64_t B = dispatch_batch_largest(&tr->setup), dm = m->config.memory_width;
+    const size_t C = (size_t)tr->capacity;
+    size_t largest = dispatch_write_row_bytes(dm, event_model_mail_width(m));
+    largest = largest > 12 ? largest : 12;
+    tr->row_bytes = largest;
+    if (!(tr->send_rows = tf_alloc(C, largest, "exchange buffers", err)) ||
+        !(tr->receive_rows = tf_alloc(C, largest, "exchange buffers", err)) ||
+        !(tr->asked = tf_alloc(C, sizeof *tr->asked, "exchange buffers", err)) ||
+        !(tr->asked_time = tf_alloc(C, sizeof *tr->asked_time, "exchange buffers", err)) ||
+        !(tr->arrival = tf_alloc(C, sizeof *tr->arrival, "exchange buffers", err)) ||
+        !(tr->scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
+        !(tr->dscores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
+        !(tr->global_scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
+        !(tr->gradients = tf_alloc((size_t)parameters_size(&m->parameters), sizeof(double), "gradients", err)) ||
+        (tr->mode == DISPATCH_DEPCOMM &&
+         !(tr->dupdated = tf_alloc(C * (size_t)dm, sizeof(float), "memory gradients", err))))
+        return TF_ERR_INPUT;
+    return TF_OK;
+}
+
+/* Every rank must run the same stream, mode, batch size and placement, or their collectives
+ * would not match (a hang, or garbage): compare a checksum of them with rank 0's. */
+static int ranks_agree(const dispatch_trainer *tr, tf_error *err)
+{
+    const event_stream *es = tr->base.events;
+    uint64_t h = TF_DIGEST_START;
+    h = tf_digest(h, es->src, (size_t)es->num_events * sizeof *es->src);
+    h = tf_digest(h, es->dst, (size_t)es->num_events * sizeof *es->dst);
+    h = tf_digest(h, es->time, (size_t)es->num_events * sizeof *es->time);
+    h = tf_digest(h, &tr->mode, sizeof tr->mode);
+    h = tf_digest(h, &tr->base.options.batch_size, sizeof tr->base.options.batch_size);
+    h = tf_digest(h, tr->placement.owner, (size_t)tr->placement.num_nodes * sizeof *tr->placement.owner);
+    double differ;
+    if (comm_ranks_differing(tr->group, (double)(h >> 11), &differ, err) != TF_OK)
+        return err->code;
+    if (differ != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%.0f rank(s) have another event stream, dispatch mode, batch size or "
+                                               "placement than rank 0: start every rank with the same arguments",
+                            differ);
+    return TF_OK;
+}
+
+int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events, const float *edge_features,
+                                const event_model_config *config, const event_train_options *options,
+                                dispatch_mode mode, const char *placement, comm *group, tf_error *err)
+{
+    memset(tr, 0, sizeof *tr);
+    if (group->transport != COMM_MPI)
+        return tf_error_set(err, TF_ERR_INPUT, "the dispatch trainer keeps node memory in host memory: it needs the "
+                                               "MPI transport");
+    if (options->staleness != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "staleness %d: the distributed event trainer delays its gradients in "
+                                               "its pipeline (opt/async_pipeline.h)",
+                            options->staleness);
+    tr->group = group;
+    tr->mode = mode;
+    int status = event_trainer_create(&tr->base, events, edge_features, config, options, err);
+    if (status == TF_OK)
+        status = opt_state_agree(group, &tr->base.model.parameters, &tr->base.optimizer, tr->base.epoch, err);
+    int32_t *owner = NULL;
+    if (status == TF_OK && !(owner = tf_alloc((size_t)events->num_nodes, sizeof *owner, "placement", err)))
+        status = TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = dispatch_place(placement, &tr->base, group->size, owner, err);
+    if (status == TF_OK)
+        status = dispatch_placement_create(&tr->placement, owner, events->num_nodes, group->size, err);
+    free(owner);
+    if (status == TF_OK && mode != DISPATCH_DEPCACHE) { /* the partitioned modes keep only their own rows */
+        const event_model *m = &tr->base.model;
+        const int64_t rows = tr->placement.shard_rows[group->rank];
+        node_memory_free(&tr->base.memory);
+        status = node_memory_create(&tr->shard, rows > 0 ? rows : 1, m->config.memory_width,
+                                    event_model_mail_width(m), err);
+    }
+    if (status == TF_OK)
+        status = ranks_agree(tr, err);
+    tr->setup = (dispatch_setup){&tr->base, &tr->placement, mode, group->size, group->rank};
+    if (status == TF_OK)
+        status = dispatch_table_create(&tr->table, events->num_nodes, err);
+    if (status == TF_OK)
+        status = dispatch_batch_create(&tr->batch, &tr->setup, err);
+    if (status == TF_OK)
+        status = dispatch_exchange_create(&tr->fetch, group->size, err);
+    if (status == TF_OK)
+        status = dispatch_exchange_create(&tr->write, group->size, err);
+    tr->capacity = dispatch_batch_capacity(&tr->setup);
+    if (status == TF_OK)
+        status = allocate_buffers(tr, err);
+    if (status != TF_OK)
+        opt_dispatch_trainer_free(tr);
+    return status;
+}
+
+void opt_dispatch_trainer_reset_memory(dispatch_trainer *tr)
+{
+    node_memory_reset(tr->mode == DISPATCH_DEPCACHE ? &tr->base.memory : &tr->shard);
+}
+
+/* ---- the steps of a batch ------------------------------------------------------------------------ */
+
+int opt_dispatch_plan_batch(dispatch_trainer *tr, const event_batch_slot *slot, tf_error *err)
+{
+    if (slot->size < 1 || slot->size > tr->base.options.batch_size || slot->first < 0 ||
+        slot->first + slot->size > tr->base.events->num_events)
+        return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld: expected 1..%lld events of the %lld",
+                            (long long)slot->size, (long long)slot->first, (long long)tr->base.options.batch_size,
+                            (long long)tr->base.events->num_events);
+    return dispatch_batch_build(&tr->batch, &tr->setup, slot, &tr->table, err);
+}
+
+int opt_dispatch_exchange_requests(dispatch_trainer *tr, tf_error *err)
+{
+    if (tr->mode == DISPATCH_DEPCACHE)
+        return TF_OK; /* every rank reads its replica */
+    if (tr->mode == DISPATCH_DEPCOMM)
+        return dispatch_depcomm_send_requests(tr, err);
+    const dispatch_requests *q = &tr->batch.requests;
+    memcpy(tr->fetch.send_count, q->count, (size_t)q->ranks * sizeof *q->count);
+    if (dispatch_exchange_counts(tr->group, &tr->fetch, tr->capacity, &tr->bytes.counts, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    return dispatch_exchange_data(tr->group, &tr->fetch, q->vertex, tr->asked, sizeof *q->vertex, &tr->bytes.requests,
+                                  err);
+}
+
+int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err)
+{
+    dispatch_batch *b = &tr->batch;
+    const event_model *m = &tr->base.model;
+    if (tr->mode == DISPATCH_DEPCACHE)
+        return b->size > 0 ? event_model_read_memory(m, &tr->base.memory, &b->tape, err) : TF_OK;
+    if (tr->mode == DISPATCH_DEPCOMM)
+        return dispatch_depcomm_serve_updates(tr, err);
+    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    opt_dispatch_pack_answers(tr);
+    if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, row, &tr->bytes.dispatch_rows,
+                                err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    /* Requester: the answers arrive in request order; expand them by Psi, one copy per entry. */
+    const dispatch_requests *q = &b->requests;
+    for (int64_t at = 0; at < q->total; at++)
+        tr->arrival[q->row[at]] = (int32_t)at;
+    for (int64_t k = 0; k < b->tape.entries; k++)
+        opt_dispatch_unpack_answer(tr, tr->arrival[b->fetch->slot[k]], &b->tape, k);
+    return TF_OK;
+}
+
+void opt_dispatch_pack_answers(dispatch_trainer *tr)
+{
+    const event_model *m = &tr->base.model;
+    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    /* Owner: one row per id asked, in the order asked. */
+    for (int64_t i = 0; i < tr->fetch.received; i++)
+        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]]);
+}
+
+void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, event_tape *tape, int64_t k)
+{
+    const event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const size_t row = dispatch_read_row_bytes((int64_t)dm, (int64_t)dmsg);
+    unpack_read_row(tr->receive_rows + (size_t)answer * row, tape, k, dm, dmsg);
+}
+
+/* Every rank's slice size and start within the global batch: the layout of a score gather. */
+static void slice_layout(const dispatch_trainer *tr, int64_t *counts, int64_t *offsets)
+{
+    for (int r = 0; r < tr->group->size; r++) {
+        int64_t first;
+        dispatch_slice(&tr->batch.slot, r, tr->group->size, &first, &counts[r]);
+        offsets[r] = first - tr->batch.slot.first;
+    }
+}
+
+/* The global batch's scores [pos B; neg B] from every rank's slice, in rank (= event) order. */
+static int gather_scores(dispatch_trainer *tr, float *scores, tf_error *err)
+{
+    const int R = tr->group->size;
+    const int64_t B = tr->batch.slot.size, b = tr->batch.size;
+    int64_t *layout = malloc(2 * sizeof(int64_t) * (size_t)R);
+    if (!layout)
+        return tf_error_set(err, TF_ERR_SYSTEM, "score gather: out of memory");
+    slice_layout(tr, layout, layout + R);
+    const uint64_t before = tr->group->bytes_sent;
+    int status = comm_allgatherv(tr->group, tr->scores, b, scores, layout, layout + R, sizeof(float), err);
+    if (status == TF_OK)
+        status = comm_allgatherv(tr->group, tr->scores + b, b, scores + B, layout, layout + R, sizeof(float), err);
+    tr->bytes.other += tr->group->bytes_sent - before;
+    free(layout);
+    return status;
+}
+
+int opt_dispatch_forward(dispatch_trainer *tr, double *loss, float *scores, tf_error *err)
+{
+    dispatch_batch *b = &tr->batch;
+    const event_model *m = &tr->base.model;
+    if (b->size > 0) {
+        if (tr->mode != DISPATCH_DEPCOMM) /* DepComm's owners ran the updater */
+            event_model_update(m, &b->tape);
+        if (event_model_embed(m, &b->batch, &b->tape, tr->scores, err) != TF_OK)
+            return TF_ERR_INPUT;
+    }
+    /* This rank's terms of the global batch's loss, each gradient already divided by its B. */
+    event_model_loss_sums(tr->scores, b->size, b->slot.size, b->slot.train ? tr->dscores : NULL, tr->loss_sums);
+    const uint64_t before = tr->group->bytes_sent;
+    int status = comm_allreduce_sum_double(tr->group, tr->loss_sums, 2, err);
+    tr->bytes.other += tr->group->bytes_sent - before;
+    if (status != TF_OK)
+        return status;
+    *loss = tr->loss_sums[0] / (double)b->slot.size + tr->loss_sums[1] / (double)b->slot.size;
+    return scores ? gather_scores(tr, scores, err) : TF_OK;
+}
+
+int opt_dispatch_backward(dispatch_trainer *tr, tf_error *err)
+{
+    parameters_zero_grad(&tr->base.model.parameters);
+    if (tr->mode == DISPATCH_DEPCOMM)
+        return dispatch_depcomm_backward(tr, err);
+    dispatch_batch *b = &tr->batch;
+    return b->size > 0 ? event_model_backward(&tr->base.model, &b->tape, tr->dscores, err) : TF_OK;
+}
+
+int opt_dispatch_reduce_gradients(dispatch_trainer *tr, tf_error *err)
+{
+    parameter_list *list = &tr->base.model.parameters;
+    if (tr->group->size == 1) /* the backward rounded this rank's sums, which are the batch's */
+        return TF_OK;
+    /* The double sums of every rank, added up before the one rounding to float: the gradients
+     * are then the reference's whatever the split (a float per rank would be rounded twice). */
+    parameters_pack_sums(list, tr->gradients);
+    const uint64_t before = tr->group->bytes_sent;
+    int status = comm_allreduce_sum_double(tr->group, tr->gradients, parameters_size(list), err);
+    tr->bytes.gradients += tr->group->bytes_sent - before;
+    if (status != TF_OK)
+        return status;
+    parameters_unpack_sums(list, tr->gradients);
+    parameters_round_sums(list);
+    return TF_OK;
+}
+
+void opt_dispatch_apply_update(dispatch_trainer *tr) { ref_adam_step(&tr->base.optimizer, &tr->base.model.parameters); }
+
+/* A write row [vertex][s'][mail][time] for positive root entry k. */
+static void pack_write_row(const dispatch_trainer *tr, int64_t k, unsigned char *out)
+{
+    const dispatch_batch *b = &tr->batch;
+    const event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const int32_t v = b->tape.vertex[k];
+    const double time = tr->base.events->time[b->first + k % b->size];
+    memcpy(out, &v, sizeof v);
+    memcpy(out + sizeof v, b->tape.updated + (size_t)k * dm, dm * sizeof(float));
+    event_model_entry_message(m, &b->tape, &b->batch, k, b->tape.message);
+    memcpy(out + sizeof v + dm * sizeof(float), b->tape.message, dmsg * sizeof(float));
+    memcpy(out + sizeof v + (dm + dmsg) * sizeof(float), &time, sizeof time);
+}
+
+/* Store write rows, in the order given, into a node memory: at the owner's local row (partitioned
+ * modes) or at the vertex id (a replica). */
+static void apply_write_rows(dispatch_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
+                             int by_local_row)
+{
+    const event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const size_t row = dispatch_write_row_bytes((int64_t)dm, (int64_t)dmsg);
+    for (int64_t i = 0; i < count; i++) {
+        const unsigned char *in = rows + (size_t)i * row;
+        int32_t v;
+        double time;
+        memcpy(&v, in, sizeof v);
+        memcpy(&time, in + sizeof v + (dm + dmsg) * sizeof(float), sizeof time);
+        node_memory_write(memory, by_local_row ? tr->placement.local_row[v] : v, (const float *)(in + sizeof v),
+                          (const float *)(in + sizeof v + dm * sizeof(float)), time);
+    }
+}
+
+/* The entries that write, in key order (event, then source before destination): the global
+ * winners, or (naive) every positive endpoint. Returns how many, listed in `order` [2 b]. */
+static int64_t writing_entries(const dispatch_trainer *tr, int32_t *order)
+{
+    const dispatch_batch *b = &tr->batch;
+    int64_t count = 0;
+    for (int64_t j = 0; j < b->size; j++)
+        for (int64_t role = 0; role < 2; role++) {
+            const int64_t k = role * b->size + j;
+            if (tr->mode == DISPATCH_NAIVE || b->plan.writer[b->plan.slot[k]] == k)
+                order[count++] = (int32_t)k;
+        }
+    return count;
+}
+
+/* DepCache: every rank's winning writes to every replica, applied in rank (= event) order. */
+static int write_back_replicas(dispatch_trainer *tr, int64_t count, tf_error *err)
+{
+    const int R = tr->group->size;
+    const event_model *m = &tr->base.model;
+    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    int64_t *layout = malloc(2 * sizeof(int64_t) * (size_t)R);
+    if (!layout)
+        return tf_error_set(err, TF_ERR_SYSTEM, "write-back: out of memory");
+    int64_t *counts = layout, *offsets = layout + R;
+    for (int r = 0; r < R; r++)
+        offsets[r] = r;
+    const uint64_t before = tr->group->bytes_sent;
+    int64_t *ones = tr->write.send_count; /* R ones as the counts of a one-element gather */
+    for (int r = 0; r < R; r++)
+        ones[r] = 1;
+    int status = comm_allgatherv(tr->group, &count, 1, counts, ones, offsets, sizeof count, err);
+    tr->bytes.counts += tr->group->bytes_sent - before;
+    int64_t total = 0;
+    for (int r = 0; status == TF_OK && r < R; r++) {
+        offsets[r] = total;
+        total += counts[r];
+    }
+    if (status == TF_OK && total > tr->capacity)
+        status = tf_error_set(err, TF_ERR_SYSTEM, "write-back: %lld rows, buffers hold %lld", (long long)total,
+                              (long long)tr->capacity);
+    const uint64_t rows_before = tr->group->bytes_sent;
+    if (status == TF_OK)
+        status = comm_allgatherv(tr->group, tr->send_rows, count, tr->receive_rows, counts, offsets, row, err);
+    tr->bytes.aggregation += tr->group->bytes_sent - rows_before;
+    if (status == TF_OK)
+        apply_write_rows(tr, tr->receive_rows, total, &tr->base.memory, 0);
+    free(layout);
+    return status;
+}
+
+int opt_dispatch_write_back(dispatch_trainer *tr, tf_error *err)
+{
+    dispatch_batch *b = &tr->batch;
+    const event_model *m = &tr->base.model;
+    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    int32_t *order = tr->arrival; /* free again: the fetch is done */
+    const int64_t count = writing_entries(tr, order);
+    if (tr->mode == DISPATCH_DEPCACHE) {
+        for (int64_t i = 0; i < count; i++)
+            pack_write_row(tr, order[i], tr->send_rows + (size_t)i * row);
+        return write_back_replicas(tr, count, err);
+    }
+    /* Group by owner, keeping key order within each owner's block (a stable counting sort), so an
+     * owner that receives several writes of one vertex (naive) applies them in key order too. */
+    dispatch_exchange *x = &tr->write;
+    memset(x->send_count, 0, (size_t)x->ranks * sizeof *x->send_count);
+    for (int64_t i = 0; i < count; i++)
+        x->send_count[tr->placement.owner[b->tape.vertex[order[i]]]]++;
+    int64_t *next = tr->fetch.send_offset; /* scratch: the fetch exchange is done */
+    for (int64_t r = 0, offset = 0; r < x->ranks; offset += x->send_count[r], r++)
+        next[r] = offset;
+    for (int64_t i = 0; i < count; i++) {
+        const int owner = tr->placement.owner[b->tape.vertex[order[i]]];
+        pack_write_row(tr, order[i], tr->send_rows + (size_t)next[owner]++ * row);
+    }
+    if (dispatch_exchange_counts(tr->group, x, tr->capacity, &tr->bytes.counts, err) != TF_OK ||
+        dispatch_exchange_data(tr->group, x, tr->send_rows, tr->receive_rows, row, &tr->bytes.aggregation, err) !=
+            TF_OK)
+        return TF_ERR_SYSTEM;
+    /* Owner: in rank order, and within a rank in key order, which is the global key order. */
+    apply_write_rows(tr, tr->receive_rows, x->received, &tr->shard, 1);
+    return TF_OK;
+}
+
+int opt_dispatch_trainer_run_batch(dispatch_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
+                                   tf_error *err)
+{
+    int status = opt_dispatch_plan_batch(tr, slot, err);
+    if (status == TF_OK)
+        status = opt_dispatch_exchange_requests(tr, err);
+    if (status == TF_OK)
+        status = opt_dispatch_fetch_rows(tr, err);
+    if (status == TF_OK)
+        status = opt_dispatch_forward(tr, loss, scores, err);
+    if (status == TF_OK && slot->train) {
+        status = opt_dispatch_backward(tr, err);
+        if (status == TF_OK)
+            status = opt_dispatch_reduce_gradients(tr, err);
+        if (status == TF_OK)
+            opt_dispatch_apply_update(tr);
+    }
+    /* The memory is written with the s' of this batch's forward, computed before the step. */
+    if (status == TF_OK)
+        status = opt_dispatch_write_back(tr, err);
+    if (status == TF_OK) {
+        dispatch_counts_add(&tr->counts, &tr->batch.counts);
+        if (slot->train)
+            tr->trained_entries_remote += tr->batch.counts.entries_remote;
+    }
+    return status;
+}
+
+/* ---- epochs ---------------------------------------------------------------------------------------- */
+
+/* The twin of ref/train_events.c's run_listed(): the listed slots from a zero memory. */
+static int run_listed(dispatch_trainer *tr, int64_t (*list)(const event_trainer *, event_batch_slot *),
+                      const char *label, const char *train_stage, event_epoch_report *report, progress_fn progress,
+                      void *progress_context, tf_error *err)
+{
+    memset(report, 0, sizeof *report);
+    opt_dispatch_trainer_reset_memory(tr);
+    const int64_t count = list(&tr->base, NULL);
+    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
+    event_epoch_tally tally;
+    int status = slots ? event_epoch_tally_create(&tally, &tr->base, label, train_stage, progress, progress_context,
+                                                  err)
+                       : TF_ERR_INPUT;
+    if (status == TF_OK) {
+        list(&tr->base, slots);
+        for (int64_t i = 0; status == TF_OK && i < count; i++) {
+            double loss;
+            float *scores = slots[i].train ? NULL : tr->global_scores;
+            status = opt_dispatch_trainer_run_batch(tr, &slots[i], &loss, scores, err);
+            /* The loss is all-reduced and the parameters equal on every rank: all stop at the same step. */
+            if (status == TF_OK && slots[i].train)
+                status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
+            if (status != TF_OK)
+                break;
+            event_epoch_tally_add(&tally, &slots[i], loss, tr->global_scores);
+            if (slots[i].train && (i + 1 == count || !slots[i + 1].train))
+                tr->base.epoch++;
+        }
+        if (status == TF_OK)
+            status = event_epoch_tally_finish(&tally, report, err);
+        event_epoch_tally_free(&tally);
+    }
+    free(slots);
+    return status;
+}
+
+int opt_dispatch_trainer_epoch(dispatch_trainer *tr, event_epoch_report *report, progress_fn progress,
+                               void *progress_context, tf_error *err)
+{
+    char label[32];
+    snprintf(label, sizeof label, "epoch %lld: ", (long long)tr->base.epoch + 1);
+    int status = run_listed(tr, event_trainer_epoch_slots, label, "training", report, progress, progress_context, err);
+    report->epoch = tr->base.epoch;
+    return status;
+}
+
+int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validation, event_metrics *test,
+                                  progress_fn progress, void *progress_context, tf_error *err)
+{
+    event_epoch_report report;
+    int status = run_listed(tr, event_trainer_replay_slots, "", "replaying training events", &report, progress,
+                            progress_context, err);
+    *validation = report.validation;
+    *test = report.test;
+    return status;
+}
+
+/* ---- checks, checkpoints, traffic ---------------------------------------------------------------------- */
+
+/* FNV-1a of a node memory's four arrays (53 bits: exact in a double). */
+static double memory_checksum(const node_memory *m)
+{
+    uint64_t h = TF_DIGEST_START;
+    h = tf_digest(h, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
+    h = tf_digest(h, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+    h = tf_digest(h, m->memory_time, (size_t)m->num_nodes * sizeof(double));
+    h = tf_digest(h, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+    return (double)(h >> 11);
+}
+
+/* DepCache: every replica must hold rank 0's bits. */
+static int replicas_agree(const dispatch_trainer *tr, tf_error *err)
+{
+    double differ;
+    if (comm_ranks_differing(tr->group, memory_checksum(&tr->base.memory), &differ, err) != TF_OK)
+        return err->code;
+    if (differ != 0)
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "depcache: the node memory replicas of %.0f rank(s) differ from rank 0's", differ);
+    return TF_OK;
+}
+
+int opt_dispatch_trainer_gather_memory(const dispatch_trainer *tr, node_memory *full, tf_error *err)
+{
+    comm *c = tr->group;
+    if (tr->mode == DISPATCH_DEPCACHE) {
+        int status = replicas_agree(tr, err);
+        const node_memory *m = &tr->base.memory;
+        if (status == TF_OK && c->rank == 0) {
+            memcpy(full->memory, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
+            memcpy(full->mail, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+            memcpy(full->memory_time, m->memory_time, (size_t)m->num_nodes * sizeof(double));
+            memcpy(full->mail_time, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+        }
+        return status;
+    }
+    /* Each rank's rows [memory][mail][mem_ts][mail_ts] in local-row order, gathered on rank 0. */
+    const node_memory *s = &tr->shard;
+    const size_t dm = (size_t)s->memory_width, dmsg = (size_t)s->mail_width;
+    const size_t row = (dm + dmsg) * sizeof(float) + 2 * sizeof(double);
+    const int64_t own = tr->placement.shard_rows[c->rank], n = tr->placement.num_nodes;
+    unsigned char *mine = malloc((size_t)(own > 0 ? own : 1) * row);
+    unsigned char *all = c->rank == 0 ? malloc((size_t)n * row) : NULL;
+    int *counts = malloc(2 * sizeof(int) * (size_t)c->size);
+    if (!mine || (c->rank == 0 && !all) || !counts) {
+        free(mine), free(all), free(counts);
+        return tf_error_set(err, TF_ERR_SYSTEM, "gathering the node memory: out of memory");
+    }
+    for (int64_t i = 0; i < own; i++) {
+        pack_read_row(mine + (size_t)i * row, s, i);
+        memcpy(mine + (size_t)i * row + (dm + dmsg) * sizeof(float) + sizeof(double), &s->mail_time[i],
+               sizeof(double));
+    }
+    int *offsets = counts + c->size;
+    for (int r = 0, offset = 0; r < c->size; offset += counts[r], r++) {
+        counts[r] = (int)(tr->placement.shard_rows[r] * (int64_t)row);
+        offsets[r] = offset;
+    }
+    int status = TF_OK;
+    if (c->local) /* one process without MPI: its rows are all the rows */
+        memcpy(all, mine, (size_t)(own * (int64_t)row));
+    else if (MPI_Gatherv(mine, (int)(own * (int64_t)row), MPI_BYTE, all, counts, offsets, MPI_BYTE, 0, c->world) !=
+             MPI_SUCCESS)
+        status = tf_error_set(err, TF_ERR_SYSTEM, "gathering the node memory: MPI_Gatherv failed");
+    if (status == TF_OK && c->rank == 0)
+        for (int64_t v = 0; v < n; v++) {
+            const unsigned char *in = all + (size_t)offsets[tr->placement.owner[v]] +
+                                      (size_t)tr->placement.local_row[v] * row;
+            memcpy(full->memory + (size_t)v * dm, in, dm * sizeof(float));
+            memcpy(full->mail + (size_t)v * dmsg, in + dm * sizeof(float), dmsg * sizeof(float));
+            memcpy(&full->memory_time[v], in + (dm + dmsg) * sizeof(float), sizeof(double));
+            memcpy(&full->mail_time[v], in + (dm + dmsg) * sizeof(float) + sizeof(double), sizeof(double));
+        }
+    free(mine), free(all), free(counts);
+    return status;
+}
+
+int opt_dispatch_trainer_adopt_parameters(dispatch_trainer *tr, int root, tf_error *err)
+{
+    parameter_list *list = &tr->base.model.parameters;
+    float *values = (float *)tr->gradients; /* a free [parameter count] buffer between steps, twice as large */
+    parameters_pack_values(list, values);
+    if (comm_broadcast(tr->group, values, parameters_size(list) * (int64_t)sizeof(float), root, err) != TF_OK)
+        return err->code;
+    parameters_unpack_values(list, values);
+    return TF_OK;
+}
+
+int opt_dispatch_trainer_save(const dispatch_trainer *tr, const char *directory, tf_error *err)
+{
+    return tr->group->rank == 0 ? event_trainer_save(&tr->base, directory, err) : TF_OK;
+}
+
+int opt_dispatch_trainer_load(dispatch_trainer *tr, const char *directory, tf_error *err)
+{
+    if (event_trainer_load(&tr->base, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
+    return opt_state_agree(tr->group, &tr->base.model.parameters, &tr->base.optimizer, tr->base.epoch, err);
+}
+
+int opt_dispatch_trainer_traffic(dispatch_trainer *tr, dispatch_traffic *out, int reset, tf_error *err)
+{
+    enum { BYTES = sizeof(dispatch_bytes) / sizeof(uint64_t), COUNTS = sizeof(dispatch_counts) / sizeof(int64_t) };
+    double values[BYTES + COUNTS + 1];
+    const uint64_t *bytes = (const uint64_t *)&tr->bytes;
+    const int64_t *counts = (const int64_t *)&tr->counts;
+    for (int i = 0; i < BYTES; i++)
+        values[i] = (double)bytes[i];
+    for (int i = 0; i < COUNTS; i++)
+        values[BYTES + i] = (double)counts[i];
+    values[BYTES + COUNTS] = (double)tr->trained_entries_remote;
+    if (comm_allreduce_sum_double(tr->group, values, BYTES + COUNTS + 1, err) != TF_OK) /* exact below 2^53 */
+        return err->code;
+    memset(out, 0, sizeof *out);
+    out->ranks = tr->group->size;
+    uint64_t *out_bytes = (uint64_t *)&out->bytes;
+    int64_t *out_counts = (int64_t *)&out->counts;
+    for (int i = 0; i < BYTES; i++)
+        out_bytes[i] = (uint64_t)values[i];
+    for (int i = 0; i < COUNTS; i++)
+        out_counts[i] = (int64_t)values[BYTES + i];
+    out->trained_entries_remote = (int64_t)values[BYTES + COUNTS];
+    if (reset) {
+        memset(&tr->bytes, 0, sizeof tr->bytes);
+        memset(&tr->counts, 0, sizeof tr->counts);
+        tr->trained_entries_remote = 0;
+    }
+    return TF_OK;
+}
+
+void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int64_t memory_width, int64_t mail_width,
+                              dispatch_bytes *predicted)
+{
+    const uint64_t R = (uint64_t)t->ranks, batches = (uint64_t)t->counts.batches;
+    const uint64_t read = dispatch_read_row_bytes(memory_width, mail_width);
+    const uint64_t write = dispatch_write_row_bytes(memory_width, mail_width);
+    const dispatch_counts *c = &t->counts;
+    memset(predicted, 0, sizeof *predicted);
+    const uint64_t count_exchange = 8 * R * (R - 1); /* one int64 from every rank to every other */
+    predicted->counts = batches * count_exchange * (mode == DISPATCH_DEPCACHE ? 1 : 2);
+    switch (mode) {
+    case DISPATCH_SVEN:
+        predicted->requests = 4 * (uint64_t)c->unique_remote;
+        predicted->dispatch_rows = read * (uint64_t)c->unique_remote;
+        predicted->aggregation = write * (uint64_t)c->written_remote;
+        break;
+    case DISPATCH_NAIVE:
+        predicted->requests = 4 * (uint64_t)c->entries_remote;
+        predicted->dispatch_rows = read * (uint64_t)c->entries_remote;
+        predicted->aggregation = write * (uint64_t)c->writes_remote;
+        break;
+    case DISPATCH_DEPCACHE:
+        predicted->aggregation = (R - 1) * write * (uint64_t)c->written;
+        break;
+    case DISPATCH_DEPCOMM:
+        predicted->requests = 12 * (uint64_t)c->entries_remote;
+        predicted->updates = (4 * (uint64_t)memory_width + 8) * (uint64_t)c->entries_remote;
+        predicted->update_gradients = 4 * (uint64_t)memory_width * (uint64_t)t->trained_entries_remote;
+        predicted->aggregation = write * (uint64_t)c->written_remote;
+        break;
+    }
+}
+
+uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width)
+{
+    return dispatch_read_row_bytes(memory_width, mail_width) * (uint64_t)t->counts.unique_remote +
+           dispatch_write_row_bytes(memory_width, mail_width) * (uint64_t)t->counts.written_remote;
+}

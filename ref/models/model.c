@@ -1,0 +1,211 @@
+/* What the four snapshot models share: names, creation, the linear head, the window loss. */
+#include "ref/models/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref/nn/layers.h"
+#include "ref/core/memory.h"
+
+static const struct {
+    model_kind kind;
+    const char *name;
+    const model_ops *ops;
+} kinds[] = {
+    {MODEL_TGCN, "tgcn", &tgcn_ops},
+    {MODEL_GCONVGRU, "gconvgru", &gconvgru_ops},
+    {MODEL_GCLSTM, "gclstm", &gclstm_ops},
+    {MODEL_EVOLVEGCN, "evolvegcn", &evolvegcn_ops},
+};
+#define KIND_COUNT ((int)(sizeof kinds / sizeof *kinds))
+
+const char *model_kind_name(model_kind kind)
+{
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (kinds[i].kind == kind)
+            return kinds[i].name;
+    return "unknown";
+}
+
+int model_kind_parse(const char *name, model_kind *kind, tf_error *err)
+{
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (strcmp(kinds[i].name, name) == 0) {
+            *kind = kinds[i].kind;
+            return TF_OK;
+        }
+    return tf_error_set(err, TF_ERR_INPUT, "model \"%s\" is not one of tgcn, gconvgru, gclstm, evolvegcn", name);
+}
+
+int64_t model_state_width(const model *m)
+{
+    return m->config.kind == MODEL_EVOLVEGCN ? m->config.in_features : m->config.hidden;
+}
+
+/* Operator `kind` of snapshot t: from the model's source, or built from the snapshot's graph. */
+static int model_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, operator_kind kind,
+                          tf_error *err)
+{
+    const csr *g = &seq->snapshots[t].graph;
+    int status = m->operators                ? m->operators->build(m->operators->context, t, kind, p, err)
+                 : kind == OPERATOR_CHEBYSHEV ? ref_propagation_chebyshev(p, g, err)
+                                              : ref_propagation_gcn(p, g, EDGE_NORM_SYMMETRIC, 1, err);
+    if (status != TF_OK)
+        return status;
+    return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
+}
+
+int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
+{
+    return model_operator(m, p, seq, t, OPERATOR_GCN, err);
+}
+
+int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
+{
+    return model_operator(m, p, seq, t, OPERATOR_CHEBYSHEV, err);
+}
+
+/* The head's parameters are the last two: linear.weight [out][width], linear.bias [out]. */
+static parameter *head_weight(const model *m) { return &m->parameters.items[m->parameters.count - 2]; }
+static parameter *head_bias(const model *m) { return &m->parameters.items[m->parameters.count - 1]; }
+
+int model_create(model *m, const model_config *config, uint64_t seed, tf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->config = *config;
+    m->kernels = &ref_kernels;
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (kinds[i].kind == config->kind)
+            m->ops = kinds[i].ops;
+    if (!m->ops)
+        return tf_error_set(err, TF_ERR_INPUT, "unknown model kind %d", (int)config->kind);
+    if (config->in_features < 1 || config->out_features < 1 ||
+        (config->kind != MODEL_EVOLVEGCN && config->hidden < 1))
+        return tf_error_set(err, TF_ERR_INPUT, "model %s: features %lld, hidden %lld, outputs %lld; expected >= 1",
+                            model_kind_name(config->kind), (long long)config->in_features, (long long)config->hidden,
+                            (long long)config->out_features);
+    if ((config->kind == MODEL_GCONVGRU || config->kind == MODEL_GCLSTM) &&
+        (config->chebyshev_k < 1 || config->chebyshev_k > 16))
+        return tf_error_set(err, TF_ERR_INPUT, "model %s: Chebyshev order K = %d, expected 1..16",
+                            model_kind_name(config->kind), config->chebyshev_k);
+    if (!(m->scratch = tf_alloc(1, sizeof *m->scratch, "model workspace", err)))
+        return TF_ERR_INPUT;
+    workspace_init(m->scratch);
+    rng r;
+    rng_seed(&r, seed);
+    int64_t width = model_state_width(m);
+    int64_t weight_shape[2] = {config->out_features, width}, bias_shape[1] = {config->out_features};
+    int status = m->ops->create(m, &r, err);
+    if (status == TF_OK && (parameters_add(&m->parameters, "linear.weight", 2, weight_shape, err) < 0 ||
+                            parameters_add(&m->parameters, "linear.bias", 1, bias_shape, err) < 0))
+        status = TF_ERR_INPUT;
+    if (status != TF_OK) {
+        model_free(m);
+        return status;
+    }
+    /* torch.nn.Linear's default: uniform(+-1/sqrt(fan_in)) for weight and bias. */
+    parameter_init_uniform(head_weight(m), 1.0 / sqrt((double)width), &r);
+    parameter_init_uniform(head_bias(m), 1.0 / sqrt((double)width), &r);
+    return TF_OK;
+}
+
+void model_free(model *m)
+{
+    parameters_free(&m->parameters);
+    if (m->scratch)
+        workspace_free(m->scratch);
+    free(m->scratch);
+    memset(m, 0, sizeof *m);
+}
+
+int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_t count, window_tape *tape,
+                  float *predictions, tf_error *err)
+{
+    memset(tape, 0, sizeof *tape);
+    if (first < 0 || count < 1 || first + count > seq->num_snapshots)
+        return tf_error_set(err, TF_ERR_INPUT, "window of %lld snapshots from %lld is outside 0..%lld",
+                            (long long)count, (long long)first, (long long)seq->num_snapshots - 1);
+    if (seq->feature_width != m->config.in_features || seq->target_width != m->config.out_features)
+        return tf_error_set(err, TF_ERR_INPUT, "model expects %lld features and %lld targets, the data has %lld and %lld",
+                            (long long)m->config.in_features, (long long)m->config.out_features,
+                            (long long)seq->feature_width, (long long)seq->target_width);
+    const int64_t n = seq->num_nodes, width = model_state_width(m), out = m->config.out_features;
+    tape->first = first;
+    tape->count = count;
+    tape->states = model_scratch(m, (size_t)(count * n * width), sizeof(float), "hidden states", err);
+    tape->activated = tape->states ? model_scratch(m, (size_t)(count * n * width), sizeof(float), "hidden states", err)
+                                   : NULL;
+    if (!tape->activated || m->ops->forward(m, seq, tape, err) != TF_OK) {
+        window_tape_free(m, tape);
+        return TF_ERR_INPUT;
+    }
+    /* The head of PyTorch Geometric Temporal's examples: y^ = Linear(ReLU(H)). */
+    m->kernels->relu_forward(tape->states, count * n * width, tape->activated);
+    m->kernels->linear_forward(tape->activated, head_weight(m)->value.data, head_bias(m)->value.data, count * n, width,
+                               out, predictions);
+    if (m->kernels->take_error && m->kernels->take_error(err) != TF_OK) {
+        window_tape_free(m, tape);
+        return err->code;
+    }
+    return TF_OK;
+}
+
+int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dpredictions,
+                   tf_error *err)
+{
+    const int64_t n = seq->num_nodes, width = model_state_width(m), out = m->config.out_features;
+    const int64_t size = tape->count * n * width;
+    float *dactivated = model_scratch_zeroed(m, (size_t)size, sizeof *dactivated, "head gradients", err);
+    float *dstates = dactivated ? model_scratch_zeroed(m, (size_t)size, sizeof *dstates, "state gradients", err) : NULL;
+    int status = dstates ? TF_OK : TF_ERR_INPUT;
+    if (status == TF_OK) {
+        m->kernels->linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
+                            dactivated, head_weight(m)->grad.data, head_bias(m)->grad.data);
+        m->kernels->relu_backward(tape->activated, dactivated, size, dstates);
+        status = m->ops->backward(m, seq, tape, dstates, err);
+    }
+    if (status == TF_OK && m->kernels->take_error)
+        status = m->kernels->take_error(err);
+    return status;
+}
+
+void window_tape_free(const model *m, window_tape *tape)
+{
+    if (tape->steps)
+        m->ops->free_steps(m, tape);
+    workspace_reset(m->scratch); /* the tape's buffers and the window's scratch */
+    memset(tape, 0, sizeof *tape);
+}
+
+void *model_scratch(const model *m, size_t count, size_t size, const char *what, tf_error *err)
+{
+    return workspace_alloc(m->scratch, count, size, what, err);
+}
+
+void *model_scratch_zeroed(const model *m, size_t count, size_t size, const char *what, tf_error *err)
+{
+    return workspace_zeroed(m->scratch, count, size, what, err);
+}
+
+double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                            const float *predictions, float scale, float *dpredictions)
+{
+    const int64_t n = seq->num_nodes, out = seq->target_width;
+    double total = 0;
+    for (int64_t t = 0; t < count; t++) {
+        const snapshot *s = &seq->snapshots[first + t];
+        total += m->kernels->mse_loss(predictions + t * n * out, s->targets.data, s->present, n, out,
+                                      scale / (float)count, dpredictions ? dpredictions + t * n * out : NULL);
+    }
+    return total / (double)count;
+}
+
+double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
+                         float scale, float *dpredictions)
+{
+    model reference; /* only its kernels are read */
+    memset(&reference, 0, sizeof reference);
+    reference.kernels = &ref_kernels;
+    return model_window_loss_of(&reference, seq, first, count, predictions, scale, dpredictions);
+}

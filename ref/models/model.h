@@ -1,0 +1,220 @@
+/**
+ * @file ref/models/model.h
+ * @brief The snapshot models: T-GCN, GConvGRU, GC-LSTM and EvolveGCN-O with a linear head,
+ *        run forward and backward over a window of consecutive snapshots.
+ *
+ * Every model is PyTorch Geometric Temporal's cell of the same name followed by the head
+ * used in that library's examples, y^ = Linear(ReLU(H)), with the same parameters under the
+ * same names (chapters/01-models.md has the equations). A model runs over a *window*:
+ * snapshots first .. first+count-1, its state (H, and C for GC-LSTM, the evolving weight
+ * for EvolveGCN-O) starting fresh at the window's first snapshot, and its backward is
+ * back-propagation through time truncated at the window's start.
+ *
+ * Usage:
+ *
+ *     model m;  model_create(&m, &config, seed, &err);
+ *     window_tape tape;
+ *     model_forward(&m, seq, first, count, &tape, predictions, &err);   // [count][N][out]
+ *     model_window_loss(seq, first, count, predictions, 1.0f, dpredictions);
+ *     model_backward(&m, seq, &tape, dpredictions, &err);   // adds into m.parameters' gradients
+ *     window_tape_free(&m, &tape);
+ *
+ * A window's tape and the scratch of its forward and backward come from the model's workspace
+ * (ref/core/workspace.h), taken back by window_tape_free(): after the first window a training step
+ * allocates nothing. So one model holds one window's tape at a time (its forward, its backward,
+ * window_tape_free(), then the next window); models in different threads each have their own.
+ */
+#ifndef TWOFOLD_REF_MODEL_H
+#define TWOFOLD_REF_MODEL_H
+
+#include <stdint.h>
+
+#include "ref/core/error.h"
+#include "ref/nn/kernels.h"
+#include "ref/nn/parameters.h"
+#include "ref/nn/propagate.h"
+#include "ref/data/snapshot.h"
+#include "ref/core/workspace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The four snapshot models. */
+typedef enum model_kind {
+    MODEL_TGCN,        /**< T-GCN: GCN on X_t feeding a GRU (Zhao et al., 2019) */
+    MODEL_GCONVGRU,    /**< GConvGRU: Chebyshev convolutions inside every GRU gate (Seo et al., 2018) */
+    MODEL_GCLSTM,      /**< GC-LSTM: LSTM whose hidden-state term is a Chebyshev convolution (Chen et al., 2022) */
+    MODEL_EVOLVEGCN,   /**< EvolveGCN-O: a GRU evolves the GCN weight (Pareja et al., 2020) */
+} model_kind;
+
+/** Shape of a model. */
+typedef struct model_config {
+    model_kind kind;        /**< which model */
+    int64_t in_features;    /**< F: node feature width of the data */
+    int64_t hidden;         /**< H: state width (EvolveGCN-O ignores it: its weight is F x F) */
+    int64_t out_features;   /**< target width of the data */
+    int chebyshev_k;        /**< K, Chebyshev order of GConvGRU and GC-LSTM (>= 1) */
+} model_config;
+
+struct model_ops;
+
+/**
+ * Where a model takes its input-side aggregation of X_t from: T-GCN's layer-1 A^ X_t, or
+ * GConvGRU's Chebyshev basis terms T_1 .. T_{K-1} of X_t, which its three x-gates share. Both
+ * come before any weight multiply, so they hold no parameter and any source of the same
+ * numbers will do: the reference recomputes them (inputs = NULL); the incremental twin
+ * (opt/incremental_inputs.h) serves them from ReInc's cache and delta engine. GC-LSTM and
+ * EvolveGCN-O have no such term and ignore it.
+ */
+typedef struct input_aggregations {
+    /** Write snapshot @p t's aggregation into @p out: T-GCN's A^ X_t [num_nodes][in_features], or
+     *  GConvGRU's T_1 .. T_{K-1} [K - 1][num_nodes][in_features]. */
+    int (*get)(void *context, int64_t t, float *out, tf_error *err);
+    void *context; /**< passed to get() */
+} input_aggregations;
+
+/** The two sparse operators the models use. */
+typedef enum operator_kind {
+    OPERATOR_GCN,        /**< symmetric GCN normalization with self loops (T-GCN, EvolveGCN-O) */
+    OPERATOR_CHEBYSHEV,  /**< the scaled Laplacian (GConvGRU, GC-LSTM) */
+} operator_kind;
+
+/**
+ * Where the models take snapshot t's sparse operator from, the twin of #input_aggregations for
+ * every model: NULL (the reference) builds it from the snapshot's own graph. A vertex-partitioned
+ * twin (opt/partition_part.h) serves operators over one rank's rows whose coefficients come from
+ * the whole snapshot (full-graph degrees and lambda_max). What build() fills belongs to the model
+ * (freed with ref_propagation_free()); its graph and halo are borrowed from the source.
+ */
+typedef struct operator_source {
+    /** Fill @p out with operator @p kind of snapshot @p t. */
+    int (*build)(void *context, int64_t t, operator_kind kind, propagation *out, tf_error *err);
+    void *context; /**< passed to build() */
+} operator_source;
+
+/** A model: its shape, its parameters (PyTorch names) and its functions. */
+typedef struct model {
+    model_config config;                /**< the shape it was created with */
+    parameter_list parameters;          /**< every trainable tensor and its gradient */
+    const struct model_ops *ops;        /**< forward/backward of this kind */
+    const kernels *kernels;             /**< the compute kernels it runs on (ref_kernels by default) */
+    const input_aggregations *inputs;   /**< T-GCN's and GConvGRU's input aggregations; NULL = recompute (the reference) */
+    const operator_source *operators;   /**< the operators' source; NULL = from each snapshot's graph */
+    workspace *scratch;                 /**< a window's tape and scratch (model_scratch()), owned */
+} model;
+
+/** What a window's forward keeps for its backward. */
+typedef struct window_tape {
+    int64_t first;      /**< first snapshot of the window */
+    int64_t count;      /**< snapshots in the window */
+    float *states;      /**< [count][N][width] the cell's output H_t at each snapshot */
+    float *activated;   /**< [count][N][width] ReLU(H_t), the head's input */
+    void *steps;        /**< [count] model-specific records of the cell (ref/models/model_*.c) */
+} window_tape;
+
+/** Name used on the command line ("tgcn", "gconvgru", "gclstm", "evolvegcn"). */
+const char *model_kind_name(model_kind kind);
+
+/** Parse a command-line model name. @return 0, or TF_ERR_INPUT listing the known names. */
+int model_kind_parse(const char *name, model_kind *kind, tf_error *err);
+
+/**
+ * Create a model with freshly initialized parameters, as PyTorch would initialize them
+ * (Glorot for graph-convolution weights, uniform(+-1/sqrt(fan_in)) for Linear and GRU),
+ * drawn from @p seed.
+ */
+int model_create(model *m, const model_config *config, uint64_t seed, tf_error *err);
+
+/** Release the parameters. */
+void model_free(model *m);
+
+/**
+ * Forward over snapshots first .. first+count-1 of @p seq from a fresh state.
+ * @param m            the model
+ * @param seq          the snapshots (features width = in_features, targets = out_features)
+ * @param first        first snapshot of the window
+ * @param count        snapshots in the window (>= 1)
+ * @param tape         out: what the backward needs; free with window_tape_free()
+ * @param predictions  [count][num_nodes][out_features] out
+ * @param err          out: a window outside the sequence, shapes that do not match, no memory
+ */
+int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_t count, window_tape *tape,
+                  float *predictions, tf_error *err);
+
+/**
+ * Backward through the window recorded in @p tape, given dpredictions [count][N][out] =
+ * d loss / d predictions. Adds into every parameter's gradient. Fails only when scratch
+ * memory cannot be allocated.
+ */
+int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dpredictions,
+                   tf_error *err);
+
+/** Release a tape, and everything taken with model_scratch() since the window began. */
+void window_tape_free(const model *m, window_tape *tape);
+
+/**
+ * @p count items of @p size bytes from the model's workspace for the current window: the tape,
+ * the predictions, the scratch of forward and backward. Valid until window_tape_free();
+ * **not initialized**. @return NULL with TF_ERR_INPUT in @p err as tf_alloc().
+ */
+void *model_scratch(const model *m, size_t count, size_t size, const char *what, tf_error *err);
+
+/** model_scratch(), zeroed. */
+void *model_scratch_zeroed(const model *m, size_t count, size_t size, const char *what, tf_error *err);
+
+/**
+ * The training loss of a window: the mean over its snapshots of the mean squared error over
+ * the vertices present in each snapshot, from predictions [count][num_nodes][target_width].
+ * Writes dpredictions [count][num_nodes][target_width] = scale * d loss / d predictions (zero
+ * for absent vertices) unless it is NULL. @return the loss.
+ */
+double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
+                         float scale, float *dpredictions);
+
+/** model_window_loss() computed by @p m's kernels (their mse_loss): what the trainers call. */
+double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                            const float *predictions, float scale, float *dpredictions);
+
+/**
+ * The GCN operator of snapshot @p t of @p seq the models use (symmetric normalization with self
+ * loops), from the model's operator source when it has one, prepared by the model's kernels. For
+ * ref/models/model_*.c.
+ */
+int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
+
+/** The scaled Laplacian of snapshot @p t (Chebyshev models), as model_gcn_operator(). */
+int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
+
+/** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
+int64_t model_state_width(const model *m);
+
+/**
+ * The functions a model kind provides (ref/models/model_*.c): its recurrent cell. The linear head
+ * shared by all four lives in model.c.
+ */
+typedef struct model_ops {
+    /** Add and initialize the cell's parameters (in PyTorch's state_dict order). */
+    int (*create)(model *m, rng *r, tf_error *err);
+    /** Allocate @p tape->steps and run the cell over the window, writing @p tape->states. */
+    int (*forward)(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err);
+    /** Backward of the cell, given dstates [count][N][width]; adds into parameter gradients. */
+    int (*backward)(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates, tf_error *err);
+    /** Free what @p tape->steps holds beyond model_scratch() memory (the operators). */
+    void (*free_steps)(const model *m, window_tape *tape);
+} model_ops;
+
+/** T-GCN's functions (ref/models/model_tgcn.c). */
+extern const model_ops tgcn_ops;
+/** GConvGRU's functions (ref/models/model_gconvgru.c). */
+extern const model_ops gconvgru_ops;
+/** GC-LSTM's functions (ref/models/model_gclstm.c). */
+extern const model_ops gclstm_ops;
+/** EvolveGCN-O's functions (ref/models/model_evolvegcn.c). */
+extern const model_ops evolvegcn_ops;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,92 @@
+/**
+ * @file ref/models/node_memory.h
+ * @brief The per-vertex state of memory-based TGNNs (TGN, JODIE): memory, a one-message
+ *        mailbox, and the two timestamps.
+ *
+ * Every vertex v stores (as TGL's code does, [TGL]; Sven's "node memory and message", [Sven]
+ * §2.1.2; citations: chapters/references.md):
+ *  - its memory s_v [d_mem], a summary of everything v took part in so far;
+ *  - mem_ts_v, when s_v was last written;
+ *  - its mailbox: one message mail_v [d_msg] (mailbox size 1, so "aggregating" the pending
+ *    messages means keeping the most recent one), built from v's latest event as
+ *    [s'_v || s'_other || edge feature], d_msg = 2 d_mem + d_e;
+ *  - mail_ts_v, the time of that event.
+ *
+ * All of it is zero at the start of every epoch (node_memory_reset()). It is *state*, not a
+ * parameter: a batch reads the rows it needs as they were before the batch
+ * (node_memory_gather(), the "dispatch" of [Sven] §2.2, step 3 of event_model.h) and, after its
+ * forward, overwrites the rows of its events' endpoints (node_memory_write(), step 6) with
+ * values that carry no gradient. Who writes what, and which write wins, is decided in
+ * event_model.h; this file only stores.
+ *
+ * Ownership: node_memory_create() allocates four arrays indexed by vertex id, freed by
+ * node_memory_free().
+ */
+#ifndef TWOFOLD_REF_NODE_MEMORY_H
+#define TWOFOLD_REF_NODE_MEMORY_H
+
+#include <stdint.h>
+
+#include "ref/core/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The state of every vertex. */
+typedef struct node_memory {
+    int64_t num_nodes;      /**< rows: the vertex id space */
+    int64_t memory_width;   /**< d_mem */
+    int64_t mail_width;     /**< d_msg = 2 d_mem + d_e */
+    float *memory;          /**< [num_nodes][d_mem] s */
+    double *memory_time;    /**< [num_nodes] mem_ts */
+    float *mail;            /**< [num_nodes][d_msg] the one pending message */
+    double *mail_time;      /**< [num_nodes] mail_ts */
+} node_memory;
+
+/**
+ * Allocate a zeroed state for @p num_nodes vertices.
+ * @param m             out: the state
+ * @param num_nodes     vertex id space
+ * @param memory_width  d_mem >= 1
+ * @param mail_width    d_msg >= 1
+ * @param err           out: too large for memory
+ * @return 0, or TF_ERR_INPUT (nothing is left allocated)
+ */
+int node_memory_create(node_memory *m, int64_t num_nodes, int64_t memory_width, int64_t mail_width, tf_error *err);
+
+/** Release the arrays and zero @p m. Safe on a zeroed state. */
+void node_memory_free(node_memory *m);
+
+/** Zero every memory, mail and timestamp: the state at the start of an epoch. */
+void node_memory_reset(node_memory *m);
+
+/**
+ * Copy the rows of @p count vertices (repeats allowed: each occurrence gets its own copy)
+ * into the four output arrays, any of which may be NULL.
+ * @param m            the state, read only
+ * @param vertices     [count] vertex ids, each in 0..num_nodes-1
+ * @param count        number of rows to copy
+ * @param memory       [count][d_mem] out
+ * @param memory_time  [count] out
+ * @param mail         [count][d_msg] out
+ * @param mail_time    [count] out
+ */
+void node_memory_gather(const node_memory *m, const int32_t *vertices, int64_t count, float *memory,
+                        double *memory_time, float *mail, double *mail_time);
+
+/**
+ * Overwrite vertex @p vertex's row: memory, mail, and both timestamps set to @p time.
+ * @param m       the state
+ * @param vertex  id in 0..num_nodes-1
+ * @param memory  [d_mem] the new s_v
+ * @param mail    [d_msg] the new message
+ * @param time    the event's time, stored as mem_ts and mail_ts
+ */
+void node_memory_write(node_memory *m, int32_t vertex, const float *memory, const float *mail, double time);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

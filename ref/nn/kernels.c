@@ -1,0 +1,33 @@
+#include "ref/nn/kernels.h"
+
+#include "ref/nn/adam.h"
+#include "ref/nn/layers.h"
+#include "ref/nn/recurrent.h"
+
+const kernels ref_kernels = {
+    "ref",
+    NULL, /* the reference backward scatters; it needs no extra structure */
+    ref_linear_forward,
+    ref_linear_accumulate,
+    ref_linear_backward,
+    ref_matmul_accumulate,
+    ref_matmul_backward,
+    ref_propagate_forward,
+    ref_propagate_backward,
+    ref_gru_cell_forward,
+    ref_gru_cell_backward,
+    ref_lstm_pointwise_forward,
+    ref_lstm_pointwise_backward,
+    NULL, /* plain loops on host memory cannot fail */
+    ref_sigmoid_forward,
+    ref_sigmoid_backward,
+    ref_tanh_forward,
+    ref_tanh_backward,
+    ref_relu_forward,
+    ref_relu_backward,
+    ref_add_bias,
+    ref_add_bias_backward,
+    ref_mse_loss,
+    ref_adam_step,
+    ref_copy_rows,
+};
