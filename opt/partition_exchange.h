@@ -1,5 +1,6 @@
 /**
  * @file opt/partition_exchange.h
+ * Twins: ref_propagate_forward(), ref_propagate_backward() (ref/nn/propagate.h), on a rank's rows.
  * @brief Exchange mode of vertex-partitioned training (chapter 06): every graph product fetches
  *        the halo rows it reads from their owners (one all-to-all-v) and every backward returns
  *        their gradients (another), through a kernel table that wraps the dense one.
