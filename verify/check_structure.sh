@@ -15,6 +15,8 @@
 #  4. No function a reader must scroll: at most 80 lines in opt/cli/, 120 in ref/, opt/, cuda/
 #     and datasets/. A function runs from a line that is exactly "{" to the next line that is
 #     exactly "}"; its length is the difference of their line numbers.
+#  5. The site lists every chapter in reading order: each chapters/*.md is linked from
+#     docs/mainpage.md and named in docs/Doxyfile.in's INPUT (whose order is the Related Pages').
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -104,9 +106,20 @@ while read -r message; do
     [ -n "$message" ] && violation "$message"
 done < <(functions_over 80 $cli; functions_over 120 $library)
 
+# ---- 5. every chapter on the site's main page and in Doxygen's INPUT --------------------------------
+chapters=0
+while read -r chapter; do
+    chapters=$((chapters + 1))
+    grep -q -F "(../$chapter)" docs/mainpage.md ||
+        violation "$chapter: not linked from docs/mainpage.md's list of chapters"
+    grep -q -F "@PROJECT_SOURCE_DIR@/$chapter " docs/Doxyfile.in ||
+        violation "$chapter: not in docs/Doxyfile.in's INPUT (the site would leave it out)"
+done < <(list_files 'chapters/*.md')
+
 if [ "$violations" -gt 0 ]; then
     echo "check_structure: $violations violation(s)"
     exit 1
 fi
 echo "check_structure: $headers opt/ and cuda/ headers name their twins; includes run one way;" \
-     "no issue numbers; no function over 80 lines in opt/cli/ or over 120 elsewhere"
+     "no issue numbers; no function over 80 lines in opt/cli/ or over 120 elsewhere;" \
+     "the $chapters chapters on the site's main page"
