@@ -62,25 +62,27 @@ while read -r header; do
             [ -f "$ref_header" ] && grep -q "\\b$function(" "$ref_header" && found=1
         done
         [ "$found" = 1 ] ||
-            violation "$header: its Twins line names $function(), which none of $(echo $named) declares"
+            violation "$header: its Twins line names $function(), which none of ${named//$'\n'/, } declares"
     done
 done < <(list_files 'opt/*.h' 'cuda/*.h' | grep -E '^(opt|cuda)/[^/]+\.h$')
 
 # ---- 2. includes run one way ----------------------------------------------------------------------
-sources=$(list_files '*.c' '*.h' '*.cu' '*.cuh' '*.cc' '*.cpp')
+mapfile -t outside_bench < <(list_files '*.c' '*.h' '*.cu' '*.cuh' '*.cc' '*.cpp' | grep -v '^bench/')
+mapfile -t in_bench < <(list_files 'bench/*.c' 'bench/*.h' 'bench/*.cu')
+include='^[[:space:]]*#[[:space:]]*include[[:space:]]*"'
 while IFS=: read -r file line _; do
     violation "$file:$line: includes a bench/ header; the benchmarks depend on the rest, never the reverse"
-done < <(grep -E -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"bench/' $(grep -v '^bench/' <<< "$sources") /dev/null)
+done < <(grep -E -n "${include}bench/" "${outside_bench[@]}" /dev/null)
 while IFS=: read -r file line _; do
     violation "$file:$line: a benchmark includes the program's own opt/cli/ header"
-done < <(grep -E -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"opt/cli/' $(grep '^bench/' <<< "$sources") /dev/null)
+done < <(grep -E -n "${include}opt/cli/" "${in_bench[@]}" /dev/null)
 
 # ---- 3. no issue numbers outside bench/results/ ---------------------------------------------------
-texts=$(list_files '*.c' '*.h' '*.cu' '*.md' '*.sh' '*.txt' '*.cmake' '*.py' '*.in' '*.gp' '*.awk' '.ci/*' |
-        grep -v '^bench/results/')
+mapfile -t texts < <(list_files '*.c' '*.h' '*.cu' '*.md' '*.sh' '*.txt' '*.cmake' '*.py' '*.in' '*.gp' '*.awk' \
+                                 '.ci/*' | grep -v '^bench/results/')
 while IFS=: read -r file line text; do
     violation "$file:$line: cites an issue number; say what it explained, or point to a verify/ERRORS.md row: ${text:0:100}"
-done < <(grep -E -n -i 'issues? #?[0-9]|(^|[ (])#[0-9]{1,4}\b' $texts /dev/null)
+done < <(grep -E -n -i 'issues? #?[0-9]|(^|[ (])#[0-9]{1,4}\b' "${texts[@]}" /dev/null)
 while read -r file; do
     violation "$file: a file name that names an issue; name it after what it holds"
 done < <(list_files '*' | grep -i 'issue[-_ ]*[0-9]')
@@ -99,12 +101,11 @@ functions_over() {   # limit files...
             start = 0
         }' "$@"
 }
-code=$(list_files '*.c' '*.h' '*.cu')
-cli=$(grep '^opt/cli/' <<< "$code")
-library=$(grep -E '^(ref|opt|cuda|datasets)/' <<< "$code" | grep -v '^opt/cli/')
+mapfile -t cli < <(list_files 'opt/cli/*.c' 'opt/cli/*.h')
+mapfile -t library < <(list_files '*.c' '*.h' '*.cu' | grep -E '^(ref|opt|cuda|datasets)/' | grep -v '^opt/cli/')
 while read -r message; do
     [ -n "$message" ] && violation "$message"
-done < <(functions_over 80 $cli; functions_over 120 $library)
+done < <(functions_over 80 "${cli[@]}"; functions_over 120 "${library[@]}")
 
 # ---- 5. every chapter on the site's main page and in Doxygen's INPUT --------------------------------
 chapters=0
