@@ -1,5 +1,6 @@
 /**
  * @file cuda/check.h
+ * Twins: none — a macro that turns a failed CUDA runtime call into a tf_error.
  * @brief CUDA_CHECK: turn a failed CUDA runtime call into a tf_error naming file and line.
  *
  * Used inside functions that return a tf_error_code:

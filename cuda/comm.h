@@ -1,5 +1,6 @@
 /**
  * @file cuda/comm.h
+ * Twins: none — the NCCL transport of opt/comm.h's collectives.
  * @brief The NCCL side of opt/comm.h: collectives on device buffers, one GPU per rank.
  *
  * Built only when CMake finds NCCL. opt/comm.c calls these when its transport is NCCL; every

@@ -1,5 +1,6 @@
 /**
  * @file cuda/context.h
+ * Twins: none — the owner of every device resource the cuda/ twins use.
  * @brief The GPU side's one owner of device state: which device, its stream, its memory.
  *
  * Every CUDA resource twofold creates (device buffers, streams, library handles) belongs to

@@ -1,5 +1,6 @@
 /**
  * @file cuda/dispatch.h
+ * Twins: ref_dispatch_plan() and ref_dispatch_expand() (ref/dispatch.h).
  * @brief The CUDA twin of Algorithm 2 (opt/dispatch.h) as a sort instead of a table, and
  *        the row kernels of the dispatch: gather rows by index, expand by Psi, scatter back.
  *

@@ -1,5 +1,6 @@
 /**
  * @file cuda/fusion.h
+ * Twins: ref_fusion_forward() and ref_fusion_backward() (ref/fusion.h).
  * @brief DGC's temporal fusion on the GPU: the masked GRU and LSTM step over all lanes of a
  *        #fusion_plan, forward and backward. CUDA twins of opt_fusion_forward() and
  *        opt_fusion_backward() (opt/fusion.h), and so of ref_fusion_forward() and

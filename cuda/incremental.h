@@ -1,5 +1,6 @@
 /**
  * @file cuda/incremental.h
+ * Twins: ref_aggregate() with snapshot_delta_build()'s deltas (ref/incremental.h).
  * @brief The CUDA twin of incremental aggregation: y = A_t x_t by a full recompute on the GPU
  *        (cuda_aggregate()), and a device-resident engine that keeps it up to date from one
  *        snapshot to the next by applying ReInc's deltas (Eq. 2) in a delta kernel.

@@ -1,5 +1,6 @@
 /**
  * @file cuda/kernels.h
+ * Twins: the ref_ functions of the table ref_kernels (ref/nn/kernels.h), on the GPU.
  * @brief A #kernels table (ref/nn/kernels.h) whose heavy kernels run on the GPU: what
  *        `twofold train --device cuda` uses.
  *

@@ -1,5 +1,6 @@
 /**
  * @file cuda/layers.h
+ * Twins: the dense layers of ref/nn/layers.h, ref_linear_forward() to ref_relu_backward().
  * @brief Dense layers on the GPU: cuBLAS products, bias, activations, and a plain copy kernel
  *        for measuring memory bandwidth. The CUDA twins of ref/nn/layers.h.
  *

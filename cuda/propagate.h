@@ -1,5 +1,6 @@
 /**
  * @file cuda/propagate.h
+ * Twins: ref_propagate_forward() and ref_propagate_backward() (ref/nn/propagate.h).
  * @brief Graph propagation on the GPU: y = P x and dx += P^T dy for a sparse operator P
  *        (CSR SpMM and its transpose). The CUDA twins of ref_propagate_forward() and
  *        ref_propagate_backward() (ref/nn/propagate.h).

@@ -1,5 +1,6 @@
 /**
  * @file cuda/recurrent.h
+ * Twins: ref_gru_cell_forward(), ref_lstm_pointwise_forward(), their backwards (ref/nn/recurrent.h).
  * @brief Recurrent cells on the GPU: the GRU cell and the LSTM pointwise part, forward and
  *        backward. CUDA twins of ref_gru_cell_*() and ref_lstm_pointwise_*() (ref/nn/recurrent.h).
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/async.h
+ * Twins: ref_stale_epoch() and ref_local_average_step() (ref/async.h).
  * @brief The MPI twins of ref/async.h for snapshot training: stale gradients (Sven Eq. 13, the
  *        all-reduce of step t overlapping step t+1) and local updates with periodic averaging
  *        (DynaHB), each with an optional injected straggler (opt/async_straggler.h).

@@ -1,5 +1,6 @@
 /**
  * @file opt/async_embeddings.h
+ * Twins: ref_stale_embeddings_epoch() (ref/async_embeddings.h), on R ranks instead of R simulated.
  * @brief DGC's adaptive stale embeddings ([DGC] §5.2, Eqs. 6-7) on chapter 06's exchange mode: an
  *        #exchange_policy whose sender re-sends a halo row only when it moved more than theta_r
  *        since it last sent it, and whose receiver fills the other rows from its copy of the same

@@ -1,5 +1,6 @@
 /**
  * @file opt/async_microbatch.h
+ * Twins: event_trainer_run_batch() (ref/train_events.h), one batch cut into micro-batches.
  * @brief Level 1 of Sven's pipeline ([Sven] §3.3.2): a rank's slice of a training batch cut into
  *        n micro-batches whose row fetch (a non-blocking all-to-all-v) overlaps the compute of the
  *        micro-batch before.

@@ -1,5 +1,6 @@
 /**
  * @file opt/async_pipeline.h
+ * Twins: event_trainer_epoch() and event_trainer_evaluate() (ref/train_events.h), pipelined.
  * @brief Sven's pipelining ([Sven] §3.3): a producer thread builds the structures of the
  *        next batches (for the event trainer: negatives, entries, Algorithm 2's plan, request
  *        lists) into a bounded queue while the trainer computes the current one; the event

@@ -1,5 +1,6 @@
 /**
  * @file opt/async_straggler.h
+ * Twins: none — an injected delay for chapter 05's straggler runs; it changes no number.
  * @brief An injected delay that makes one rank (or random ranks) slow, for chapter 05's
  *        straggler experiment: a test option, not a technique.
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/comm.h
+ * Twins: none — the collectives every distributed twin goes through (MPI or NCCL), bytes counted.
  * @brief The few collectives the techniques need, over MPI on host buffers or over NCCL on
  *        device buffers, each counting the bytes it sends.
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/dispatch.h
+ * Twins: ref_dispatch_plan() (ref/dispatch.h).
  * @brief Algorithm 2 in O(N) (the twin of ref_dispatch_plan()), the naive baseline's identity
  *        plan, the global-winner filter, and the per-owner request lists of a plan.
  *

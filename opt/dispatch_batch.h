@@ -1,5 +1,6 @@
 /**
  * @file opt/dispatch_batch.h
+ * Twins: the set-up of event_trainer_run_batch() (ref/train_events.h), for one rank's slice.
  * @brief One rank's part of a global batch, planned: its slice of events, negatives, entries,
  *        Algorithm 2's plan with global winners, and the rows to fetch from each owner. Built
  *        from read-only data only: no node memory, no parameter, no MPI call.

@@ -1,5 +1,6 @@
 /**
  * @file opt/dispatch_depcomm.h
+ * Twins: event_model_update(), event_model_backward_updater() (ref/models/event_model.h), by owners.
  * @brief The DepComm baseline's own steps (NeutronStar's dependency communication, as [Sven]
  *        §2.3 and Fig. 4b describe it): the owner of a vertex runs the memory updater for every
  *        occurrence another rank asks about and sends back s', and in backward the asker sends

@@ -1,5 +1,6 @@
 /**
  * @file opt/dispatch_exchange.h
+ * Twins: none — the two-step all-to-all that chapter 04's trainer moves rows with.
  * @brief The two-step all-to-all of chapter 04's trainer: first one count per pair of ranks,
  *        then the packed rows, each step's bytes added to a named counter.
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/dispatch_placement.h
+ * Twins: none — where node memory lives on R ranks (the reference holds all of it in one process).
  * @brief Where each vertex's node memory lives when it is partitioned over ranks: Sven's dual
  *        hash (owner and local row), the placement methods, and the partitioner interface.
  *

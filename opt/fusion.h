@@ -1,5 +1,6 @@
 /**
  * @file opt/fusion.h
+ * Twins: ref_fusion_forward(), ref_fusion_backward() (ref/fusion.h), ref_fusion_load_chunk() (ref/fusion_chunks.h).
  * @brief The optimized twins of ref/fusion.h and ref/fusion_chunks.h: the time encoder over
  *        many sequences as one batched recurrence (zero-padded, or DGC's fused lanes with a
  *        reset mask), and chunk loading with spatial fusion. Implemented in opt/fusion.c.

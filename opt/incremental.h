@@ -1,5 +1,6 @@
 /**
  * @file opt/incremental.h
+ * Twins: ref_aggregate() (ref/incremental.h).
  * @brief The optimized twin of ref_aggregate(): a first-layer aggregation kept up to date from
  *        snapshot to snapshot by applying deltas (ReInc's incremental aggregation, Eq. 2), with
  *        fallback to full recompute above a churn threshold and a periodic exact refresh.

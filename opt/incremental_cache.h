@@ -1,5 +1,6 @@
 /**
  * @file opt/incremental_cache.h
+ * Twins: none — ReInc's cache of aggregations: a hit stands in for a recompute, changing no value.
  * @brief ReInc's cache of aggregations, with ReInc's eviction score and an LRU baseline,
  *        under one byte capacity.
  *

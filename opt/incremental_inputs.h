@@ -1,5 +1,6 @@
 /**
  * @file opt/incremental_inputs.h
+ * Twins: ref_propagate_forward() (ref/nn/propagate.h), chebyshev_basis_forward() (ref/nn/chebconv.h).
  * @brief The input-side aggregations of T-GCN and GConvGRU served by ReInc's machinery during
  *        training: the global cache in front of the incremental engine (opt/incremental.h).
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/kernels.h
+ * Twins: the ref_ functions of the table ref_kernels (ref/nn/kernels.h), each named below.
  * @brief The optimized CPU twins of the reference kernels: OpenBLAS GEMM, OpenMP SpMM and its
  *        transpose, fused recurrent cells. Collected in #opt_kernels (ref/nn/kernels.h).
  *

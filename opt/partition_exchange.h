@@ -1,5 +1,6 @@
 /**
  * @file opt/partition_exchange.h
+ * Twins: ref_propagate_forward(), ref_propagate_backward() (ref/nn/propagate.h), on a rank's rows.
  * @brief Exchange mode of vertex-partitioned training (chapter 06): every graph product fetches
  *        the halo rows it reads from their owners (one all-to-all-v) and every backward returns
  *        their gradients (another), through a kernel table that wraps the dense one.
@@ -23,7 +24,7 @@
  * the same order (halos are ordered by (owner, id)). Both sides derive them from the whole graph.
  *
  * **What is sent is a hook** (#exchange_policy): by default every owed row, exactly. Chapter 05's
- * stale embeddings (DGC's asynchronous aggregation, issue 15) replace pack/unpack: a sender sends
+ * stale embeddings (DGC's adaptive stale aggregation, §5.2) replace pack/unpack: a sender sends
  * only the rows that moved more than θ since it last sent them, and the receiver fills the rest from
  * its copy of the same cache. Every transfer is named by an #exchange_key that is the same on every
  * rank and whenever the transfer recurs (overlapping windows, every epoch), so sender and receiver

@@ -1,5 +1,6 @@
 /**
  * @file opt/partition_part.h
+ * Twins: ref_propagation_gcn(), ref_propagation_chebyshev() (ref/nn/propagate.h), on a rank's rows.
  * @brief One rank's share of a snapshot sequence in vertex-partitioned training (chapter 06): its
  *        rows, their data, and operators whose coefficients come from the whole graph.
  *

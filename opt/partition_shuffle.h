@@ -1,5 +1,6 @@
 /**
  * @file opt/partition_shuffle.h
+ * Twins: T-GCN's input aggregation A^ X_t, ref_propagate_forward() (ref/nn/propagate.h).
  * @brief PSS-TS (DGC section 2.1, after Chakaravarthy et al.): T-GCN's structure encoder runs on
  *        snapshot blocks, and its output is shuffled to the vertex owners, which run the time
  *        encoder (chapter 06).

@@ -1,5 +1,6 @@
 /**
  * @file opt/profile.h
+ * Twins: none — a wrapper around any #kernels table that times its calls and counts their work.
  * @brief `twofold train --profile`: where an epoch's time goes, kernel family by kernel family,
  *        against this machine's measured peaks and the roofline bound they give.
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/schedule.h
+ * Twins: ref_schedule_greedy() and ref_schedule_epoch() (ref/schedule.h).
  * @brief DyGNeX schedules on the ranks: the optimized greedy, measured group times, the
  *        all-reduce time, one schedule for every rank, and the data-parallel epoch that runs a
  *        schedule (the placement the trainer of opt/train.h otherwise takes as slot j on rank

@@ -1,5 +1,6 @@
 /**
  * @file opt/schedule_hybrid_train.h
+ * Twins: ref_hybrid_epoch() (ref/schedule_hybrid_train.h).
  * @brief The data-parallel twin of hybrid-batch training (ref/schedule_hybrid_train.h), and the
  *        threaded reservoir as its batch supplier.
  *

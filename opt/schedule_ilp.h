@@ -1,5 +1,6 @@
 /**
  * @file opt/schedule_ilp.h
+ * Twins: none — DyGNeX-L solved by GLPK, checked against ref_schedule_optimal() (ref/schedule.h).
  * @brief DyGNeX-L: the scheduling problem of ref/schedule.h as an integer program, solved by
  *        GLPK's branch and cut with a time limit and a gap ([DyGNeX] §4.2, App. C.4).
  *

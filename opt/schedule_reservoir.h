@@ -1,5 +1,6 @@
 /**
  * @file opt/schedule_reservoir.h
+ * Twins: ref_reservoir_create() and ref_reservoir_get() (ref/schedule_reservoir.h).
  * @brief The batch reservoir with generator threads: DynaHB's producer threads build fresh
  *        batches ahead of training ([DynaHB] §5.2, Algorithm 3).
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/schedule_simulate.h
+ * Twins: none — a simulator: schedules for 4 .. 1024 ranks rated by the cost model, nothing run.
  * @brief The scaling simulator: schedules for 4 .. 1024 ranks replayed with the cost model, and
  *        the ESDG baseline's predicted imbalance ([DyGNeX] §5.4, Fig. 5, App. H).
  *

@@ -1,5 +1,6 @@
 /**
  * @file opt/train.h
+ * Twins: trainer_epoch() and trainer_evaluate() (ref/train.h).
  * @brief The data-parallel twin of snapshot-model training (ref/train.h): a step's windows
  *        shared among MPI ranks, one gradient all-reduce per step, the optimized kernels.
  *

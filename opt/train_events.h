@@ -1,5 +1,6 @@
 /**
  * @file opt/train_events.h
+ * Twins: event_trainer_run_batch(), event_trainer_epoch(), event_trainer_evaluate() (ref/train_events.h).
  * @brief The distributed twin of event-model training (ref/train_events.h): TGN and JODIE on R
  *        MPI ranks with the node memory partitioned by vertex, moved by Sven's redundancy-free
  *        dispatch ([Sven] §3.1) or by one of its baselines.

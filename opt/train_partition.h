@@ -1,5 +1,6 @@
 /**
  * @file opt/train_partition.h
+ * Twins: trainer_epoch() and trainer_evaluate() (ref/train.h), on one rank's rows.
  * @brief The vertex-partitioned twin of snapshot-model training (ref/train.h): each of R ranks
  *        holds the rows of its vertices (chapter 06), in cache mode (DynaHB) or exchange mode.
  *

@@ -233,7 +233,7 @@ typedef struct partition_metrics {
     int64_t total_edges;        /**< all edge occurrences */
     int64_t vertices_min;       /**< fewest vertices on a rank */
     int64_t vertices_max;       /**< most vertices on a rank */
-    double load_max_over_mean;  /**< DynaHB load: max / mean over ranks (the issue's imbalance) */
+    double load_max_over_mean;  /**< DynaHB load: max / mean over ranks (chapter 06's imbalance) */
     double load_max_over_min;   /**< DynaHB load: max / min (DGC's lambda; infinity when a rank has none) */
     int64_t halo_rows;          /**< sum over t and r of |H_r(t)|: rows one exchange-mode product moves */
     int cache_depth;            /**< the depth the cache figures are for */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/train.sh end to end on a tiny generated graph (issue 17, point 4), without the peer:
+# bench/train.sh end to end on a tiny generated graph (bench/peer/README.md), without the peer:
 #  1. 4 epochs with PYTHON=/bin/false: twofold's three rows, validated before the table, and a line
 #     saying the peer is missing;
 #  2. a stand-in peer that ends elsewhere: validation fails, exit 1, and no time is printed;

@@ -1,5 +1,5 @@
 /* The checkpoints' data digest tells data apart that differs only in the signs of two floats
- * (issue 16, point 1 of the hostile pass on checkpoints). FNV-1a's step over 8-byte words carried
+ * (verify/ERRORS.md, Checkpoints). FNV-1a's step over 8-byte words carried
  * a change of bit k only into bits k and above, so flipping bit 63 of two words (the signs of two
  * float features, or two targets) gave the same digest: a checkpoint resumed on other data
  * silently and ranks with different data agreed. */

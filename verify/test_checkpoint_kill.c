@@ -1,6 +1,6 @@
 /* A kill at any instant of a checkpoint save leaves a checkpoint that loads, and training resumed
- * from it ends bit for bit where an uninterrupted run ends (issue 16, point 2), for a snapshot
- * model (T-GCN) and an event model (JODIE) on small data.
+ * from it ends bit for bit where an uninterrupted run ends (verify/ERRORS.md, Checkpoints), for a
+ * snapshot model (T-GCN) and an event model (JODIE) on small data.
  *
  * A forked child trains and saves with TWOFOLD_SAVE_FAULT_STEP=k (ref/models/checkpoint.h), which kills
  * it with SIGKILL at the save's k-th step; k runs over every step (the loop ends at the first k

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The command line's side of a kill during a save (issue 16, point 2; test_checkpoint_kill.c kills
-# the library's save at every step): for tgcn and jodie on small data,
+# The command line's side of a kill during a save (verify/ERRORS.md, Checkpoints;
+# test_checkpoint_kill.c kills the library's save at every step): for tgcn and jodie on small data,
 #   1. over a complete checkpoint of epoch 1, `train --epochs 2 --load DIR --save DIR` is killed
 #      (TWOFOLD_SAVE_FAULT_STEP=k, ref/models/checkpoint.h) in its first file, in its marker, after its
 #      marker, between its two renames, after them and while removing DIR.previous; then

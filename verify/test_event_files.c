@@ -1,8 +1,8 @@
-/* Event files as users bring them (issue 16, point 5): which CSV columns become edge features
- * (by name, or as --edge-columns lists them; never an index column), JODIE's users-and-items
- * layout, SNAP's # comments, headers in any case, a UTF-8 byte order mark, and memory errors
- * that name the file. Every file here is a few lines written by the test; each case prints
- * what it loaded. */
+/* Event files as users bring them (verify/ERRORS.md, Event files): which CSV columns become edge
+ * features (by name, or as --edge-columns lists them; never an index column), JODIE's
+ * users-and-items layout, SNAP's # comments, headers in any case, a UTF-8 byte order mark, and
+ * memory errors that name the file. Every file here is a few lines written by the test; each case
+ * prints what it loaded. */
 #include "datasets/dataset.h"
 #include "ref/data/loaders.h"
 #include "ref/core/memory.h"
@@ -225,7 +225,7 @@ START_TEST(dataset_notes_and_named_errors)
 }
 END_TEST
 
-/* Times the models cannot take differences of in float32 (issue 16, point 2 of the hostile pass):
+/* Times the models cannot take differences of in float32 (verify/ERRORS.md, Event files):
  * 1e39 is a finite double but overflows float, so every time difference became infinity and
  * the test AP a silent 0.5000; a first event at -1e300 made training "diverge". Both formats
  * refuse them with file:line; a time just inside EVENT_TIME_LIMIT still loads. */

@@ -1,10 +1,10 @@
-# Event files end to end (cmake -P; TWOFOLD and WORK come from ctest), issue 16 point 5:
+# Event files end to end (verify/ERRORS.md, Event files; cmake -P, TWOFOLD and WORK from ctest):
 #  1. TGN's ml_*.csv layout (an unnamed index, u, i, ts, label, idx) loads with no edge feature:
 #     before the fix `twofold info` printed "feature width 2", the index columns taken as
 #     features. --edge-columns takes exactly what it names.
 #  2. JODIE's layout, SNAP's # comments, a header in capitals and a UTF-8 byte order mark load.
 #  3. Bad --edge-columns, and memory errors on a file, exit 2 with one line naming the file.
-#  4, 5. (hostile pass) --edge-columns with --edge-features, and times beyond float range.
+#  4, 5. --edge-columns with --edge-features, and times beyond float range.
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -92,14 +92,14 @@ expect_failure("big.txt (vertex ids 0..2147483646): too large for memory"
 expect_failure("wide_speed.csv (2000 columns): too large for memory" --memory-limit 10M info wide_speed.csv)
 expect_failure("zero_speed.csv: no positive reading" info zero_speed.csv)
 
-# 4. (hostile pass, point 3) --edge-columns with --edge-features: the .npy was used while the
+# 4. --edge-columns with --edge-features: the .npy was used while the
 #    loader's line said the named column was taken (with --edge-features none: "edge feature
 #    columns: idx", then "0 edge features", exit 0); now refused before anything is read.
 expect_failure("train: give one of --edge-columns and --edge-features"
                train --model tgn --data ml_x.csv --edge-columns idx --edge-features none --epochs 1)
 expect_failure("train: give one of --edge-columns and --edge-features"
                train --model tgn --data ml_x.csv --edge-columns idx --edge-features feats.npy --epochs 1)
-# 5. (hostile pass, point 2) Times beyond float's range: before, 1e39 gave a silent test AP of
+# 5. Times beyond float's range: before, 1e39 gave a silent test AP of
 #    0.5000 and a first event at -1e300 "training diverged"; now the file's line is named.
 #    20 events each, enough to split: only the time is wrong.
 set(far "")

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Event-model training that overflows stops at the first non-finite step (issue 16, point 4, event
-# models). Edge features of +-3e38 (valid float32, near FLT_MAX) overflow the gradients of TGN's
-# memory updater (JODIE's tanh RNN saturates on them and stays finite: nothing to stop); the
-# reference, the distributed twin (2 ranks) and its pipeline must each stop with exit status 2 and one
-# line naming the epoch and step, and leave the checkpoint already in --save as it was (they once
-# trained on and saved parameters their own --load refused). Prints each run's line.
+# Event-model training that overflows stops at the first non-finite step (verify/ERRORS.md,
+# Non-finite training). Edge features of +-3e38 (valid float32, near FLT_MAX) overflow the gradients
+# of TGN's memory updater (JODIE's tanh RNN saturates on them and stays finite: nothing to stop);
+# the reference, the distributed twin (2 ranks) and its pipeline must each stop with exit status 2
+# and one line naming the epoch and step, and leave the checkpoint already in --save as it was (they
+# once trained on and saved parameters their own --load refused). Prints each run's line.
 # Usage: test_events_diverge.sh TWOFOLD MPIEXEC
 set -u
 twofold=$(realpath "$1") mpiexec=$2

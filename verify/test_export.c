@@ -1,7 +1,8 @@
-/* `twofold export` end to end (issue 17, point 4): the files it writes, read back with npy_read(),
- * are bit for bit the arrays dataset_load() gives `twofold train`, for a bundled dataset and for a
- * generator spec with absent vertices (present.npy); bad options, event data and an existing
- * directory exit with status 2 and one line, leaving no DIR.partial behind.
+/* `twofold export` end to end (what bench/train.sh gives the peer to train on): the files it
+ * writes, read back with npy_read(), are bit for bit the arrays dataset_load() gives `twofold
+ * train`, for a bundled dataset and for a generator spec with absent vertices (present.npy); bad
+ * options, event data and an existing directory exit with status 2 and one line, leaving no
+ * DIR.partial behind.
  *
  * Usage: test_export TWOFOLD (the program, from ctest). */
 #include <sys/stat.h>

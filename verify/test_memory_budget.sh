@@ -54,9 +54,9 @@ expect() {
     fi
 }
 
-# 1. The case, scaled to seconds: T-GCN's tape on a generated power-law graph needs
-#    about 110 MiB over the footprint here; each allocation alone is small, so a limit that
-#    capped single allocations let all of them through.
+# 1. verify/ERRORS.md's first case, scaled to seconds: T-GCN's tape on a generated power-law
+#    graph needs about 110 MiB over the footprint here; each allocation alone is small, so a
+#    limit that capped single allocations let all of them through.
 tgcn=(train --model tgcn --data powerlaw:nodes=3000,edges=1e4,snapshots=20 --hidden 64 --epochs 1)
 expect tgcn_over 32 2 "over the --memory-limit of 32.0 MiB" "${tgcn[@]}"
 expect tgcn_over_opt 32 2 "over the --memory-limit of 32.0 MiB" "${tgcn[@]}" --impl opt

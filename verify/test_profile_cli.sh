@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# twofold train --profile (issue 17, point 1) on a small case, 2 epochs: --impl ref, --impl opt,
+# twofold train --profile (chapter 01, Speed) on a small case, 2 epochs: --impl ref, --impl opt,
 # and --impl opt on 2 ranks. Each table must have every family's row, the peaks and the roofline
 # line, and the families' seconds must sum to at most the run's own "final test MSE ... (T s)",
 # which the trainer measures around the epochs without the profiler and prints to 2 decimals (so

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Ranks that disagree (issue 16, point 6). Two ranks started by one mpiexec with different command
-# lines (Open MPI's "A : B" form, each with its own -wdir where the data must differ) must end
-# with exit status 2 and exactly one error line naming what differs, printed by one rank, within
-# a time limit (one rank with --impl ref and one with --impl opt once hung for ever). A bad input
-# given to every rank is printed once, and --impl ref or an event model without --impl opt under
-# mpiexec -n 2 refuses instead of running twice. Ranks that each load their own copy of a
-# checkpoint compare epoch, Adam step, parameters and moments (hostile pass, point 1). Each case
-# prints what it measured.
+# Ranks that disagree (verify/ERRORS.md, "Ranks that disagree"). Two ranks started by one mpiexec
+# with different command lines (Open MPI's "A : B" form, each with its own -wdir where the data
+# must differ) must end with exit status 2 and exactly one error line naming what differs, printed
+# by one rank, within a time limit (one rank with --impl ref and one with --impl opt once hung for
+# ever). A bad input given to every rank is printed once, and --impl ref or an event model without
+# --impl opt under mpiexec -n 2 refuses instead of running twice. Ranks that each load their own
+# copy of a checkpoint compare epoch, Adam step, parameters and moments (verify/ERRORS.md,
+# Checkpoints: the rows under MPI). Each case prints what it measured.
 # Usage: test_ranks_agree.sh TWOFOLD MPIEXEC
 set -u
 twofold=$(realpath "$1") mpiexec=$2
@@ -91,7 +91,7 @@ run "schedule: --hidden differs" "ranks disagree on --hidden" -- \
     -n 1 "$twofold" schedule --data chickenpox --ranks 2 --run --hidden 4 : \
     -n 1 "$twofold" schedule --data chickenpox --ranks 2 --run --hidden 8
 
-# A resumed run (hostile pass, point 1): each rank reads its own copy of a checkpoint (one -wdir
+# A resumed run: each rank reads its own copy of a checkpoint (one -wdir
 # each), and the copies differ in what the parameters alone do not show. Before, the ranks
 # compared only the parameters: they trained on from other epochs, steps or moments (another
 # result, or MPI's own error); now one line names what differs. Checkpoints from one-process runs.

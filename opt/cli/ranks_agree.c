@@ -1,7 +1,7 @@
 /* Ranks that agree before they train: one all-gather of each rank's command line, a digest of
  * the data it loaded and its error so far, so that a difference between the ranks becomes one
  * line naming the option instead of a silently different result, Open MPI's noise, an MPI error
- * or a hang (issue 16, point 6). */
+ * or a hang (verify/ERRORS.md, "Ranks that disagree"). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
