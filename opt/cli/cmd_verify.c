@@ -27,8 +27,8 @@ static const char verify_usage[] =
     "To see a check fail: TWOFOLD_BREAK_TWIN=NAME (a technique, or all) spoils one value of\n"
     "every answer of that technique's twins before it is compared; the rows must say WRONG.\n"
     "\n"
-    "A TECHNIQUE is a name below, or a stem (train, incremental, fusion, dispatch, async,\n"
-    "partition, schedule: the stem of its files and chapter), which names all of its entries.\n"
+    "A TECHNIQUE is a name below, or a stem (of the entry's files and chapter), which names\n"
+    "every entry of the stem.\n"
     "\n"
     "techniques:\n";
 
@@ -36,7 +36,8 @@ static void print_usage(void)
 {
     fputs(verify_usage, stdout);
     for (const technique *const *t = technique_table; *t; t++)
-        printf("  %-16s chapter %s, %s: needs %s\n", (*t)->name, (*t)->chapter, (*t)->title, (*t)->needs);
+        printf("  %-16s stem %-12s chapter %s, %s: needs %s\n", (*t)->name, (*t)->stem, (*t)->chapter, (*t)->title,
+               (*t)->needs);
 }
 
 /* Parsed arguments. */
