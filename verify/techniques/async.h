@@ -15,12 +15,6 @@
 extern "C" {
 #endif
 
-/** The variants of technique_async, in technique::variants order. */
-enum { ASYNC_VARIANT_AVERAGE, ASYNC_VARIANT_STALE, ASYNC_VARIANT_DGC_ZERO };
-
-/** The training every row uses: epochs compared, hidden width, window length, steps between averages. */
-enum { ASYNC_EPOCHS = 2, ASYNC_HIDDEN = 12, ASYNC_WINDOW = 8, ASYNC_EVERY = 2 };
-
 /** technique_context::params of the dgc-zero variant; NULL: GConvGRU, hidden 12, 4 simulated ranks. */
 typedef struct dgc_params {
     model_kind kind;      /**< the model */
@@ -28,6 +22,12 @@ typedef struct dgc_params {
     int ranks;            /**< simulated ranks (owner v mod R) */
     int epochs;           /**< epochs compared */
 } dgc_params;
+
+/** The variants of technique_async, in technique::variants order. */
+enum { ASYNC_VARIANT_AVERAGE, ASYNC_VARIANT_STALE, ASYNC_VARIANT_DGC_ZERO };
+
+/** The training every row uses: epochs compared, hidden width, window length, steps between averages. */
+enum { ASYNC_EPOCHS = 2, ASYNC_HIDDEN = 12, ASYNC_WINDOW = 8, ASYNC_EVERY = 2 };
 
 #ifdef __cplusplus
 }

@@ -42,18 +42,6 @@ typedef struct dispatch_state {
     technique_twin descriptions[4];
 } dispatch_state;
 
-static void pack_values(const parameter_list *list, float *out)
-{
-    for (int64_t i = 0, offset = 0; i < list->count; offset += list->items[i].value.size, i++)
-        memcpy(out + offset, list->items[i].value.data, (size_t)list->items[i].value.size * sizeof(float));
-}
-
-static void unpack_values(parameter_list *list, const float *in)
-{
-    for (int64_t i = 0, offset = 0; i < list->count; offset += list->items[i].value.size, i++)
-        memcpy(list->items[i].value.data, in + offset, (size_t)list->items[i].value.size * sizeof(float));
-}
-
 static void lockstep_teardown(void *state)
 {
     dispatch_state *s = state;
@@ -131,7 +119,7 @@ static int64_t lockstep_steps(const void *state) { return ((const dispatch_state
 static int lockstep_run_ref(void *state, int64_t step, tf_error *err)
 {
     dispatch_state *s = state;
-    pack_values(&s->ref.model.parameters, s->before);
+    parameters_pack_values(&s->ref.model.parameters, s->before);
     double loss;
     return event_trainer_run_batch(&s->ref, &s->slots[step], &loss, s->ref_scores, err);
 }
@@ -143,7 +131,7 @@ static int lockstep_run_twin(void *state, int twin, int64_t step, tf_error *err)
     dispatch_state *s = state;
     dispatch_trainer *tr = &s->twin[twin];
     if (s->group->rank == 0)
-        unpack_values(&tr->base.model.parameters, s->before);
+        parameters_unpack_values(&tr->base.model.parameters, s->before);
     double loss;
     if (opt_dispatch_trainer_adopt_parameters(tr, 0, err) != TF_OK ||
         opt_dispatch_trainer_run_batch(tr, &s->slots[step], &loss, s->twin_scores[twin], err) != TF_OK ||

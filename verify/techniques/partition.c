@@ -53,16 +53,6 @@ typedef struct partition_state {
     technique_twin twins[1];
 } partition_state;
 
-/* Every gradient of list, packed in order into out [parameters]. */
-static void pack_gradient(const parameter_list *list, float *out)
-{
-    int64_t at = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(out + at, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
-        at += list->items[i].grad.size;
-    }
-}
-
 /* The floats one snapshot @p t of a window sends in exchange mode, from the graph: its halo rows x
  * the model's floats per row (pss-ts: the rows its snapshot's owner sends). @p mark: scratch [N]. */
 static double exchange_floats(const partition_state *s, int64_t t, int64_t floats_per_row, int32_t *mark)
@@ -170,7 +160,7 @@ static int partition_run_ref(void *state, int64_t step, tf_error *err)
     for (int64_t slot = 0; slot < s->schedule.batch; slot++)
         if (trainer_train_slot(&s->ref, s->seq, &s->schedule, step, slot, &s->ref_loss, err) != TF_OK)
             return err->code;
-    pack_gradient(&s->ref.model.parameters, s->ref_gradient);
+    parameters_pack_gradients(&s->ref.model.parameters, s->ref_gradient);
     trainer_apply_gradient(&s->ref);
     return TF_OK;
 }
@@ -208,7 +198,7 @@ static int partition_run_twin(void *state, int twin, int64_t step, tf_error *err
     s->twin_loss = 0;
     if (partition_trainer_step(&s->twin, step, &s->twin_loss, err) != TF_OK)
         return err->code;
-    pack_gradient(&s->twin.base.model.parameters, s->twin_gradient);
+    parameters_pack_gradients(&s->twin.base.model.parameters, s->twin_gradient);
     return step + 1 == s->steps ? gather_counts(s, err) : TF_OK;
 }
 

@@ -176,9 +176,7 @@ static int reference_gradient(schedule_state *s, tf_error *err)
     for (int64_t k = 0; k < windows.windows; k++)
         if (trainer_train_window(&s->ref, s->seq, &windows, k, 1.0f, &loss, err) != TF_OK)
             return err->code;
-    for (int64_t p = 0, at = 0; p < list->count; p++)
-        for (int64_t v = 0; v < list->items[p].grad.size; v++)
-            s->ref_gradient[at++] = list->items[p].grad.data[v];
+    parameters_pack_gradients(list, s->ref_gradient);
     parameters_zero_grad(list);
     return TF_OK;
 }

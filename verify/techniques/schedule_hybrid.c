@@ -126,11 +126,8 @@ static int64_t hybrid_steps(const void *state)
 /* Every gradient of a model, then the loss, into out [parameters + 1]. */
 static void collect(const model *m, double loss, float *out)
 {
-    int64_t at = 0;
-    for (int64_t p = 0; p < m->parameters.count; p++)
-        for (int64_t v = 0; v < m->parameters.items[p].grad.size; v++)
-            out[at++] = m->parameters.items[p].grad.data[v];
-    out[at] = (float)loss;
+    parameters_pack_gradients(&m->parameters, out);
+    out[parameters_size(&m->parameters)] = (float)loss;
 }
 
 /* The request's action in the reservoir variant: drawn from the step number. */
