@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/benchmark.h"
 #include "datasets/dataset.h"
 #include "opt/async_pipeline.h"
-#include "opt/cli/cli.h"
 #include "ref/core/clock.h"
 #include "ref/nn/compare.h"
+
+#define PROGRAM "bench_async_pipeline"
 
 typedef struct configuration {
     const char *name;
@@ -114,28 +116,25 @@ int main(int argc, char **argv)
     }
     const char *data = "events:nodes=2000,events=20000,repeat=0.5,features=4,seed=5";
     int64_t epochs = 3, batch = 200, width = 32;
+    const char *speaker = world.rank == 0 ? PROGRAM : NULL; /* one rank reports a bad argument */
     for (int i = 1; i < argc; i++) {
-        const char *value;
-        int64_t number;
-        int matched;
-        if ((matched = cli_option(argc, argv, &i, "--data", &value, &err)) > 0)
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1;
+        if (!strcmp(argv[i], "--data") && value)
             data = value;
-        else if ((matched = cli_option(argc, argv, &i, "--epochs", &value, &err)) > 0 &&
-                 cli_parse_int("--epochs", value, 1, 64, &number, &err) == TF_OK)
-            epochs = number;
-        else if ((matched = cli_option(argc, argv, &i, "--batch", &value, &err)) > 0 &&
-                 cli_parse_int("--batch", value, 1, 1000000, &number, &err) == TF_OK)
-            batch = number;
-        else if ((matched = cli_option(argc, argv, &i, "--width", &value, &err)) > 0 &&
-                 cli_parse_int("--width", value, 1, 1024, &number, &err) == TF_OK)
-            width = number;
-        else {
-            if (world.rank == 0)
-                fprintf(stderr, "bench_async_pipeline: bad argument %s%s%s\n", argv[i], matched ? ": " : "",
-                        matched ? err.message : "");
+        else if (!strcmp(argv[i], "--epochs"))
+            ok = (epochs = bench_parse_count(speaker, "--epochs", value, 64)) > 0;
+        else if (!strcmp(argv[i], "--batch"))
+            ok = (batch = bench_parse_count(speaker, "--batch", value, 1000000)) > 0;
+        else if (!strcmp(argv[i], "--width"))
+            ok = (width = bench_parse_count(speaker, "--width", value, 1024)) > 0;
+        else if ((ok = 0), speaker)
+            fprintf(stderr, PROGRAM ": bad argument %s\n", argv[i]);
+        if (!ok) { /* every rank parses the same arguments: all stop here */
             comm_finalize(&world);
             return 2;
         }
+        i++;
     }
     dataset d;
     if (dataset_load(data, NULL, &d, &err) != TF_OK || d.kind != DATASET_EVENTS) {

@@ -1,17 +1,7 @@
-/* ReInc's incremental aggregation in the technique table, and its benchmark
- * (chapters/02-incremental.md).
+/* ReInc's incremental aggregation (chapters/02-incremental.md): the benchmark. The table's entry,
+ * technique_incremental, is verify/techniques/incremental.c; every point here runs through it.
  *
- * The technique (technique_incremental): the aggregation of every snapshot of a sequence, by the
- * reference's full recompute (ref_aggregate) and by the incremental engine with its defaults
- * (opt_incremental_seek: deltas, a full recompute above the threshold and at every refresh). The
- * deltas are built in setup, once per dataset like a delta-mode loader, and not timed; snapshot 0
- * is a full recompute on both sides and is not timed either, so a speed is that of snapshots 1
- * onwards. Equal means: sum, mean and symmetric within 1e-5 of the summed terms
- * (aggregation_error(), ref/incremental.h: the reference's own float sum is that far from the
- * exact value); max and min bitwise. Work = the edges of every timed snapshot (an edge rate says
- * how fast aggregations are brought up to date).
- *
- * The benchmark (build/bench/bench incremental [--quick] [--threads N] [--out DIR]), three parts:
+ * build/bench/bench incremental [--quick] [--threads N] [--out DIR], three parts:
  *  1. churn: on generated power-law graphs of 10^6 edges (10^5 vertices, 16 features, a churn
  *     fraction of edges replaced and of vertices given new features per step: degrees=0), per
  *     aggregator, the technique with two twins: the delta (threshold infinity, so it never falls
@@ -40,9 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/technique.h"
+#include "bench/benchmark.h"
 #include "datasets/dataset.h"
-#include "datasets/generate.h"
 #include "opt/incremental.h"
 #include "opt/incremental_cache.h"
 #include "opt/incremental_inputs.h"
@@ -52,184 +41,7 @@
 #include "ref/incremental.h"
 #include "ref/core/memory.h"
 #include "ref/train.h"
-
-/* ---- the technique ------------------------------------------------------------------------ */
-
-static const char *const aggregator_variants[] = {"sum", "mean", "symmetric", "chebyshev", "max", "min", NULL};
-
-/* What a caller may change (technique_context::params); NULL means the engine's defaults and
- * one twin. */
-typedef struct incremental_params {
-    incremental_options engine;   /* threshold and refresh of the delta twin */
-    int full_twin;                /* 1: also time the twin's full recompute (twin 1) */
-} incremental_params;
-
-typedef struct incremental_state {
-    const snapshot_seq *seq;            /* borrowed from the dataset */
-    aggregator kind;
-    snapshot_delta *deltas;             /* [num_snapshots] deltas[t]: t-1 -> t */
-    float *reference;                   /* [num_nodes][width] ref_aggregate() of the current step */
-    incremental_aggregation delta;      /* twin 0: the engine, deltas and fallbacks */
-    incremental_aggregation full;       /* twin 1: the engine's full recompute at every step */
-    technique_twin twins[2];
-} incremental_state;
-
-static int incremental_setup(const technique_context *context, const dataset *data, int variant, void **state,
-                             int *twins, tf_error *err)
-{
-    if (data->kind != DATASET_SNAPSHOTS)
-        return tf_error_set(err, TECHNIQUE_SKIP, "needs a snapshot sequence; %s is an event stream", data->name);
-    const incremental_params *params = context->params;
-    incremental_state *s = tf_alloc(1, sizeof *s, "incremental technique", err);
-    if (!(*state = s))
-        return err->code;
-    s->seq = &data->snapshots;
-    s->kind = (aggregator)variant;
-    const int bitwise = s->kind == AGGREGATOR_MAX || s->kind == AGGREGATOR_MIN;
-    technique_twin twin = {"incremental", bitwise ? TECHNIQUE_BITWISE : TECHNIQUE_FP,
-                           bitwise ? 0 : TECHNIQUE_CPU_TOLERANCE};
-    s->twins[0] = twin;
-    twin.name = "opt full recompute";
-    s->twins[1] = twin;
-    *twins = params && params->full_twin ? 2 : 1;
-    const int64_t n = s->seq->num_nodes, width = s->seq->feature_width;
-    if (!(s->reference = tf_alloc((size_t)(n * width), sizeof(float), "reference aggregation", err)))
-        return err->code;
-    if (snapshot_delta_chain_build(&s->deltas, s->seq, s->kind, err) != TF_OK)
-        return err->code;
-    const incremental_options *options = params ? &params->engine : NULL;
-    if (opt_incremental_create(&s->delta, s->kind, n, width, options, err) != TF_OK)
-        return err->code;
-    return *twins == 2 ? opt_incremental_create(&s->full, s->kind, n, width, options, err) : TF_OK;
-}
-
-static const technique_twin *incremental_twin(const void *state, int index)
-{
-    return &((const incremental_state *)state)->twins[index];
-}
-
-static int64_t incremental_steps(const void *state)
-{
-    return ((const incremental_state *)state)->seq->num_snapshots;
-}
-
-static int incremental_run_ref(void *state, int64_t step, tf_error *err)
-{
-    incremental_state *s = state;
-    const snapshot *snap = &s->seq->snapshots[step];
-    return ref_aggregate(&snap->graph, snap->features.data, s->seq->feature_width, s->kind, s->reference, err);
-}
-
-static int incremental_run_twin(void *state, int twin, int64_t step, tf_error *err)
-{
-    (void)err;
-    incremental_state *s = state;
-    if (twin == 0)
-        opt_incremental_seek(&s->delta, s->seq, s->deltas, step);
-    else
-        opt_incremental_reset(&s->full, &s->seq->snapshots[step], step);
-    return TF_OK;
-}
-
-static double incremental_compare(void *state, int twin, int64_t step)
-{
-    incremental_state *s = state;
-    const snapshot *snap = &s->seq->snapshots[step];
-    const float *value = twin == 0 ? s->delta.value : s->full.value;
-    const int64_t width = s->seq->feature_width;
-    if (s->twins[twin].equality == TECHNIQUE_BITWISE)
-        return (double)differing_values(value, s->reference, s->seq->num_nodes * width);
-    double e = aggregation_error(&snap->graph, snap->features.data, width, s->kind, value, s->reference);
-    return e < 0 ? NAN : e; /* out of memory while measuring: never a pass */
-}
-
-static void incremental_corrupt(void *state, int twin)
-{
-    incremental_state *s = state;
-    float *value = twin == 0 ? s->delta.value : s->full.value;
-    value[0] = technique_spoiled(value[0]);
-}
-
-/* A rerun starts from the same place (seek() gives snapshot t's value whatever came before);
- * only the counts are reset, so they describe one run. */
-static int incremental_restart(void *state, int twin, tf_error *err)
-{
-    (void)err;
-    incremental_state *s = state;
-    memset(twin == 0 ? &s->delta.stats : &s->full.stats, 0, sizeof s->delta.stats);
-    return TF_OK;
-}
-
-/* Work of a run: the edges of every timed snapshot (1 .. T-1). */
-static double incremental_work(const void *state, const char **unit)
-{
-    const incremental_state *s = state;
-    double edges = 0;
-    for (int64_t t = 1; t < s->seq->num_snapshots; t++)
-        edges += (double)s->seq->snapshots[t].graph.num_edges;
-    *unit = "edges";
-    return edges;
-}
-
-static void incremental_describe(const void *state, const double *seconds, char *text, size_t size)
-{
-    const incremental_state *s = state;
-    const incremental_stats *c = &s->delta.stats;
-    if (seconds[0] > 0)
-        snprintf(text, size, "%.1fx ref's full recompute; %lld deltas, %lld full (%lld above the threshold)",
-                 seconds[0] / seconds[1], (long long)c->incremental, (long long)c->full, (long long)c->fallbacks);
-    else
-        snprintf(text, size, "%lld deltas, %lld full (%lld above the threshold)", (long long)c->incremental,
-                 (long long)c->full, (long long)c->fallbacks);
-}
-
-static void incremental_teardown(void *state)
-{
-    incremental_state *s = state;
-    if (!s)
-        return;
-    free(s->reference);
-    if (s->deltas)
-        snapshot_delta_chain_free(s->deltas, s->seq->num_snapshots);
-    opt_incremental_free(&s->delta);
-    opt_incremental_free(&s->full);
-    free(s);
-}
-
-static int incremental_benchmark(const benchmark_options *options, tf_error *err);
-
-#define INCREMENTAL_GENERATED "powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,features=16,degrees=0,seed=1"
-
-static const technique_case incremental_demo[] = {
-    {AGGREGATOR_SUM, "twitter_tennis", "twitter_tennis, 120 snapshots"},
-    {AGGREGATOR_MAX, "twitter_tennis", "twitter_tennis, 120 snapshots"},
-    {AGGREGATOR_SUM, INCREMENTAL_GENERATED, "powerlaw 10^6 edges, 1% churn"},
-    {AGGREGATOR_SYMMETRIC, INCREMENTAL_GENERATED, "powerlaw 10^6 edges, 1% churn"},
-    {0, NULL, NULL},
-};
-
-const technique technique_incremental = {
-    .name = "incremental",
-    .chapter = "02",
-    .title = "ReInc incremental",
-    .needs = "a snapshot sequence",
-    .variants = aggregator_variants,
-    .distributed = 0,
-    .demo = incremental_demo,
-    .setup = incremental_setup,
-    .twin = incremental_twin,
-    .steps = incremental_steps,
-    .untimed_steps = 1,
-    .run_ref = incremental_run_ref,
-    .run_twin = incremental_run_twin,
-    .compare = incremental_compare,
-    .corrupt = incremental_corrupt,
-    .restart = incremental_restart,
-    .work = incremental_work,
-    .describe = incremental_describe,
-    .teardown = incremental_teardown,
-    .benchmark = incremental_benchmark,
-};
+#include "verify/techniques/incremental.h"
 
 /* ---- 1. time against churn ------------------------------------------------------------ */
 
@@ -240,13 +52,7 @@ typedef struct churn_point {
 /* engine_options::inspect: delta entries per current edge over snapshots 1 .. T-1. */
 static void inspect_entries(void *context, const void *state)
 {
-    const incremental_state *s = state;
-    double entries = 0, edges = 0;
-    for (int64_t t = 1; t < s->seq->num_snapshots; t++) {
-        entries += (double)snapshot_delta_entries(&s->deltas[t]);
-        edges += (double)s->seq->snapshots[t].graph.num_edges;
-    }
-    *(double *)context = entries / edges;
+    *(double *)context = incremental_entries_per_edge(state);
 }
 
 /* Returns the number of wrong points, or -1 when something failed to run. */
@@ -612,7 +418,7 @@ static int epoch_compare(int quick, FILE *csv)
     return status;
 }
 
-static int incremental_benchmark(const benchmark_options *o, tf_error *err)
+int incremental_benchmark(const benchmark_options *o, tf_error *err)
 {
     printf("opt side: %d OpenMP thread(s); ref: one thread\n", o->threads);
     char path[3][4096];

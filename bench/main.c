@@ -1,13 +1,13 @@
-/* build/bench/bench: the full benchmark of each technique in the table (bench/technique.h),
- * validated before timed.
+/* build/bench/bench: each technique's full benchmark, validated before timed.
  *
- *   build/bench/bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]
+ *   build/bench/bench [BENCHMARK...] [--quick] [--threads N] [--repeats N] [--out DIR]
  *
- * Without names, every technique. A technique with its own benchmark (sweeps and CSV files:
- * bench/incremental.c, bench/fusion.c) runs it; the others run their demo rows with the time,
- * the work rate and its unit. The output opens with its provenance (command, date, machine, load),
- * so a committed result says where it was measured. Exit status 1 when any result was wrong, 2 for
- * bad arguments. */
+ * Without names, every benchmark of sweeps[] below, in chapter order. A benchmark is a sweep of
+ * bench/STEM.c (bench/benchmark.h) that runs every point through the technique table's engine
+ * (verify/techniques/engine.h) and writes CSV files; a technique without one runs its demo rows
+ * through the engine's loop, timed, with the work rate and its unit. The output opens with its
+ * provenance (command, date, machine, load), so a committed result says where it was measured.
+ * Exit status 1 when any result was wrong, 2 for bad arguments. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,37 +15,49 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/technique.h"
+#include "bench/benchmark.h"
+#include "verify/techniques/table.h"
 
 static const char usage[] =
-    "usage: bench [TECHNIQUE...] [--quick] [--threads N] [--repeats N] [--out DIR]\n"
-    "  TECHNIQUE     a name from the table (default: all, listed below)\n"
+    "usage: bench [BENCHMARK...] [--quick] [--threads N] [--repeats N] [--out DIR]\n"
+    "  BENCHMARK     a name listed below (default: all)\n"
     "  --quick       smaller inputs: a smoke test, not a measurement\n"
     "  --threads N   OpenMP threads of the twins (default 1; the reference is single-threaded)\n"
     "  --repeats N   timed runs of each twin, best kept; runs over 1 s are not repeated (default 3)\n"
     "  --out DIR     where CSV files go (default bench_out, created)\n";
 
-/* The demo rows of a technique without its own benchmark, timed, with the work rate. */
+/* One benchmark: its name, the table entry whose title and chapter head its output, its sweep. */
+typedef struct sweep {
+    const char *name;
+    const char *entry;   /* technique_find() name */
+    int (*run)(const benchmark_options *options, tf_error *err); /* NULL: the entry's demo rows, timed */
+} sweep;
+
+static const sweep sweeps[] = {
+    {"train", "train", NULL},
+    {"incremental", "incremental", incremental_benchmark},
+    {"fusion", "fusion_temporal", fusion_benchmark},
+    {"dispatch", "dispatch", dispatch_benchmark},
+    {"async", "async", async_benchmark},
+    {"partition", "partition", partition_benchmark},
+    {"schedule", "schedule", schedule_benchmark},
+    {"hybrid", "schedule_hybrid", hybrid_benchmark},
+};
+enum { SWEEPS = sizeof sweeps / sizeof *sweeps };
+
+/* The demo rows of a technique without a sweep, through the table's loop: timed, with the work
+ * rate. Returns the number of wrong rows, or -1 with err set. */
 static int demo_rows(const technique *t, const benchmark_options *o, tf_error *err)
 {
-    int wrong = 0;
-    engine_options engine = {.timed = 1, .repeats = o->repeats, .threads = o->threads};
-    for (const technique_case *c = t->demo; c->data; c++) {
-        dataset d;
-        if (dataset_load(c->data, NULL, &d, err) != TF_OK)
-            return -1;
-        engine_result r;
-        int status = engine_run(t, &d, NULL, c->variant, &engine, &r, err);
-        dataset_free(&d);
-        if (status != TF_OK && status != TECHNIQUE_SKIP)
-            return -1;
-        engine_print_row(stdout, t, c->variant, c->label, &r);
-        if (!r.wrong && r.work > 0 && r.seconds[1] > 0)
-            printf("      work %.4g %s: ref %.3g %s/s, %s %.3g %s/s\n", r.work, r.work_unit, r.work / r.seconds[0],
-                   r.work_unit, r.twin[0].name, r.work / r.seconds[1], r.work_unit);
-        wrong += r.wrong != 0;
-    }
-    return wrong;
+    unsigned char chosen[TECHNIQUE_TABLE_MAX] = {0};
+    technique_choose(t->name, chosen);
+    engine_row rows[64];
+    const int count = technique_demo_rows(chosen, NULL, rows, 64);
+    engine_options engine = {.timed = 1, .repeats = o->repeats, .threads = o->threads, .rates = 1};
+    engine_tally tally;
+    if (engine_run_rows(rows, count, &engine, &tally, err) != TF_OK)
+        return -1;
+    return tally.wrong;
 }
 
 /* The first value of the line starting with @p key in a /proc file (e.g. "model name" in
@@ -89,32 +101,19 @@ static void print_provenance(int argc, char **argv)
            date, model, sysconf(_SC_NPROCESSORS_ONLN), memory, load, __VERSION__);
 }
 
-/* A whole number in [1, maximum] for option @p name, or -1. */
-static int parse_count(const char *name, const char *value, int maximum)
-{
-    char *end;
-    long number = value ? strtol(value, &end, 10) : 0;
-    if (!value || end == value || *end != '\0' || number < 1 || number > maximum) {
-        fprintf(stderr, "bench: %s \"%s\", expected a whole number in 1..%d\n", name, value ? value : "", maximum);
-        return -1;
-    }
-    return (int)number;
-}
-
 int main(int argc, char **argv)
 {
     benchmark_options o = {0, 1, 3, "bench_out"};
-    const technique *chosen[32];
-    int count = 0;
+    unsigned char chosen[SWEEPS] = {0};
+    int any = 0;
     tf_error err;
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(usage, stdout);
-            printf("techniques:");
-            for (const technique *const *t = technique_table; *t; t++)
-                if (t == technique_table || strcmp(t[-1]->name, (*t)->name) != 0) /* fusion has two entries */
-                    printf(" %s", (*t)->name);
+            printf("benchmarks:");
+            for (int k = 0; k < SWEEPS; k++)
+                printf(" %s", sweeps[k].name);
             printf("\n");
             return 0;
         } else if (!strcmp(argv[i], "--quick")) {
@@ -126,25 +125,22 @@ int main(int argc, char **argv)
             }
             o.out = argv[++i];
         } else if (!strcmp(argv[i], "--threads") || !strcmp(argv[i], "--repeats")) {
-            int number = parse_count(argv[i], value, argv[i][2] == 't' ? 4096 : 1000);
+            int number = bench_parse_count("bench", argv[i], value, argv[i][2] == 't' ? 4096 : 1000);
             if (number < 0)
                 return 2;
             *(argv[i][2] == 't' ? &o.threads : &o.repeats) = number;
             i++;
         } else {
             int found = 0;
-            for (const technique *const *t = technique_table; *t && count < 32; t++)
-                if (!strcmp((*t)->name, argv[i]))
-                    chosen[count++] = *t, found = 1;
+            for (int k = 0; k < SWEEPS; k++)
+                if (!strcmp(sweeps[k].name, argv[i]))
+                    chosen[k] = found = any = 1;
             if (!found) {
-                fprintf(stderr, "bench: unknown technique or option %s (see --help)\n", argv[i]);
+                fprintf(stderr, "bench: unknown benchmark or option %s (see --help)\n", argv[i]);
                 return 2;
             }
         }
     }
-    if (count == 0)
-        for (const technique *const *t = technique_table; *t && count < 32; t++)
-            chosen[count++] = *t;
     struct stat info;
     if (mkdir(o.out, 0755) != 0 && !(stat(o.out, &info) == 0 && S_ISDIR(info.st_mode))) {
         fprintf(stderr, "bench: cannot create the output directory %s\n", o.out);
@@ -152,17 +148,14 @@ int main(int argc, char **argv)
     }
     print_provenance(argc, argv);
     int wrong = 0, failed = 0;
-    for (int k = 0; k < count; k++) {
-        const technique *t = chosen[k];
-        int seen = 0; /* one benchmark may cover several entries of a stem (fusion: temporal, spatial) */
-        for (int j = 0; j < k; j++)
-            seen |= t->benchmark && t->benchmark == chosen[j]->benchmark;
-        if (seen)
+    for (int k = 0; k < SWEEPS; k++) {
+        const technique *t = technique_find(sweeps[k].entry);
+        if (any && !chosen[k])
             continue;
         printf("\n### %s (chapter %s)\n", t->title, t->chapter);
-        int outcome = t->benchmark ? t->benchmark(&o, &err) : demo_rows(t, &o, &err);
+        int outcome = sweeps[k].run ? sweeps[k].run(&o, &err) : demo_rows(t, &o, &err);
         if (outcome < 0) {
-            fprintf(stderr, "bench: %s: %s\n", t->name, err.message);
+            fprintf(stderr, "bench: %s: %s\n", sweeps[k].name, err.message);
             failed = 1;
         } else {
             wrong += outcome;

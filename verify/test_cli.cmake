@@ -301,6 +301,8 @@ expect_failure("unknown option --speed" verify --speed --data chickenpox)
 expect_failure("expected a whole number" verify --ranks many --data chickenpox)
 expect_failure("No such file" verify incremental --data /nonexistent/graph.json)
 expect_failure("this run has 1 rank(s)" verify incremental --data chickenpox --ranks 2)
+expect_failure("demo: no technique called \"reinc\"" demo reinc)  # demo takes names as verify does
+expect_failure("demo: unexpected argument --speed" demo --speed)
 
 # expect_verify(EXIT_STATUS MUST_CONTAIN ARG...): run twofold verify, check the exit status and
 # that the output contains a text.
@@ -385,5 +387,5 @@ expect_failure("expected 10..20" train --model tgcn --data chickenpox --batching
 expect_failure("expected a whole number in 0..9" train --model tgcn --data chickenpox --batching hybrid --reservoir -1)
 expect_failure("at most (1 with --adjust fixed)" train --model tgcn --data chickenpox --batching hybrid --reservoir 2)
 expect_failure("drop --incremental" train --model tgcn --data chickenpox --impl opt --incremental --batching hybrid)
-expect_verify(0 "#wrong 0" hybrid --data pedalme)
+expect_verify(0 "#wrong 0" schedule_hybrid --data pedalme)
 expect_failure("take synchronous steps" train --model tgcn --data chickenpox --impl opt --schedule lpt --sync average)

@@ -1,10 +1,12 @@
-/* The technique table's engine (bench/technique.h): every technique in the table, on small
- * generated data, every variant —
+/* The technique table and its engine (verify/techniques/): every technique in the table, on
+ * small generated data, every variant —
  *  - its twins are equal to its reference (the row's errors within their tolerances), and
  *  - with every twin answer spoiled on purpose (technique::corrupt), every twin is found wrong,
- *    so no check in the table is one that cannot fail.
+ *    so no check in the table is one that cannot fail;
+ * and the table's names: unique, a stem choosing every entry of its technique; and the one loop
+ * (engine_run_rows) counting what it printed.
  * Small inputs: this suite runs under Valgrind in CI. */
-#include "bench/technique.h"
+#include "verify/techniques/table.h"
 #include "verify/testing.h"
 
 /* Generated snapshots for every snapshot technique (the spatial one needs >= 16 vertices), and
@@ -71,6 +73,47 @@ START_TEST(skips_say_why)
 }
 END_TEST
 
+START_TEST(names_unique_stems_choose)
+{
+    int entries = 0;
+    for (const technique *const *t = technique_table; *t; t++, entries++) {
+        for (const technique *const *u = technique_table; u < t; u++)
+            ck_assert_msg(strcmp((*t)->name, (*u)->name) != 0, "two entries called %s", (*t)->name);
+        ck_assert_ptr_eq(technique_find((*t)->name), *t);
+        ck_assert(strncmp((*t)->name, (*t)->stem, strlen((*t)->stem)) == 0); /* named after its stem */
+    }
+    ck_assert_int_le(entries, TECHNIQUE_TABLE_MAX);
+    unsigned char chosen[TECHNIQUE_TABLE_MAX] = {0};
+    ck_assert_int_eq(technique_choose("fusion", chosen), 2);           /* the stem: temporal and spatial */
+    ck_assert_int_eq(technique_choose("fusion_spatial", chosen), 1);   /* a name: that entry alone */
+    ck_assert_int_eq(technique_choose("schedule", chosen), 2);         /* the schedules and the hybrid batches */
+    ck_assert_int_eq(technique_choose("hybrid", chosen), 0);
+    ck_assert_int_eq(technique_choose("all", chosen), entries);
+    printf("  %d entries, names unique; fusion and schedule choose 2 each (must be)\n", entries);
+}
+END_TEST
+
+START_TEST(loop_counts_rows)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load(snapshot_data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    unsigned char chosen[TECHNIQUE_TABLE_MAX] = {0};
+    technique_choose("schedule_hybrid", chosen);
+    technique_choose("dispatch", chosen); /* needs events: skipped on snapshots */
+    engine_row rows[8];
+    const int count = technique_variant_rows(chosen, &d, "schedule_hybrid", rows, 8);
+    ck_assert_int_eq(count, 4); /* batch, reservoir; tgn, jodie */
+    engine_options options = {.timed = 0, .repeats = 1, .threads = 1};
+    engine_tally tally;
+    ck_assert_msg(engine_run_rows(rows, count, &options, &tally, &err) == TF_OK, "%s", err.message);
+    ck_assert_int_eq(tally.rows, 4);
+    ck_assert_int_eq(tally.skipped, 2);
+    ck_assert_int_eq(tally.wrong, 2); /* the spoiled ones */
+    dataset_free(&d);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("technique");
@@ -79,6 +122,8 @@ int main(void)
     tcase_add_test(cases, every_twin_equal);
     tcase_add_test(cases, every_spoiled_twin_caught);
     tcase_add_test(cases, skips_say_why);
+    tcase_add_test(cases, names_unique_stems_choose);
+    tcase_add_test(cases, loop_counts_rows);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }

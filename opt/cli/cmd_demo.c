@@ -1,25 +1,172 @@
 /* twofold demo: the main job on bundled data: the data and the reference models, then every
- * demo row of the technique table (bench/technique.h), each validated against its reference
- * before it is timed. A technique joins by adding its line to the table, not by editing this. */
-#include <math.h>
+ * demo row of the technique table (verify/techniques/table.h), each validated against its
+ * reference before it is timed. A technique joins by adding its line to the table, not by
+ * editing this.
+ *
+ * The distributed twins (data-parallel training, Sven's dispatch, the async protocols, the
+ * vertex-partitioned trainer, the schedules) only show what they send when there are ranks to
+ * send it to. So a demo started alone starts itself again under Open MPI's mpiexec on 2 ranks, in
+ * place of this process (exec: the output and the exit status are the relaunched demo's), after
+ * a quiet probe (the same command with --help) shows that mpiexec can start 2 copies of this
+ * program here. When it cannot (no
+ * mpiexec, or Open MPI refusing root), the demo runs in this process and says so in one line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "bench/technique.h"
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
-#include "opt/kernels.h"
 #include "ref/core/clock.h"
+#include "ref/core/memory.h"
 #include "ref/train.h"
+#include "verify/techniques/table.h"
 
 static const char demo_usage[] =
-    "usage: twofold demo\n"
+    "usage: twofold demo [TECHNIQUE...]\n"
     "\n"
     "Load every bundled dataset and a generated graph, train the reference models briefly,\n"
     "then run the demo rows of every technique: reference against optimized twin, the\n"
-    "equivalence error, and the speed (only for a twin that was equal). Under mpiexec -n R the\n"
-    "distributed twins run on R ranks. Exit status 1 when a twin was not equal.\n";
+    "equivalence error, and the speed (only for a twin that was equal). With TECHNIQUE names\n"
+    "or stems (as twofold verify --help lists them), only those techniques' rows.\n"
+    "\n"
+    "The distributed twins show what they send only between ranks. Started alone, demo starts\n"
+    "itself again as mpiexec -q -n 2 --oversubscribe --bind-to none twofold demo (the mpiexec\n"
+    "of the Open MPI twofold was built with), so those rows run on 2 ranks; started by\n"
+    "mpiexec -n R, on R ranks. When mpiexec is missing or cannot start (as root, Open MPI wants\n"
+    "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), demo says so in one line\n"
+    "and runs in one process, where those rows send nothing.\n"
+    "\n"
+    "Exit status 1 when a twin was not equal; TWOFOLD_BREAK_TWIN=NAME spoils the twins of NAME\n"
+    "on purpose, as for twofold verify.\n";
+
+/* The ranks demo starts itself on: the fewest between which the distributed twins send anything. */
+#define DEMO_RANKS "2"
+/* Seconds the probe of mpiexec may take before demo gives up on it. */
+#define PROBE_SECONDS 30.0
+
+/* Parsed arguments. */
+typedef struct demo_command {
+    unsigned char chosen[TECHNIQUE_TABLE_MAX]; /* the entries named (all when none is) */
+    int any;                                   /* 1: some were named */
+    int help;
+} demo_command;
+
+static int parse_arguments(int argc, char **argv, demo_command *c, tf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            c->help = 1;
+            return TF_OK;
+        }
+        if (argv[i][0] == '-')
+            return tf_error_set(err, TF_ERR_INPUT, "demo: unexpected argument %s (see twofold demo --help)", argv[i]);
+        if (!technique_choose(argv[i], c->chosen))
+            return tf_error_set(err, TF_ERR_INPUT, "demo: no technique called \"%s\" (see twofold verify --help)",
+                                argv[i]);
+        c->any = 1;
+    }
+    return TF_OK;
+}
+
+/* Whether a launcher (Open MPI's mpiexec, MPICH's Hydra, Slurm) started this process. */
+static int started_by_launcher(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
+/* Runs @p args (args[0] a path, NULL-terminated) with its output discarded, for at most
+ * PROBE_SECONDS. Returns its exit status, or -1 when it did not run or did not finish. */
+static int run_quietly(char *const *args)
+{
+    const pid_t child = fork();
+    if (child == 0) {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0 && dup2(null, STDOUT_FILENO) >= 0 && dup2(null, STDERR_FILENO) >= 0)
+            execv(args[0], args);
+        _exit(127);
+    }
+    const struct timespec pause = {0, 20000000}; /* 20 ms between looks */
+    const double deadline = wall_seconds() + PROBE_SECONDS;
+    int status = 0;
+    while (child > 0) {
+        const pid_t done = waitpid(child, &status, WNOHANG);
+        if (done == child)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (done < 0 || wall_seconds() > deadline)
+            break;
+        nanosleep(&pause, NULL);
+    }
+    if (child > 0) { /* hung: end it */
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+    }
+    return -1;
+}
+
+/* The command line that starts this demo under mpiexec: mpiexec's options, this program (with its
+ * --memory-limit), "demo" and @p argv [argc]. @p self: this program's path; @p limit: a buffer
+ * for the limit's digits. Returns a NULL-terminated array to free(), or NULL. */
+static char **mpiexec_command(const char *mpiexec, char *self, int argc, char **argv, char *limit, size_t size)
+{
+    char **args = malloc((size_t)(argc + 16) * sizeof *args);
+    if (!args)
+        return NULL;
+    int n = 0;
+    const char *head[] = {mpiexec, "-q", "-n", DEMO_RANKS, "--oversubscribe", "--bind-to", "none"};
+    for (size_t k = 0; k < sizeof head / sizeof *head; k++)
+        args[n++] = (char *)head[k];
+    args[n++] = self;
+    if (tf_memory_limit()) { /* given before the command: the relaunched demo keeps its budget */
+        snprintf(limit, size, "%llu", (unsigned long long)tf_memory_limit());
+        args[n++] = "--memory-limit";
+        args[n++] = limit;
+    }
+    args[n++] = "demo";
+    for (int i = 0; i < argc; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+    return args;
+}
+
+/* When this demo was started alone, start it again under mpiexec on DEMO_RANKS ranks in place of
+ * this process. Returns only when it did not, with @p note [size] saying why in one line. */
+static void relaunch_under_mpiexec(int argc, char **argv, char *note, size_t size)
+{
+    static const char alone[] = "the distributed twins run on 1 rank and send nothing";
+    const char *mpiexec = TWOFOLD_MPIEXEC;
+    char self[4096], limit[32];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (*mpiexec == '\0' || access(mpiexec, X_OK) != 0 || length <= 0) {
+        snprintf(note, size, "one process: no mpiexec (%s); %s", *mpiexec ? mpiexec : "none found at build time",
+                 alone);
+        return;
+    }
+    self[length] = '\0';
+    char *help[] = {"--help"};
+    char **probe = mpiexec_command(mpiexec, self, 1, help, limit, sizeof limit); /* the same start, nothing run */
+    char **args = mpiexec_command(mpiexec, self, argc, argv, limit, sizeof limit);
+    const int probed = probe && args ? run_quietly(probe) : -1;
+    free(probe);
+    if (probed == 0) {
+        setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0); /* a rank waiting on rank 0 gives way to others */
+        fflush(stdout);
+        execv(mpiexec, args);
+        snprintf(note, size, "one process: %s did not run (%s); %s", mpiexec, strerror(errno), alone);
+    } else {
+        snprintf(note, size, "one process: %s could not start %s ranks (exit status %d%s); %s", mpiexec, DEMO_RANKS,
+                 probed, geteuid() == 0 ? "; as root, Open MPI wants OMPI_ALLOW_RUN_AS_ROOT=1 and "
+                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" : "", alone);
+    }
+    free(args);
+}
 
 /* Loads one dataset spec and prints its row; returns a tf_error_code. */
 static int demo_dataset(const char *spec, const char *label, tf_error *err)
@@ -74,75 +221,64 @@ static int demo_model(model_kind kind, const char *data, tf_error *err)
     return status;
 }
 
-/* The technique table: every demo row of every technique, validated, then timed. Returns the
- * number of wrong rows, or a negative value with err set when a row failed to run. */
-static int demo_techniques(comm *group, tf_error *err)
+/* The data and the reference models: rank 0 alone. */
+static int demo_data_and_models(tf_error *err)
 {
-    const int speaks = group->rank == 0;
+    int status = TF_OK;
+    printf("\ndata (loaded by ref/, timed on this machine):\n");
+    for (const bundled_dataset *b = bundled_datasets; status == TF_OK && b->name; b++)
+        status = demo_dataset(b->name, b->name, err);
+    if (status == TF_OK)
+        status = demo_dataset("powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,seed=1", "powerlaw 1M edges",
+                              err);
+    if (status == TF_OK)
+        status = demo_dataset("events:nodes=10000,events=1000000,repeat=0.5,seed=1", "events 1M", err);
+    if (status == TF_OK)
+        printf("\nmodels (ref/, chapter 01; train ratio 0.2, lr 0.01, hidden 32):\n");
+    for (int kind = MODEL_TGCN; status == TF_OK && kind <= MODEL_EVOLVEGCN; kind++)
+        status = demo_model((model_kind)kind, "chickenpox", err);
+    return status;
+}
+
+/* The demo rows of the chosen techniques, validated, then timed, through the table's loop. */
+static int demo_techniques(const demo_command *c, comm *group, engine_tally *tally, tf_error *err)
+{
+    if (group->rank == 0)
+        printf("\ntechniques (ref vs twin, validated before timed; the distributed twins on %d rank(s)):\n",
+               group->size);
+    engine_row rows[128];
+    const int count = technique_demo_rows(c->any ? c->chosen : NULL, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
     engine_options options = {.timed = 1, .repeats = 3, .threads = 1, .group = group};
-    int rows = 0, skipped = 0, wrong = 0;
-    if (speaks) {
-        printf("\ntechniques (ref vs twin, validated before timed; under mpiexec -n R the distributed twins run on "
-               "R ranks):\n");
-        engine_print_header(stdout, 1);
-    }
-    for (const technique *const *t = technique_table; *t; t++)
-        for (const technique_case *c = (*t)->demo; c->data; c++) {
-            dataset d;
-            if (dataset_load(c->data, NULL, &d, err) != TF_OK)
-                return -1;
-            engine_result r;
-            int status = engine_run(*t, &d, NULL, c->variant, &options, &r, err);
-            dataset_free(&d);
-            if (status != TF_OK && status != TECHNIQUE_SKIP)
-                return -1;
-            if (!speaks)
-                continue;
-            engine_print_row(stdout, *t, c->variant, c->label, &r);
-            fflush(stdout);
-            rows++;
-            skipped += r.skipped;
-            wrong += r.wrong != 0;
-        }
-    if (speaks)
-        engine_print_footer(stdout, rows, skipped, wrong);
-    return wrong;
+    return engine_run_rows(rows, count, &options, tally, err);
 }
 
 int command_demo(int argc, char **argv, tf_error *err)
 {
-    for (int i = 0; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(demo_usage, stdout);
-            return TF_OK;
-        }
-        tf_error_set(err, TF_ERR_INPUT, "demo: unexpected argument %s (see twofold demo --help)", argv[i]);
-        break;
+    demo_command c;
+    if (parse_arguments(argc, argv, &c, err) == TF_OK && c.help) {
+        fputs(demo_usage, stdout);
+        return TF_OK;
     }
+    char note[512] = "";
+    if (err->code == TF_OK && !started_by_launcher())
+        relaunch_under_mpiexec(argc, argv, note, sizeof note);
     comm group;
     const int started = start_agreed_ranks(&group, argc, argv, err);
     if (started != TF_OK)
         return started;
     int status = TF_OK;
-    if (group.rank == 0) { /* data and models: the reference alone, on rank 0 */
-        printf("twofold demo\n\ndata (loaded by ref/, timed on this machine):\n");
-        for (const bundled_dataset *b = bundled_datasets; status == TF_OK && b->name; b++)
-            status = demo_dataset(b->name, b->name, err);
-        if (status == TF_OK)
-            status = demo_dataset("powerlaw:nodes=100000,edges=1000000,snapshots=5,churn=0.01,seed=1",
-                                  "powerlaw 1M edges", err);
-        if (status == TF_OK)
-            status = demo_dataset("events:nodes=10000,events=1000000,repeat=0.5,seed=1", "events 1M", err);
-        if (status == TF_OK)
-            printf("\nmodels (ref/, chapter 01; train ratio 0.2, lr 0.01, hidden 32):\n");
-        for (int kind = MODEL_TGCN; status == TF_OK && kind <= MODEL_EVOLVEGCN; kind++)
-            status = demo_model((model_kind)kind, "chickenpox", err);
+    if (group.rank == 0) {
+        printf("twofold demo\n");
+        if (note[0])
+            printf("%s\n", note);
+        if (!c.any)
+            status = demo_data_and_models(err);
     }
-    int wrong = status == TF_OK ? demo_techniques(&group, err) : -1;
-    if (status == TF_OK && wrong < 0)
-        status = err->code;
+    engine_tally tally = {0, 0, 0};
+    if (status == TF_OK)
+        status = demo_techniques(&c, &group, &tally, err);
     finish_ranks(&group, status, err);
-    if (status == TF_OK && wrong > 0)
-        return tf_error_set(err, EXIT_WRONG, "demo: %d technique row(s) not equal to the reference", wrong);
+    if (status == TF_OK && tally.wrong > 0)
+        return tf_error_set(err, EXIT_WRONG, "demo: %d technique row(s) not equal to the reference", tally.wrong);
     return status;
 }

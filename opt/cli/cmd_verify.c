@@ -1,14 +1,14 @@
-/* twofold verify: the technique table's engine (bench/technique.h) on the user's own data, no
+/* twofold verify: the technique table's engine (verify/techniques/) on the user's own data, no
  * timing: every twin against its reference, the error against its tolerance, exit status 1 when
  * one is not equal. Under `mpiexec -n R` the distributed twins run on R ranks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/technique.h"
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
+#include "verify/techniques/table.h"
 
 static const char verify_usage[] =
     "usage: twofold verify [TECHNIQUE...] --data DATASET [--ranks R]\n"
@@ -27,29 +27,31 @@ static const char verify_usage[] =
     "To see a check fail: TWOFOLD_BREAK_TWIN=NAME (a technique, or all) spoils one value of\n"
     "every answer of that technique's twins before it is compared; the rows must say WRONG.\n"
     "\n"
+    "A TECHNIQUE is a name below, or a stem (of the entry's files and chapter), which names\n"
+    "every entry of the stem.\n"
+    "\n"
     "techniques:\n";
 
 static void print_usage(void)
 {
     fputs(verify_usage, stdout);
     for (const technique *const *t = technique_table; *t; t++)
-        printf("  %-12s chapter %s, %s: needs %s\n", (*t)->name, (*t)->chapter, (*t)->title, (*t)->needs);
+        printf("  %-16s stem %-12s chapter %s, %s: needs %s\n", (*t)->name, (*t)->stem, (*t)->chapter, (*t)->title,
+               (*t)->needs);
 }
 
 /* Parsed arguments. */
 typedef struct verify_command {
     const char *data;
-    int64_t ranks;                 /* 0: any */
-    const technique *chosen[32];   /* the techniques to run, in table order */
-    int count;
+    int64_t ranks;                              /* 0: any */
+    unsigned char chosen[TECHNIQUE_TABLE_MAX];  /* the entries named (all when none is) */
+    int any;                                    /* 1: some were named */
     int help;
 } verify_command;
 
 static int parse_arguments(int argc, char **argv, verify_command *c, tf_error *err)
 {
     memset(c, 0, sizeof *c);
-    int named[32] = {0}; /* named[k]: table entry k was asked for */
-    int any_named = 0;
     for (int i = 0; i < argc; i++) {
         const char *value;
         int matched;
@@ -72,58 +74,32 @@ static int parse_arguments(int argc, char **argv, verify_command *c, tf_error *e
         }
         if (argv[i][0] == '-')
             return tf_error_set(err, TF_ERR_INPUT, "verify: unknown option %s (see twofold verify --help)", argv[i]);
-        int found = 0;
-        for (int k = 0; k < 32 && technique_table[k]; k++)
-            if (strcmp(technique_table[k]->name, argv[i]) == 0)
-                named[k] = found = any_named = 1;
-        if (!found)
+        if (!technique_choose(argv[i], c->chosen))
             return tf_error_set(err, TF_ERR_INPUT, "verify: no technique called \"%s\" (see twofold verify --help)",
                                 argv[i]);
+        c->any = 1;
     }
     if (!c->data)
         return tf_error_set(err, TF_ERR_INPUT, "verify: which data? --data DATASET (see twofold verify --help)");
-    for (int k = 0; k < 32 && technique_table[k]; k++)
-        if (!any_named || named[k])
-            c->chosen[c->count++] = technique_table[k];
     return TF_OK;
 }
 
-/* Every variant of every chosen technique on the data; counts rows, skips and wrong rows. */
+/* Every variant of every chosen technique on the data, untimed, through the table's loop. */
 static int verify_all(const verify_command *c, comm *group, tf_error *err)
 {
-    const int speaks = group->rank == 0;
     dataset d;
     if (dataset_load(c->data, NULL, &d, err) != TF_OK)
         return err->code;
-    if (speaks) {
+    if (group->rank == 0)
         printf("twofold verify: %s (%s), %d rank(s); no timing\n\n", d.name, d.format, group->size);
-        engine_print_header(stdout, 0);
-    }
-    const char *broken = getenv("TWOFOLD_BREAK_TWIN");
+    engine_row rows[128];
+    const int count = technique_variant_rows(c->any ? c->chosen : NULL, &d, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
     engine_options options = {.timed = 0, .repeats = 1, .threads = 1, .group = group};
-    int rows = 0, skipped = 0, wrong = 0, status = TF_OK;
-    for (int k = 0; status == TF_OK && k < c->count; k++) {
-        const technique *t = c->chosen[k];
-        options.corrupt = broken && (strcmp(broken, t->name) == 0 || strcmp(broken, "all") == 0);
-        for (int v = 0; status == TF_OK && t->variants[v]; v++) {
-            engine_result r;
-            status = engine_run(t, &d, NULL, v, &options, &r, err);
-            if (status == TECHNIQUE_SKIP)
-                status = TF_OK;
-            if (status != TF_OK || !speaks)
-                continue;
-            engine_print_row(stdout, t, v, d.name, &r);
-            fflush(stdout);
-            rows++;
-            skipped += r.skipped;
-            wrong += r.wrong != 0;
-        }
-    }
-    if (status == TF_OK && speaks)
-        engine_print_footer(stdout, rows, skipped, wrong);
+    engine_tally tally;
+    int status = engine_run_rows(rows, count, &options, &tally, err);
     dataset_free(&d);
-    if (status == TF_OK && wrong)
-        return tf_error_set(err, EXIT_WRONG, "verify: %d twin result(s) not equal to the reference", wrong);
+    if (status == TF_OK && tally.wrong)
+        return tf_error_set(err, EXIT_WRONG, "verify: %d twin result(s) not equal to the reference", tally.wrong);
     return status;
 }
 

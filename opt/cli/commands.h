@@ -139,7 +139,8 @@ void train_batching_finish(const train_batching *b, const comm *group);
 /** Release the run and the reservoir. */
 void train_batching_free(train_batching *b);
 
-/** `twofold demo`: the data, the reference models, and every technique's demo rows, ref against twin. */
+/** `twofold demo [TECHNIQUE...]`: the data, the reference models, and every technique's demo rows, ref
+ *  against twin; started alone, it starts itself again under mpiexec on 2 ranks (opt/cli/cmd_demo.c). */
 int command_demo(int argc, char **argv, tf_error *err);
 
 /** `twofold verify [TECHNIQUE...] --data D`: every twin of the technique table against its

@@ -1,7 +1,8 @@
 /**
- * @file bench/technique.h
- * @brief One table of techniques and one engine that checks and times them: `twofold demo`,
- *        `twofold verify` and the bench programs all loop over it.
+ * @file verify/techniques/engine.h
+ * @brief What "equal" means, run: the struct each technique supplies and the one engine that checks
+ *        and times it. `twofold demo`, `twofold verify`, the bench program and verify/test_technique
+ *        all go through it (the table itself: verify/techniques/table.h).
  *
  * Each technique supplies one #technique: how to set up its inputs on a dataset, how to run
  * its reference and its twin(s), how to compare a twin's answer with the reference's, and how
@@ -17,13 +18,17 @@
  *  3. **print** a row: the worst error against its tolerance, and the speed, or `WRONG` and no
  *     speed. A footer counts the wrong rows (\c \#wrong); a caller exits 1 when it is not zero.
  *
+ * engine_run() does 1 and 2 for one (technique, variant, data); engine_run_rows() runs a list of
+ * them and prints the rows and the footer: the one loop the program and the bench program share.
+ *
  * "Equal" is one of two things (chapters/00-overview.md, "What equal means"): **bitwise** (every
  * value has the same bits: the error reported is the count of values that differ, and must be 0)
  * or **fp** (the worst |twin - ref| / max(1, |ref|), or a technique's stated variant of it, at most
  * the tolerance: 1e-5 for float32 on the CPU).
  *
- * Adding a technique: write its struct in bench/STEM.c beside its benchmark and add one line to
- * technique_table[] (bench/techniques.c).
+ * Adding a technique: write its entry in verify/techniques/STEM.c (STEM: the stem of its ref/ and
+ * opt/ files) and add one line to technique_table[] (verify/techniques/table.c). Its full
+ * benchmark, if it has one, is a sweep in bench/STEM.c that calls engine_run() for every point.
  *
  * Under MPI (`mpiexec -n R`) a technique marked `distributed` sets up and runs its twin on every
  * rank of the #comm (the reference and the comparison run on rank 0 only); other techniques run on
@@ -32,8 +37,8 @@
  * Ownership: a technique's state is allocated by its setup() and released by its teardown(); the
  * dataset is borrowed and must outlive the state.
  */
-#ifndef TWOFOLD_BENCH_TECHNIQUE_H
-#define TWOFOLD_BENCH_TECHNIQUE_H
+#ifndef TWOFOLD_VERIFY_TECHNIQUES_ENGINE_H
+#define TWOFOLD_VERIFY_TECHNIQUES_ENGINE_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -76,14 +81,6 @@ typedef struct technique_context {
     const void *params; /**< the caller's technique-specific parameters (NULL = the technique's defaults) */
 } technique_context;
 
-/** What a technique's full benchmark (technique::benchmark) is asked to do. */
-typedef struct benchmark_options {
-    int quick;          /**< shrink everything: a smoke test, not a measurement */
-    int threads;        /**< OpenMP threads of the twins (the reference is single-threaded) */
-    int repeats;        /**< timed runs of a twin at most, best kept */
-    const char *out;    /**< directory for the CSV files */
-} benchmark_options;
-
 /** A row `twofold demo` shows: which variant, on which data. */
 typedef struct technique_case {
     int variant;         /**< index into technique::variants */
@@ -96,7 +93,9 @@ typedef struct technique_case {
  * can fail return a #tf_error_code with @p err set; setup() may return #TECHNIQUE_SKIP.
  */
 typedef struct technique {
-    const char *name;        /**< the stem, what `twofold verify` takes: "incremental" */
+    const char *name;        /**< unique in the table: "incremental", "fusion_temporal" */
+    const char *stem;        /**< the stem of its files and chapter: "fusion" (`twofold verify fusion`
+                                  runs every entry of the stem) */
     const char *chapter;     /**< "02" */
     const char *title;       /**< the row's technique column: "ReInc incremental" */
     const char *needs;       /**< one line: the data it runs on ("a snapshot sequence") */
@@ -138,17 +137,7 @@ typedef struct technique {
     void (*describe)(const void *state, const double *seconds, char *text, size_t size);
     /** Release the state (safe on a state whose setup failed half way). */
     void (*teardown)(void *state);
-    /** The technique's full benchmark (build/bench/bench NAME): sweeps that call engine_run()
-     *  for every point and write CSV files. @return the number of wrong results (0 or more), or
-     *  a negative value with @p err set when something failed to run. NULL: the demo rows. */
-    int (*benchmark)(const benchmark_options *options, tf_error *err);
 } technique;
-
-/** The table: every technique, in chapter order, terminated by NULL (bench/techniques.c). */
-extern const technique *const technique_table[];
-
-/** The technique called @p name, or NULL. */
-const technique *technique_find(const char *name);
 
 /** What to do with a technique. */
 typedef struct engine_options {
@@ -157,8 +146,9 @@ typedef struct engine_options {
     int threads;       /**< OpenMP threads of the twins */
     comm *group;       /**< the ranks, or NULL */
     int corrupt;       /**< 1: spoil every twin answer before it is compared (technique::corrupt) */
-    /** Called on rank 0 after the runs, before the state is released, so a benchmark in the
-     *  technique's own file can read numbers it tabulates (NULL: not called). */
+    int rates;         /**< engine_run_rows(): under each timed row, the work rates (the bench program) */
+    /** Called on rank 0 after the runs, before the state is released, so a sweep can read numbers
+     *  it tabulates through what the entry's header exposes (NULL: not called). */
     void (*inspect)(void *context, const void *state);
     void *inspect_context; /**< passed to inspect */
 } engine_options;
@@ -191,14 +181,37 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
 /** What technique::corrupt writes in place of a value v: v + 1 + |v|. */
 float technique_spoiled(float value);
 
-/** Print the header of the row table to @p out. */
-void engine_print_header(FILE *out, int timed);
-
 /** Print one row for @p result: chapter, technique and variant, @p data_label, error, speed or WRONG. */
 void engine_print_row(FILE *out, const technique *t, int variant, const char *data_label, const engine_result *result);
 
-/** Print the footer: rows, skipped rows and the \#wrong count. */
-void engine_print_footer(FILE *out, int rows, int skipped, int wrong);
+/** One row of a table run: a variant of a technique on some data. */
+typedef struct engine_row {
+    const technique *technique;   /**< the table entry */
+    int variant;               /**< index into technique::variants */
+    const char *data;          /**< dataset spec for dataset_load(), loaded by every rank that runs the row */
+    const dataset *loaded;     /**< the data, already loaded (borrowed), instead of `data`; or NULL */
+    const char *label;         /**< the row's data column */
+    int corrupt;               /**< 1: spoil the twins' answers (engine_options::corrupt): the row must say WRONG */
+} engine_row;
+
+/** What a table run counted (on the rank that prints; zeros elsewhere). */
+typedef struct engine_tally {
+    int rows;      /**< rows printed */
+    int skipped;   /**< of which the technique did not apply to the data */
+    int wrong;     /**< of which a twin was not equal to the reference */
+} engine_tally;
+
+/**
+ * The one loop over the table: run @p rows [count] in order with engine_run() and @p options
+ * (its `corrupt` taken from each row), and on rank 0 of options->group (or always, without a
+ * group) print the header, each row as it finishes (with its work rates when options->rates) and
+ * the footer with the \c \#wrong count to stdout. Consecutive rows with the same `data` share one
+ * load. Every rank of the group must call it with the same rows.
+ * @return TF_OK (the tally says whether a twin was wrong), or a #tf_error_code with @p err set
+ *         when a row could not run (its data did not load, a technique failed).
+ */
+int engine_run_rows(const engine_row *rows, int count, const engine_options *options, engine_tally *tally,
+                    tf_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,19 +1,11 @@
-/* The engine of bench/technique.h: validate, then time, then print. */
-#include "bench/technique.h"
+/* The engine of verify/techniques/engine.h: validate, then time, then print. */
+#include "verify/techniques/engine.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "opt/kernels.h"
 #include "ref/core/clock.h"
-
-const technique *technique_find(const char *name)
-{
-    for (const technique *const *t = technique_table; *t; t++)
-        if (strcmp((*t)->name, name) == 0)
-            return *t;
-    return NULL;
-}
 
 /* Whether this process takes part in t's runs: every rank for a distributed technique. */
 static int takes_part(const technique *t, const comm *group)
@@ -171,7 +163,7 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
 /* The columns of every row table: ch, technique, data, error, then speed or the check. */
 #define ROW_FORMAT "  %-3s %-30s %-31s %-9s %s\n"
 
-void engine_print_header(FILE *out, int timed)
+static void print_header(FILE *out, int timed)
 {
     fprintf(out, ROW_FORMAT, "ch", "technique", "data", "max error", timed ? "speed" : "check");
 }
@@ -246,8 +238,66 @@ void engine_print_row(FILE *out, const technique *t, int variant, const char *da
     fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, last);
 }
 
-void engine_print_footer(FILE *out, int rows, int skipped, int wrong)
+/* The work rates of a timed row, on a line of its own under it (the bench program's). */
+static void print_rates(FILE *out, const engine_result *r)
 {
-    fprintf(out, "# %d row(s), %d skipped (the technique does not apply to the data), #wrong %d\n", rows, skipped,
-            wrong);
+    if (!r->wrong && r->work > 0 && r->seconds[1] > 0)
+        fprintf(out, "      work %.4g %s: ref %.3g %s/s, %s %.3g %s/s\n", r->work, r->work_unit, r->work / r->seconds[0],
+                r->work_unit, r->twin[0].name, r->work / r->seconds[1], r->work_unit);
+}
+
+/* The data of @p row into @p d, unless @p d already holds it (*held: the spec @p d was loaded
+ * from, NULL when @p d holds nothing): consecutive rows on the same data share one load. */
+static int row_data(const engine_row *row, dataset *d, const char **held, tf_error *err)
+{
+    if (*held && strcmp(*held, row->data) == 0)
+        return TF_OK;
+    if (*held)
+        dataset_free(d);
+    *held = NULL;
+    if (dataset_load(row->data, NULL, d, err) != TF_OK)
+        return err->code;
+    *held = row->data;
+    return TF_OK;
+}
+
+int engine_run_rows(const engine_row *rows, int count, const engine_options *options, engine_tally *tally,
+                    tf_error *err)
+{
+    const int printing = speaks(options->group);
+    memset(tally, 0, sizeof *tally);
+    if (printing)
+        print_header(stdout, options->timed);
+    dataset loaded;
+    const char *held = NULL; /* the spec `loaded` holds */
+    int status = TF_OK;
+    for (int k = 0; status == TF_OK && k < count; k++) {
+        const engine_row *row = &rows[k];
+        if (!takes_part(row->technique, options->group))
+            continue; /* rank 0 runs it alone: nothing to load here */
+        if (!row->loaded && (status = row_data(row, &loaded, &held, err)) != TF_OK)
+            break;
+        engine_options row_options = *options;
+        row_options.corrupt = row->corrupt;
+        engine_result r;
+        status = engine_run(row->technique, row->loaded ? row->loaded : &loaded, NULL, row->variant, &row_options,
+                            &r, err);
+        if (status == TECHNIQUE_SKIP)
+            status = TF_OK;
+        if (status != TF_OK || !printing)
+            continue;
+        engine_print_row(stdout, row->technique, row->variant, row->label, &r);
+        if (options->rates)
+            print_rates(stdout, &r);
+        fflush(stdout);
+        tally->rows++;
+        tally->skipped += r.skipped;
+        tally->wrong += r.wrong != 0;
+    }
+    if (held)
+        dataset_free(&loaded);
+    if (status == TF_OK && printing)
+        fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data), #wrong %d\n", tally->rows,
+                tally->skipped, tally->wrong);
+    return status;
 }

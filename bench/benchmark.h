@@ -1,0 +1,53 @@
+/**
+ * @file bench/benchmark.h
+ * @brief The bench program's sweeps: each technique's full benchmark, one per bench/STEM.c, that
+ *        calls the technique table's engine (verify/techniques/engine.h) for every point it
+ *        times, and writes CSV files. bench/main.c names them.
+ *
+ * A sweep returns the number of wrong results (0 or more), or a negative value with @p err set
+ * when something failed to run.
+ */
+#ifndef TWOFOLD_BENCH_BENCHMARK_H
+#define TWOFOLD_BENCH_BENCHMARK_H
+
+#include "ref/core/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a sweep is asked to do. */
+typedef struct benchmark_options {
+    int quick;          /**< shrink everything: a smoke test, not a measurement */
+    int threads;        /**< OpenMP threads of the twins (the reference is single-threaded) */
+    int repeats;        /**< timed runs of a twin at most, best kept */
+    const char *out;    /**< directory for the CSV files */
+} benchmark_options;
+
+/** Chapter 02: ReInc time against churn, cache hit rate, epochs (bench/incremental.c). */
+int incremental_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 03: DGC padded against fused lanes, spatial fusion (bench/fusion.c). */
+int fusion_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 04: Sven's redundancy and bytes per epoch, under mpiexec (bench/dispatch.c). */
+int dispatch_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 05: DGC's bytes saved and their cost in test MSE, simulated (bench/async.c). */
+int async_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 06: the partitioners' cut, balance, halo and bytes (bench/partition.c). */
+int partition_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 07: DyGNeX solve times, gaps to the bound, the simulator (bench/schedule.c). */
+int schedule_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 07: DynaHB's hybrid against snapshot batches, and the reservoir (bench/hybrid.c). */
+int hybrid_benchmark(const benchmark_options *options, tf_error *err);
+
+/**
+ * A whole number in [1, @p maximum] for option @p name of program @p program, or -1 after one
+ * line on stderr ("PROGRAM: NAME "VALUE", expected a whole number in 1..MAXIMUM"; none when
+ * @p program is NULL: the ranks of an MPI program that do not report).
+ */
+int bench_parse_count(const char *program, const char *name, const char *value, int maximum);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# twofold demo shows every technique working: started alone, it starts itself again under mpiexec on
+# 2 ranks, so the distributed rows send something. Checked on the rows of dispatch and partition (the
+# whole demo is .ci/run's first command): Sven's memory bytes per epoch and the exchange mode's
+# bytes must be non-zero and every twin equal (#wrong 0). A twin spoiled on purpose
+# (TWOFOLD_BREAK_TWIN) must make demo exit 1; and as root without Open MPI's allow-run-as-root
+# settings, mpiexec cannot start, and demo must say so in one line and run in one process.
+# Usage: test_demo.sh TWOFOLD
+set -u
+twofold=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
+
+# demo ARGS...: run it (alone: it relaunches itself), output in $work/out, exit status in $status.
+demo() {
+    "$twofold" demo "$@" > "$work/out" 2> "$work/err"
+    status=$?
+    cat "$work/out" "$work/err"
+}
+
+demo dispatch partition
+[ "$status" -eq 0 ] || fail "demo dispatch partition: exit status $status, expected 0"
+grep -q '#wrong 0' "$work/out" || fail "demo dispatch partition: no '#wrong 0'"
+sven=$(grep -c 'Sven dispatch.*2 rank(s), memory bytes/epoch: sven [1-9]' "$work/out")
+exchange=$(grep -c 'partition metis exchange.*2 rank(s), exchange [1-9][0-9]* bytes' "$work/out")
+echo "dispatch rows with non-zero bytes on 2 ranks: $sven (must be 2); partition exchange rows: $exchange (must be 1)"
+[ "$sven" -eq 2 ] || fail "dispatch: expected Sven's bytes on 2 ranks, non-zero, in both rows"
+[ "$exchange" -eq 1 ] || fail "partition: expected non-zero exchange bytes on 2 ranks"
+
+TWOFOLD_BREAK_TWIN=schedule_hybrid demo schedule_hybrid
+echo "spoiled twins: exit status $status (must be 1)"
+[ "$status" -eq 1 ] && grep -q '#wrong 2' "$work/out" || fail "a spoiled twin: expected #wrong 2 and exit 1"
+
+if [ "$(id -u)" -eq 0 ]; then
+    (unset OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM; demo schedule_hybrid; exit "$status")
+    status=$?
+    notes=$(grep -c '^one process: .*could not start 2 ranks' "$work/out")
+    echo "as root without allow-run-as-root: exit status $status, $notes line(s) saying so (must be 0 and 1)"
+    [ "$status" -eq 0 ] && [ "$notes" -eq 1 ] && grep -q '#wrong 0' "$work/out" ||
+        fail "without mpiexec: expected one line saying so, then the rows in one process"
+else
+    echo "not root: the fallback to one process is not exercised here"
+fi
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "demo: distributed rows on 2 ranks, non-zero bytes, #wrong 0"
