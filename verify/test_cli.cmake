@@ -97,8 +97,8 @@ expect_failure("unexpected argument --hidden" train --model jodie --data college
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
 # twofold partition (chapter 06): bad input, then a split with its metrics and a saved owner array.
-expect_failure("is not one of hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st" partition --data chickenpox
-               --ranks 2 --method random)
+expect_failure("option --method: \"random\", expected hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st, reflexbicut or interval"
+               partition --data chickenpox --ranks 2 --method random)
 expect_failure("expected a whole number in 1.." partition --data chickenpox --ranks 0 --method hash)
 expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
 expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
@@ -106,8 +106,8 @@ expect_failure("is an event stream (use reflexbicut" partition --data collegemsg
 expect_failure("cannot create" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
 expect_failure("cannot split 20 vertices into 21 parts" partition --data chickenpox --ranks 21 --method dgc)
-expect_failure("is not one of tgcn, gconvgru, gclstm, evolvegcn" partition --data chickenpox --ranks 2 --method dgc
-               --model jodie)
+expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm or evolvegcn" partition --data chickenpox
+               --ranks 2 --method dgc --model jodie)
 
 # twofold train --split vertex (chapter 06): what it needs and what it refuses.
 expect_failure("add --impl opt" train --model tgcn --data chickenpox --split vertex --partition hash)
@@ -340,7 +340,7 @@ message(STATUS "twofold partition chickenpox dynahb:\n${out}")
 # twofold schedule and train --schedule (chapter 07): bad input is one line and exit 2.
 expect_failure("--data or --times is required" schedule --ranks 2)
 expect_failure("exclude each other" schedule --data chickenpox --times 1,2 --ranks 2)
-expect_failure("--ranks R is required" schedule --times 1,2)
+expect_failure("schedule: --ranks is required" schedule --times 1,2)
 expect_failure("expected a positive number at position 2" schedule --times 1,-2 --ranks 2)
 expect_failure("expected a whole number in 1..1048576" schedule --times 1,2 --ranks 0)
 expect_failure("expected roundrobin, lpt, greedy, ilp or all" schedule --times 1,2 --ranks 2 --method foo)
@@ -355,7 +355,7 @@ expect_failure("expected a number in [0, 1)" schedule --times 1,2 --ranks 2 --il
 expect_failure("--method lpt decides its own" schedule --times 1,2 --ranks 2 --method lpt --batch 2)
 expect_failure("shorter than one window" schedule --data chickenpox --ranks 2 --simulate --snapshots 2)
 expect_failure("needs a snapshot sequence" schedule --data wikipedia --ranks 2 --cost linear:1,1,1)
-expect_failure("configure --simulate: add it" schedule --data chickenpox --ranks 2 --snapshots 100)
+expect_failure("schedule: --snapshots configures --simulate: add it" schedule --data chickenpox --ranks 2 --snapshots 100)
 expect_failure("--schedule places windows on ranks: add --impl opt" train --model tgcn --data chickenpox
                --schedule greedy)
 expect_failure("expected roundrobin, lpt, greedy or ilp" train --model tgcn --data chickenpox --impl opt
