@@ -47,17 +47,6 @@ int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t 
     return TF_OK;
 }
 
-int cli_parse_number(const char *name, const char *value, double minimum, double below, double *out, tf_error *err)
-{
-    char *end;
-    double parsed = strtod(value, &end);
-    if (end == value || *end || !(parsed >= minimum && parsed < below))
-        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a number in [%g, %g)", name, value, minimum,
-                            below);
-    *out = parsed;
-    return TF_OK;
-}
-
 const option_choice partition_method_choices[] = {
     {"hash", PARTITION_HASH},     {"pts", PARTITION_PTS},           {"pss", PARTITION_PSS},
     {"pss-ts", PARTITION_PSS_TS}, {"metis", PARTITION_METIS},       {"dynahb", PARTITION_DYNAHB},

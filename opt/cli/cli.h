@@ -41,9 +41,6 @@ int cli_is_help(const char *argument);
 /** Parse a whole number for option @p name, within [minimum, maximum] (the table's wording). */
 int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err);
 
-/** Parse a number for option @p name, within [minimum, below). */
-int cli_parse_number(const char *name, const char *value, double minimum, double below, double *out, tf_error *err);
-
 /**
  * A #progress_fn that draws "stage: done/total (pct%), ETA" on stderr, overwriting the line,
  * but only when stderr is a terminal (logs and pipes stay clean). @p context must point to
