@@ -47,34 +47,38 @@ expect_failure("unknown option" info --colour chickenpox)
 expect_failure("too large for memory" --memory-limit 1M info twitter_tennis)
 expect_failure("expected a size" --memory-limit lots info chickenpox)
 expect_failure("unknown parameter" info powerlaw:nodes=10,colour=red)
-expect_failure("not one of tgcn, gconvgru, gclstm, evolvegcn" train --model gcn --data chickenpox)
+expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgn or jodie" train --model gcn
+               --data chickenpox)
 expect_failure("--model and --data are required" train --model tgcn)
 expect_failure("is an event stream" train --model tgcn --data wikipedia)
-expect_failure("expected a positive number" train --model tgcn --data chickenpox --lr fast)
+expect_failure("option --lr: \"fast\", expected a number in (0, 1000)" train --model tgcn --data chickenpox --lr fast)
 expect_failure("no such checkpoint" train --model tgcn --data chickenpox --load /nonexistent/checkpoint)
 expect_failure("expected a whole number in 1..16" train --model gconvgru --data chickenpox --k 0)
-expect_failure("GC-LSTM has none" train --model gclstm --data chickenpox --impl opt --incremental)
-expect_failure("use --model tgcn or gconvgru" train --model evolvegcn --data chickenpox --impl opt --incremental)
-expect_failure("tgcn has none: drop it" train --model tgcn --data chickenpox --k 3)
+expect_failure("--incremental applies to tgcn and gconvgru, not gclstm" train --model gclstm --data chickenpox --impl opt --incremental)
+expect_failure("--incremental applies to tgcn and gconvgru, not evolvegcn" train --model evolvegcn --data chickenpox
+               --impl opt --incremental)
+expect_failure("--k applies to gconvgru and gclstm, not tgcn" train --model tgcn --data chickenpox --k 3)
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)
-expect_failure("add --impl opt" train --model tgcn --data chickenpox --incremental)
-expect_failure("add --impl opt" train --model gconvgru --data chickenpox --incremental)
-expect_failure("configure --incremental: add it" train --model tgcn --data chickenpox --impl opt --cache 0.5)
-expect_failure("expected a fraction in [0, 1]" train --model tgcn --data chickenpox --impl opt --incremental --cache 2)
+expect_failure("train: --incremental needs --impl opt" train --model tgcn --data chickenpox --incremental)
+expect_failure("train: --incremental needs --impl opt" train --model gconvgru --data chickenpox --incremental)
+expect_failure("train: --cache configures --incremental: add it" train --model tgcn --data chickenpox --impl opt --cache 0.5)
+expect_failure("option --cache: \"2\", expected a number in [0, 1]" train --model tgcn --data chickenpox --impl opt
+               --incremental --cache 2)
 expect_failure("expected reinc or lru" train --model tgcn --data chickenpox --impl opt --incremental --cache-policy lfu)
 expect_failure("degrees=2, expected 0 or 1" info powerlaw:nodes=10,degrees=2)
 expect_failure("expected allreduce or average" train --model tgcn --data chickenpox --sync gossip)
-expect_failure("interval of --sync average: add it" train --model tgcn --data chickenpox --every 4)
+expect_failure("train: --every configures --sync average: add it" train --model tgcn --data chickenpox --every 4)
 expect_failure("expected a whole number" train --model tgcn --data chickenpox --sync average --every 0)
 expect_failure("expected 0 or 1 (Sven bounds staleness to one step)" train --model tgcn --data chickenpox --staleness 2)
-expect_failure("choose one kind of staleness" train --model tgcn --data chickenpox --sync average --staleness 1)
+expect_failure("train: --staleness needs --sync allreduce" train --model tgcn --data chickenpox --sync average
+               --staleness 1)
 expect_failure("expected adam or sgd" train --model tgcn --data chickenpox --optimizer adamw)
-expect_failure("the ranks are mpiexec's" train --model tgcn --data chickenpox --impl opt --sync average --replicas 2)
+expect_failure("train: --replicas needs --impl ref" train --model tgcn --data chickenpox --impl opt --sync average --replicas 2)
 expect_failure("--sync average or --stale-embeddings simulate: add one" train --model tgcn --data chickenpox --replicas 2)
-expect_failure("expected off, zero, static:C, adaptive or adaptive-printed" train --model gconvgru --data chickenpox
-               --stale-embeddings sign)
-expect_failure("static:C takes a fraction C of D_r in [0, 1]" train --model gconvgru --data chickenpox
-               --stale-embeddings static:2)
+expect_failure("option --stale-embeddings: \"sign\", expected off, zero, static:C (C a fraction of D_r in [0, 1]), adaptive or adaptive-printed"
+               train --model gconvgru --data chickenpox --stale-embeddings sign)
+expect_failure("option --stale-embeddings: \"static:2\", expected off, zero, static:C (C a fraction of D_r in [0, 1])"
+               train --model gconvgru --data chickenpox --stale-embeddings static:2)
 expect_failure("use --split vertex --mode exchange (or --impl ref" train --model gconvgru --data chickenpox --impl opt
                --stale-embeddings adaptive)
 expect_failure("stale embeddings change what the exchange mode sends" train --model gconvgru --data chickenpox
@@ -83,22 +87,24 @@ expect_failure("keeps caches a checkpoint does not hold" train --model gconvgru 
                --split vertex --partition hash --stale-embeddings zero --load none.ckpt)
 expect_failure("choose one kind of staleness" train --model gconvgru --data chickenpox --stale-embeddings zero
                --sync average)
-expect_failure("a straggler delays an MPI rank: use --impl opt" train --model tgcn --data chickenpox --straggler 1:5)
+expect_failure("train: --straggler needs --impl opt" train --model tgcn --data chickenpox --straggler 1:5)
 expect_failure("expected RANK:MS or RANK:MS:P" train --model tgcn --data chickenpox --impl opt --straggler 1:abc)
 expect_failure("rank 5, but 1 rank(s) run" train --model tgcn --data chickenpox --impl opt --straggler 5:100)
 expect_failure("save from a synchronous run" train --model tgcn --data chickenpox --sync average --replicas 2
                --save ${WORK}/never)
-expect_failure("tgn, jodie (event models)" train --model gnn --data wikipedia)
+expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgn or jodie" train --model gnn
+               --data wikipedia)
 expect_failure("is a snapshot sequence; model tgn needs an event stream" train --model tgn --data chickenpox)
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
 expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
                --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
-expect_failure("unexpected argument --hidden" train --model jodie --data collegemsg --hidden 8)
+expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm and evolvegcn, not jodie" train --model jodie
+               --data collegemsg --hidden 8)
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
 # twofold partition (chapter 06): bad input, then a split with its metrics and a saved owner array.
-expect_failure("is not one of hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st" partition --data chickenpox
-               --ranks 2 --method random)
+expect_failure("option --method: \"random\", expected hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st, reflexbicut or interval"
+               partition --data chickenpox --ranks 2 --method random)
 expect_failure("expected a whole number in 1.." partition --data chickenpox --ranks 0 --method hash)
 expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
 expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
@@ -106,12 +112,12 @@ expect_failure("is an event stream (use reflexbicut" partition --data collegemsg
 expect_failure("cannot create" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
 expect_failure("cannot split 20 vertices into 21 parts" partition --data chickenpox --ranks 21 --method dgc)
-expect_failure("is not one of tgcn, gconvgru, gclstm, evolvegcn" partition --data chickenpox --ranks 2 --method dgc
-               --model jodie)
+expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm or evolvegcn" partition --data chickenpox
+               --ranks 2 --method dgc --model jodie)
 
 # twofold train --split vertex (chapter 06): what it needs and what it refuses.
-expect_failure("add --impl opt" train --model tgcn --data chickenpox --split vertex --partition hash)
-expect_failure("configure --split vertex: add it" train --model tgcn --data chickenpox --impl opt --mode cache)
+expect_failure("train: --split vertex needs --impl opt" train --model tgcn --data chickenpox --split vertex --partition hash)
+expect_failure("train: --mode configures --split vertex: add it" train --model tgcn --data chickenpox --impl opt --mode cache)
 expect_failure("needs --partition" train --model tgcn --data chickenpox --impl opt --split vertex)
 expect_failure("--split window --blocks" train --model tgcn --data chickenpox --impl opt --split vertex --partition pss)
 expect_failure("no hook between steps" train --model tgcn --data chickenpox --impl opt --split vertex --partition dgc-st)
@@ -255,8 +261,7 @@ if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR plain_final STREQUAL "" OR NOT b
 endif()
 message(STATUS "--stride 2^63-1 --batch 10^12 on chickenpox: ${bounded_final} (the default's)")
 expect_failure("expected sven, naive, depcache or depcomm" ${event_args} --impl opt --dispatch spin)
-expect_failure("--dispatch chooses how the distributed twin moves node memory: add --impl opt"
-               ${event_args} --dispatch sven)
+expect_failure("train: --dispatch needs --impl opt" ${event_args} --dispatch sven)
 # Sven's pipelining (chapter 05) as one process: prefetching gives the reference's final line bit
 # for bit, and staleness 1 under --impl opt (prefetch 2) the reference's staleness-1 line.
 execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 RESULT_VARIABLE status
@@ -276,16 +281,16 @@ endif()
 message(STATUS "event model --prefetch 2: ${prefetched_final}; --staleness 1 ref and opt: ${stale_opt_final}")
 expect_failure("option --prefetch" ${event_args} --impl opt --prefetch 5)
 expect_failure("option --staleness: \"2\", expected 0 or 1" ${event_args} --staleness 2)
-expect_failure("--prefetch overlaps the distributed twin's batch planning: add --impl opt" ${event_args} --prefetch 1)
+expect_failure("train: --prefetch needs --impl opt" ${event_args} --prefetch 1)
 expect_failure("option --micro-batches" ${event_args} --impl opt --micro-batches 9)
-expect_failure("--micro-batches splits the fetch of Sven's dispatch: use --impl opt --dispatch sven"
-               ${event_args} --impl opt --dispatch naive --micro-batches 2)
-expect_failure("--micro-batches splits the fetch of Sven's dispatch" ${event_args} --micro-batches 2)
-expect_failure("--placement chooses how the distributed twin moves node memory: add --impl opt"
-               ${event_args} --placement hash)
-expect_failure("placement \"diagonal\": expected range, interval, hash, random" ${event_args} --impl opt
-               --placement diagonal)
-expect_failure("expected interval:G with a whole G >= 1" ${event_args} --impl opt --placement interval:0)
+expect_failure("train: --micro-batches needs --impl opt --dispatch sven" ${event_args} --impl opt --dispatch naive
+               --micro-batches 2)
+expect_failure("train: --micro-batches needs --impl opt --dispatch sven" ${event_args} --micro-batches 2)
+expect_failure("train: --placement needs --impl opt" ${event_args} --placement hash)
+expect_failure("option --placement: \"diagonal\", expected range, interval, interval:G with a whole G >= 1, hash, random"
+               ${event_args} --impl opt --placement diagonal)
+expect_failure("option --placement: \"interval:0\", expected range, interval, interval:G with a whole G >= 1"
+               ${event_args} --impl opt --placement interval:0)
 expect_failure("/nonexistent.npy: cannot open" ${event_args} --impl opt --placement file:/nonexistent.npy)
 expect_failure("a placement is an int64 array of shape [40]" ${event_args} --impl opt
                --placement file:${WORK}/event_checkpoint/trainer.npy)
@@ -342,7 +347,7 @@ message(STATUS "twofold partition chickenpox dynahb:\n${out}")
 # twofold schedule and train --schedule (chapter 07): bad input is one line and exit 2.
 expect_failure("--data or --times is required" schedule --ranks 2)
 expect_failure("exclude each other" schedule --data chickenpox --times 1,2 --ranks 2)
-expect_failure("--ranks R is required" schedule --times 1,2)
+expect_failure("schedule: --ranks is required" schedule --times 1,2)
 expect_failure("expected a positive number at position 2" schedule --times 1,-2 --ranks 2)
 expect_failure("expected a whole number in 1..1048576" schedule --times 1,2 --ranks 0)
 expect_failure("expected roundrobin, lpt, greedy, ilp or all" schedule --times 1,2 --ranks 2 --method foo)
@@ -357,12 +362,12 @@ expect_failure("expected a number in [0, 1)" schedule --times 1,2 --ranks 2 --il
 expect_failure("--method lpt decides its own" schedule --times 1,2 --ranks 2 --method lpt --batch 2)
 expect_failure("shorter than one window" schedule --data chickenpox --ranks 2 --simulate --snapshots 2)
 expect_failure("needs a snapshot sequence" schedule --data wikipedia --ranks 2 --cost linear:1,1,1)
-expect_failure("configure --simulate: add it" schedule --data chickenpox --ranks 2 --snapshots 100)
-expect_failure("--schedule places windows on ranks: add --impl opt" train --model tgcn --data chickenpox
+expect_failure("schedule: --snapshots configures --simulate: add it" schedule --data chickenpox --ranks 2 --snapshots 100)
+expect_failure("train: --schedule needs --impl opt" train --model tgcn --data chickenpox
                --schedule greedy)
 expect_failure("expected roundrobin, lpt, greedy or ilp" train --model tgcn --data chickenpox --impl opt
                --schedule best)
-expect_failure("configure --schedule: add it" train --model tgcn --data chickenpox --impl opt --per-rank 3)
+expect_failure("train: --per-rank configures --schedule: add it" train --model tgcn --data chickenpox --impl opt --per-rank 3)
 expect_failure("use --schedule ilp" train --model tgcn --data chickenpox --impl opt --schedule greedy --per-rank 3)
 expect_failure("drop --schedule" train --model tgcn --data chickenpox --impl opt --incremental --schedule lpt)
 # The chapter's worked example: greedy 19, the ILP the optimum 16 = sum t / G.
@@ -377,9 +382,9 @@ expect_failure("expected snapshot or hybrid" train --model tgcn --data chickenpo
 expect_failure("use --model tgcn, not gclstm" train --model gclstm --data chickenpox --batching hybrid)
 expect_failure("drop one of --schedule and --batching hybrid" train --model tgcn --data chickenpox --impl opt
                --schedule lpt --batching hybrid)
-expect_failure("configure --batching hybrid: add it" train --model tgcn --data chickenpox --adjust dqn)
+expect_failure("train: --adjust configures --batching hybrid: add it" train --model tgcn --data chickenpox --adjust dqn)
 expect_failure("expected fixed or dqn" train --model tgcn --data chickenpox --batching hybrid --adjust best)
-expect_failure("add --adjust dqn" train --model tgcn --data chickenpox --batching hybrid --adjust-every 5)
+expect_failure("train: --adjust-every configures --adjust dqn: add it" train --model tgcn --data chickenpox --batching hybrid --adjust-every 5)
 expect_failure("expected a whole number in 1..2147483647" train --model tgcn --data chickenpox --batching hybrid
                --targets 0)
 expect_failure("expected 10..20" train --model tgcn --data chickenpox --batching hybrid --targets 21)

@@ -203,7 +203,7 @@ START_TEST(bad_options_refused)
     const char *out = fresh_path("refused");
     REFUSED("--data and --out are required", NULL, "--data", "chickenpox");
     REFUSED("--data and --out are required", NULL, "--out", out);
-    REFUSED("unexpected argument --colour", NULL, "--data", "chickenpox", "--out", out, "--colour");
+    REFUSED("unknown option --colour", NULL, "--data", "chickenpox", "--out", out, "--colour");
     REFUSED("needs a value", NULL, "--data", "chickenpox", "--out");
     REFUSED("expected a whole number in 1..100000", NULL, "--data", "chickenpox", "--out", out, "--lags", "0");
     REFUSED("no such file or bundled dataset", out, "--data", "no_such_data", "--out", out);

@@ -72,7 +72,7 @@ expect json_zeros 64 2 "zeros.json.gz: too large for memory: parsing its" info "
 # 3. A limit under 1M (0.5 bytes would round to 0, which means none) is refused.
 run half --memory-limit 0.5 info chickenpox
 echo "half: --memory-limit 0.5: exit $status: $message"
-if [ "$status" -ne 2 ] || [[ "$message" != *"is under 1M"* ]]; then
+if [ "$status" -ne 2 ] || [[ "$message" != *"expected a size of at least 1M"* ]]; then
     echo "FAILED: --memory-limit 0.5 must be refused with exit 2"; failed=1
 fi
 

@@ -71,7 +71,7 @@ run "tgn --lr differs" "ranks disagree on --lr: rank 0 has 0.001, rank 1 has 0.0
 run "tgn on rank 0, tgcn on rank 1" "ranks disagree on --model: rank 0 has tgn, rank 1 has tgcn" -- \
     -n 1 "$twofold" "${tgn[@]}" --impl opt : -n 1 "$twofold" "${tgcn[@]}"
 # The same bad input on every rank: one line, not one per rank.
-run "bad --lr on 3 ranks" 'option --lr: "fast", expected a positive number' -- \
+run "bad --lr on 3 ranks" 'option --lr: "fast", expected a number in (0, 1000)' -- \
     -n 3 "$twofold" "${tgcn[@]}" --lr fast
 run "missing --data file on 3 ranks" "/nonexistent/graph.json" -- \
     -n 3 "$twofold" train --model tgcn --data /nonexistent/graph.json --impl opt

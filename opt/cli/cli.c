@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "ref/core/io.h"
+#include "ref/models/model.h"
+#include "ref/partition.h"
+#include "ref/schedule_cost.h"
 
 int cli_option(int argc, char **argv, int *index, const char *name, const char **value, tf_error *err)
 {
@@ -35,40 +38,34 @@ int cli_is_help(const char *argument) { return strcmp(argument, "--help") == 0 |
 int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err)
 {
     int64_t parsed;
-    if (parse_int64(value, value + strlen(value), &parsed) != 0 || parsed < minimum || parsed > maximum)
-        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a whole number in %lld..%lld", name, value,
-                            (long long)minimum, (long long)maximum);
-    *out = parsed;
-    return TF_OK;
-}
-
-int cli_parse_number(const char *name, const char *value, double minimum, double below, double *out, tf_error *err)
-{
-    char *end;
-    double parsed = strtod(value, &end);
-    if (end == value || *end || !(parsed >= minimum && parsed < below))
-        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a number in [%g, %g)", name, value, minimum,
-                            below);
-    *out = parsed;
-    return TF_OK;
-}
-
-int cli_parse_size(const char *name, const char *value, uint64_t *out, tf_error *err)
-{
-    char *end;
-    double number = strtod(value, &end);
-    double scale = 1;
-    switch (*end) {
-    case 'K': case 'k': scale = 1024.0; end++; break;
-    case 'M': case 'm': scale = 1024.0 * 1024; end++; break;
-    case 'G': case 'g': scale = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: break;
+    if (parse_int64(value, value + strlen(value), &parsed) != 0 || parsed < minimum || parsed > maximum) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "a whole number in %lld..%lld", (long long)minimum, (long long)maximum);
+        return options_bad_value(name, value, expected, err);
     }
-    if (end == value || *end != '\0' || !(number > 0) || number * scale > 1.8e19)
-        return tf_error_set(err, TF_ERR_INPUT, "option %s: \"%s\", expected a size such as 512M or 8G", name, value);
-    *out = (uint64_t)(number * scale);
+    *out = parsed;
     return TF_OK;
+}
+
+const option_choice partition_method_choices[] = {
+    {"hash", PARTITION_HASH},     {"pts", PARTITION_PTS},           {"pss", PARTITION_PSS},
+    {"pss-ts", PARTITION_PSS_TS}, {"metis", PARTITION_METIS},       {"dynahb", PARTITION_DYNAHB},
+    {"dgc", PARTITION_DGC},       {"dgc-st", PARTITION_DGC_ST},     {"reflexbicut", PARTITION_REFLEXBICUT},
+    {"interval", PARTITION_INTERVAL}, {NULL, 0},
+};
+
+const option_choice snapshot_model_choices[] = {
+    {"tgcn", MODEL_TGCN}, {"gconvgru", MODEL_GCONVGRU}, {"gclstm", MODEL_GCLSTM}, {"evolvegcn", MODEL_EVOLVEGCN},
+    {NULL, 0},
+};
+
+int cli_parse_cost(const char *value, void *field)
+{
+    cost_model unused;
+    if (strcmp(value, "measured") != 0 && cost_model_parse(value, &unused, NULL) != TF_OK)
+        return 0;
+    memcpy(field, &value, sizeof value);
+    return 1;
 }
 
 void cli_progress(void *context, const char *stage, int64_t done, int64_t total)

@@ -1,17 +1,32 @@
 /**
  * @file opt/cli/cli.h
- * @brief Small helpers shared by the `twofold` subcommands: options, sizes, progress.
+ * @brief Small helpers shared by the `twofold` subcommands: option values several tables take,
+ *        progress.
  *
  * Each subcommand is a function `int command_NAME(int argc, char **argv, tf_error *err)`
  * that receives the arguments after its name and returns a #tf_error_code; `main` prints
- * the error and exits with the code. Options are `--name value` or `--name=value`.
+ * the error and exits with the code. Its options come from its table (opt/cli/options.h).
  */
 #ifndef TWOFOLD_OPT_CLI_CLI_H
 #define TWOFOLD_OPT_CLI_CLI_H
 
 #include <stdint.h>
 
+#include "opt/cli/options.h"
 #include "ref/core/error.h"
+
+/** The words of --partition and --method: every partitioner of chapter 06 (#partition_method). */
+extern const option_choice partition_method_choices[];
+
+/** The words of a snapshot model (#model_kind): tgcn, gconvgru, gclstm, evolvegcn. */
+extern const option_choice snapshot_model_choices[];
+
+/** What --cost accepts (cli_parse_cost()). */
+#define CLI_COST_EXPECTED "measured or linear:A,B,C (seconds per row, per edge, per group)"
+
+/** An OPTION_PARSED hook for --cost: "measured" or a cost model (ref/schedule_cost.h); @p field is
+ *  the `const char *` that keeps the text. 1 when valid. */
+int cli_parse_cost(const char *value, void *field);
 
 /**
  * If argv[*index] is the option @p name (e.g. "--lags"), store its value — the part after
@@ -23,14 +38,8 @@ int cli_option(int argc, char **argv, int *index, const char *name, const char *
 /** 1 if argv[index] is --help or -h. */
 int cli_is_help(const char *argument);
 
-/** Parse a whole number for option @p name, within [minimum, maximum]. */
+/** Parse a whole number for option @p name, within [minimum, maximum] (the table's wording). */
 int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err);
-
-/** Parse a number for option @p name, within [minimum, below). */
-int cli_parse_number(const char *name, const char *value, double minimum, double below, double *out, tf_error *err);
-
-/** Parse a byte size such as "512M", "8G" or "1000000" for option @p name. */
-int cli_parse_size(const char *name, const char *value, uint64_t *out, tf_error *err);
 
 /**
  * A #progress_fn that draws "stage: done/total (pct%), ETA" on stderr, overwriting the line,

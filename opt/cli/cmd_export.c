@@ -21,68 +21,47 @@
 #include "ref/core/memory.h"
 #include "ref/data/npy.h"
 
-static const char export_usage[] =
-    "usage: twofold export --data DATASET --out DIR [--lags L]\n"
-    "\n"
-    "Write a snapshot dataset as NumPy files, exactly the arrays `twofold train --data DATASET`\n"
-    "trains on (the same --lags), for other frameworks: bench/peer/ reads them.\n"
-    "\n"
-    "  --data D    bundled name, file or generator spec (see twofold info --help)\n"
-    "  --out DIR   the directory to create (it must not exist, or be empty); the files are\n"
-    "              written to DIR.partial and renamed to DIR when all are written\n"
-    "  --lags L    lagged features for lagged formats (default: the format's own)\n"
-    "\n"
-    "DIR/manifest.json holds the name, source, snapshot count, N, F and T; snapshot t (from 0) is\n"
-    "in DIR/ttttt/ (t in five or more digits: 00000, 00001, ...):\n"
-    "  edge_index.npy   int64 [2][E]: row 0 the sources, row 1 the destinations, in twofold's\n"
-    "                   order (by destination, then source)\n"
-    "  edge_weight.npy  float32 [E]\n"
-    "  x.npy            float32 [N][F] node features\n"
-    "  y.npy            float32 [N][T] targets\n"
-    "  present.npy      int64 [N], 1 for a present vertex, 0 for an absent one (no edges, zero\n"
-    "                   features; not in the loss); only where some vertex is absent\n"
-    "\n"
-    "Event streams (wikipedia, JODIE-style CSVs, events: specs) are not exported: they are one\n"
-    "table already, the file itself, and the peer scripts race snapshot models only.\n";
-
 /* What the command was asked. */
 typedef struct export_command {
     const char *data, *out;
     int lags;
 } export_command;
 
-static int parse(int argc, char **argv, export_command *c, int *help, tf_error *err)
-{
-    memset(c, 0, sizeof *c);
-    *help = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *value;
-        int matched;
-        if (cli_is_help(argv[i])) {
-            *help = 1;
-            return TF_OK;
-        } else if ((matched = cli_option(argc, argv, &i, "--data", &value, err)) != 0) {
-            if (matched < 0)
-                return TF_ERR_INPUT;
-            c->data = value;
-        } else if ((matched = cli_option(argc, argv, &i, "--out", &value, err)) != 0) {
-            if (matched < 0)
-                return TF_ERR_INPUT;
-            c->out = value;
-        } else if ((matched = cli_option(argc, argv, &i, "--lags", &value, err)) != 0) {
-            int64_t lags;
-            if (matched < 0 || cli_parse_int("--lags", value, 1, 100000, &lags, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->lags = (int)lags;
-        } else {
-            return tf_error_set(err, TF_ERR_INPUT, "export: unexpected argument %s (see twofold export --help)",
-                                argv[i]);
-        }
-    }
-    if (!c->data || !c->out)
-        return tf_error_set(err, TF_ERR_INPUT, "export: --data and --out are required (see twofold export --help)");
-    return TF_OK;
-}
+static const option_spec export_options[] = {
+    {"--data", OPTION_TEXT, OPTION_FIELD(export_command, data), .required = 1, .value_name = "D",
+     .help = "bundled name, file or generator spec (see twofold info --help)"},
+    {"--out", OPTION_TEXT, OPTION_FIELD(export_command, out), .required = 1, .value_name = "DIR",
+     .help = "the directory to create (it must not exist, or be empty); the files are\n"
+             "written to DIR.partial and renamed to DIR when all are written"},
+    {"--lags", OPTION_WHOLE, OPTION_FIELD(export_command, lags), .min = 1, .max = 100000, .value_name = "L",
+     .help = "lagged features for lagged formats (default: the format's own)"},
+    {.name = NULL},
+};
+
+static const option_page export_pages[] = {
+    {0, 14,
+     "usage: twofold export --data DATASET --out DIR [--lags L]\n"
+     "\n"
+     "Write a snapshot dataset as NumPy files, exactly the arrays `twofold train --data DATASET`\n"
+     "trains on (the same --lags), for other frameworks: bench/peer/ reads them.\n"
+     "\n",
+     "\n"
+     "DIR/manifest.json holds the name, source, snapshot count, N, F and T; snapshot t (from 0) is\n"
+     "in DIR/ttttt/ (t in five or more digits: 00000, 00001, ...):\n"
+     "  edge_index.npy   int64 [2][E]: row 0 the sources, row 1 the destinations, in twofold's\n"
+     "                   order (by destination, then source)\n"
+     "  edge_weight.npy  float32 [E]\n"
+     "  x.npy            float32 [N][F] node features\n"
+     "  y.npy            float32 [N][T] targets\n"
+     "  present.npy      int64 [N], 1 for a present vertex, 0 for an absent one (no edges, zero\n"
+     "                   features; not in the loss); only where some vertex is absent\n"
+     "\n"
+     "Event streams (wikipedia, JODIE-style CSVs, events: specs) are not exported: they are one\n"
+     "table already, the file itself, and the peer scripts race snapshot models only.\n"},
+    {0, 0, NULL, NULL},
+};
+
+static const option_table export_table = {.command = "export", .options = export_options, .pages = export_pages};
 
 /* ---- the directories ------------------------------------------------------------------------------ */
 
@@ -262,12 +241,12 @@ static int write_snapshot(const export_names *n, const snapshot_seq *seq, int64_
 
 int command_export(int argc, char **argv, tf_error *err)
 {
-    export_command c;
-    int help;
-    if (parse(argc, argv, &c, &help, err) != TF_OK)
+    export_command c = {NULL, NULL, 0};
+    option_parse parsed;
+    if (options_parse(&export_table, argc, argv, &c, &parsed, err) != TF_OK)
         return err->code;
-    if (help) {
-        fputs(export_usage, stdout);
+    if (parsed.help) {
+        options_help(&export_table, -1, stdout);
         return TF_OK;
     }
     /* One process writes; R copies under mpiexec would race for DIR.partial. */

@@ -7,24 +7,57 @@
 #include "opt/cli/commands.h"
 #include "ref/core/clock.h"
 
-static const char info_usage[] =
-    "usage: twofold info [--lags N] [--edge-columns LIST] [--markdown] DATASET\n"
-    "       twofold info --list\n"
-    "\n"
-    "Print a dataset's statistics: vertices, snapshots or events, edges per snapshot\n"
-    "(min / mean / max), feature width.\n"
-    "\n"
-    "DATASET is a bundled name (see --list), a file (.json, .csv, .txt, optionally .gz)\n"
-    "or a generator spec such as powerlaw:nodes=100000,edges=1e6,snapshots=10,churn=0.01\n"
-    "or events:nodes=1000,events=1e5,repeat=0.5.\n"
-    "\n"
-    "  --lags N     lagged features for lagged formats (default: the format's own)\n"
-    "  --edge-columns LIST\n"
-    "               for an event CSV, the header columns to take as edge features, comma-\n"
-    "               separated, or none (default: those named feat... or f<digits>, and JODIE's\n"
-    "               feature list); a line before the statistics says which were taken\n"
-    "  --markdown   print one row of the statistics table in datasets/README.md\n"
-    "  --list       list the bundled datasets\n";
+/* What the command was asked. */
+typedef struct info_command {
+    const char *spec;          /* DATASET */
+    const char *edge_columns;  /* --edge-columns */
+    int lags;                  /* --lags */
+    int markdown;              /* --markdown */
+    int list;                  /* --list */
+} info_command;
+
+/* DATASET, the one word info takes. */
+static int take_dataset(void *command, const char *word, tf_error *err)
+{
+    info_command *c = command;
+    if (c->spec)
+        return tf_error_set(err, TF_ERR_INPUT, "info: one dataset at a time, got %s and %s", c->spec, word);
+    c->spec = word;
+    return TF_OK;
+}
+
+#define AT(member) OPTION_FIELD(info_command, member)
+
+static const option_spec info_options[] = {
+    {"--lags", OPTION_WHOLE, AT(lags), .min = 1, .max = 100000, .value_name = "N",
+     .help = "lagged features for lagged formats (default: the format's own)"},
+    {"--edge-columns", OPTION_TEXT, AT(edge_columns), .value_name = "LIST",
+     .help = "for an event CSV, the header columns to take as edge features, comma-\n"
+             "separated, or none (default: those named feat... or f<digits>, and JODIE's\n"
+             "feature list); a line before the statistics says which were taken"},
+    {"--markdown", OPTION_FLAG, AT(markdown), .help = "print one row of the statistics table in datasets/README.md"},
+    {"--list", OPTION_FLAG, AT(list), .help = "list the bundled datasets"},
+    {.name = NULL},
+};
+
+static const option_page info_pages[] = {
+    {0, 15,
+     "usage: twofold info [--lags N] [--edge-columns LIST] [--markdown] DATASET\n"
+     "       twofold info --list\n"
+     "\n"
+     "Print a dataset's statistics: vertices, snapshots or events, edges per snapshot\n"
+     "(min / mean / max), feature width.\n"
+     "\n"
+     "DATASET is a bundled name (see --list), a file (.json, .csv, .txt, optionally .gz)\n"
+     "or a generator spec such as powerlaw:nodes=100000,edges=1e6,snapshots=10,churn=0.01\n"
+     "or events:nodes=1000,events=1e5,repeat=0.5.\n"
+     "\n",
+     NULL},
+    {0, 0, NULL, NULL},
+};
+
+static const option_table info_table = {
+    .command = "info", .options = info_options, .pages = info_pages, .word = take_dataset};
 
 static void print_list(void)
 {
@@ -74,50 +107,33 @@ static void print_summary(const dataset *d, const dataset_summary *s, double sec
 
 int command_info(int argc, char **argv, tf_error *err)
 {
-    const char *spec = NULL, *value;
-    int markdown = 0;
-    dataset_options options = {0, cli_progress, NULL, NULL, stdout};
-    cli_progress_state progress = {0, ""};
-    options.progress_context = &progress;
-    for (int i = 0; i < argc; i++) {
-        int matched;
-        if (cli_is_help(argv[i])) {
-            fputs(info_usage, stdout);
-            return TF_OK;
-        } else if (strcmp(argv[i], "--list") == 0) {
-            print_list();
-            return TF_OK;
-        } else if (strcmp(argv[i], "--markdown") == 0) {
-            markdown = 1;
-            options.notes = NULL; /* the table row alone */
-        } else if ((matched = cli_option(argc, argv, &i, "--edge-columns", &value, err)) != 0) {
-            if (matched < 0)
-                return TF_ERR_INPUT;
-            options.edge_columns = value;
-        } else if ((matched = cli_option(argc, argv, &i, "--lags", &value, err)) != 0) {
-            int64_t lags;
-            if (matched < 0 || cli_parse_int("--lags", value, 1, 100000, &lags, err) != TF_OK)
-                return TF_ERR_INPUT;
-            options.lags = (int)lags;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return tf_error_set(err, TF_ERR_INPUT, "info: unknown option %s (see twofold info --help)", argv[i]);
-        } else if (spec) {
-            return tf_error_set(err, TF_ERR_INPUT, "info: one dataset at a time, got %s and %s", spec, argv[i]);
-        } else {
-            spec = argv[i];
-        }
+    info_command c;
+    memset(&c, 0, sizeof c);
+    option_parse parsed;
+    if (options_parse(&info_table, argc, argv, &c, &parsed, err) != TF_OK)
+        return err->code;
+    if (parsed.help) {
+        options_help(&info_table, -1, stdout);
+        return TF_OK;
     }
-    if (!spec)
+    if (c.list) {
+        print_list();
+        return TF_OK;
+    }
+    if (!c.spec)
         return tf_error_set(err, TF_ERR_INPUT, "info: which dataset? (twofold info --list shows the bundled ones)");
+    cli_progress_state progress = {0, ""};
+    /* With --markdown, the table row alone: no notes from the loader. */
+    dataset_options options = {c.lags, cli_progress, &progress, c.edge_columns, c.markdown ? NULL : stdout};
     dataset d;
     double started = wall_seconds();
-    if (dataset_load(spec, &options, &d, err) != TF_OK)
+    if (dataset_load(c.spec, &options, &d, err) != TF_OK)
         return err->code;
     double seconds = wall_seconds() - started;
     dataset_summary summary;
     int status = dataset_summarize(&d, &summary, err);
     if (status == TF_OK) {
-        if (markdown)
+        if (c.markdown)
             print_markdown(&d, &summary);
         else
             print_summary(&d, &summary, seconds);

@@ -15,38 +15,66 @@
 #include "ref/partition_bicut.h"
 #include "ref/partition_chunks.h"
 
-static const char partition_usage[] =
-    "usage: twofold partition --data D --ranks R --method M [options]\n"
-    "\n"
-    "Split a dataset among R ranks and print the cost of the split: per rank its vertices, DynaHB\n"
-    "load, halo rows and cache rows; then the imbalance, the edge cut, the bytes exchange-mode\n"
-    "training would move per epoch (counted from the graph) and the cache's replication.\n"
-    "\n"
-    "  --method M       snapshot sequences: hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st;\n"
-    "                   event streams: reflexbicut, interval, hash, pts (Sven's placement of\n"
-    "                   the node memory; pts is Sven's range)\n"
-    "  --ranks R        ranks to split among (>= 1)\n"
-    "  --seed S         METIS's seed (default 1)\n"
-    "  --layers L       DynaHB's L (default: from --model, else 2 as in DynaHB's Example 2)\n"
-    "  --chunk-cap C    DGC's label size cap in vertex-steps (default: a quarter of a rank's share)\n"
-    "  --model M        tgcn (default), gconvgru, gclstm or evolvegcn: weighs DGC's graph, sets the\n"
-    "                   bytes and the cache depth\n"
-    "  --hidden H       its state width (default 32)\n"
-    "  --k K            its Chebyshev order (default 2)\n"
-    "  --window W       training window (default 0: the whole training split)\n"
-    "  --batch B        event streams: events per rank per batch (default 200)\n"
-    "  --neighbours K   event streams: recent neighbours sampled per root (default 10, TGN's)\n"
-    "  --save FILE      write the owners as an int64 .npy: [N] for vertex methods (pss-ts: its\n"
-    "                   vertex owners), [T] for pss, [T][N] for dgc-st (-1 where absent); for an\n"
-    "                   event stream the [N] placement the dispatch trainer reads as file:FILE\n";
-
 typedef struct partition_command {
     const char *data, *save;
     partition_method method;
-    int have_method, have_layers, have_model;
+    int have_layers, have_model;
     partition_options options;
     int64_t window, batch, neighbours;
 } partition_command;
+
+#define AT(member) OPTION_FIELD(partition_command, member)
+
+static const option_spec partition_options_table[] = {
+    {"--data", OPTION_TEXT, AT(data), .required = 1, .value_name = "D",
+     .help = "bundled name, file or generator spec (see twofold info --help)"},
+    {"--ranks", OPTION_WHOLE, AT(options.ranks), .min = 1, .max = 1 << 20, .required = 1, .value_name = "R",
+     .help = "ranks to split among (>= 1)"},
+    {"--method", OPTION_CHOICE, AT(method), .choices = partition_method_choices, .required = 1, .value_name = "M",
+     .help = "snapshot sequences: hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st;\n"
+             "event streams: reflexbicut, interval, hash, pts (Sven's placement of\n"
+             "the node memory; pts is Sven's range)"},
+    {"--seed", OPTION_WHOLE, AT(options.seed), .min = 0, .max = INT64_MAX, .value_name = "S",
+     .help = "METIS's seed (default 1)"},
+    {"--layers", OPTION_WHOLE, AT(options.layers), .min = 1, .max = 64, .given = AT(have_layers), .value_name = "L",
+     .help = "DynaHB's L (default: from --model, else 2 as in DynaHB's Example 2)"},
+    {"--chunk-cap", OPTION_WHOLE, AT(options.chunk_cap), .min = 1, .max = INT64_MAX, .value_name = "C",
+     .help = "DGC's label size cap in vertex-steps (default: a quarter of a rank's share)"},
+    {"--model", OPTION_CHOICE, AT(options.model.kind), .choices = snapshot_model_choices, .given = AT(have_model),
+     .value_name = "M",
+     .help = "tgcn (default), gconvgru, gclstm or evolvegcn: weighs DGC's graph, sets the\n"
+             "bytes and the cache depth"},
+    {"--hidden", OPTION_WHOLE, AT(options.model.hidden), .min = 1, .max = 65536, .value_name = "H",
+     .help = "its state width (default 32)"},
+    {"--k", OPTION_WHOLE, AT(options.model.chebyshev_k), .min = 1, .max = 16, .value_name = "K",
+     .help = "its Chebyshev order (default 2)"},
+    {"--window", OPTION_WHOLE, AT(window), .min = 0, .max = INT64_MAX, .value_name = "W",
+     .help = "training window (default 0: the whole training split)"},
+    {"--save", OPTION_TEXT, AT(save), .value_name = "FILE",
+     .help = "write the owners as an int64 .npy: [N] for vertex methods (pss-ts: its vertex\n"
+             "owners), [T] for pss, [T][N] for dgc-st (-1 where absent); for an event stream\n"
+             "the [N] placement the dispatch trainer reads as file:FILE"},
+    {"--batch", OPTION_WHOLE, AT(batch), .min = 1, .max = INT64_MAX, .value_name = "B",
+     .help = "event streams: events per rank per batch (default 200)"},
+    {"--neighbours", OPTION_WHOLE, AT(neighbours), .min = 0, .max = 1000, .value_name = "K",
+     .help = "event streams: recent neighbours sampled per root (default 10, TGN's)"},
+    {.name = NULL},
+};
+
+static const option_page partition_pages[] = {
+    {0, 19,
+     "usage: twofold partition --data D --ranks R --method M [options]\n"
+     "\n"
+     "Split a dataset among R ranks and print the cost of the split: per rank its vertices, DynaHB\n"
+     "load, halo rows and cache rows; then the imbalance, the edge cut, the bytes exchange-mode\n"
+     "training would move per epoch (counted from the graph) and the cache's replication.\n"
+     "\n",
+     NULL},
+    {0, 0, NULL, NULL},
+};
+
+static const option_table partition_table = {
+    .command = "partition", .options = partition_options_table, .pages = partition_pages};
 
 static int parse_arguments(int argc, char **argv, partition_command *c, int *help, tf_error *err)
 {
@@ -55,70 +83,10 @@ static int parse_arguments(int argc, char **argv, partition_command *c, int *hel
     c->options.ranks = 0;
     c->batch = 200;
     c->neighbours = 10;
-    for (int i = 0; i < argc; i++) {
-        const char *value = NULL;
-        int64_t number;
-        int matched = 0;
-        if (cli_is_help(argv[i])) {
-            *help = 1;
-            return TF_OK;
-        }
-#define OPTION(name) ((matched = cli_option(argc, argv, &i, name, &value, err)) != 0)
-        if (OPTION("--data")) {
-            c->data = value;
-        } else if (OPTION("--method")) {
-            if (matched < 0 || partition_method_parse(value, &c->method, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->have_method = 1;
-        } else if (OPTION("--ranks")) {
-            if (matched < 0 || cli_parse_int("--ranks", value, 1, 1 << 20, &number, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->options.ranks = (int)number;
-        } else if (OPTION("--seed")) {
-            if (matched < 0 || cli_parse_int("--seed", value, 0, INT64_MAX, &number, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->options.seed = (uint64_t)number;
-        } else if (OPTION("--layers")) {
-            if (matched < 0 || cli_parse_int("--layers", value, 1, 64, &number, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->options.layers = (int)number;
-            c->have_layers = 1;
-        } else if (OPTION("--chunk-cap")) {
-            if (matched < 0 || cli_parse_int("--chunk-cap", value, 1, INT64_MAX, &c->options.chunk_cap, err) != TF_OK)
-                return TF_ERR_INPUT;
-        } else if (OPTION("--model")) {
-            if (matched < 0 || model_kind_parse(value, &c->options.model.kind, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->have_model = 1;
-        } else if (OPTION("--hidden")) {
-            if (matched < 0 || cli_parse_int("--hidden", value, 1, 65536, &c->options.model.hidden, err) != TF_OK)
-                return TF_ERR_INPUT;
-        } else if (OPTION("--k")) {
-            if (matched < 0 || cli_parse_int("--k", value, 1, 16, &number, err) != TF_OK)
-                return TF_ERR_INPUT;
-            c->options.model.chebyshev_k = (int)number;
-        } else if (OPTION("--window")) {
-            if (matched < 0 || cli_parse_int("--window", value, 0, INT64_MAX, &c->window, err) != TF_OK)
-                return TF_ERR_INPUT;
-        } else if (OPTION("--batch")) {
-            if (matched < 0 || cli_parse_int("--batch", value, 1, INT64_MAX, &c->batch, err) != TF_OK)
-                return TF_ERR_INPUT;
-        } else if (OPTION("--neighbours")) {
-            if (matched < 0 || cli_parse_int("--neighbours", value, 0, 1000, &c->neighbours, err) != TF_OK)
-                return TF_ERR_INPUT;
-        } else if (OPTION("--save")) {
-            c->save = value;
-        } else {
-            return tf_error_set(err, TF_ERR_INPUT, "partition: unexpected argument %s (see twofold partition --help)",
-                                argv[i]);
-        }
-#undef OPTION
-        if (matched < 0)
-            return TF_ERR_INPUT;
-    }
-    if (!c->data || !c->have_method || c->options.ranks < 1)
-        return tf_error_set(err, TF_ERR_INPUT, "partition: --data, --ranks and --method are required (see twofold "
-                                               "partition --help)");
+    option_parse parsed;
+    if (options_parse(&partition_table, argc, argv, c, &parsed, err) != TF_OK)
+        return TF_ERR_INPUT;
+    *help = parsed.help;
     if (!c->have_layers)
         c->options.layers = c->have_model ? partition_model_layers(&c->options.model) : 2;
     return TF_OK;
@@ -292,6 +260,51 @@ static int partition_snapshots(const partition_command *c, const dataset *d, tf_
     return status;
 }
 
+/* @p method's placement of @p n vertices on @p ranks into owner [n] (reflexbicut's on @p demand). */
+static int place(partition_method method, int64_t n, int ranks, const bicut_demand *demand, int32_t *owner,
+                 bicut_stats *stats, tf_error *err)
+{
+    if (method == PARTITION_PTS)
+        partition_range(n, ranks, owner);
+    else if (method == PARTITION_INTERVAL)
+        partition_interval(n, ranks, PARTITION_INTERVAL_BLOCK, owner);
+    else if (method == PARTITION_HASH)
+        partition_hash(n, ranks, owner);
+    else
+        return ref_reflexbicut(demand, owner, stats, err);
+    return TF_OK;
+}
+
+/* The per-rank table of a placement owner [n] and its costs beside every baseline's (cost [4]:
+ * range, interval, hash, reflexbicut); received and served [ranks] are scratch. */
+static void print_placement(const partition_command *c, const dataset *d, const bicut_demand *demand,
+                            const int32_t *owner, const int64_t *cost, const bicut_stats *stats, int64_t train_end,
+                            double seconds, int64_t *received, int64_t *served)
+{
+    const int ranks = c->options.ranks;
+    const int64_t n = d->events.num_nodes;
+    printf("%s on %s: %lld vertices, demand of training events 0..%lld in batches of %lld per rank with %lld "
+           "neighbours, %d ranks (%.3f s)\n",
+           partition_method_name(c->method), d->name, (long long)n, (long long)train_end - 1, (long long)c->batch,
+           (long long)c->neighbours, ranks, seconds);
+    bicut_costs(demand, owner, received, served);
+    printf("%6s %10s %12s %12s %12s\n", "rank", "vertices", "received", "served", "cap");
+    for (int r = 0; r < ranks; r++) {
+        int64_t held = 0;
+        for (int64_t v = 0; v < n; v++)
+            held += owner[v] == r;
+        printf("%6d %10lld %12lld %12lld %12lld\n", r, (long long)held, (long long)received[r], (long long)served[r],
+               (long long)(received[r] + served[r]));
+    }
+    printf("zeta (largest received + served, rows per epoch): %s %lld; range %lld, interval %lld, hash %lld, "
+           "reflexbicut %lld (partition stage %lld, %lld moves%s)\n",
+           partition_method_name(c->method), (long long)bicut_balance_cost(demand, owner), (long long)cost[0],
+           (long long)cost[1], (long long)cost[2], (long long)cost[3], (long long)stats->initial_cost,
+           (long long)stats->moves, stats->hit_move_cap ? ", stopped at the move cap" : "");
+    printf("for reference: Sven's Eq. 5 read literally (local demand) %lld; Eq. 2's largest residual %lld\n",
+           (long long)bicut_literal_cost(demand, owner), (long long)bicut_residual_max(demand, owner));
+}
+
 /* Event streams: a placement of the node memory and its communication cost per rank. */
 static int partition_events(const partition_command *c, const dataset *d, tf_error *err)
 {
@@ -319,50 +332,19 @@ static int partition_events(const partition_command *c, const dataset *d, tf_err
         return TF_ERR_INPUT;
     }
     const int64_t train_end = es->num_events * 70 / 100; /* the event trainer's training split */
-    double started = wall_seconds();
+    const double started = wall_seconds();
     int status = partition_event_demand(es, &history, 0, train_end, c->batch, ranks, (int)c->neighbours, &demand, err);
     const partition_method baselines[] = {PARTITION_PTS, PARTITION_INTERVAL, PARTITION_HASH, PARTITION_REFLEXBICUT};
     int64_t cost[4] = {0};
     for (int i = 0; status == TF_OK && i < 4; i++) {
-        if (baselines[i] == PARTITION_PTS)
-            partition_range(n, ranks, owner);
-        else if (baselines[i] == PARTITION_INTERVAL)
-            partition_interval(n, ranks, PARTITION_INTERVAL_BLOCK, owner);
-        else if (baselines[i] == PARTITION_HASH)
-            partition_hash(n, ranks, owner);
-        else
-            status = ref_reflexbicut(&demand, owner, &stats, err);
+        status = place(baselines[i], n, ranks, &demand, owner, &stats, err);
         cost[i] = status == TF_OK ? bicut_balance_cost(&demand, owner) : 0;
     }
     /* `owner` ends as reflexbicut's; the chosen method's is recomputed when it is a baseline. */
-    if (status == TF_OK && c->method == PARTITION_PTS)
-        partition_range(n, ranks, owner);
-    else if (status == TF_OK && c->method == PARTITION_INTERVAL)
-        partition_interval(n, ranks, PARTITION_INTERVAL_BLOCK, owner);
-    else if (status == TF_OK && c->method == PARTITION_HASH)
-        partition_hash(n, ranks, owner);
-    if (status == TF_OK) {
-        printf("%s on %s: %lld vertices, demand of training events 0..%lld in batches of %lld per rank with %lld "
-               "neighbours, %d ranks (%.3f s)\n",
-               partition_method_name(c->method), d->name, (long long)n, (long long)train_end - 1, (long long)c->batch,
-               (long long)c->neighbours, ranks, wall_seconds() - started);
-        bicut_costs(&demand, owner, received, served);
-        printf("%6s %10s %12s %12s %12s\n", "rank", "vertices", "received", "served", "cap");
-        for (int r = 0; r < ranks; r++) {
-            int64_t held = 0;
-            for (int64_t v = 0; v < n; v++)
-                held += owner[v] == r;
-            printf("%6d %10lld %12lld %12lld %12lld\n", r, (long long)held, (long long)received[r],
-                   (long long)served[r], (long long)(received[r] + served[r]));
-        }
-        printf("zeta (largest received + served, rows per epoch): %s %lld; range %lld, interval %lld, hash %lld, "
-               "reflexbicut %lld (partition stage %lld, %lld moves%s)\n",
-               partition_method_name(c->method), (long long)bicut_balance_cost(&demand, owner), (long long)cost[0],
-               (long long)cost[1], (long long)cost[2], (long long)cost[3], (long long)stats.initial_cost,
-               (long long)stats.moves, stats.hit_move_cap ? ", stopped at the move cap" : "");
-        printf("for reference: Sven's Eq. 5 read literally (local demand) %lld; Eq. 2's largest residual %lld\n",
-               (long long)bicut_literal_cost(&demand, owner), (long long)bicut_residual_max(&demand, owner));
-    }
+    if (status == TF_OK && c->method != PARTITION_REFLEXBICUT)
+        place(c->method, n, ranks, &demand, owner, &stats, err);
+    if (status == TF_OK)
+        print_placement(c, d, &demand, owner, cost, &stats, train_end, wall_seconds() - started, received, served);
     if (status == TF_OK && c->save) {
         const int64_t shape[1] = {n};
         status = save_owners(c->save, owner, 1, shape, err);
@@ -383,7 +365,7 @@ int command_partition(int argc, char **argv, tf_error *err)
     if (parse_arguments(argc, argv, &c, &help, err) != TF_OK)
         return TF_ERR_INPUT;
     if (help) {
-        fputs(partition_usage, stdout);
+        options_help(&partition_table, -1, stdout);
         return TF_OK;
     }
     cli_progress_state progress = {0, ""};

@@ -16,43 +16,11 @@
 #include "ref/core/memory.h"
 #include "ref/schedule_cost.h"
 
-static const char schedule_usage[] =
-    "usage: twofold schedule (--data D | --times T1,T2,...) --ranks R [options]\n"
-    "\n"
-    "Schedule the training windows of D (or groups of the given times) on R ranks, at most L\n"
-    "per rank and iteration, minimizing sum_i (max_j load_ij + alpha) (DyGNeX, Eq. 4-5). Prints\n"
-    "the group times' cost model, then one row per method: iterations, critical path\n"
-    "sum_i max_j load_ij, objective, gap to the lower bound max(t_max, sum t / R), the predicted\n"
-    "imbalance (busiest rank's total / idlest's) and efficiency sum t / (R x critical path).\n"
-    "\n"
-    "  --method M         roundrobin, lpt, greedy, ilp or all (default all)\n"
-    "  --per-rank L       groups per rank and iteration (default 2; greedy needs 2)\n"
-    "  --batch B          roundrobin's windows per step (default R: one per rank)\n"
-    "  --alpha S          seconds per gradient all-reduce in the objective (default 0;\n"
-    "                     --run measures it)\n"
-    "  --ilp-seconds S    ILP time limit (default 10)\n"
-    "  --ilp-gap G        ILP relative gap at which to stop, in [0, 1) (default 0.02)\n"
-    "  --print-schedule   print each schedule: iteration by rank, the groups\n"
-    "  --gantt FILE       write method,iteration,rank,group,start,end (predicted) as CSV\n"
-    "\n"
-    "With --data (a snapshot sequence):\n"
-    "  --model M --hidden H --window W --stride S --train-ratio X --seed N\n"
-    "                     the training whose windows are the groups (defaults tgcn, 32, 4, 1,\n"
-    "                     0.8, 1)\n"
-    "  --cost C           measured (default: each window timed by thread CPU time, median of\n"
-    "                     --repeats K runs, default 3, on the ranks of this run) or\n"
-    "                     linear:A,B,C (t = A rows + B edges + C, deterministic)\n"
-    "  --run              train --epochs E (default 3) under each schedule on the ranks (start\n"
-    "                     with mpiexec -n R) and print measured busy imbalance, critical path\n"
-    "                     and efficiency beside the predicted\n"
-    "  --simulate         replay round-robin, LPT and greedy with the cost model on the data's\n"
-    "                     snapshot sizes cycled to --snapshots T (default 4096) at --sim-ranks\n"
-    "                     LIST (default 4,16,64,128,256,512,1024)\n";
-
 /* Parsed command line. */
 typedef struct schedule_command {
     const char *data, *times_text, *cost_text, *gantt, *sim_ranks_text;
     int64_t ranks, per_rank, batch, repeats, epochs, snapshots;
+    int method;                /* a schedule_method, or -1: all */
     int methods[4], method_count;
     int run, simulate, print_schedule;
     double alpha;
@@ -61,9 +29,90 @@ typedef struct schedule_command {
     train_options options;
 } schedule_command;
 
-static int parse_arguments(int argc, char **argv, schedule_command *c, int *help, tf_error *err)
+static const option_choice methods[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"lpt", SCHEDULE_LPT},
+                                        {"greedy", SCHEDULE_GREEDY},         {"ilp", SCHEDULE_ILP},
+                                        {"all", -1},                         {NULL, 0}};
+
+#define AT(member) OPTION_FIELD(schedule_command, member)
+
+static const option_spec schedule_options[] = {
+    {"--data", OPTION_TEXT, AT(data), .value_name = "D",
+     .help = "a snapshot sequence whose training windows are the groups"},
+    {"--times", OPTION_TEXT, AT(times_text), .value_name = "T1,T2,...", .help = "the groups' times instead"},
+    {"--ranks", OPTION_WHOLE, AT(ranks), .min = 1, .max = 1 << 20, .required = 1, .value_name = "R",
+     .help = "ranks to schedule on"},
+    {"--method", OPTION_CHOICE, AT(method), .choices = methods, .value_name = "M",
+     .help = "roundrobin, lpt, greedy, ilp or all (default all)"},
+    {"--per-rank", OPTION_WHOLE, AT(per_rank), .min = 1, .max = 64, .value_name = "L",
+     .help = "groups per rank and iteration (default 2; greedy needs 2)"},
+    {"--batch", OPTION_WHOLE, AT(batch), .min = 1, .max = INT32_MAX, .value_name = "B",
+     .help = "roundrobin's windows per step (default R: one per rank)"},
+    {"--alpha", OPTION_NUMBER, AT(alpha), .low = 0, .high = 1e6, .ends = OPTION_HIGH_OPEN, .value_name = "S",
+     .help = "seconds per gradient all-reduce in the objective (default 0;\n--run measures it)"},
+    {"--ilp-seconds", OPTION_NUMBER, AT(ilp.seconds), .low = 1e-3, .high = 86400, .value_name = "S",
+     .help = "ILP time limit (default 10)"},
+    {"--ilp-gap", OPTION_NUMBER, AT(ilp.gap), .low = 0, .high = 1, .ends = OPTION_HIGH_OPEN, .value_name = "G",
+     .help = "ILP relative gap at which to stop, in [0, 1) (default 0.02)"},
+    {"--print-schedule", OPTION_FLAG, AT(print_schedule), .help = "print each schedule: iteration by rank, the groups"},
+    {"--gantt", OPTION_TEXT, AT(gantt), .value_name = "FILE",
+     .help = "write method,iteration,rank,group,start,end (predicted) as CSV"},
+    {"", OPTION_SECTION, .help = "\nWith --data (a snapshot sequence):"},
+    {"--model", OPTION_CHOICE, AT(config.kind), .choices = snapshot_model_choices, .value_name = "M",
+     .help = "the model whose training windows are the groups (default tgcn)"},
+    {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, .value_name = "H",
+     .help = "its state width (default 32)"},
+    {"--window", OPTION_WHOLE, AT(options.window), .min = 1, .max = INT32_MAX, .value_name = "W",
+     .help = "snapshots per window (default 4)"},
+    {"--stride", OPTION_WHOLE, AT(options.stride), .min = 1, .max = INT32_MAX, .value_name = "S",
+     .help = "snapshots between window starts (default 1)"},
+    {"--train-ratio", OPTION_NUMBER, AT(options.train_ratio), .low = 0, .high = 1,
+     .ends = OPTION_LOW_OPEN | OPTION_HIGH_OPEN, .value_name = "X",
+     .help = "fraction of snapshots for training (default 0.8)"},
+    {"--seed", OPTION_WHOLE, AT(options.seed), .min = 0, .max = INT64_MAX, .value_name = "N",
+     .help = "initial parameters (default 1)"},
+    {"--cost", OPTION_PARSED, AT(cost_text), .parse = cli_parse_cost, .expected = CLI_COST_EXPECTED,
+     .value_name = "C",
+     .help = "measured (default: each window timed by thread CPU time, median of\n"
+             "--repeats K runs on the ranks of this run) or\n"
+             "linear:A,B,C (t = A rows + B edges + C, deterministic)"},
+    {"--repeats", OPTION_WHOLE, AT(repeats), .min = 1, .max = 1000, .value_name = "K",
+     .help = "measured runs per window (default 3)"},
+    {"--run", OPTION_FLAG, AT(run),
+     .help = "train --epochs E under each schedule on the ranks (start\n"
+             "with mpiexec -n R) and print measured busy imbalance, critical path\n"
+             "and efficiency beside the predicted"},
+    {"--epochs", OPTION_WHOLE, AT(epochs), .min = 1, .max = 1000000, .configures = "--run", .value_name = "E",
+     .help = "with --run: epochs under each schedule (default 3)"},
+    {"--simulate", OPTION_FLAG, AT(simulate),
+     .help = "replay round-robin, LPT and greedy with the cost model on the data's\n"
+             "snapshot sizes cycled to --snapshots T at --sim-ranks LIST"},
+    {"--snapshots", OPTION_WHOLE, AT(snapshots), .min = 1, .max = 100000000, .configures = "--simulate",
+     .value_name = "T", .help = "with --simulate: snapshots to cycle to (default 4096)"},
+    {"--sim-ranks", OPTION_TEXT, AT(sim_ranks_text), .configures = "--simulate", .value_name = "LIST",
+     .help = "with --simulate: rank counts (default 4,16,64,128,256,512,1024)"},
+    {.name = NULL},
+};
+
+static const option_page schedule_pages[] = {
+    {0, 21,
+     "usage: twofold schedule (--data D | --times T1,T2,...) --ranks R [options]\n"
+     "\n"
+     "Schedule the training windows of D (or groups of the given times) on R ranks, at most L\n"
+     "per rank and iteration, minimizing sum_i (max_j load_ij + alpha) (DyGNeX, Eq. 4-5). Prints\n"
+     "the group times' cost model, then one row per method: iterations, critical path\n"
+     "sum_i max_j load_ij, objective, gap to the lower bound max(t_max, sum t / R), the predicted\n"
+     "imbalance (busiest rank's total / idlest's) and efficiency sum t / (R x critical path).\n"
+     "\n",
+     NULL},
+    {0, 0, NULL, NULL},
+};
+
+static const option_table schedule_table = {.command = "schedule", .options = schedule_options, .pages = schedule_pages};
+
+static void schedule_command_default(schedule_command *c)
 {
     memset(c, 0, sizeof *c);
+    c->method = -1;
     c->per_rank = 2;
     c->repeats = 3;
     c->epochs = 3;
@@ -77,132 +126,45 @@ static int parse_arguments(int argc, char **argv, schedule_command *c, int *help
     c->config.kind = MODEL_TGCN;
     c->config.hidden = 32;
     c->config.chebyshev_k = 2;
-    int have_method = 0, have_cost = 0, have_epochs = 0, have_snapshots = 0, have_sim_ranks = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *value = NULL;
-        int64_t number;
-        int matched = 0;
-        if (cli_is_help(argv[i])) {
-            *help = 1;
-            return TF_OK;
-        }
-#define OPTION(name) ((matched = cli_option(argc, argv, &i, name, &value, err)) != 0)
-#define CHECK(call)                                                                                                  \
-    do {                                                                                                             \
-        if (matched < 0 || (call) != TF_OK)                                                                          \
-            return TF_ERR_INPUT;                                                                                     \
-    } while (0)
-        if (OPTION("--data")) {
-            CHECK(TF_OK);
-            c->data = value;
-        } else if (OPTION("--times")) {
-            CHECK(TF_OK);
-            c->times_text = value;
-        } else if (OPTION("--ranks")) {
-            CHECK(cli_parse_int("--ranks", value, 1, 1 << 20, &c->ranks, err));
-        } else if (OPTION("--method")) {
-            CHECK(TF_OK);
-            have_method = 1;
-            if (strcmp(value, "all") == 0) {
-                c->method_count = 4;
-                for (int m = 0; m < 4; m++)
-                    c->methods[m] = m;
-            } else {
-                schedule_method m;
-                if (schedule_method_parse(value, &m, NULL) != TF_OK)
-                    return tf_error_set(err, TF_ERR_INPUT, "option --method: \"%s\", expected roundrobin, lpt, greedy, "
-                                                           "ilp or all", value);
-                c->methods[0] = m;
-                c->method_count = 1;
-            }
-        } else if (OPTION("--per-rank")) {
-            CHECK(cli_parse_int("--per-rank", value, 1, 64, &c->per_rank, err));
-        } else if (OPTION("--batch")) {
-            CHECK(cli_parse_int("--batch", value, 1, INT32_MAX, &c->batch, err));
-        } else if (OPTION("--alpha")) {
-            CHECK(cli_parse_number("--alpha", value, 0, 1e6, &c->alpha, err));
-        } else if (OPTION("--ilp-seconds")) {
-            CHECK(cli_parse_number("--ilp-seconds", value, 1e-3, 86400.0001, &c->ilp.seconds, err));
-        } else if (OPTION("--ilp-gap")) {
-            CHECK(cli_parse_number("--ilp-gap", value, 0, 1, &c->ilp.gap, err));
-        } else if (OPTION("--cost")) {
-            CHECK(TF_OK);
-            c->cost_text = value;
-            have_cost = 1;
-            cost_model unused;
-            if (strcmp(value, "measured") != 0 && cost_model_parse(value, &unused, err) != TF_OK)
-                return TF_ERR_INPUT;
-        } else if (OPTION("--repeats")) {
-            CHECK(cli_parse_int("--repeats", value, 1, 1000, &c->repeats, err));
-        } else if (OPTION("--epochs")) {
-            CHECK(cli_parse_int("--epochs", value, 1, 1000000, &c->epochs, err));
-            have_epochs = 1;
-        } else if (OPTION("--snapshots")) {
-            CHECK(cli_parse_int("--snapshots", value, 1, 100000000, &c->snapshots, err));
-            have_snapshots = 1;
-        } else if (OPTION("--sim-ranks")) {
-            CHECK(TF_OK);
-            c->sim_ranks_text = value;
-            have_sim_ranks = 1;
-        } else if (OPTION("--gantt")) {
-            CHECK(TF_OK);
-            c->gantt = value;
-        } else if (OPTION("--model")) {
-            CHECK(model_kind_parse(value, &c->config.kind, err));
-        } else if (OPTION("--hidden")) {
-            CHECK(cli_parse_int("--hidden", value, 1, 65536, &c->config.hidden, err));
-        } else if (OPTION("--window")) {
-            CHECK(cli_parse_int("--window", value, 1, INT32_MAX, &c->options.window, err));
-        } else if (OPTION("--stride")) {
-            CHECK(cli_parse_int("--stride", value, 1, INT32_MAX, &c->options.stride, err));
-        } else if (OPTION("--train-ratio")) {
-            CHECK(cli_parse_number("--train-ratio", value, 1e-9, 1, &c->options.train_ratio, err));
-        } else if (OPTION("--seed")) {
-            CHECK(cli_parse_int("--seed", value, 0, INT64_MAX, &number, err));
-            c->options.seed = (uint64_t)number;
-        } else if (strcmp(argv[i], "--run") == 0) {
-            c->run = 1;
-        } else if (strcmp(argv[i], "--simulate") == 0) {
-            c->simulate = 1;
-        } else if (strcmp(argv[i], "--print-schedule") == 0) {
-            c->print_schedule = 1;
-        } else {
-            return tf_error_set(err, TF_ERR_INPUT, "schedule: unexpected argument %s (see twofold schedule --help)",
-                                argv[i]);
-        }
-#undef CHECK
-#undef OPTION
-    }
-    if (!have_method) {
-        c->method_count = 4;
-        for (int m = 0; m < 4; m++)
-            c->methods[m] = m;
-    }
+}
+
+/* The rules between options the table cannot state. */
+static int check_command(const schedule_command *c, const option_parse *parsed, tf_error *err)
+{
     if (!c->data == !c->times_text)
         return tf_error_set(err, TF_ERR_INPUT, c->data ? "schedule: --data and --times exclude each other"
                                                        : "schedule: --data or --times is required (see twofold "
                                                          "schedule --help)");
-    if (!c->ranks)
-        return tf_error_set(err, TF_ERR_INPUT, "schedule: --ranks R is required");
-    if (c->times_text && have_cost)
+    if (c->times_text && options_given(&schedule_table, parsed, "--cost"))
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --cost sets the times of --data's windows; --times gives them");
     if (c->times_text && (c->run || c->simulate))
         return tf_error_set(err, TF_ERR_INPUT, "schedule: %s: give --data", c->run ? "--run trains on data"
                                                                                    : "--simulate cycles a dataset's "
                                                                                      "snapshot sizes");
-    if (have_epochs && !c->run)
-        return tf_error_set(err, TF_ERR_INPUT, "schedule: --epochs sets the training of --run: add it");
-    if ((have_snapshots || have_sim_ranks) && !c->simulate)
-        return tf_error_set(err, TF_ERR_INPUT, "schedule: --snapshots and --sim-ranks configure --simulate: add it");
-    if (c->batch && !(c->method_count == 4 || c->methods[0] == SCHEDULE_ROUNDROBIN))
+    if (c->batch && !(c->method < 0 || c->method == SCHEDULE_ROUNDROBIN))
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --batch sets round-robin's steps; --method %s decides its own",
-                            schedule_method_name((schedule_method)c->methods[0]));
-    if (c->method_count == 1 && c->methods[0] == SCHEDULE_GREEDY && c->per_rank != 2)
+                            schedule_method_name((schedule_method)c->method));
+    if (c->method == SCHEDULE_GREEDY && c->per_rank != 2)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: greedy pairs at most 2 groups per rank and iteration "
                                                "(--per-rank %lld): use --method ilp", (long long)c->per_rank);
     if (c->simulate && c->snapshots < c->options.window)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --snapshots %lld is shorter than one window of %lld",
                             (long long)c->snapshots, (long long)c->options.window);
+    return TF_OK;
+}
+
+static int parse_arguments(int argc, char **argv, schedule_command *c, int *help, tf_error *err)
+{
+    schedule_command_default(c);
+    option_parse parsed;
+    if (options_parse(&schedule_table, argc, argv, c, &parsed, err) != TF_OK)
+        return TF_ERR_INPUT;
+    *help = parsed.help;
+    if (*help || check_command(c, &parsed, err) != TF_OK)
+        return err->code;
+    c->method_count = c->method < 0 ? 4 : 1;
+    for (int m = 0; m < c->method_count; m++)
+        c->methods[m] = c->method < 0 ? m : c->method;
     if (!c->batch)
         c->batch = c->ranks;
     return TF_OK;
@@ -392,6 +354,62 @@ static void write_gantt(FILE *out, const schedule *s, const double *times, doubl
     }
 }
 
+/* The median of @p column [count] (sorted in place: a few epochs, insertion sort). */
+static double median(double *column, int64_t count)
+{
+    for (int64_t a = 1; a < count; a++)
+        for (int64_t b = a; b > 0 && column[b - 1] > column[b]; b--) {
+            const double swap = column[b];
+            column[b] = column[b - 1];
+            column[b - 1] = swap;
+        }
+    return count % 2 ? column[count / 2] : 0.5 * (column[count / 2 - 1] + column[count / 2]);
+}
+
+/* --run: train under schedule @p s from the same start on the ranks; per group the median over the
+ * epochs, and rank 0 prints the measured cost beside the predicted. */
+static int measure(schedule_run *r, const schedule *s, double alpha, tf_error *err)
+{
+    trainer tr;
+    const snapshot_seq *seq = &r->data.snapshots;
+    const int64_t n = r->groups, epochs = r->c.epochs;
+    double *samples = tf_alloc((size_t)(n * epochs), sizeof *samples, "measured times", err);
+    double *measured = samples ? tf_alloc((size_t)n, sizeof *measured, "measured times", err) : NULL;
+    double *column = measured ? tf_alloc((size_t)epochs, sizeof *column, "measured times", err) : NULL;
+    double wall = 0;
+    int status = column ? trainer_create(&tr, seq, &r->c.config, &r->c.options, err) : TF_ERR_INPUT;
+    if (status == TF_OK) {
+        status = opt_trainer_parallel(&tr, r->group, err);
+        for (int64_t e = 0; status == TF_OK && e < epochs; e++) {
+            epoch_report report_epoch;
+            const double epoch_started = wall_seconds();
+            status = opt_schedule_epoch(&tr, r->group, seq, s, samples + e * n, &report_epoch, err);
+            wall += wall_seconds() - epoch_started;
+            if (status == TF_OK && r->group->size > 1)
+                status = comm_allreduce_sum_double(r->group, samples + e * n, n, err);
+        }
+        trainer_free(&tr);
+    }
+    if (status == TF_OK && speaks(r)) {
+        for (int64_t k = 0; k < n; k++) {
+            for (int64_t e = 0; e < epochs; e++)
+                column[e] = samples[e * n + k];
+            measured[k] = median(column, epochs);
+        }
+        schedule_cost predicted, got;
+        schedule_evaluate(s, r->times, alpha, &predicted);
+        schedule_evaluate(s, measured, alpha, &got);
+        printf("  measured   busy imbalance %.4f (predicted %.4f), critical path %.6g s (predicted %.6g), "
+               "efficiency %.4f (predicted %.4f), epoch wall %.4f s\n",
+               got.imbalance, predicted.imbalance, got.critical_path, predicted.critical_path, got.efficiency,
+               predicted.efficiency, wall / (double)epochs);
+    }
+    free(samples);
+    free(measured);
+    free(column);
+    return status;
+}
+
 /* One method: schedule, print, and with --run measure. */
 static int one_method(schedule_run *r, schedule_method method, double alpha, tf_error *err)
 {
@@ -435,52 +453,8 @@ static int one_method(schedule_run *r, schedule_method method, double alpha, tf_
         if (r->gantt)
             write_gantt(r->gantt, &s, r->times, alpha, method);
     }
-    if (status == TF_OK && r->c.run) {
-        /* train under the schedule from the same start; per group the median over the epochs */
-        trainer tr;
-        const snapshot_seq *seq = &r->data.snapshots;
-        const int64_t n = r->groups, epochs = r->c.epochs;
-        double *samples = tf_alloc((size_t)(n * epochs), sizeof *samples, "measured times", err);
-        double *measured = samples ? tf_alloc((size_t)n, sizeof *measured, "measured times", err) : NULL;
-        double *column = measured ? tf_alloc((size_t)epochs, sizeof *column, "measured times", err) : NULL;
-        double wall = 0;
-        status = column ? trainer_create(&tr, seq, &r->c.config, &r->c.options, err) : TF_ERR_INPUT;
-        if (status == TF_OK) {
-            status = opt_trainer_parallel(&tr, r->group, err);
-            for (int64_t e = 0; status == TF_OK && e < epochs; e++) {
-                epoch_report report_epoch;
-                const double epoch_started = wall_seconds();
-                status = opt_schedule_epoch(&tr, r->group, seq, &s, samples + e * n, &report_epoch, err);
-                wall += wall_seconds() - epoch_started;
-                if (status == TF_OK && r->group->size > 1)
-                    status = comm_allreduce_sum_double(r->group, samples + e * n, n, err);
-            }
-            trainer_free(&tr);
-        }
-        if (status == TF_OK && speaks(r)) {
-            for (int64_t k = 0; k < n; k++) {
-                for (int64_t e = 0; e < epochs; e++)
-                    column[e] = samples[e * n + k];
-                for (int64_t a = 1; a < epochs; a++) /* insertion sort: a few epochs */
-                    for (int64_t b = a; b > 0 && column[b - 1] > column[b]; b--) {
-                        double swap = column[b];
-                        column[b] = column[b - 1];
-                        column[b - 1] = swap;
-                    }
-                measured[k] = epochs % 2 ? column[epochs / 2] : 0.5 * (column[epochs / 2 - 1] + column[epochs / 2]);
-            }
-            schedule_cost predicted, got;
-            schedule_evaluate(&s, r->times, alpha, &predicted);
-            schedule_evaluate(&s, measured, alpha, &got);
-            printf("  measured   busy imbalance %.4f (predicted %.4f), critical path %.6g s (predicted %.6g), "
-                   "efficiency %.4f (predicted %.4f), epoch wall %.4f s\n",
-                   got.imbalance, predicted.imbalance, got.critical_path, predicted.critical_path, got.efficiency,
-                   predicted.efficiency, wall / (double)epochs);
-        }
-        free(samples);
-        free(measured);
-        free(column);
-    }
+    if (status == TF_OK && r->c.run)
+        status = measure(r, &s, alpha, err);
     schedule_free(&s);
     return status;
 }
@@ -598,7 +572,7 @@ int command_schedule(int argc, char **argv, tf_error *err)
     memset(&r, 0, sizeof r);
     int help = 0;
     if (parse_arguments(argc, argv, &r.c, &help, err) == TF_OK && help) {
-        fputs(schedule_usage, stdout);
+        options_help(&schedule_table, -1, stdout);
         return TF_OK;
     }
     comm group;

@@ -1,6 +1,8 @@
 /* twofold: the command line. One program, subcommands; errors become one line on stderr
  * and the exit status of their tf_error_code (2 for bad input). */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opt/cli/cli.h"
@@ -23,59 +25,88 @@ static const command commands[] = {
     {"schedule", command_schedule, "DyGNeX schedules of training windows on ranks: predict, run, simulate"},
 };
 
+/* twofold's own options, before COMMAND. */
+typedef struct global_options {
+    uint64_t memory_limit;   /* --memory-limit (0: none) */
+} global_options;
+
+/* A size such as "512M", "8G" or "1000000", at least 1M: below 1 MiB nothing runs (the libraries'
+ * own heap is about that), and a fraction of a byte such as "0.5" would round to 0, which means no
+ * limit. */
+static int parse_memory_limit(const char *value, void *field)
+{
+    char *end;
+    const double number = strtod(value, &end);
+    double scale = 1;
+    switch (*end) {
+    case 'K': case 'k': scale = 1024.0; end++; break;
+    case 'M': case 'm': scale = 1024.0 * 1024; end++; break;
+    case 'G': case 'g': scale = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (end == value || *end != '\0' || !(number * scale >= 1024.0 * 1024) || number * scale > 1.8e19)
+        return 0;
+    const uint64_t limit = (uint64_t)(number * scale);
+    memcpy(field, &limit, sizeof limit);
+    return 1;
+}
+
+static const option_spec global_option_specs[] = {
+    {"--memory-limit", OPTION_PARSED, OPTION_FIELD(global_options, memory_limit), .parse = parse_memory_limit,
+     .expected = "a size of at least 1M, such as 512M or 8G", .value_name = "SIZE",
+     .help = "a budget for the whole run (at least 1M, e.g. 8G): stop with one\n"
+             "line when the memory in use would pass SIZE"},
+    {.name = NULL},
+};
+
+static const option_page global_pages[] = {
+    {0, 23, "\n", "\n'twofold COMMAND --help' describes a command.\n"},
+    {0, 0, NULL, NULL},
+};
+
+static const option_table global_table = {
+    .command = "",
+    .options = global_option_specs,
+    .pages = global_pages,
+    .stop_at_word = 1,
+};
+
 static void print_usage(FILE *out)
 {
     fputs("usage: twofold [--memory-limit SIZE] COMMAND [options]\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n  --memory-limit SIZE  a budget for the whole run (at least 1M, e.g. 8G): stop with one\n"
-          "                       line when the memory in use would pass SIZE\n"
-          "\n'twofold COMMAND --help' describes a command.\n",
-          out);
+    options_help(&global_table, -1, out);
+}
+
+/* The command named by argv[0] with its arguments; the error when there is none. */
+static int run_command(int argc, char **argv, tf_error *err)
+{
+    for (size_t k = 0; k < sizeof commands / sizeof *commands; k++)
+        if (strcmp(argv[0], commands[k].name) == 0)
+            return commands[k].run(argc - 1, argv + 1, err);
+    return tf_error_set(err, TF_ERR_INPUT, "unknown command \"%s\" (see twofold --help)", argv[0]);
 }
 
 int main(int argc, char **argv)
 {
     tf_error err;
     tf_error_clear(&err);
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        const char *value;
-        int matched = cli_option(argc, argv, &i, "--memory-limit", &value, &err);
-        if (matched > 0) {
-            uint64_t limit;
-            if (cli_parse_size("--memory-limit", value, &limit, &err) != TF_OK)
-                break;
-            /* Below 1 MiB nothing runs (the libraries' own heap is about that), and a
-             * fraction of a byte such as "0.5" would round to 0, which means no limit. */
-            if (limit < ((uint64_t)1 << 20)) {
-                tf_error_set(&err, TF_ERR_INPUT, "option --memory-limit: \"%s\" is under 1M, expected a size such as 512M or 8G",
-                             value);
-                break;
-            }
-            tf_set_memory_limit(limit);
-        } else if (matched == 0 && cli_is_help(argv[i])) {
-            print_usage(stdout);
-            return 0;
-        } else {
-            if (matched == 0)
-                tf_error_set(&err, TF_ERR_INPUT, "unknown option %s (see twofold --help)", argv[i]);
-            break;
-        }
+    global_options options = {0};
+    option_parse parsed;
+    if (options_parse(&global_table, argc - 1, argv + 1, &options, &parsed, &err) == TF_OK && parsed.help) {
+        print_usage(stdout);
+        return 0;
     }
-    if (err.code == TF_OK && i >= argc) {
+    if (err.code == TF_OK && parsed.rest >= argc - 1) {
         print_usage(stderr);
         return TF_ERR_INPUT;
     }
     if (err.code == TF_OK) {
-        const command *found = NULL;
-        for (size_t k = 0; k < sizeof commands / sizeof *commands; k++)
-            if (strcmp(argv[i], commands[k].name) == 0)
-                found = &commands[k];
-        if (!found)
-            tf_error_set(&err, TF_ERR_INPUT, "unknown command \"%s\" (see twofold --help)", argv[i]);
-        else
-            found->run(argc - i - 1, argv + i + 1, &err);
+        if (options.memory_limit)
+            tf_set_memory_limit(options.memory_limit);
+        run_command(argc - 1 - parsed.rest, argv + 1 + parsed.rest, &err);
     }
     if (err.code != TF_OK) {
         /* Under mpiexec, finish_ranks() leaves the message to the one rank that reports it. */
