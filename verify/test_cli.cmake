@@ -300,14 +300,14 @@ expect_failure("option --impl: \"gpu\", expected ref or opt" ${event_args} --imp
 #     a technique that does not apply is skipped, not failed; a twin spoiled on purpose
 #     (TWOFOLD_BREAK_TWIN) must make the row say WRONG and the exit status 1, so the check is
 #     seen to be able to fail.
-expect_failure("which data?" verify incremental)
+expect_failure("verify: --data is required" verify incremental)
 expect_failure("no technique called \"reinc\"" verify reinc --data chickenpox)
 expect_failure("unknown option --speed" verify --speed --data chickenpox)
 expect_failure("expected a whole number" verify --ranks many --data chickenpox)
 expect_failure("No such file" verify incremental --data /nonexistent/graph.json)
 expect_failure("this run has 1 rank(s)" verify incremental --data chickenpox --ranks 2)
 expect_failure("demo: no technique called \"reinc\"" demo reinc)  # demo takes names as verify does
-expect_failure("demo: unexpected argument --speed" demo --speed)
+expect_failure("demo: unknown option --speed" demo --speed)
 
 # expect_verify(EXIT_STATUS MUST_CONTAIN ARG...): run twofold verify, check the exit status and
 # that the output contains a text.

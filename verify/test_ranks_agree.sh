@@ -82,7 +82,7 @@ run "tgn without --impl opt, -n 2" "what runs distributed is --impl opt" -- -n 2
 # The other subcommands that run under mpiexec agree on their command lines too, before any other
 # collective: a bad option, or --ranks that is not the run's, is one line, not one per rank.
 run "verify: bad option on 2 ranks" "verify: unknown option --bogus" -- -n 2 "$twofold" verify --bogus
-run "demo: bad argument on 2 ranks" "demo: unexpected argument --bogus" -- -n 2 "$twofold" demo --bogus
+run "demo: bad argument on 2 ranks" "demo: unknown option --bogus" -- -n 2 "$twofold" demo --bogus
 run "verify --ranks 3 on 2 ranks" "verify: --ranks 3, but this run has 2 rank(s)" -- \
     -n 2 "$twofold" verify --ranks 3 --data chickenpox
 run "schedule --run --ranks 3 on 2" "schedule: --run with --ranks 3, but this run has 2 rank(s)" -- \

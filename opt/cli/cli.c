@@ -13,39 +13,7 @@
 #include "ref/partition.h"
 #include "ref/schedule_cost.h"
 
-int cli_option(int argc, char **argv, int *index, const char *name, const char **value, tf_error *err)
-{
-    const char *argument = argv[*index];
-    size_t length = strlen(name);
-    if (strncmp(argument, name, length) != 0)
-        return 0;
-    if (argument[length] == '=') {
-        *value = argument + length + 1;
-        return 1;
-    }
-    if (argument[length] != '\0')
-        return 0;
-    if (*index + 1 >= argc) {
-        tf_error_set(err, TF_ERR_INPUT, "option %s needs a value", name);
-        return -1;
-    }
-    *value = argv[++*index];
-    return 1;
-}
-
 int cli_is_help(const char *argument) { return strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0; }
-
-int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err)
-{
-    int64_t parsed;
-    if (parse_int64(value, value + strlen(value), &parsed) != 0 || parsed < minimum || parsed > maximum) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "a whole number in %lld..%lld", (long long)minimum, (long long)maximum);
-        return options_bad_value(name, value, expected, err);
-    }
-    *out = parsed;
-    return TF_OK;
-}
 
 const option_choice partition_method_choices[] = {
     {"hash", PARTITION_HASH},     {"pts", PARTITION_PTS},           {"pss", PARTITION_PSS},

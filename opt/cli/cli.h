@@ -28,18 +28,8 @@ extern const option_choice snapshot_model_choices[];
  *  the `const char *` that keeps the text. 1 when valid. */
 int cli_parse_cost(const char *value, void *field);
 
-/**
- * If argv[*index] is the option @p name (e.g. "--lags"), store its value — the part after
- * '=' or the next argument, consuming it — in @p value and return 1. Return 0 if it is
- * another argument; return -1 with @p err set if the option lacks its value.
- */
-int cli_option(int argc, char **argv, int *index, const char *name, const char **value, tf_error *err);
-
 /** 1 if argv[index] is --help or -h. */
 int cli_is_help(const char *argument);
-
-/** Parse a whole number for option @p name, within [minimum, maximum] (the table's wording). */
-int cli_parse_int(const char *name, const char *value, int64_t minimum, int64_t maximum, int64_t *out, tf_error *err);
 
 /**
  * A #progress_fn that draws "stage: done/total (pct%), ETA" on stderr, overwriting the line,

@@ -23,12 +23,27 @@
 #include "datasets/dataset.h"
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
+#include "opt/cli/options.h"
 #include "ref/core/clock.h"
 #include "ref/core/memory.h"
 #include "ref/train.h"
 #include "verify/techniques/table.h"
 
-static const char demo_usage[] =
+/* The ranks demo starts itself on: the fewest between which the distributed twins send anything. */
+#define DEMO_RANKS "2"
+/* Seconds the probe of mpiexec may take before demo gives up on it. */
+#define PROBE_SECONDS 30.0
+
+/* Parsed arguments. */
+typedef struct demo_command {
+    technique_words techniques; /* the entries named */
+} demo_command;
+
+/* demo has no option of its own: its table holds its help and takes technique names. */
+static const option_spec demo_options[] = {{.name = NULL}};
+
+static const option_page demo_pages[] = {
+    {0, 0,
     "usage: twofold demo [TECHNIQUE...]\n"
     "\n"
     "Load every bundled dataset and a generated graph, train the reference models briefly,\n"
@@ -44,37 +59,19 @@ static const char demo_usage[] =
     "and runs in one process, where those rows send nothing.\n"
     "\n"
     "Exit status 1 when a twin was not equal; TWOFOLD_BREAK_TWIN=NAME spoils the twins of NAME\n"
-    "on purpose, as for twofold verify.\n";
+    "on purpose, as for twofold verify.\n",
+     NULL},
+    {0, 0, NULL, NULL},
+};
 
-/* The ranks demo starts itself on: the fewest between which the distributed twins send anything. */
-#define DEMO_RANKS "2"
-/* Seconds the probe of mpiexec may take before demo gives up on it. */
-#define PROBE_SECONDS 30.0
-
-/* Parsed arguments. */
-typedef struct demo_command {
-    unsigned char chosen[TECHNIQUE_TABLE_MAX]; /* the entries named (all when none is) */
-    int any;                                   /* 1: some were named */
-    int help;
-} demo_command;
-
-static int parse_arguments(int argc, char **argv, demo_command *c, tf_error *err)
+/* A word that is no option names a technique. */
+static int choose_technique(void *command, const char *word, tf_error *err)
 {
-    memset(c, 0, sizeof *c);
-    for (int i = 0; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            c->help = 1;
-            return TF_OK;
-        }
-        if (argv[i][0] == '-')
-            return tf_error_set(err, TF_ERR_INPUT, "demo: unexpected argument %s (see twofold demo --help)", argv[i]);
-        if (!technique_choose(argv[i], c->chosen))
-            return tf_error_set(err, TF_ERR_INPUT, "demo: no technique called \"%s\" (see twofold verify --help)",
-                                argv[i]);
-        c->any = 1;
-    }
-    return TF_OK;
+    return technique_word("demo", &((demo_command *)command)->techniques, word, err);
 }
+
+static const option_table demo_table = {
+    .command = "demo", .options = demo_options, .pages = demo_pages, .word = choose_technique};
 
 /* Whether a launcher (Open MPI's mpiexec, MPICH's Hydra, Slurm) started this process. */
 static int started_by_launcher(void)
@@ -247,7 +244,8 @@ static int demo_techniques(const demo_command *c, comm *group, engine_tally *tal
         printf("\ntechniques (ref vs twin, validated before timed; the distributed twins on %d rank(s)):\n",
                group->size);
     engine_row rows[128];
-    const int count = technique_demo_rows(c->any ? c->chosen : NULL, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
+    const unsigned char *chosen = c->techniques.any ? c->techniques.chosen : NULL;
+    const int count = technique_demo_rows(chosen, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
     engine_options options = {.timed = 1, .repeats = 3, .threads = 1, .group = group};
     return engine_run_rows(rows, count, &options, tally, err);
 }
@@ -255,8 +253,10 @@ static int demo_techniques(const demo_command *c, comm *group, engine_tally *tal
 int command_demo(int argc, char **argv, tf_error *err)
 {
     demo_command c;
-    if (parse_arguments(argc, argv, &c, err) == TF_OK && c.help) {
-        fputs(demo_usage, stdout);
+    memset(&c, 0, sizeof c);
+    option_parse parsed;
+    if (options_parse(&demo_table, argc, argv, &c, &parsed, err) == TF_OK && parsed.help) {
+        options_help(&demo_table, -1, stdout);
         return TF_OK;
     }
     char note[512] = "";
@@ -271,7 +271,7 @@ int command_demo(int argc, char **argv, tf_error *err)
         printf("twofold demo\n");
         if (note[0])
             printf("%s\n", note);
-        if (!c.any)
+        if (!c.techniques.any)
             status = demo_data_and_models(err);
     }
     engine_tally tally = {0, 0, 0};

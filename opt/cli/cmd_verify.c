@@ -6,82 +6,73 @@
 #include <string.h>
 
 #include "datasets/dataset.h"
-#include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
+#include "opt/cli/options.h"
 #include "verify/techniques/table.h"
-
-static const char verify_usage[] =
-    "usage: twofold verify [TECHNIQUE...] --data DATASET [--ranks R]\n"
-    "\n"
-    "Check every optimized twin of the named techniques (default: all) against its reference\n"
-    "on DATASET (a bundled name, a file, or a generator spec such as\n"
-    "powerlaw:nodes=20000,edges=200000,snapshots=20,churn=0.01), every variant, untimed.\n"
-    "Each row prints the worst error over all steps beside its tolerance (bitwise, or fp:\n"
-    "|twin - ref| / max(1, |ref|) <= 1e-5 on the CPU). A technique that does not apply to the\n"
-    "data (snapshots wanted, events given) is skipped and says why. Exit status: 0 when every\n"
-    "twin is equal, 1 when one is not, 2 for bad input.\n"
-    "\n"
-    "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n"
-    "  --ranks R   refuse to run unless started on exactly R ranks\n"
-    "\n"
-    "To see a check fail: TWOFOLD_BREAK_TWIN=NAME (a technique, or all) spoils one value of\n"
-    "every answer of that technique's twins before it is compared; the rows must say WRONG.\n"
-    "\n"
-    "A TECHNIQUE is a name below, or a stem (of the entry's files and chapter), which names\n"
-    "every entry of the stem.\n"
-    "\n"
-    "techniques:\n";
-
-static void print_usage(void)
-{
-    fputs(verify_usage, stdout);
-    for (const technique *const *t = technique_table; *t; t++)
-        printf("  %-16s stem %-12s chapter %s, %s: needs %s\n", (*t)->name, (*t)->stem, (*t)->chapter, (*t)->title,
-               (*t)->needs);
-}
 
 /* Parsed arguments. */
 typedef struct verify_command {
     const char *data;
     int64_t ranks;                              /* 0: any */
-    unsigned char chosen[TECHNIQUE_TABLE_MAX];  /* the entries named (all when none is) */
-    int any;                                    /* 1: some were named */
-    int help;
+    technique_words techniques;                 /* the entries named */
 } verify_command;
 
-static int parse_arguments(int argc, char **argv, verify_command *c, tf_error *err)
+static const option_spec verify_options[] = {
+    {"--data", OPTION_TEXT, OPTION_FIELD(verify_command, data), .required = 1, .value_name = "D",
+     .help = "bundled name, file or generator spec (see twofold info --help)"},
+    {"--ranks", OPTION_WHOLE, OPTION_FIELD(verify_command, ranks), .min = 1, .max = 1 << 20, .value_name = "R",
+     .help = "refuse to run unless started on exactly R ranks"},
+    {.name = NULL},
+};
+
+static const option_page verify_pages[] = {
+    {0, 14,
+     "usage: twofold verify [TECHNIQUE...] --data DATASET [--ranks R]\n"
+     "\n"
+     "Check every optimized twin of the named techniques (default: all) against its reference\n"
+     "on DATASET (a bundled name, a file, or a generator spec such as\n"
+     "powerlaw:nodes=20000,edges=200000,snapshots=20,churn=0.01), every variant, untimed.\n"
+     "Each row prints the worst error over all steps beside its tolerance (bitwise, or fp:\n"
+     "|twin - ref| / max(1, |ref|) <= 1e-5 on the CPU). A technique that does not apply to the\n"
+     "data (snapshots wanted, events given) is skipped and says why. Exit status: 0 when every\n"
+     "twin is equal, 1 when one is not, 2 for bad input.\n"
+     "\n"
+     "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n",
+     "\n"
+     "To see a check fail: TWOFOLD_BREAK_TWIN=NAME (a technique, or all) spoils one value of\n"
+     "every answer of that technique's twins before it is compared; the rows must say WRONG.\n"
+     "\n"
+     "A TECHNIQUE is a name below, or a stem (of the entry's files and chapter), which names\n"
+     "every entry of the stem.\n"
+     "\n"
+     "techniques:\n"},
+    {0, 0, NULL, NULL},
+};
+
+int technique_word(const char *command, technique_words *w, const char *word, tf_error *err)
 {
-    memset(c, 0, sizeof *c);
-    for (int i = 0; i < argc; i++) {
-        const char *value;
-        int matched;
-        if (cli_is_help(argv[i])) {
-            c->help = 1;
-            return TF_OK;
-        }
-        if ((matched = cli_option(argc, argv, &i, "--data", &value, err)) < 0)
-            return err->code;
-        if (matched) {
-            c->data = value;
-            continue;
-        }
-        if ((matched = cli_option(argc, argv, &i, "--ranks", &value, err)) < 0)
-            return err->code;
-        if (matched) {
-            if (cli_parse_int("--ranks", value, 1, 1 << 20, &c->ranks, err) != TF_OK)
-                return err->code;
-            continue;
-        }
-        if (argv[i][0] == '-')
-            return tf_error_set(err, TF_ERR_INPUT, "verify: unknown option %s (see twofold verify --help)", argv[i]);
-        if (!technique_choose(argv[i], c->chosen))
-            return tf_error_set(err, TF_ERR_INPUT, "verify: no technique called \"%s\" (see twofold verify --help)",
-                                argv[i]);
-        c->any = 1;
-    }
-    if (!c->data)
-        return tf_error_set(err, TF_ERR_INPUT, "verify: which data? --data DATASET (see twofold verify --help)");
+    if (!technique_choose(word, w->chosen))
+        return tf_error_set(err, TF_ERR_INPUT, "%s: no technique called \"%s\" (see twofold verify --help)", command,
+                            word);
+    w->any = 1;
     return TF_OK;
+}
+
+/* A word that is no option names a technique. */
+static int choose_technique(void *command, const char *word, tf_error *err)
+{
+    return technique_word("verify", &((verify_command *)command)->techniques, word, err);
+}
+
+static const option_table verify_table = {
+    .command = "verify", .options = verify_options, .pages = verify_pages, .word = choose_technique};
+
+static void print_usage(void)
+{
+    options_help(&verify_table, -1, stdout);
+    for (const technique *const *t = technique_table; *t; t++)
+        printf("  %-16s stem %-12s chapter %s, %s: needs %s\n", (*t)->name, (*t)->stem, (*t)->chapter, (*t)->title,
+               (*t)->needs);
 }
 
 /* Every variant of every chosen technique on the data, untimed, through the table's loop. */
@@ -93,7 +84,8 @@ static int verify_all(const verify_command *c, comm *group, tf_error *err)
     if (group->rank == 0)
         printf("twofold verify: %s (%s), %d rank(s); no timing\n\n", d.name, d.format, group->size);
     engine_row rows[128];
-    const int count = technique_variant_rows(c->any ? c->chosen : NULL, &d, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
+    const unsigned char *chosen = c->techniques.any ? c->techniques.chosen : NULL;
+    const int count = technique_variant_rows(chosen, &d, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
     engine_options options = {.timed = 0, .repeats = 1, .threads = 1, .group = group};
     engine_tally tally;
     int status = engine_run_rows(rows, count, &options, &tally, err);
@@ -106,7 +98,9 @@ static int verify_all(const verify_command *c, comm *group, tf_error *err)
 int command_verify(int argc, char **argv, tf_error *err)
 {
     verify_command c;
-    if (parse_arguments(argc, argv, &c, err) == TF_OK && c.help) {
+    memset(&c, 0, sizeof c);
+    option_parse parsed;
+    if (options_parse(&verify_table, argc, argv, &c, &parsed, err) == TF_OK && parsed.help) {
         print_usage();
         return TF_OK;
     }

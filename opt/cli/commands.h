@@ -8,6 +8,7 @@
 #include "datasets/dataset.h"
 #include "opt/comm.h"
 #include "ref/core/error.h"
+#include "verify/techniques/table.h"
 
 /** `twofold info DATASET`: print a dataset's statistics. */
 int command_info(int argc, char **argv, tf_error *err);
@@ -27,6 +28,16 @@ int command_partition(int argc, char **argv, tf_error *err);
 /** `twofold demo [TECHNIQUE...]`: the data, the reference models, and every technique's demo rows, ref
  *  against twin; started alone, it starts itself again under mpiexec on 2 ranks (opt/cli/cmd_demo.c). */
 int command_demo(int argc, char **argv, tf_error *err);
+
+/** The technique-table entries a command names (verify, demo): all when none is. */
+typedef struct technique_words {
+    unsigned char chosen[TECHNIQUE_TABLE_MAX]; /**< chosen[k]: entry k was named (technique_choose()) */
+    int any;                                   /**< 1: some were named */
+} technique_words;
+
+/** Mark the entries @p word names (a name or a stem) in @p w, or refuse it as "COMMAND: no
+ *  technique called ..." (opt/cli/cmd_verify.c). */
+int technique_word(const char *command, technique_words *w, const char *word, tf_error *err);
 
 /** `twofold verify [TECHNIQUE...] --data D`: every twin of the technique table against its
  *  reference on the user's data, untimed; exit status 1 when one is not equal. */
