@@ -38,15 +38,6 @@ static dataset *tennis(void)
     return &tennis_data;
 }
 
-static float *random_array(int64_t count, float scale, rng *r)
-{
-    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
-    ck_assert_ptr_nonnull(values);
-    for (int64_t i = 0; i < count; i++)
-        values[i] = scale * (float)(2.0 * rng_uniform(r) - 1.0);
-    return values;
-}
-
 static float *zeros(int64_t count)
 {
     float *values = calloc((size_t)(count ? count : 1), sizeof *values);
@@ -68,7 +59,7 @@ static void fixture_create(encoder_fixture *f, time_encoder_kind kind, int64_t i
     f->sizes[0] = G * hidden * in, f->sizes[1] = G * hidden * hidden, f->sizes[2] = f->sizes[3] = G * hidden;
     for (int k = 0; k < 4; k++) {
         /* torch's init range 1/sqrt(hidden), doubled so the gates leave their linear region */
-        f->weights[k] = random_array(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
+        f->weights[k] = random_floats(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
         f->gradients[k] = zeros(f->sizes[k]);
     }
     f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3]};
@@ -106,8 +97,8 @@ static void reference_create(reference_run *run, encoder_fixture *f, const seque
 {
     tf_error err;
     const int64_t total = set->total_steps, in = f->encoder.in, H = f->encoder.hidden;
-    run->x = random_array(total * in, 1.0f, r);
-    run->dh_out = random_array(total * H, 1.0f, r);
+    run->x = random_floats(total * in, 1.0f, r);
+    run->dh_out = random_floats(total * H, 1.0f, r);
     run->h = zeros(total * H);
     run->dx = zeros(total * in);
     ck_assert_msg(ref_fusion_forward(&f->encoder, set, run->x, run->h, &err) == TF_OK, "%s", err.message);

@@ -16,6 +16,8 @@
 #include "ref/nn/adam.h"
 #include "ref/nn/compare.h"
 #include "ref/core/error.h"
+#include "ref/core/rng.h"
+#include "ref/models/model.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
 #error "verify/CMakeLists.txt defines TWOFOLD_SOURCE_DIR"
@@ -59,6 +61,21 @@ static inline const char *write_temporary(const char *name, const void *content,
     return out;
 }
 
+/* [count] floats from @p r, uniform in [-scale, scale): scale * (float)(2u - 1) (scale 1 leaves the
+ * unit draws as they are). malloc'd, room for one at least; the caller frees. gradcheck.h's
+ * random_array() scales in double, as its checks' inputs were drawn. */
+static inline float *random_floats(int64_t count, float scale, rng *r)
+{
+    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    for (int64_t i = 0; i < count; i++)
+        values[i] = scale * (float)(2.0 * rng_uniform(r) - 1.0);
+    return values;
+}
+
+/* random_floats() with scale 1: [count] floats uniform in [-1, 1). */
+static inline float *random_units(int64_t count, rng *r) { return random_floats(count, 1.0f, r); }
+
 /* Assert that `err` holds an input error (exit code 2) whose one-line message contains
  * every string in the NULL-terminated list `parts`, and print it so the log shows it. */
 static inline void assert_input_error(int status, const tf_error *err, const char *const *parts)
@@ -93,6 +110,41 @@ static inline int64_t differing_training_state(const parameter_list *pa, const a
                      differing_values(oa->moments.items[i].grad.data, ob->moments.items[i].grad.data, n);
     }
     return differing;
+}
+
+/* A model of @p kind (hidden 16, K 2, seed 5) on the reference kernels and its copy on the
+ * kernels @p twin, through one window (snapshots first .. first + count - 1 of @p seq): forward,
+ * loss, backward. Sets @p output to the relative error of the twin's predictions and
+ * @p gradient to the worst relative error of its parameter gradients. */
+static inline void compare_model_on_kernels(const snapshot_seq *seq, model_kind kind, const kernels *twin,
+                                            int64_t first, int64_t count, double *output, double *gradient)
+{
+    tf_error err;
+    model_config config = {kind, seq->feature_width, 16, seq->target_width, 2};
+    model a, b;
+    ck_assert(model_create(&a, &config, 5, &err) == TF_OK);
+    ck_assert(model_create(&b, &config, 5, &err) == TF_OK);
+    b.kernels = twin;
+    const int64_t size = count * seq->num_nodes;
+    float *pa = calloc((size_t)size, sizeof(float)), *pb = calloc((size_t)size, sizeof(float));
+    float *da = calloc((size_t)size, sizeof(float)), *db = calloc((size_t)size, sizeof(float));
+    window_tape ta, tb;
+    ck_assert(model_forward(&a, seq, first, count, &ta, pa, &err) == TF_OK);
+    ck_assert_msg(model_forward(&b, seq, first, count, &tb, pb, &err) == TF_OK, "%s", err.message);
+    model_window_loss(seq, first, count, pa, 1.0f, da);
+    model_window_loss(seq, first, count, pb, 1.0f, db);
+    ck_assert(model_backward(&a, seq, &ta, da, &err) == TF_OK);
+    ck_assert_msg(model_backward(&b, seq, &tb, db, &err) == TF_OK, "%s", err.message);
+    *output = relative_error(pb, pa, size);
+    *gradient = 0;
+    for (int64_t i = 0; i < a.parameters.count; i++)
+        *gradient = fmax(*gradient, relative_error(b.parameters.items[i].grad.data, a.parameters.items[i].grad.data,
+                                                   a.parameters.items[i].grad.size));
+    window_tape_free(&a, &ta);
+    window_tape_free(&b, &tb);
+    free(pa), free(pb), free(da), free(db);
+    model_free(&a);
+    model_free(&b);
 }
 
 /* One test of a suite, with the name CK_RUN_CASE selects it by. */
