@@ -40,9 +40,7 @@ static void run_create(run *r, int events)
     r->events = events;
     tf_error err;
     if (events) {
-        event_model_config config;
-        event_model_config_default(&config, EVENT_MODEL_JODIE);
-        config.memory_width = config.time_width = config.embedding_width = 4;
+        event_model_config config = event_model_config_with(EVENT_MODEL_JODIE, 4, 4, 4, 0);
         event_train_options o;
         event_train_options_default(&o);
         o.batch_size = 50;

@@ -18,12 +18,6 @@
 
 static const char spec[] = "powerlaw:nodes=150,edges=900,snapshots=8,arrival=0.05,seed=7";
 
-static void load_data(const char *name, dataset *d)
-{
-    tf_error err;
-    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s: %s", name, err.message);
-}
-
 /* Owners of method m at R ranks. */
 static int32_t *owners_of(const snapshot_seq *seq, partition_method m, int ranks)
 {
@@ -51,7 +45,7 @@ static const partition_method methods[] = {PARTITION_HASH, PARTITION_METIS, PART
 START_TEST(local_product_bitwise)
 {
     dataset d;
-    load_data(spec, &d);
+    load_or_fail(spec, &d);
     const snapshot_seq *seq = &d.snapshots;
     const int64_t n = seq->num_nodes, width = 3;
     const int ranks = 3;
@@ -140,7 +134,7 @@ END_TEST
 START_TEST(local_degrees_fail)
 {
     dataset d;
-    load_data(spec, &d);
+    load_or_fail(spec, &d);
     const snapshot_seq *seq = &d.snapshots;
     const int64_t n = seq->num_nodes, width = 2;
     const int ranks = 3;
@@ -286,7 +280,7 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
 START_TEST(cache_forward_bitwise)
 {
     dataset d;
-    load_data(spec, &d);
+    load_or_fail(spec, &d);
     const snapshot_seq *seq = &d.snapshots;
     const model_kind kinds[] = {MODEL_TGCN, MODEL_GCLSTM, MODEL_EVOLVEGCN, MODEL_GCONVGRU};
     const int64_t first = 2, count = 3;
@@ -356,7 +350,7 @@ END_TEST
 START_TEST(tgcn_cached_inputs)
 {
     dataset d;
-    load_data(spec, &d);
+    load_or_fail(spec, &d);
     const snapshot_seq *seq = &d.snapshots;
     const int64_t n = seq->num_nodes, f = seq->feature_width;
     tf_error err;

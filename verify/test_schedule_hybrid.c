@@ -22,12 +22,6 @@
 
 static const char *const generated = "powerlaw:nodes=300,edges=3000,snapshots=20,churn=0.05,arrival=0.02,seed=3";
 
-static void load(const char *spec, dataset *d)
-{
-    tf_error err;
-    ck_assert_msg(dataset_load(spec, NULL, d, &err) == TF_OK, "%s", err.message);
-}
-
 static int32_t *minus_ones(int64_t n)
 {
     int32_t *scratch = malloc((size_t)n * sizeof *scratch);
@@ -71,7 +65,7 @@ START_TEST(balanced_sampler)
 {
     tf_error err;
     dataset d;
-    load(generated, &d);
+    load_or_fail(generated, &d);
     const snapshot_seq *seq = &d.snapshots;
     hybrid_source h;
     ck_assert(hybrid_source_create(&h, seq, 16, 10, &err) == TF_OK);
@@ -138,7 +132,7 @@ START_TEST(frontier_and_blocks)
 {
     tf_error err;
     dataset d;
-    load(generated, &d);
+    load_or_fail(generated, &d);
     const snapshot_seq *seq = &d.snapshots;
     hybrid_source h;
     ck_assert(hybrid_source_create(&h, seq, 16, 10, &err) == TF_OK);
@@ -198,7 +192,7 @@ static void equality_on(const char *spec, uint64_t batches, int want_absent)
 {
     tf_error err;
     dataset d;
-    load(spec, &d);
+    load_or_fail(spec, &d);
     const snapshot_seq *seq = &d.snapshots;
     const int64_t train = seq->num_snapshots / 2;
     model_config config = {MODEL_TGCN, seq->feature_width, 8, seq->target_width, 2};
@@ -270,7 +264,7 @@ START_TEST(reservoir_threads_equal_serial)
 {
     tf_error err;
     dataset d;
-    load("powerlaw:nodes=200,edges=1500,snapshots=20,churn=0.05,seed=5", &d);
+    load_or_fail("powerlaw:nodes=200,edges=1500,snapshots=20,churn=0.05,seed=5", &d);
     hybrid_source h;
     ck_assert(hybrid_source_create(&h, &d.snapshots, 16, 10, &err) == TF_OK);
     hybrid_sizes sizes[HYBRID_ACTIONS];

@@ -1,6 +1,7 @@
 /* Shared helpers for the Check suites in verify/: paths into the source tree, a suite
- * runner, asserting that a call failed the way it should, and the two comparisons every
- * twin check prints (the fp error and the count of values that differ in bits).
+ * runner, random inputs, data and small models, asserting that a call failed the way it should,
+ * and the two comparisons every twin check prints (the fp error and the count of values that
+ * differ in bits).
  * Header-only, test-only. The mains of the MPI and CUDA tests are in verify/testing_mpi.h and
  * verify/testing_cuda.h. */
 #ifndef TWOFOLD_VERIFY_TESTING_H
@@ -17,7 +18,9 @@
 #include "ref/nn/compare.h"
 #include "ref/core/error.h"
 #include "ref/core/rng.h"
+#include "ref/models/event_model.h"
 #include "ref/models/model.h"
+#include "datasets/dataset.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
 #error "verify/CMakeLists.txt defines TWOFOLD_SOURCE_DIR"
@@ -75,6 +78,30 @@ static inline float *random_floats(int64_t count, float scale, rng *r)
 
 /* random_floats() with scale 1: [count] floats uniform in [-1, 1). */
 static inline float *random_units(int64_t count, rng *r) { return random_floats(count, 1.0f, r); }
+
+/* dataset_load() of @p spec: a bundled dataset's name, a file, or a generator spec such as
+ * "events:nodes=40,events=300,seed=7" (its keys are the generator's parameters, datasets/dataset.h);
+ * the test fails with the loader's message if it cannot. Free with dataset_free(). */
+static inline void load_or_fail(const char *spec, dataset *out)
+{
+    tf_error err;
+    ck_assert_msg(dataset_load(spec, NULL, out, &err) == TF_OK, "%s: %s", spec, err.message);
+}
+
+/* @p kind's default configuration with these widths: memory, time encoding, embedding and edge
+ * features (the small models of the event tests). */
+static inline event_model_config event_model_config_with(event_model_kind kind, int64_t memory_width,
+                                                         int64_t time_width, int64_t embedding_width,
+                                                         int64_t edge_width)
+{
+    event_model_config config;
+    event_model_config_default(&config, kind);
+    config.memory_width = memory_width;
+    config.time_width = time_width;
+    config.embedding_width = embedding_width;
+    config.edge_width = edge_width;
+    return config;
+}
 
 /* Assert that `err` holds an input error (exit code 2) whose one-line message contains
  * every string in the NULL-terminated list `parts`, and print it so the log shows it. */
