@@ -47,10 +47,7 @@ static void run_create(run *r, int events)
         ck_assert_msg(event_trainer_create(&r->event, &stream, NULL, &config, &o, &err) == TF_OK, "%s", err.message);
     } else {
         model_config config = {MODEL_TGCN, 0, 4, 0, 2};
-        train_options o;
-        train_options_default(&o);
-        o.window = 4;
-        o.train_ratio = 0.1;
+        train_options o = train_options_windows(4, 0, 1, 0.1);
         ck_assert_msg(trainer_create(&r->snapshot, &snapshots.snapshots, &config, &o, &err) == TF_OK, "%s",
                       err.message);
     }

@@ -31,8 +31,7 @@ static int tennis_loaded;
 static dataset *tennis(void)
 {
     if (!tennis_loaded) {
-        tf_error err;
-        ck_assert_msg(dataset_load("twitter_tennis", NULL, &tennis_data, &err) == TF_OK, "%s", err.message);
+        load_or_fail("twitter_tennis", &tennis_data);
         tennis_loaded = 1;
     }
     return &tennis_data;
@@ -229,7 +228,7 @@ START_TEST(event_lifetimes)
     dataset ratings;
     sequence_set set;
     /* bitcoin_alpha's 24,186 ratings grouped into 32 snapshots of equal time span */
-    ck_assert(dataset_load("bitcoin_alpha", NULL, &ratings, &err) == TF_OK);
+    load_or_fail("bitcoin_alpha", &ratings);
     ck_assert(sequence_set_from_events(&ratings.events, 32, &set, &err) == TF_OK);
     check_set("bitcoin_alpha events in 32 snapshots", &set, 4, 8, 12);
     sequence_set_free(&set);
@@ -412,9 +411,8 @@ static void check_spatial(const char *what, const snapshot_seq *seq, int64_t num
 
 START_TEST(spatial_fusion_generated)
 {
-    tf_error err;
     dataset generated;
-    ck_assert(dataset_load("powerlaw:nodes=2000,edges=6000,snapshots=4,seed=9", NULL, &generated, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=2000,edges=6000,snapshots=4,seed=9", &generated);
     check_spatial("powerlaw 2000 vertices", &generated.snapshots, 12, 0.6);
     dataset_free(&generated);
 }
@@ -448,7 +446,7 @@ START_TEST(bad_input)
     fusion_tape tape;
     EXPECT_INPUT_ERROR(opt_fusion_forward(&tiny, &other, &plan, x, h, &tape, &err), &err, "another sequence set");
     dataset small;
-    ck_assert(dataset_load("powerlaw:nodes=50,edges=100,snapshots=2,seed=1", NULL, &small, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=50,edges=100,snapshots=2,seed=1", &small);
     ck_assert(chunk_set_contiguous(small.snapshots.num_nodes, 4, &chunks, &err) == TF_OK);
     fusion_groups groups;
     EXPECT_INPUT_ERROR(opt_fusion_spatial_groups(&small.snapshots, &chunks, 0, &groups, &err), &err, "memory cap");

@@ -126,7 +126,7 @@ START_TEST(tennis_lifetimes_on_gpu)
 {
     tf_error err;
     dataset tennis;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
     sequence_set set;
     /* the first day: parameter gradients sum over every step, and the device's expf and
      * cuBLAS round differently from the CPU, so their difference grows with the step count */

@@ -72,8 +72,8 @@ START_TEST(propagation_is_bitwise_equal)
     rng_seed(&r, 1);
     tf_error err;
     dataset tennis, covid, generated;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
-    ck_assert(dataset_load("england_covid", NULL, &covid, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
+    load_or_fail("england_covid", &covid);
     ck_assert_msg(dataset_load("powerlaw:nodes=3000,edges=30000,snapshots=1,seed=5", NULL, &generated, &err) == TF_OK,
                   "%s", err.message);
     /* The busiest twitter_tennis snapshot, a covid day, and a skewed generated graph. */
@@ -312,9 +312,8 @@ END_TEST
 
 START_TEST(models_on_opt_kernels)
 {
-    tf_error err;
     dataset d;
-    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &d);
     const snapshot_seq *seq = &d.snapshots;
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
         double output, gradient;

@@ -41,7 +41,7 @@ START_TEST(propagation_bitwise)
 {
     tf_error err;
     dataset tennis;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
     rng r;
     rng_seed(&r, 1);
     int64_t differing = 0, total = 0;
@@ -132,9 +132,8 @@ END_TEST
 
 START_TEST(models_through_the_gpu_table)
 {
-    tf_error err;
     dataset d;
-    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &d);
     const snapshot_seq *seq = &d.snapshots;
     cuda_kernels_bind(&gpu);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {

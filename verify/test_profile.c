@@ -67,7 +67,7 @@ START_TEST(sparse_and_elementwise_by_the_formula)
     rng_seed(&r, 2);
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
+    load_or_fail("chickenpox", &d);
     const csr *g = &d.snapshots.snapshots[0].graph;
     propagation p;
     ck_assert(ref_propagation_gcn(&p, g, EDGE_NORM_SYMMETRIC, 1, &err) == TF_OK);

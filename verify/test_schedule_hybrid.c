@@ -22,6 +22,15 @@
 
 static const char *const generated = "powerlaw:nodes=300,edges=3000,snapshots=20,churn=0.05,arrival=0.02,seed=3";
 
+/* The generated data and a source over its first 16 snapshots in 10 balanced groups: what the
+ * sampler and block tests draw from. Free both. */
+static void generated_source(dataset *d, hybrid_source *h)
+{
+    tf_error err;
+    load_or_fail(generated, d);
+    ck_assert_msg(hybrid_source_create(h, &d->snapshots, 16, 10, &err) == TF_OK, "%s", err.message);
+}
+
 static int32_t *minus_ones(int64_t n)
 {
     int32_t *scratch = malloc((size_t)n * sizeof *scratch);
@@ -65,10 +74,9 @@ START_TEST(balanced_sampler)
 {
     tf_error err;
     dataset d;
-    load_or_fail(generated, &d);
-    const snapshot_seq *seq = &d.snapshots;
     hybrid_source h;
-    ck_assert(hybrid_source_create(&h, seq, 16, 10, &err) == TF_OK);
+    generated_source(&d, &h);
+    const snapshot_seq *seq = &d.snapshots;
     int64_t *loads = malloc((size_t)seq->num_nodes * sizeof *loads);
     ck_assert(hybrid_vertex_load(seq, 0, 16, 1, loads, &err) == TF_OK);
     int64_t out_of_order = 0;
@@ -132,10 +140,9 @@ START_TEST(frontier_and_blocks)
 {
     tf_error err;
     dataset d;
-    load_or_fail(generated, &d);
-    const snapshot_seq *seq = &d.snapshots;
     hybrid_source h;
-    ck_assert(hybrid_source_create(&h, seq, 16, 10, &err) == TF_OK);
+    generated_source(&d, &h);
+    const snapshot_seq *seq = &d.snapshots;
     int32_t *scratch = minus_ones(seq->num_nodes);
     char *expected = calloc((size_t)seq->num_nodes, 1), *seen = calloc((size_t)seq->num_nodes, 1);
     int64_t wrong = 0, edges_checked = 0;

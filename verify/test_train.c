@@ -27,23 +27,11 @@ static void run_epochs(trainer *tr, const snapshot_seq *seq, int64_t until, doub
     }
 }
 
-/* The default options but for the window length, the windows per step and the share of the
- * snapshots that train. */
-static train_options options_with(int64_t window, int64_t batch, double train_ratio)
-{
-    train_options o;
-    train_options_default(&o);
-    o.window = window;
-    o.batch = batch;
-    o.train_ratio = train_ratio;
-    return o;
-}
-
 START_TEST(same_seed_same_bits)
 {
     dataset d;
     load_or_fail("england_covid", &d);
-    train_options o = options_with(6, 2, 0.5);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
         trainer a, b;
         double loss_a = 0, loss_b = 0;
@@ -69,7 +57,7 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
 {
     dataset d;
     load_or_fail("england_covid", &d);
-    train_options o = options_with(6, 2, 0.5);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     char directory[256];
     snprintf(directory, sizeof directory, "%s/checkpoint", temporary_directory());
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
@@ -127,7 +115,7 @@ START_TEST(schedule_orders_and_spans)
 {
     dataset d;
     load_or_fail("chickenpox", &d);
-    train_options o = options_with(5, 4, 50.5 / 517.0); /* 50 training snapshots */
+    train_options o = train_options_windows(5, 0, 4, 50.5 / 517.0); /* 50 training snapshots */
     static const int64_t expected[2][3][4] = {
         {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, -1, -1}},
         {{0, 3, 6, 9}, {1, 4, 7, -1}, {2, 5, 8, -1}},
@@ -186,7 +174,7 @@ START_TEST(step_gradient_is_mean_over_windows)
 {
     dataset d;
     load_or_fail("chickenpox", &d);
-    train_options o = options_with(5, 2, 10.5 / 517.0); /* 10 training snapshots: two windows, one step */
+    train_options o = train_options_windows(5, 0, 2, 10.5 / 517.0); /* 10 training snapshots: two windows, one step */
     trainer tr;
     make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
     model fresh; /* same seed, so the same parameters the step started from */
@@ -252,7 +240,7 @@ START_TEST(checkpoint_errors)
 {
     dataset d;
     load_or_fail("chickenpox", &d);
-    train_options o = options_with(6, 2, 0.5);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     trainer tgcn, other;
     tf_error err;
     make_trainer(&tgcn, &d.snapshots, MODEL_TGCN, &o);
@@ -317,7 +305,7 @@ START_TEST(checkpoint_state_refused)
     dataset d, other_data;
     load_or_fail("chickenpox", &d);
     load_or_fail("pedalme", &other_data);
-    train_options o = options_with(6, 2, 0.5);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     trainer tr, other;
     tf_error err;
     make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);

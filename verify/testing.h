@@ -20,6 +20,7 @@
 #include "ref/core/rng.h"
 #include "ref/models/event_model.h"
 #include "ref/models/model.h"
+#include "ref/train.h"
 #include "datasets/dataset.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
@@ -86,6 +87,20 @@ static inline void load_or_fail(const char *spec, dataset *out)
 {
     tf_error err;
     ck_assert_msg(dataset_load(spec, NULL, out, &err) == TF_OK, "%s: %s", spec, err.message);
+}
+
+/* The default training options but for the windows: @p window snapshots long, one starting every
+ * @p stride (0: every @p window), @p batch of them per step, over the first @p train_ratio of the
+ * snapshots. */
+static inline train_options train_options_windows(int64_t window, int64_t stride, int64_t batch, double train_ratio)
+{
+    train_options o;
+    train_options_default(&o);
+    o.window = window;
+    o.stride = stride;
+    o.batch = batch;
+    o.train_ratio = train_ratio;
+    return o;
 }
 
 /* @p kind's default configuration with these widths: memory, time encoding, embedding and edge
