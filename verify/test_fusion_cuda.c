@@ -111,12 +111,11 @@ static void check_set_on_gpu(const char *what, const sequence_set *set, uint64_t
 
 START_TEST(generated_lengths_on_gpu)
 {
-    const length_distribution kinds[] = {LENGTHS_UNIFORM, LENGTHS_HEAVY_TAILED, LENGTHS_EQUAL, LENGTHS_ONE};
-    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    for (int kind = LENGTHS_UNIFORM; kind <= LENGTHS_ONE; kind++) {
         tf_error err;
         sequence_set set;
-        ck_assert(sequence_set_generate(kinds[k], 400, 24, 40 + k, &set, &err) == TF_OK);
-        check_set_on_gpu(length_distribution_name(kinds[k]), &set, 50 + k);
+        ck_assert(sequence_set_generate((length_distribution)kind, 400, 24, 40 + (uint64_t)kind, &set, &err) == TF_OK);
+        check_set_on_gpu(length_distribution_name((length_distribution)kind), &set, 50 + (uint64_t)kind);
         sequence_set_free(&set);
     }
 }

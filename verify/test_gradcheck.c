@@ -316,8 +316,8 @@ static double model_loss(void *context)
 static void check_model(model_kind kind)
 {
     dataset d;
-    load_or_fail("powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11", &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq =
+        load_snapshots("powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11", &d);
     tf_error err;
     model_config config = {kind, seq->feature_width, 4, seq->target_width, 2};
     model m;

@@ -323,8 +323,7 @@ START_TEST(threshold_and_seek)
 {
     tf_error err;
     dataset d;
-    load_or_fail("twitter_tennis", &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots("twitter_tennis", &d);
     const int64_t n = seq->num_nodes, width = seq->feature_width, count = seq->num_snapshots;
     int64_t *order = in_order(count);
     incremental_options always_full = {0.0, 0};

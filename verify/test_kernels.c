@@ -313,8 +313,7 @@ END_TEST
 START_TEST(models_on_opt_kernels)
 {
     dataset d;
-    load_or_fail("twitter_tennis", &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots("twitter_tennis", &d);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
         double output, gradient;
         compare_model_on_kernels(seq, (model_kind)kind, &opt_kernels, 20, 6, &output, &gradient);

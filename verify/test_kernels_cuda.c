@@ -133,8 +133,7 @@ END_TEST
 START_TEST(models_through_the_gpu_table)
 {
     dataset d;
-    load_or_fail("twitter_tennis", &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots("twitter_tennis", &d);
     cuda_kernels_bind(&gpu);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
         double output, gradient;

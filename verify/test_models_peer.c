@@ -103,8 +103,7 @@ static void check_case(const peer_case *c)
 {
     dataset d;
     tf_error err;
-    load_or_fail(c->data, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(c->data, &d);
     ck_assert_msg(c->first + STEPS * c->count <= seq->num_snapshots, "%s: %d windows of %lld snapshots do not fit in %lld",
                   c->name, STEPS, (long long)c->count, (long long)seq->num_snapshots);
     model_config config = {c->kind, seq->feature_width, c->hidden, seq->target_width, c->k};

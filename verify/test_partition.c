@@ -39,8 +39,7 @@ static void crafted(snapshot_seq *seq, int64_t n, int steps, const int32_t (*edg
 START_TEST(validity)
 {
     dataset d;
-    load_or_fail(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     const int rank_counts[] = {1, 2, 3, 4, 7};
     const partition_method methods[] = {PARTITION_HASH, PARTITION_PTS, PARTITION_PSS, PARTITION_PSS_TS,
                                         PARTITION_METIS, PARTITION_DYNAHB, PARTITION_DGC, PARTITION_DGC_ST};
@@ -273,8 +272,7 @@ END_TEST
 START_TEST(metis)
 {
     dataset d;
-    load_or_fail(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     const int64_t n = seq->num_nodes;
     partition_graph g;
     tf_error err;
@@ -329,8 +327,7 @@ START_TEST(label_propagation)
     partition_graph_free(&pair);
 
     dataset d;
-    load_or_fail(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     int64_t *index = malloc((size_t)(seq->num_snapshots * seq->num_nodes) * sizeof *index);
     partition_graph g;
     ck_assert_int_eq(partition_super_graph(seq, 5, 3, &g, index, &err), TF_OK);
@@ -624,8 +621,7 @@ END_TEST
 START_TEST(closure)
 {
     dataset d;
-    load_or_fail(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     const int64_t n = seq->num_nodes;
     csr in_union;
     tf_error err;
@@ -702,8 +698,7 @@ START_TEST(real_data)
     tf_error err;
     for (int i = 0; i < 2; i++) {
         dataset d;
-        load_or_fail(names[i], &d);
-        const snapshot_seq *seq = &d.snapshots;
+        const snapshot_seq *seq = load_snapshots(names[i], &d);
         for (int ranks = 2; ranks <= 8; ranks *= 2) {
             partition_options o;
             partition_options_default(&o);

@@ -45,8 +45,7 @@ static const partition_method methods[] = {PARTITION_HASH, PARTITION_METIS, PART
 START_TEST(local_product_bitwise)
 {
     dataset d;
-    load_or_fail(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, width = 3;
     const int ranks = 3;
     tf_error err;
@@ -134,8 +133,7 @@ END_TEST
 START_TEST(local_degrees_fail)
 {
     dataset d;
-    load_or_fail(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, width = 2;
     const int ranks = 3;
     tf_error err;
@@ -280,8 +278,7 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
 START_TEST(cache_forward_bitwise)
 {
     dataset d;
-    load_or_fail(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const model_kind kinds[] = {MODEL_TGCN, MODEL_GCLSTM, MODEL_EVOLVEGCN, MODEL_GCONVGRU};
     const int64_t first = 2, count = 3;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -350,8 +347,7 @@ END_TEST
 START_TEST(tgcn_cached_inputs)
 {
     dataset d;
-    load_or_fail(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, f = seq->feature_width;
     tf_error err;
     const model_config config = {MODEL_TGCN, f, 4, seq->target_width, 2};

@@ -60,8 +60,7 @@ static double *load_dataset_times(const char *data, int64_t *groups)
 {
     tf_error err;
     dataset d;
-    load_or_fail(data, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(data, &d);
     train_schedule w = {0};
     w.train_snapshots = (int64_t)(0.8 * (double)seq->num_snapshots);
     w.length = 4;

@@ -103,6 +103,14 @@ static inline train_options train_options_windows(int64_t window, int64_t stride
     return o;
 }
 
+/* load_or_fail() of a dataset of snapshots; returns them (owned by @p out). */
+static inline const snapshot_seq *load_snapshots(const char *spec, dataset *out)
+{
+    load_or_fail(spec, out);
+    ck_assert_msg(out->kind == DATASET_SNAPSHOTS, "%s: expected snapshots, got an event stream", spec);
+    return &out->snapshots;
+}
+
 /* @p kind's default configuration with these widths: memory, time encoding, embedding and edge
  * features (the small models of the event tests). */
 static inline event_model_config event_model_config_with(event_model_kind kind, int64_t memory_width,
