@@ -187,15 +187,6 @@ typedef struct whole_run {
     float *gradients;    /* [parameter count] */
 } whole_run;
 
-static void pack_gradients(const parameter_list *list, float *out)
-{
-    int64_t at = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(out + at, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
-        at += list->items[i].grad.size;
-    }
-}
-
 static void run_whole(const snapshot_seq *seq, const model_config *config, int64_t first, int64_t count, whole_run *out)
 {
     model m;
@@ -209,7 +200,7 @@ static void run_whole(const snapshot_seq *seq, const model_config *config, int64
     out->loss = model_window_loss(seq, first, count, out->predictions, 1.0f, dpredictions);
     ck_assert_int_eq(model_backward(&m, seq, &tape, dpredictions, &err), TF_OK);
     out->gradients = malloc((size_t)parameters_size(&m.parameters) * sizeof(float));
-    pack_gradients(&m.parameters, out->gradients);
+    parameters_pack_gradients(&m.parameters, out->gradients);
     window_tape_free(&m, &tape);
     model_free(&m);
     free(dpredictions);
@@ -255,7 +246,7 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
                                               whole->predictions + (t * seq->num_nodes + part.global_id[i]) * out, out);
         }
         ck_assert_int_eq(model_backward(&m, &part.local, &tape, dpredictions, &err), TF_OK);
-        pack_gradients(&m.parameters, mine);
+        parameters_pack_gradients(&m.parameters, mine);
         for (int64_t i = 0; i < parameters; i++)
             summed[i] += mine[i];
         window_tape_free(&m, &tape);
