@@ -89,6 +89,12 @@ extern "C" void cuda_free(cuda_context *context, void *device_pointer)
         }
 }
 
+extern "C" void cuda_free_each(cuda_context *context, void *const *buffers, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        cuda_free(context, buffers[i]);
+}
+
 extern "C" void *cuda_scratch(cuda_context *context, int slot, size_t bytes, tf_error *err)
 {
     if (bytes > context->scratch_bytes[slot]) {

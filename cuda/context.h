@@ -63,6 +63,9 @@ void *cuda_alloc(cuda_context *context, size_t bytes, tf_error *err);
 /** Free a buffer from cuda_alloc(). NULL is ignored. */
 void cuda_free(cuda_context *context, void *device_pointer);
 
+/** cuda_free() each of @p buffers [count]: the arrays of a struct of device arrays. */
+void cuda_free_each(cuda_context *context, void *const *buffers, size_t count);
+
 /**
  * A device buffer of at least @p bytes in scratch slot @p slot (0 .. CUDA_SCRATCH_SLOTS-1),
  * kept and grown across calls: for kernels that stage host data on the device. Its content is

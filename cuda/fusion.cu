@@ -172,12 +172,8 @@ extern "C" void cuda_fusion_plan_free(cuda_context *context, cuda_fusion_plan *p
 
 extern "C" void cuda_fusion_tape_free(cuda_context *context, cuda_fusion_tape *tape)
 {
-    cuda_free(context, tape->d_x);
-    cuda_free(context, tape->d_h_prev);
-    cuda_free(context, tape->d_h);
-    cuda_free(context, tape->d_c_prev);
-    cuda_free(context, tape->d_c);
-    cuda_free(context, tape->d_cache);
+    void *buffers[] = {tape->d_x, tape->d_h_prev, tape->d_h, tape->d_c_prev, tape->d_c, tape->d_cache};
+    cuda_free_each(context, buffers, sizeof buffers / sizeof buffers[0]);
     memset(tape, 0, sizeof *tape);
 }
 
@@ -342,12 +338,7 @@ extern "C" int cuda_fusion_backward(cuda_context *context, const time_encoder *e
         status = cuda_check(cudaStreamSynchronize(stream), __FILE__, __LINE__, err);
     if (d_recurrent != d_input)
         cuda_free(context, d_recurrent);
-    cuda_free(context, dh_rows);
-    cuda_free(context, d_input);
-    cuda_free(context, carry_h);
-    cuda_free(context, carry_c);
-    cuda_free(context, dh_prev);
-    cuda_free(context, dc_prev);
-    cuda_free(context, dx_rows);
+    void *scratch[] = {dh_rows, d_input, carry_h, carry_c, dh_prev, dc_prev, dx_rows};
+    cuda_free_each(context, scratch, sizeof scratch / sizeof scratch[0]);
     return status;
 }

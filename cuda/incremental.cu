@@ -279,8 +279,7 @@ extern "C" void cuda_incremental_free(cuda_incremental *a)
                            a->d_features[0],     a->d_features[1],       a->d_rows,           a->d_row_scale,
                            a->d_minus_offsets,   a->d_plus_offsets,      a->d_minus_source,   a->d_minus_coefficient,
                            a->d_plus_source,     a->d_plus_coefficient};
-        for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
-            cuda_free(context, buffers[i]);
+        cuda_free_each(context, buffers, sizeof buffers / sizeof buffers[0]);
     }
     memset(a, 0, sizeof *a);
 }

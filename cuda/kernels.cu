@@ -76,16 +76,60 @@ static void linear_forward(const float *x, const float *weight, const float *bia
         fetch(y, d_y, FLOATS(n * out));
 }
 
-/* Host arrays: x [n][in], weight [out][in], y [n][out]. */
-static void linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+/* A product's device launcher: cuda_linear_accumulate() or cuda_matmul_accumulate() (layers.h). */
+typedef int (*device_accumulate)(cuda_context *context, const float *d_x, const float *d_weight, int64_t n, int64_t in,
+                                 int64_t out, float *d_y, tf_error *err);
+
+/* y += the product on the device. Host arrays: x [n][in], weight [out][in] (linear) or [in][out]
+ * (matmul), y [n][out]. */
+static void accumulate(device_accumulate product, const float *x, const float *weight, int64_t n, int64_t in,
+                       int64_t out, float *y)
 {
     if (!usable())
         return;
     tf_error err;
-    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(out * in));
+    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(in * out));
     float *d_y = (float *)stage(3, y, FLOATS(n * out));
-    if (d_x && d_w && d_y && ok(cuda_linear_accumulate(bound, d_x, d_w, n, in, out, d_y, &err), &err))
+    if (d_x && d_w && d_y && ok(product(bound, d_x, d_w, n, in, out, d_y, &err), &err))
         fetch(y, d_y, FLOATS(n * out));
+}
+
+/* Host arrays: x [n][in], weight [out][in], y [n][out]. */
+static void linear_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+{
+    accumulate(cuda_linear_accumulate, x, weight, n, in, out, y);
+}
+
+/* Host arrays: x [n][in], weight [in][out], y [n][out]. */
+static void matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
+{
+    accumulate(cuda_matmul_accumulate, x, weight, n, in, out, y);
+}
+
+/* The device copies a product's backward works on, in scratch slots 0..4: x [n][in], weight and
+ * dweight (in * out values, [out][in] or [in][out]), dy [n][out], dx [n][in]; d_dx and d_dweight
+ * are NULL where the caller asks for no such gradient. */
+typedef struct product_backward_arrays {
+    float *d_x, *d_w, *d_dy, *d_dx, *d_dw;
+} product_backward_arrays;
+
+static void stage_product_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                                   int64_t out, float *dx, float *dweight, product_backward_arrays *d)
+{
+    d->d_x = (float *)stage(0, x, FLOATS(n * in));
+    d->d_w = (float *)stage(1, weight, FLOATS(in * out));
+    d->d_dy = (float *)stage(2, dy, FLOATS(n * out));
+    d->d_dx = dx ? (float *)stage(3, dx, FLOATS(n * in)) : NULL;
+    d->d_dw = dweight ? (float *)stage(4, dweight, FLOATS(in * out)) : NULL;
+}
+
+static void fetch_product_backward(const product_backward_arrays *d, int64_t n, int64_t in, int64_t out, float *dx,
+                                   float *dweight)
+{
+    if (dx)
+        fetch(dx, d->d_dx, FLOATS(n * in));
+    if (dweight)
+        fetch(dweight, d->d_dw, FLOATS(in * out));
 }
 
 /* Host arrays: x [n][in], weight [out][in], dy [n][out]; dx [n][in], dweight [out][in], dbias [out]
@@ -96,31 +140,15 @@ static void linear_backward(const float *x, const float *weight, const float *dy
     if (!usable())
         return;
     tf_error err;
-    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(out * in));
-    float *d_dy = (float *)stage(2, dy, FLOATS(n * out));
-    float *d_dx = dx ? (float *)stage(3, dx, FLOATS(n * in)) : NULL;
-    float *d_dw = dweight ? (float *)stage(4, dweight, FLOATS(out * in)) : NULL;
+    product_backward_arrays d;
+    stage_product_backward(x, weight, dy, n, in, out, dx, dweight, &d);
     float *d_db = dbias ? (float *)stage(5, dbias, FLOATS(out)) : NULL;
-    if (!usable() || !ok(cuda_linear_backward(bound, d_x, d_w, d_dy, n, in, out, d_dx, d_dw, d_db, &err), &err))
+    if (!usable() ||
+        !ok(cuda_linear_backward(bound, d.d_x, d.d_w, d.d_dy, n, in, out, d.d_dx, d.d_dw, d_db, &err), &err))
         return;
-    if (dx)
-        fetch(dx, d_dx, FLOATS(n * in));
-    if (dweight)
-        fetch(dweight, d_dw, FLOATS(out * in));
+    fetch_product_backward(&d, n, in, out, dx, dweight);
     if (dbias)
         fetch(dbias, d_db, FLOATS(out));
-}
-
-/* Host arrays: x [n][in], weight [in][out], y [n][out]. */
-static void matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
-{
-    if (!usable())
-        return;
-    tf_error err;
-    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(in * out));
-    float *d_y = (float *)stage(3, y, FLOATS(n * out));
-    if (d_x && d_w && d_y && ok(cuda_matmul_accumulate(bound, d_x, d_w, n, in, out, d_y, &err), &err))
-        fetch(y, d_y, FLOATS(n * out));
 }
 
 /* Host arrays: x [n][in], weight [in][out], dy [n][out]; dx [n][in], dweight [in][out] (either may
@@ -131,16 +159,11 @@ static void matmul_backward(const float *x, const float *weight, const float *dy
     if (!usable())
         return;
     tf_error err;
-    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_w = (float *)stage(1, weight, FLOATS(in * out));
-    float *d_dy = (float *)stage(2, dy, FLOATS(n * out));
-    float *d_dx = dx ? (float *)stage(3, dx, FLOATS(n * in)) : NULL;
-    float *d_dw = dweight ? (float *)stage(4, dweight, FLOATS(in * out)) : NULL;
-    if (!usable() || !ok(cuda_matmul_backward(bound, d_x, d_w, d_dy, n, in, out, d_dx, d_dw, &err), &err))
+    product_backward_arrays d;
+    stage_product_backward(x, weight, dy, n, in, out, dx, dweight, &d);
+    if (!usable() || !ok(cuda_matmul_backward(bound, d.d_x, d.d_w, d.d_dy, n, in, out, d.d_dx, d.d_dw, &err), &err))
         return;
-    if (dx)
-        fetch(dx, d_dx, FLOATS(n * in));
-    if (dweight)
-        fetch(dweight, d_dw, FLOATS(in * out));
+    fetch_product_backward(&d, n, in, out, dx, dweight);
 }
 
 /* The operator's arrays in scratch slots 8.. (the inputs use 0..7). */
@@ -168,30 +191,49 @@ static int stage_operator(const propagation *p, int transpose, cuda_propagation 
     return usable();
 }
 
-/* Host arrays: x, y [num_nodes][width]. */
-static void propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
+/* On the device, forward y = P x (transpose 0) or backward dx += P^T dy (transpose 1, which adds
+ * into dx, so dx is staged too). Host arrays: from (x or dy), to (y or dx) [num_nodes][width]. */
+static void propagate(const propagation *p, int transpose, const float *from, int64_t width, float *to)
 {
     cuda_propagation operator_;
-    if (!usable() || !stage_operator(p, 0, &operator_))
+    if (!usable() || !stage_operator(p, transpose, &operator_))
         return;
     tf_error err;
     const int64_t size = p->graph->num_nodes * width;
-    float *d_x = (float *)stage(0, x, FLOATS(size)), *d_y = (float *)stage(1, NULL, FLOATS(size));
-    if (d_x && d_y && ok(cuda_propagate_forward(bound, &operator_, d_x, width, d_y, &err), &err))
-        fetch(y, d_y, FLOATS(size));
+    float *d_from = (float *)stage(0, from, FLOATS(size));
+    float *d_to = (float *)stage(1, transpose ? to : NULL, FLOATS(size));
+    int (*launch)(cuda_context *, const cuda_propagation *, const float *, int64_t, float *, tf_error *) =
+        transpose ? cuda_propagate_backward : cuda_propagate_forward;
+    if (d_from && d_to && ok(launch(bound, &operator_, d_from, width, d_to, &err), &err))
+        fetch(to, d_to, FLOATS(size));
+}
+
+/* Host arrays: x, y [num_nodes][width]. */
+static void propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
+{
+    propagate(p, 0, x, width, y);
 }
 
 /* Host arrays: dy, dx [num_nodes][width]. */
 static void propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx)
 {
-    cuda_propagation operator_;
-    if (!usable() || !stage_operator(p, 1, &operator_))
-        return;
-    tf_error err;
-    const int64_t size = p->graph->num_nodes * width;
-    float *d_dy = (float *)stage(0, dy, FLOATS(size)), *d_dx = (float *)stage(1, dx, FLOATS(size));
-    if (d_dy && d_dx && ok(cuda_propagate_backward(bound, &operator_, d_dy, width, d_dx, &err), &err))
-        fetch(dx, d_dx, FLOATS(size));
+    propagate(p, 1, dy, width, dx);
+}
+
+/* The GRU cell's inputs on the device, in scratch slots 0..3: x [n][in], h [n][H],
+ * weight_ih [3 H][in], weight_hh [3 H][H]. Returns usable(), as stage_operator() does. */
+typedef struct gru_inputs {
+    float *d_x, *d_h, *d_wi, *d_wh;
+} gru_inputs;
+
+static int stage_gru_inputs(const float *x, const float *h, const float *weight_ih, const float *weight_hh, int64_t n,
+                            int64_t in, int64_t H, gru_inputs *d)
+{
+    d->d_x = (float *)stage(0, x, FLOATS(n * in));
+    d->d_h = (float *)stage(1, h, FLOATS(n * H));
+    d->d_wi = (float *)stage(2, weight_ih, FLOATS(3 * H * in));
+    d->d_wh = (float *)stage(3, weight_hh, FLOATS(3 * H * H));
+    return usable();
 }
 
 /* Host arrays: x [n][in], h [n][hidden], weight_ih [3 hidden][in], weight_hh [3 hidden][hidden],
@@ -200,16 +242,16 @@ static void gru_cell_forward(const float *x, const float *h, const float *weight
                              const float *bias_ih, const float *bias_hh, int64_t n, int64_t in, int64_t hidden,
                              float *h_out, float *cache)
 {
-    if (!usable())
-        return;
     tf_error err;
     const int64_t H = hidden;
-    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_h = (float *)stage(1, h, FLOATS(n * H));
-    float *d_wi = (float *)stage(2, weight_ih, FLOATS(3 * H * in)), *d_wh = (float *)stage(3, weight_hh, FLOATS(3 * H * H));
+    gru_inputs d;
+    if (!usable() || !stage_gru_inputs(x, h, weight_ih, weight_hh, n, in, H, &d))
+        return;
     float *d_bi = (float *)stage(4, bias_ih, FLOATS(3 * H)), *d_bh = (float *)stage(5, bias_hh, FLOATS(3 * H));
     float *d_out = (float *)stage(6, NULL, FLOATS(n * H)), *d_cache = (float *)stage(7, NULL, FLOATS(n * 4 * H));
-    if (!usable() ||
-        !ok(cuda_gru_cell_forward(bound, d_x, d_h, d_wi, d_wh, d_bi, d_bh, n, in, H, d_out, d_cache, &err), &err))
+    if (!usable() || !ok(cuda_gru_cell_forward(bound, d.d_x, d.d_h, d.d_wi, d.d_wh, d_bi, d_bh, n, in, H, d_out,
+                                               d_cache, &err),
+                         &err))
         return;
     fetch(h_out, d_out, FLOATS(n * H));
     fetch(cache, d_cache, FLOATS(n * 4 * H));
@@ -225,12 +267,11 @@ static void gru_cell_backward(const float *x, const float *h, const float *weigh
                               float *dbias_ih, float *dbias_hh)
 {
     (void)dpreactivation;
-    if (!usable())
-        return;
     tf_error err;
     const int64_t H = hidden;
-    float *d_x = (float *)stage(0, x, FLOATS(n * in)), *d_h = (float *)stage(1, h, FLOATS(n * H));
-    float *d_wi = (float *)stage(2, weight_ih, FLOATS(3 * H * in)), *d_wh = (float *)stage(3, weight_hh, FLOATS(3 * H * H));
+    gru_inputs d;
+    if (!usable() || !stage_gru_inputs(x, h, weight_ih, weight_hh, n, in, H, &d))
+        return;
     float *d_cache = (float *)stage(4, cache, FLOATS(n * 4 * H)), *d_dout = (float *)stage(5, dh_out, FLOATS(n * H));
     /* EvolveGCN-O passes one array as both dx and dh: then one device buffer serves both, or
      * the second copy back would overwrite the first's additions. */
@@ -240,8 +281,8 @@ static void gru_cell_backward(const float *x, const float *h, const float *weigh
     float *d_dwh = dweight_hh ? (float *)stage(13, dweight_hh, FLOATS(3 * H * H)) : NULL;
     float *d_dbi = dbias_ih ? (float *)stage(14, dbias_ih, FLOATS(3 * H)) : NULL;
     float *d_dbh = dbias_hh ? (float *)stage(15, dbias_hh, FLOATS(3 * H)) : NULL;
-    if (!usable() || !ok(cuda_gru_cell_backward(bound, d_x, d_h, d_wi, d_wh, d_cache, d_dout, n, in, H, d_dx, d_dh,
-                                                d_dwi, d_dwh, d_dbi, d_dbh, &err),
+    if (!usable() || !ok(cuda_gru_cell_backward(bound, d.d_x, d.d_h, d.d_wi, d.d_wh, d_cache, d_dout, n, in, H, d_dx,
+                                                d_dh, d_dwi, d_dwh, d_dbi, d_dbh, &err),
                          &err))
         return;
     if (dx)
@@ -317,15 +358,5 @@ const kernels cuda_kernels = {
     take_error,
     /* The elementwise work, the loss, Adam and copies stay on the host (the models' tensors live
      * there, and staging each would cost more than it computes): the reference's functions. */
-    ref_sigmoid_forward,
-    ref_sigmoid_backward,
-    ref_tanh_forward,
-    ref_tanh_backward,
-    ref_relu_forward,
-    ref_relu_backward,
-    ref_add_bias,
-    ref_add_bias_backward,
-    ref_mse_loss,
-    ref_adam_step,
-    ref_copy_rows,
+    REF_KERNELS_HOST_ENTRIES,
 };

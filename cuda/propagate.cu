@@ -5,51 +5,45 @@
 
 #include "cuda/check.h"
 
+/* Both kernels take the operator by value (its device arrays, see cuda_propagation in
+ * propagate.h) and run one thread per (vertex, column) of [num_nodes][width]. */
+
 /* y[v][j] = self[v] x[v][j] + sum over the row's edges of coefficient[e] x[col[e]][j], added in
- * the reference's order with separately rounded multiplies and adds. One thread per (v, j):
- * threads of a warp read consecutive columns of the same rows, so loads coalesce.
- *   row_ptr [num_nodes + 1], col [edges], edge_coefficient [edges]   the rows' in-edges
- *   self_coefficient [num_nodes]; x, y [num_nodes][width] */
-__global__ static void propagate_forward_kernel(int64_t num_nodes, const int64_t *row_ptr, const int32_t *col,
-                                                const float *edge_coefficient, const float *self_coefficient,
-                                                const float *x, int64_t width, float *y)
+ * the reference's order with separately rounded multiplies and adds. Threads of a warp read
+ * consecutive columns of the same rows, so loads coalesce. x, y [num_nodes][width]. */
+__global__ static void propagate_forward_kernel(cuda_propagation p, const float *x, int64_t width, float *y)
 {
     int64_t index = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (index >= num_nodes * width)
+    if (index >= p.num_nodes * width)
         return;
     int64_t v = index / width, j = index % width;
-    float sum = __fmul_rn(self_coefficient[v], x[v * width + j]);
-    for (int64_t e = row_ptr[v]; e < row_ptr[v + 1]; e++)
-        sum = __fadd_rn(sum, __fmul_rn(edge_coefficient[e], x[(int64_t)col[e] * width + j]));
+    float sum = __fmul_rn(p.d_self_coefficient[v], x[v * width + j]);
+    for (int64_t e = p.d_row_ptr[v]; e < p.d_row_ptr[v + 1]; e++)
+        sum = __fadd_rn(sum, __fmul_rn(p.d_edge_coefficient[e], x[(int64_t)p.d_col[e] * width + j]));
     y[index] = sum;
 }
 
 /* dx[u][j] += the terms the reference's scatter adds, in its order: destinations in increasing
- * order, the diagonal term at v = u before the edges of row u.
- *   transpose_offsets [num_nodes + 1]; transpose_edge, transpose_destination [edges]
- *                     the transpose of propagation_add_transpose() (ref/nn/propagate.h)
- *   edge_coefficient [edges], self_coefficient [num_nodes]; dy, dx [num_nodes][width] */
-__global__ static void propagate_backward_kernel(int64_t num_nodes, const int64_t *transpose_offsets,
-                                                 const int64_t *transpose_edge, const int32_t *transpose_destination,
-                                                 const float *edge_coefficient, const float *self_coefficient,
-                                                 const float *dy, int64_t width, float *dx)
+ * order, the diagonal term at v = u before the edges of row u, gathered over the transpose of
+ * propagation_add_transpose() (ref/nn/propagate.h). dy, dx [num_nodes][width]. */
+__global__ static void propagate_backward_kernel(cuda_propagation p, const float *dy, int64_t width, float *dx)
 {
     int64_t index = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (index >= num_nodes * width)
+    if (index >= p.num_nodes * width)
         return;
     int64_t u = index / width, j = index % width;
     float sum = dx[index];
     int diagonal_done = 0;
-    for (int64_t slot = transpose_offsets[u]; slot < transpose_offsets[u + 1]; slot++) {
-        int64_t v = transpose_destination[slot];
+    for (int64_t slot = p.d_transpose_offsets[u]; slot < p.d_transpose_offsets[u + 1]; slot++) {
+        int64_t v = p.d_transpose_destination[slot];
         if (!diagonal_done && v >= u) {
-            sum = __fadd_rn(sum, __fmul_rn(self_coefficient[u], dy[u * width + j]));
+            sum = __fadd_rn(sum, __fmul_rn(p.d_self_coefficient[u], dy[u * width + j]));
             diagonal_done = 1;
         }
-        sum = __fadd_rn(sum, __fmul_rn(edge_coefficient[transpose_edge[slot]], dy[v * width + j]));
+        sum = __fadd_rn(sum, __fmul_rn(p.d_edge_coefficient[p.d_transpose_edge[slot]], dy[v * width + j]));
     }
     if (!diagonal_done)
-        sum = __fadd_rn(sum, __fmul_rn(self_coefficient[u], dy[u * width + j]));
+        sum = __fadd_rn(sum, __fmul_rn(p.d_self_coefficient[u], dy[u * width + j]));
     dx[index] = sum;
 }
 
@@ -89,13 +83,9 @@ extern "C" int cuda_propagation_upload(cuda_context *context, const propagation 
 
 extern "C" void cuda_propagation_free(cuda_context *context, cuda_propagation *p)
 {
-    cuda_free(context, p->d_row_ptr);
-    cuda_free(context, p->d_col);
-    cuda_free(context, p->d_edge_coefficient);
-    cuda_free(context, p->d_self_coefficient);
-    cuda_free(context, p->d_transpose_offsets);
-    cuda_free(context, p->d_transpose_edge);
-    cuda_free(context, p->d_transpose_destination);
+    void *arrays[] = {p->d_row_ptr, p->d_col, p->d_edge_coefficient, p->d_self_coefficient,
+                      p->d_transpose_offsets, p->d_transpose_edge, p->d_transpose_destination};
+    cuda_free_each(context, arrays, sizeof arrays / sizeof arrays[0]);
     memset(p, 0, sizeof *p);
 }
 
@@ -110,7 +100,7 @@ extern "C" int cuda_propagate_forward(cuda_context *context, const cuda_propagat
     if (count == 0)
         return TF_OK;
     propagate_forward_kernel<<<blocks_for(count), threads_per_block, 0, (cudaStream_t)context->stream>>>(
-        p->num_nodes, p->d_row_ptr, p->d_col, p->d_edge_coefficient, p->d_self_coefficient, d_x, width, d_y);
+        *p, d_x, width, d_y);
     CUDA_CHECK(cudaGetLastError(), err);
     return TF_OK;
 }
@@ -122,8 +112,7 @@ extern "C" int cuda_propagate_backward(cuda_context *context, const cuda_propaga
     if (count == 0)
         return TF_OK;
     propagate_backward_kernel<<<blocks_for(count), threads_per_block, 0, (cudaStream_t)context->stream>>>(
-        p->num_nodes, p->d_transpose_offsets, p->d_transpose_edge, p->d_transpose_destination, p->d_edge_coefficient,
-        p->d_self_coefficient, d_dy, width, d_dx);
+        *p, d_dy, width, d_dx);
     CUDA_CHECK(cudaGetLastError(), err);
     return TF_OK;
 }

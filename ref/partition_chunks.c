@@ -8,29 +8,22 @@
 
 #include "ref/core/memory.h"
 
-int ref_label_propagation(const partition_graph *g, int64_t cap, int max_sweeps, int32_t *label,
-                          label_propagation_stats *stats, tf_error *err)
+/* The sweeps of ref_label_propagation(), on its zeroed scratch: size [V] units per label, and
+ * around one vertex at a time, weight [V] per label, stamp [V] (v + 1 on the labels seen) and
+ * touched [V] (the labels seen). stats starts zeroed. */
+static void propagate_labels(const partition_graph *g, int64_t cap, int max_sweeps, int32_t *label,
+                             label_propagation_stats *stats, int64_t *size, int64_t *weight, int64_t *stamp,
+                             int32_t *touched)
 {
     const int64_t vertices = g->num_vertices;
-    label_propagation_stats local = {0, 0, 0};
-    int64_t *size = tf_alloc((size_t)vertices, sizeof *size, "label sizes", err);     /* units per label */
-    int64_t *weight = size ? tf_alloc((size_t)vertices, sizeof *weight, "label weights", err) : NULL;
-    int64_t *stamp = weight ? tf_alloc((size_t)vertices, sizeof *stamp, "label weights", err) : NULL;
-    int32_t *touched = stamp ? tf_alloc((size_t)vertices, sizeof *touched, "label weights", err) : NULL;
-    if (!touched) {
-        free(size);
-        free(weight);
-        free(stamp);
-        return TF_ERR_INPUT;
-    }
     for (int64_t v = 0; v < vertices; v++) { /* Eq. 1: every super vertex starts with its own index */
         label[v] = (int32_t)v;
         size[v] = g->vertex_weight[v];
     }
     int changed = 1;
-    while (changed && local.sweeps < max_sweeps) {
+    while (changed && stats->sweeps < max_sweeps) {
         changed = 0;
-        local.sweeps++;
+        stats->sweeps++;
         for (int64_t v = 0; v < vertices; v++) {
             /* weight(c) = sum of w(u, v) over neighbours u labelled c (Eq. 2); stamp marks the labels seen. */
             int64_t labels = 0;
@@ -62,19 +55,34 @@ int ref_label_propagation(const partition_graph *g, int64_t cap, int max_sweeps,
                 size[own] -= unit;
                 size[best] += unit;
                 label[v] = best;
-                local.changes++;
+                stats->changes++;
                 changed = 1;
             }
         }
     }
-    local.hit_sweep_cap = changed;
-    if (stats)
-        *stats = local;
+    stats->hit_sweep_cap = changed;
+}
+
+int ref_label_propagation(const partition_graph *g, int64_t cap, int max_sweeps, int32_t *label,
+                          label_propagation_stats *stats, tf_error *err)
+{
+    const int64_t vertices = g->num_vertices;
+    label_propagation_stats local = {0, 0, 0};
+    int64_t *size = tf_alloc((size_t)vertices, sizeof *size, "label sizes", err);
+    int64_t *weight = size ? tf_alloc((size_t)vertices, sizeof *weight, "label weights", err) : NULL;
+    int64_t *stamp = weight ? tf_alloc((size_t)vertices, sizeof *stamp, "label weights", err) : NULL;
+    int32_t *touched = stamp ? tf_alloc((size_t)vertices, sizeof *touched, "label weights", err) : NULL;
+    const int status = touched ? TF_OK : TF_ERR_INPUT;
+    if (status == TF_OK) {
+        propagate_labels(g, cap, max_sweeps, label, &local, size, weight, stamp, touched);
+        if (stats)
+            *stats = local;
+    }
     free(size);
     free(weight);
     free(stamp);
     free(touched);
-    return TF_OK;
+    return status;
 }
 
 void chunk_cost_model_for(const model_config *c, chunk_cost_model *out)
@@ -172,20 +180,13 @@ static int by_decreasing_work(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-int ref_chunk_assign(const chunk_graph *chunks, int ranks, int32_t *rank_of_chunk, tf_error *err)
+/* Algorithm 1 on ref_chunk_assign()'s zeroed scratch: order [count], load, connection and held
+ * [ranks] (each rank's work, its edge weight to the chunk being placed, its chunk count). */
+static void assign_chunks(const chunk_graph *chunks, int ranks, int32_t *rank_of_chunk, work_item *order,
+                          double *load, double *connection, int64_t *held)
 {
     const int64_t count = chunks->count;
     const partition_graph *adj = &chunks->adjacency;
-    work_item *order = tf_alloc((size_t)count, sizeof *order, "chunk order", err);
-    double *load = order ? tf_alloc((size_t)ranks, sizeof *load, "rank loads", err) : NULL;
-    double *connection = load ? tf_alloc((size_t)ranks, sizeof *connection, "rank connections", err) : NULL;
-    int64_t *held = connection ? tf_alloc((size_t)ranks, sizeof *held, "rank chunks", err) : NULL;
-    if (!held) {
-        free(order);
-        free(load);
-        free(connection);
-        return TF_ERR_INPUT;
-    }
     double total = 0;
     for (int64_t a = 0; a < count; a++) {
         order[a] = (work_item){chunks->work[a], a};
@@ -220,11 +221,23 @@ int ref_chunk_assign(const chunk_graph *chunks, int ranks, int32_t *rank_of_chun
         load[chosen] += chunks->work[a];
         held[chosen]++;
     }
+}
+
+int ref_chunk_assign(const chunk_graph *chunks, int ranks, int32_t *rank_of_chunk, tf_error *err)
+{
+    const int64_t count = chunks->count;
+    work_item *order = tf_alloc((size_t)count, sizeof *order, "chunk order", err);
+    double *load = order ? tf_alloc((size_t)ranks, sizeof *load, "rank loads", err) : NULL;
+    double *connection = load ? tf_alloc((size_t)ranks, sizeof *connection, "rank connections", err) : NULL;
+    int64_t *held = connection ? tf_alloc((size_t)ranks, sizeof *held, "rank chunks", err) : NULL;
+    const int status = held ? TF_OK : TF_ERR_INPUT;
+    if (status == TF_OK)
+        assign_chunks(chunks, ranks, rank_of_chunk, order, load, connection, held);
     free(order);
     free(load);
     free(connection);
     free(held);
-    return TF_OK;
+    return status;
 }
 
 /* The cap in units: the option, or ceil(units / (4 R)). */
@@ -239,13 +252,19 @@ static int64_t label_cap(const partition_graph *g, const partition_options *o)
     return (units + parts - 1) / parts;
 }
 
-/* The model whose traffic and cost weigh the graph, with the data's widths. */
-static model_config shaped_model(const snapshot_seq *seq, const partition_options *o)
+/* The weights DGC's graphs carry, from the model (o->model with the data's widths): an edge's
+ * spatial traffic (forward + backward, at least 1), a step-to-step edge's temporal traffic, and
+ * the cost model of a chunk's work. */
+static void dgc_weights(const snapshot_seq *seq, const partition_options *o, int64_t *spatial, int64_t *temporal,
+                        chunk_cost_model *cost)
 {
-    model_config c = o->model;
-    c.in_features = seq->feature_width;
-    c.out_features = seq->target_width;
-    return c;
+    model_config model = o->model;
+    model.in_features = seq->feature_width;
+    model.out_features = seq->target_width;
+    int64_t forward, backward;
+    partition_model_traffic(&model, &forward, &backward, temporal);
+    *spatial = forward + backward > 0 ? forward + backward : 1;
+    chunk_cost_model_for(&model, cost);
 }
 
 /* LP on g, chunks, Algorithm 1: rank_of_vertex [V] out, from steps [V] and edges_in [V]. */
@@ -281,12 +300,9 @@ static int chunks_and_ranks(const partition_graph *g, const partition_options *o
 int partition_dgc(const snapshot_seq *seq, const partition_options *o, int32_t *owner, tf_error *err)
 {
     const int64_t n = seq->num_nodes;
-    const model_config model = shaped_model(seq, o);
-    int64_t forward, backward, temporal;
-    partition_model_traffic(&model, &forward, &backward, &temporal);
-    const int64_t spatial = forward + backward > 0 ? forward + backward : 1;
+    int64_t spatial, temporal;
     chunk_cost_model cost;
-    chunk_cost_model_for(&model, &cost);
+    dgc_weights(seq, o, &spatial, &temporal, &cost);
     partition_graph g;
     int status = partition_union_graph(seq, spatial, &g, err);
     if (status != TF_OK)
@@ -310,12 +326,9 @@ int partition_dgc(const snapshot_seq *seq, const partition_options *o, int32_t *
 int partition_dgc_steps(const snapshot_seq *seq, const partition_options *o, int32_t *step_owner, tf_error *err)
 {
     const int64_t n = seq->num_nodes, count = seq->num_snapshots * n;
-    const model_config model = shaped_model(seq, o);
-    int64_t forward, backward, temporal;
-    partition_model_traffic(&model, &forward, &backward, &temporal);
-    const int64_t spatial = forward + backward > 0 ? forward + backward : 1;
+    int64_t spatial, temporal;
     chunk_cost_model cost;
-    chunk_cost_model_for(&model, &cost);
+    dgc_weights(seq, o, &spatial, &temporal, &cost);
     int64_t *index = tf_alloc((size_t)count, sizeof *index, "super vertex index", err);
     if (!index)
         return TF_ERR_INPUT;
@@ -352,12 +365,9 @@ int partition_dgc_steps_costs(const snapshot_seq *seq, const partition_options *
 {
     (void)err;
     const int64_t n = seq->num_nodes;
-    const model_config model = shaped_model(seq, o);
-    int64_t forward, backward, temporal;
-    partition_model_traffic(&model, &forward, &backward, &temporal);
-    const int64_t spatial = forward + backward > 0 ? forward + backward : 1;
+    int64_t spatial, temporal;
     chunk_cost_model cost;
-    chunk_cost_model_for(&model, &cost);
+    dgc_weights(seq, o, &spatial, &temporal, &cost);
     *spatial_cut = *temporal_cut = 0;
     memset(rank_work, 0, (size_t)o->ranks * sizeof *rank_work);
     for (int64_t t = 0; t < seq->num_snapshots; t++) {

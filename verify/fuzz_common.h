@@ -21,6 +21,7 @@
 
 #include "ref/core/error.h"
 #include "ref/core/memory.h"
+#include "ref/data/loaders.h"
 
 /* libFuzzer gives up at 2 GiB (-rss_limit_mb=2048). An input announcing a huge size must end
  * in the loader's own "too large for memory" error, not in libFuzzer's out-of-memory report,
@@ -53,6 +54,43 @@ static void fuzz_check_success(const char *target, int validation, const tf_erro
 {
     if (validation != TF_OK)
         fuzz_fail(target, "the loader accepted data its validator rejects", validation, err);
+}
+
+/* How a target whose loader reads one text loads it: on success it validates what was loaded
+ * (the validator's status into *validation) and frees it. Returns the loader's status. */
+typedef int (*fuzz_text_load)(const text *content, int *validation, tf_error *err);
+
+/* The whole of such a target: the memory cap, the input copied into a text, the load, and the
+ * checks above on its outcome. Always returns 0, as libFuzzer wants. */
+static inline int fuzz_text_target(const char *target, const uint8_t *data, size_t size, fuzz_text_load load)
+{
+    tf_set_memory_limit(FUZZ_MEMORY_LIMIT);
+    tf_error err = {0};
+    text content;
+    if (text_from_bytes(data, size, &content, &err) != TF_OK)
+        return 0; /* no memory for the copy: nothing of the loader was exercised */
+    int validation = TF_OK;
+    int status = load(&content, &validation, &err);
+    if (status == TF_OK)
+        fuzz_check_success(target, validation, &err);
+    else
+        fuzz_check_failure(target, status, &err);
+    text_free(&content);
+    return 0;
+}
+
+/* The load of the two event readers, load_events_csv() and load_events_text(), which share a
+ * signature; `source` names the input in messages. */
+static inline int fuzz_load_events(int (*reader)(const text *, const char *, event_stream *, tf_error *),
+                                   const char *source, const text *content, int *validation, tf_error *err)
+{
+    event_stream events;
+    int status = reader(content, source, &events, err);
+    if (status == TF_OK) {
+        *validation = event_stream_validate(&events, "fuzz", err);
+        event_stream_free(&events);
+    }
+    return status;
 }
 
 #endif

@@ -40,19 +40,14 @@ static void run_create(run *r, int events)
     r->events = events;
     tf_error err;
     if (events) {
-        event_model_config config;
-        event_model_config_default(&config, EVENT_MODEL_JODIE);
-        config.memory_width = config.time_width = config.embedding_width = 4;
+        event_model_config config = event_model_config_with(EVENT_MODEL_JODIE, 4, 4, 4, 0);
         event_train_options o;
         event_train_options_default(&o);
         o.batch_size = 50;
         ck_assert_msg(event_trainer_create(&r->event, &stream, NULL, &config, &o, &err) == TF_OK, "%s", err.message);
     } else {
         model_config config = {MODEL_TGCN, 0, 4, 0, 2};
-        train_options o;
-        train_options_default(&o);
-        o.window = 4;
-        o.train_ratio = 0.1;
+        train_options o = train_options_windows(4, 0, 1, 0.1);
         ck_assert_msg(trainer_create(&r->snapshot, &snapshots.snapshots, &config, &o, &err) == TF_OK, "%s",
                       err.message);
     }

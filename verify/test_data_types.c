@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "datasets/generate.h"
 #include "ref/data/csr.h"
 #include "ref/data/events.h"
 #include "ref/core/memory.h"
@@ -670,30 +669,26 @@ END_TEST
 START_TEST(temporal_csr_matches_brute_force)
 {
     /* Few vertices, many events: long histories with many timestamp ties. */
-    event_params p;
-    event_params_default(&p);
-    p.num_nodes = 40;
-    p.num_events = 3000;
-    p.seed = 99;
-    event_stream es;
+    dataset d;
+    load_or_fail("events:nodes=40,events=3000,seed=99", &d);
+    const event_stream *es = &d.events;
     tf_error err;
-    ck_assert_msg(generate_events(&p, &es, &err) == TF_OK, "%s", err.message);
     temporal_csr g;
-    ck_assert_int_eq(temporal_csr_build(&g, &es, &err), TF_OK);
+    ck_assert_int_eq(temporal_csr_build(&g, es, &err), TF_OK);
     enum { MAX_K = 25, QUERIES = 3000 };
-    int32_t *scratch_neighbours = malloc((size_t)(2 * es.num_events) * sizeof *scratch_neighbours);
-    int64_t *scratch_events = malloc((size_t)(2 * es.num_events) * sizeof *scratch_events);
+    int32_t *scratch_neighbours = malloc((size_t)(2 * es->num_events) * sizeof *scratch_neighbours);
+    int64_t *scratch_events = malloc((size_t)(2 * es->num_events) * sizeof *scratch_events);
     ck_assert(scratch_neighbours && scratch_events);
     rng r;
     rng_seed(&r, 7);
-    double last_time = es.time[es.num_events - 1];
+    double last_time = es->time[es->num_events - 1];
     int64_t mismatches = 0, at_event_time = 0, returned = 0, full = 0;
     for (int q = 0; q < QUERIES; q++) {
         /* Ids one beyond each end, to cover out-of-range queries. */
-        int32_t node = (int32_t)rng_below(&r, (uint64_t)p.num_nodes + 2) - 1;
+        int32_t node = (int32_t)rng_below(&r, (uint64_t)es->num_nodes + 2) - 1;
         double t;
         if (rng_uniform(&r) < 0.5) { /* exactly an event's time: the exclusion boundary */
-            t = es.time[rng_below(&r, (uint64_t)es.num_events)];
+            t = es->time[rng_below(&r, (uint64_t)es->num_events)];
             at_event_time++;
         } else {
             t = rng_uniform(&r) * (last_time + 10.0);
@@ -703,7 +698,7 @@ START_TEST(temporal_csr_matches_brute_force)
         int64_t got_e[MAX_K], want_e[MAX_K];
         double got_t[MAX_K], want_t[MAX_K];
         int got = temporal_csr_recent(&g, node, t, k, got_n, got_e, got_t);
-        int want = brute_force_recent(&es, node, t, k, want_n, want_e, want_t, scratch_neighbours, scratch_events);
+        int want = brute_force_recent(es, node, t, k, want_n, want_e, want_t, scratch_neighbours, scratch_events);
         int ok = got == want;
         for (int i = 0; ok && i < got; i++)
             ok = got_n[i] == want_n[i] && got_e[i] == want_e[i] && got_t[i] == want_t[i];
@@ -719,7 +714,7 @@ START_TEST(temporal_csr_matches_brute_force)
     free(scratch_neighbours);
     free(scratch_events);
     temporal_csr_free(&g);
-    event_stream_free(&es);
+    dataset_free(&d);
 }
 END_TEST
 

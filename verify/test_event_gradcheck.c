@@ -181,12 +181,7 @@ END_TEST
  * would be zero on both sides of the check, which then tests nothing. */
 static void small_tgn(event_model *m, int64_t edge_width, uint64_t seed)
 {
-    event_model_config config;
-    event_model_config_default(&config, EVENT_MODEL_TGN);
-    config.memory_width = 4;
-    config.time_width = 3;
-    config.embedding_width = 6;
-    config.edge_width = edge_width;
+    event_model_config config = event_model_config_with(EVENT_MODEL_TGN, 4, 3, 6, edge_width);
     tf_error err;
     ck_assert_msg(event_model_create(m, &config, seed, &err) == TF_OK, "%s", err.message);
     rng r;
@@ -229,18 +224,26 @@ static double attention_loss(void *context)
     return projected(c->r, c->out, ROOTS * c->a->out_width);
 }
 
+/* One gradient [count] against central differences of `loss` over `values` [count], printed as
+ * "WHAT NAME" and required not negligible; returns the error. */
+static double check_gradient(const char *what, const char *name, scalar_fn loss, void *context, float *values,
+                             const float *gradient, int64_t count)
+{
+    char line[256];
+    double e = finite_difference_error(loss, context, values, gradient, count);
+    snprintf(line, sizeof line, "%s %s", what, name);
+    report(line, e);
+    assert_not_negligible(line, gradient, count);
+    return e;
+}
+
 /* Worst error over every parameter of a model, printing each; returns the worst. */
 static double check_parameters(const char *what, parameter **list, int count, scalar_fn loss, void *context)
 {
     double worst = 0;
-    for (int i = 0; i < count; i++) {
-        char line[256];
-        double e = finite_difference_error(loss, context, list[i]->value.data, list[i]->grad.data, list[i]->value.size);
-        snprintf(line, sizeof line, "%s %s", what, list[i]->name);
-        report(line, e);
-        assert_not_negligible(line, list[i]->grad.data, list[i]->value.size);
-        worst = fmax(worst, e);
-    }
+    for (int i = 0; i < count; i++)
+        worst = fmax(worst, check_gradient(what, list[i]->name, loss, context, list[i]->value.data, list[i]->grad.data,
+                                           list[i]->value.size));
     return worst;
 }
 
@@ -275,19 +278,10 @@ START_TEST(temporal_attention_layer)
         attention_tape_free(&tape);
         char what[96];
         snprintf(what, sizeof what, "attention (edge width %lld)", (long long)edge_width);
-        char line[160];
-        snprintf(line, sizeof line, "%s droot_node", what);
-        report(line, finite_difference_error(attention_loss, &c, c.root_node, droot_node, ROOTS * dh));
-        assert_not_negligible(line, droot_node, ROOTS * dh);
-        snprintf(line, sizeof line, "%s droot_time", what);
-        report(line, finite_difference_error(attention_loss, &c, c.root_time, droot_time, ROOTS * dt));
-        assert_not_negligible(line, droot_time, ROOTS * dt);
-        snprintf(line, sizeof line, "%s dneighbour_node", what);
-        report(line, finite_difference_error(attention_loss, &c, c.neighbour_node, dneighbour_node, E * dh));
-        assert_not_negligible(line, dneighbour_node, E * dh);
-        snprintf(line, sizeof line, "%s dneighbour_time", what);
-        report(line, finite_difference_error(attention_loss, &c, c.neighbour_time, dneighbour_time, E * dt));
-        assert_not_negligible(line, dneighbour_time, E * dt);
+        check_gradient(what, "droot_node", attention_loss, &c, c.root_node, droot_node, ROOTS * dh);
+        check_gradient(what, "droot_time", attention_loss, &c, c.root_time, droot_time, ROOTS * dt);
+        check_gradient(what, "dneighbour_node", attention_loss, &c, c.neighbour_node, dneighbour_node, E * dh);
+        check_gradient(what, "dneighbour_time", attention_loss, &c, c.neighbour_time, dneighbour_time, E * dt);
         parameter *list[] = {a->query_weight, a->query_bias,    a->key_weight,    a->key_bias,
                              a->value_weight, a->value_bias,    a->output_weight, a->output_bias,
                              a->norm_weight,  a->norm_bias};
@@ -383,12 +377,7 @@ static void check_model(event_model_kind kind, int64_t edge_width)
         es.time[i] *= 0.01;
     temporal_csr history;
     ck_assert(temporal_csr_build(&history, &es, &err) == TF_OK);
-    event_model_config config;
-    event_model_config_default(&config, kind);
-    config.memory_width = 4;
-    config.time_width = 3;
-    config.embedding_width = 4;
-    config.edge_width = edge_width;
+    event_model_config config = event_model_config_with(kind, 4, 3, 4, edge_width);
     event_model m;
     ck_assert(event_model_create(&m, &config, 52, &err) == TF_OK);
     node_memory memory;

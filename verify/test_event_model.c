@@ -129,12 +129,7 @@ static void fixture_create(fixture *f, event_model_kind kind, int64_t edge_width
     tf_error err;
     ck_assert(generate_events(&p, &f->es, &err) == TF_OK);
     ck_assert(temporal_csr_build(&f->history, &f->es, &err) == TF_OK);
-    event_model_config config;
-    event_model_config_default(&config, kind);
-    config.memory_width = 5;
-    config.time_width = 4;
-    config.embedding_width = 6;
-    config.edge_width = edge_width;
+    event_model_config config = event_model_config_with(kind, 5, 4, 6, edge_width);
     ck_assert(event_model_create(&f->m, &config, 62, &err) == TF_OK);
     ck_assert(node_memory_create(&f->memory, f->es.num_nodes, 5, event_model_mail_width(&f->m), &err) == TF_OK);
 }
@@ -282,22 +277,16 @@ END_TEST
  * exactly where one that starts from a fresh trainer does. */
 START_TEST(memory_reset_every_epoch)
 {
-    event_stream es;
-    event_params p;
-    event_params_default(&p);
-    p.num_nodes = 40;
-    p.num_events = 300;
+    dataset d;
+    load_or_fail("events:nodes=40,events=300", &d);
     tf_error err;
-    ck_assert(generate_events(&p, &es, &err) == TF_OK);
-    event_model_config config;
-    event_model_config_default(&config, EVENT_MODEL_TGN);
-    config.memory_width = config.time_width = config.embedding_width = 4;
+    event_model_config config = event_model_config_with(EVENT_MODEL_TGN, 4, 4, 4, 0);
     event_train_options options;
     event_train_options_default(&options);
     options.batch_size = 50;
     event_trainer clean, dirty;
-    ck_assert(event_trainer_create(&clean, &es, NULL, &config, &options, &err) == TF_OK);
-    ck_assert(event_trainer_create(&dirty, &es, NULL, &config, &options, &err) == TF_OK);
+    ck_assert(event_trainer_create(&clean, &d.events, NULL, &config, &options, &err) == TF_OK);
+    ck_assert(event_trainer_create(&dirty, &d.events, NULL, &config, &options, &err) == TF_OK);
     node_memory *m = &dirty.memory;
     for (int64_t i = 0; i < m->num_nodes * m->memory_width; i++)
         m->memory[i] = 7.0f;
@@ -319,7 +308,7 @@ START_TEST(memory_reset_every_epoch)
         ck_assert(m->memory_time[v] == 0.0 && m->mail_time[v] == 0.0);
     event_trainer_free(&clean);
     event_trainer_free(&dirty);
-    event_stream_free(&es);
+    dataset_free(&d);
 }
 END_TEST
 

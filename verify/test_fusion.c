@@ -31,20 +31,10 @@ static int tennis_loaded;
 static dataset *tennis(void)
 {
     if (!tennis_loaded) {
-        tf_error err;
-        ck_assert_msg(dataset_load("twitter_tennis", NULL, &tennis_data, &err) == TF_OK, "%s", err.message);
+        load_or_fail("twitter_tennis", &tennis_data);
         tennis_loaded = 1;
     }
     return &tennis_data;
-}
-
-static float *random_array(int64_t count, float scale, rng *r)
-{
-    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
-    ck_assert_ptr_nonnull(values);
-    for (int64_t i = 0; i < count; i++)
-        values[i] = scale * (float)(2.0 * rng_uniform(r) - 1.0);
-    return values;
 }
 
 static float *zeros(int64_t count)
@@ -68,7 +58,7 @@ static void fixture_create(encoder_fixture *f, time_encoder_kind kind, int64_t i
     f->sizes[0] = G * hidden * in, f->sizes[1] = G * hidden * hidden, f->sizes[2] = f->sizes[3] = G * hidden;
     for (int k = 0; k < 4; k++) {
         /* torch's init range 1/sqrt(hidden), doubled so the gates leave their linear region */
-        f->weights[k] = random_array(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
+        f->weights[k] = random_floats(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
         f->gradients[k] = zeros(f->sizes[k]);
     }
     f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3]};
@@ -106,8 +96,8 @@ static void reference_create(reference_run *run, encoder_fixture *f, const seque
 {
     tf_error err;
     const int64_t total = set->total_steps, in = f->encoder.in, H = f->encoder.hidden;
-    run->x = random_array(total * in, 1.0f, r);
-    run->dh_out = random_array(total * H, 1.0f, r);
+    run->x = random_floats(total * in, 1.0f, r);
+    run->dh_out = random_floats(total * H, 1.0f, r);
     run->h = zeros(total * H);
     run->dx = zeros(total * in);
     ck_assert_msg(ref_fusion_forward(&f->encoder, set, run->x, run->h, &err) == TF_OK, "%s", err.message);
@@ -194,14 +184,13 @@ static void check_set(const char *what, const sequence_set *set, int64_t in, int
 
 START_TEST(generated_lengths)
 {
-    const length_distribution kinds[] = {LENGTHS_UNIFORM, LENGTHS_HEAVY_TAILED, LENGTHS_EQUAL, LENGTHS_ONE};
-    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    for (int kind = LENGTHS_UNIFORM; kind <= LENGTHS_ONE; kind++) {
         tf_error err;
         sequence_set set;
-        ck_assert(sequence_set_generate(kinds[k], 80, 12, 7 + k, &set, &err) == TF_OK);
+        ck_assert(sequence_set_generate((length_distribution)kind, 80, 12, 7 + (uint64_t)kind, &set, &err) == TF_OK);
         char what[96];
-        snprintf(what, sizeof what, "lengths %s in 1..12", length_distribution_name(kinds[k]));
-        check_set(what, &set, 5, 12, 100 + k);
+        snprintf(what, sizeof what, "lengths %s in 1..12", length_distribution_name((length_distribution)kind));
+        check_set(what, &set, 5, 12, 100 + (uint64_t)kind);
         sequence_set_free(&set);
     }
     /* wide enough (lanes x gate units >= 16384 floats per step: the padded plan's 100 lanes, and
@@ -238,7 +227,7 @@ START_TEST(event_lifetimes)
     dataset ratings;
     sequence_set set;
     /* bitcoin_alpha's 24,186 ratings grouped into 32 snapshots of equal time span */
-    ck_assert(dataset_load("bitcoin_alpha", NULL, &ratings, &err) == TF_OK);
+    load_or_fail("bitcoin_alpha", &ratings);
     ck_assert(sequence_set_from_events(&ratings.events, 32, &set, &err) == TF_OK);
     check_set("bitcoin_alpha events in 32 snapshots", &set, 4, 8, 12);
     sequence_set_free(&set);
@@ -421,9 +410,8 @@ static void check_spatial(const char *what, const snapshot_seq *seq, int64_t num
 
 START_TEST(spatial_fusion_generated)
 {
-    tf_error err;
     dataset generated;
-    ck_assert(dataset_load("powerlaw:nodes=2000,edges=6000,snapshots=4,seed=9", NULL, &generated, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=2000,edges=6000,snapshots=4,seed=9", &generated);
     check_spatial("powerlaw 2000 vertices", &generated.snapshots, 12, 0.6);
     dataset_free(&generated);
 }
@@ -457,7 +445,7 @@ START_TEST(bad_input)
     fusion_tape tape;
     EXPECT_INPUT_ERROR(opt_fusion_forward(&tiny, &other, &plan, x, h, &tape, &err), &err, "another sequence set");
     dataset small;
-    ck_assert(dataset_load("powerlaw:nodes=50,edges=100,snapshots=2,seed=1", NULL, &small, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=50,edges=100,snapshots=2,seed=1", &small);
     ck_assert(chunk_set_contiguous(small.snapshots.num_nodes, 4, &chunks, &err) == TF_OK);
     fusion_groups groups;
     EXPECT_INPUT_ERROR(opt_fusion_spatial_groups(&small.snapshots, &chunks, 0, &groups, &err), &err, "memory cap");

@@ -19,15 +19,6 @@
 
 static cuda_context gpu;
 
-static float *random_array(int64_t count, float scale, rng *r)
-{
-    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
-    ck_assert_ptr_nonnull(values);
-    for (int64_t i = 0; i < count; i++)
-        values[i] = scale * (float)(2.0 * rng_uniform(r) - 1.0);
-    return values;
-}
-
 /* A device copy of `count` host floats (owned by the context). */
 static float *to_device(const float *host, int64_t count)
 {
@@ -56,14 +47,14 @@ static double compare_on_gpu(const sequence_set *set, time_encoder_kind kind, fu
     const int64_t sizes[4] = {G * H * in, G * H * H, G * H, G * H};
     float *weights[4], *ref_gradients[4], *d_weights[4], *d_gradients[4];
     for (int k = 0; k < 4; k++) {
-        weights[k] = random_array(sizes[k], 2.0f / sqrtf((float)H), &r);
+        weights[k] = random_floats(sizes[k], 2.0f / sqrtf((float)H), &r);
         ref_gradients[k] = calloc((size_t)sizes[k], sizeof(float));
         d_weights[k] = to_device(weights[k], sizes[k]);
         d_gradients[k] = to_device(ref_gradients[k], sizes[k]);
     }
     time_encoder host_encoder = {kind, in, H, weights[0], weights[1], weights[2], weights[3]};
     time_encoder device_encoder = {kind, in, H, d_weights[0], d_weights[1], d_weights[2], d_weights[3]};
-    float *x = random_array(total * in, 1.0f, &r), *dh_out = random_array(total * H, 1.0f, &r);
+    float *x = random_floats(total * in, 1.0f, &r), *dh_out = random_floats(total * H, 1.0f, &r);
     float *h_ref = calloc((size_t)(total * H), sizeof(float)), *dx_ref = calloc((size_t)(total * in), sizeof(float));
     ck_assert(ref_fusion_forward(&host_encoder, set, x, h_ref, &err) == TF_OK);
     time_encoder_gradients host_gradients = {ref_gradients[0], ref_gradients[1], ref_gradients[2], ref_gradients[3]};
@@ -120,12 +111,11 @@ static void check_set_on_gpu(const char *what, const sequence_set *set, uint64_t
 
 START_TEST(generated_lengths_on_gpu)
 {
-    const length_distribution kinds[] = {LENGTHS_UNIFORM, LENGTHS_HEAVY_TAILED, LENGTHS_EQUAL, LENGTHS_ONE};
-    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    for (int kind = LENGTHS_UNIFORM; kind <= LENGTHS_ONE; kind++) {
         tf_error err;
         sequence_set set;
-        ck_assert(sequence_set_generate(kinds[k], 400, 24, 40 + k, &set, &err) == TF_OK);
-        check_set_on_gpu(length_distribution_name(kinds[k]), &set, 50 + k);
+        ck_assert(sequence_set_generate((length_distribution)kind, 400, 24, 40 + (uint64_t)kind, &set, &err) == TF_OK);
+        check_set_on_gpu(length_distribution_name((length_distribution)kind), &set, 50 + (uint64_t)kind);
         sequence_set_free(&set);
     }
 }
@@ -135,7 +125,7 @@ START_TEST(tennis_lifetimes_on_gpu)
 {
     tf_error err;
     dataset tennis;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
     sequence_set set;
     /* the first day: parameter gradients sum over every step, and the device's expf and
      * cuBLAS round differently from the CPU, so their difference grows with the step count */

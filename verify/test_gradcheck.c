@@ -19,7 +19,6 @@
  * kink, not the backward, which is why the step is 1e-3. */
 #include <math.h>
 
-#include "datasets/generate.h"
 #include "ref/nn/chebconv.h"
 #include "ref/nn/layers.h"
 #include "ref/models/model.h"
@@ -316,28 +315,20 @@ static double model_loss(void *context)
 /* The whole model, window loss included, on a small generated graph where vertices come and go. */
 static void check_model(model_kind kind)
 {
-    powerlaw_params p;
-    powerlaw_params_default(&p);
-    p.num_nodes = 16;
-    p.num_edges = 30;
-    p.num_snapshots = 4;
-    p.churn = 0.3;
-    p.vertex_churn = 0.1;
-    p.feature_width = 3;
-    p.seed = 11;
-    snapshot_seq seq;
+    dataset d;
+    const snapshot_seq *seq =
+        load_snapshots("powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11", &d);
     tf_error err;
-    ck_assert_msg(generate_powerlaw(&p, &seq, &err) == TF_OK, "%s", err.message);
-    model_config config = {kind, seq.feature_width, 4, seq.target_width, 2};
+    model_config config = {kind, seq->feature_width, 4, seq->target_width, 2};
     model m;
     ck_assert(model_create(&m, &config, 7, &err) == TF_OK);
-    model_case c = {&m, &seq, 1, 3, zero_array(3 * seq.num_nodes * seq.target_width)};
-    float *dpredictions = zero_array(3 * seq.num_nodes * seq.target_width);
+    model_case c = {&m, seq, 1, 3, zero_array(3 * seq->num_nodes * seq->target_width)};
+    float *dpredictions = zero_array(3 * seq->num_nodes * seq->target_width);
     window_tape tape;
-    ck_assert(model_forward(&m, &seq, c.first, c.count, &tape, c.predictions, &err) == TF_OK);
-    model_window_loss(&seq, c.first, c.count, c.predictions, 1.0f, dpredictions);
+    ck_assert(model_forward(&m, seq, c.first, c.count, &tape, c.predictions, &err) == TF_OK);
+    model_window_loss(seq, c.first, c.count, c.predictions, 1.0f, dpredictions);
     parameters_zero_grad(&m.parameters);
-    ck_assert(model_backward(&m, &seq, &tape, dpredictions, &err) == TF_OK);
+    ck_assert(model_backward(&m, seq, &tape, dpredictions, &err) == TF_OK);
     window_tape_free(&m, &tape);
     double worst = 0;
     const char *worst_name = "";
@@ -356,7 +347,7 @@ static void check_model(model_kind kind)
     free(c.predictions);
     free(dpredictions);
     model_free(&m);
-    snapshot_seq_free(&seq);
+    dataset_free(&d);
 }
 
 START_TEST(model_tgcn) { check_model(MODEL_TGCN); }

@@ -111,10 +111,9 @@ static int64_t *in_order(int64_t count)
 
 START_TEST(real_data_chains)
 {
-    tf_error err;
     dataset tennis, covid;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
-    ck_assert(dataset_load("england_covid", NULL, &covid, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
+    load_or_fail("england_covid", &covid);
     int64_t *order = in_order(tennis.snapshots.num_snapshots);
     check_all_aggregators("twitter_tennis", &tennis.snapshots, order, tennis.snapshots.num_snapshots);
     free(order);
@@ -140,13 +139,12 @@ START_TEST(generated_chains)
         int degrees, seed;
     } graphs[] = {{0.001, 0.01, 0, 3}, {0.01, 0.01, 0, 4}, {0.1, 0.01, 0, 5}, {0.5, 0.01, 0, 6}, {0.01, 0.02, 1, 7}};
     for (size_t i = 0; i < sizeof graphs / sizeof graphs[0]; i++) {
-        tf_error err;
         dataset d;
         char spec[160], label[64];
         snprintf(spec, sizeof spec, "powerlaw:nodes=400,edges=3000,snapshots=101,churn=%g,arrival=%g,features=4,degrees=%d,seed=%d",
                  graphs[i].churn, graphs[i].arrival, graphs[i].degrees, graphs[i].seed);
         snprintf(label, sizeof label, "powerlaw churn %g%s", graphs[i].churn, graphs[i].degrees ? " deg-feat" : "");
-        ck_assert_msg(dataset_load(spec, NULL, &d, &err) == TF_OK, "%s", err.message);
+        load_or_fail(spec, &d);
         int64_t *order = in_order(d.snapshots.num_snapshots);
         check_all_aggregators(label, &d.snapshots, order, d.snapshots.num_snapshots);
         free(order);
@@ -308,7 +306,7 @@ START_TEST(difference_rebuilds_the_next_graph)
 {
     tf_error err;
     dataset tennis, generated;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
     ck_assert(dataset_load("powerlaw:nodes=500,edges=4000,snapshots=20,churn=0.2,arrival=0.05,seed=2", NULL, &generated,
                            &err) == TF_OK);
     int64_t a = check_difference(&tennis.snapshots), b = check_difference(&generated.snapshots);
@@ -325,8 +323,7 @@ START_TEST(threshold_and_seek)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots("twitter_tennis", &d);
     const int64_t n = seq->num_nodes, width = seq->feature_width, count = seq->num_snapshots;
     int64_t *order = in_order(count);
     incremental_options always_full = {0.0, 0};
@@ -373,7 +370,7 @@ START_TEST(full_recompute_twin)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("powerlaw:nodes=2000,edges=20000,snapshots=1,features=8,seed=11", NULL, &d, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=2000,edges=20000,snapshots=1,features=8,seed=11", &d);
     const snapshot *s = &d.snapshots.snapshots[0];
     const int64_t cells = d.snapshots.num_nodes * d.snapshots.feature_width;
     float *ours = malloc((size_t)cells * sizeof(float)), *reference = malloc((size_t)cells * sizeof(float));

@@ -129,9 +129,8 @@ static void check_sequence(const char *what, const snapshot_seq *seq)
 
 START_TEST(twitter_tennis_chain)
 {
-    tf_error err;
     dataset tennis;
-    ck_assert_msg(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK, "%s", err.message);
+    load_or_fail("twitter_tennis", &tennis);
     ck_assert_int_ge(tennis.snapshots.num_snapshots, 100);
     check_sequence("twitter_tennis", &tennis.snapshots);
     dataset_free(&tennis);
@@ -140,12 +139,8 @@ END_TEST
 
 START_TEST(generated_chain)
 {
-    tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load("powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.01,arrival=0.01,features=4,"
-                               "degrees=0,seed=4",
-                               NULL, &d, &err) == TF_OK,
-                  "%s", err.message);
+    load_or_fail("powerlaw:nodes=600,edges=5000,snapshots=101,churn=0.01,arrival=0.01,features=4,degrees=0,seed=4", &d);
     check_sequence("powerlaw churn 0.01", &d.snapshots);
     dataset_free(&d);
 }

@@ -29,14 +29,9 @@ static void compare(const char *data, model_kind kind, int k, int64_t window, in
 {
     tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
-    train_options options;
-    train_options_default(&options);
-    options.window = window;
-    options.stride = stride;
-    options.batch = 4;
+    load_or_fail(data, &d);
+    train_options options = train_options_windows(window, stride, 4, 0.75);
     options.batching = BATCH_ACROSS_BLOCKS;
-    options.train_ratio = 0.75;
     model_config config = {kind, 0, 8, 0, k};
     trainer reference, twin;
     ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);

@@ -107,16 +107,11 @@ static void negate_some_weights(snapshot_seq *seq)
 static void compare_with_reference(const char *data, const model_config *config, int64_t window, int64_t stride,
                                    int64_t epochs, double threshold, int negative)
 {
-    tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    load_or_fail(data, &d);
     if (negative)
         negate_some_weights(&d.snapshots);
-    train_options opts;
-    train_options_default(&opts);
-    opts.window = window;
-    opts.stride = stride;
-    opts.batch = 2;
+    train_options opts = train_options_windows(window, stride, 2, 0.8);
     opts.epochs = epochs;
     incremental_inputs_options inc;
     incremental_inputs_options_default(&inc);
@@ -176,7 +171,7 @@ START_TEST(models_without_input_aggregation)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("powerlaw:nodes=50,edges=200,snapshots=6,seed=2", NULL, &d, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=50,edges=200,snapshots=6,seed=2", &d);
     train_options opts;
     train_options_default(&opts);
     incremental_inputs_options inc;
@@ -208,10 +203,7 @@ static void cache_never_changes(const model_config *config)
     dataset d;
     ck_assert(dataset_load("powerlaw:nodes=100,edges=800,snapshots=24,churn=0.02,features=4,degrees=0,seed=8", NULL, &d,
                            &err) == TF_OK);
-    train_options opts;
-    train_options_default(&opts);
-    opts.window = 6;
-    opts.stride = 2;
+    train_options opts = train_options_windows(6, 2, 1, 0.8);
     opts.epochs = 2;
     static const double capacities[] = {0.0, 0.1, 0.3, 0.6, 1.0};
     run_result first = {0};
@@ -303,7 +295,7 @@ START_TEST(reuse_across_gates_counted)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("powerlaw:nodes=100,edges=600,snapshots=6,seed=2", NULL, &d, &err) == TF_OK);
+    load_or_fail("powerlaw:nodes=100,edges=600,snapshots=6,seed=2", &d);
     kernels counting = ref_kernels;
     counting.propagate_forward = counting_propagate;
     /* Chebyshev order K: a basis of one input costs K - 1 products. GConvGRU convolves X and H

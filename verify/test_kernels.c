@@ -17,15 +17,6 @@
 
 #define TOLERANCE 1e-5
 
-static float *random_array(int64_t count, rng *r)
-{
-    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
-    ck_assert_ptr_nonnull(values);
-    for (int64_t i = 0; i < count; i++)
-        values[i] = (float)(2.0 * rng_uniform(r) - 1.0);
-    return values;
-}
-
 static float *copy_array(const float *values, int64_t count)
 {
     float *copy = malloc((size_t)(count ? count : 1) * sizeof *copy);
@@ -52,12 +43,12 @@ static void check_propagation_on(const char *what, const csr *g, rng *r)
             static const int64_t widths[3] = {1, 7, 32};
             for (int w = 0; w < 3; w++) {
                 int64_t size = g->num_nodes * widths[w];
-                float *x = random_array(size, r), *y_ref = random_array(size, r), *y_opt = random_array(size, r);
+                float *x = random_units(size, r), *y_ref = random_units(size, r), *y_opt = random_units(size, r);
                 ref_propagate_forward(&p, x, widths[w], y_ref);
                 opt_propagate_forward(&p, x, widths[w], y_opt);
                 int64_t forward = differing_values(y_ref, y_opt, size);
                 /* The backward adds into dx: start both from the same nonzero values. */
-                float *dx_ref = random_array(size, r), *dx_opt = copy_array(dx_ref, size);
+                float *dx_ref = random_units(size, r), *dx_opt = copy_array(dx_ref, size);
                 ref_propagate_backward(&p, x, widths[w], dx_ref);
                 opt_propagate_backward(&p, x, widths[w], dx_opt);
                 int64_t backward = differing_values(dx_ref, dx_opt, size);
@@ -81,8 +72,8 @@ START_TEST(propagation_is_bitwise_equal)
     rng_seed(&r, 1);
     tf_error err;
     dataset tennis, covid, generated;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
-    ck_assert(dataset_load("england_covid", NULL, &covid, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
+    load_or_fail("england_covid", &covid);
     ck_assert_msg(dataset_load("powerlaw:nodes=3000,edges=30000,snapshots=1,seed=5", NULL, &generated, &err) == TF_OK,
                   "%s", err.message);
     /* The busiest twitter_tennis snapshot, a covid day, and a skewed generated graph. */
@@ -110,16 +101,16 @@ START_TEST(dense_products_within_tolerance)
     double worst_forward = 0, worst_backward = 0, worst_matmul = 0;
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int64_t n = shapes[s][0], in = shapes[s][1], out = shapes[s][2];
-        float *x = random_array(n * in, &r), *w = random_array(out * in, &r), *b = random_array(out, &r);
-        float *dy = random_array(n * out, &r);
-        float *y_ref = random_array(n * out, &r), *y_opt = random_array(n * out, &r);
+        float *x = random_units(n * in, &r), *w = random_units(out * in, &r), *b = random_units(out, &r);
+        float *dy = random_units(n * out, &r);
+        float *y_ref = random_units(n * out, &r), *y_opt = random_units(n * out, &r);
         ref_linear_forward(x, w, b, n, in, out, y_ref);
         opt_linear_forward(x, w, b, n, in, out, y_opt);
         worst_forward = fmax(worst_forward, relative_error(y_opt, y_ref, n * out));
         ref_linear_accumulate(x, w, n, in, out, y_ref);
         opt_linear_accumulate(x, w, n, in, out, y_opt);
         worst_forward = fmax(worst_forward, relative_error(y_opt, y_ref, n * out));
-        float *dx_ref = random_array(n * in, &r), *dw_ref = random_array(out * in, &r), *db_ref = random_array(out, &r);
+        float *dx_ref = random_units(n * in, &r), *dw_ref = random_units(out * in, &r), *db_ref = random_units(out, &r);
         float *dx_opt = copy_array(dx_ref, n * in), *dw_opt = copy_array(dw_ref, out * in), *db_opt = copy_array(db_ref, out);
         ref_linear_backward(x, w, dy, n, in, out, dx_ref, dw_ref, db_ref);
         opt_linear_backward(x, w, dy, n, in, out, dx_opt, dw_opt, db_opt);
@@ -152,21 +143,21 @@ START_TEST(recurrent_cells)
     rng r;
     rng_seed(&r, 3);
     const int64_t n = 700, in = 16, H = 24;
-    float *x = random_array(n * in, &r), *h = random_array(n * H, &r), *c = random_array(n * H, &r);
-    float *w_ih = random_array(3 * H * in, &r), *w_hh = random_array(3 * H * H, &r);
-    float *b_ih = random_array(3 * H, &r), *b_hh = random_array(3 * H, &r), *dh_out = random_array(n * H, &r);
-    float *h_ref = random_array(n * H, &r), *h_opt = random_array(n * H, &r);
-    float *cache_ref = random_array(n * 4 * H, &r), *cache_opt = random_array(n * 4 * H, &r);
+    float *x = random_units(n * in, &r), *h = random_units(n * H, &r), *c = random_units(n * H, &r);
+    float *w_ih = random_units(3 * H * in, &r), *w_hh = random_units(3 * H * H, &r);
+    float *b_ih = random_units(3 * H, &r), *b_hh = random_units(3 * H, &r), *dh_out = random_units(n * H, &r);
+    float *h_ref = random_units(n * H, &r), *h_opt = random_units(n * H, &r);
+    float *cache_ref = random_units(n * 4 * H, &r), *cache_opt = random_units(n * 4 * H, &r);
     ref_gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, n, in, H, h_ref, cache_ref);
     opt_gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, n, in, H, h_opt, cache_opt);
     double forward = fmax(relative_error(h_opt, h_ref, n * H), relative_error(cache_opt, cache_ref, n * 4 * H));
     float *grads_ref[6], *grads_opt[6];
     int64_t sizes[6] = {n * in, n * H, 3 * H * in, 3 * H * H, 3 * H, 3 * H};
     for (int i = 0; i < 6; i++) {
-        grads_ref[i] = random_array(sizes[i], &r);
+        grads_ref[i] = random_units(sizes[i], &r);
         grads_opt[i] = copy_array(grads_ref[i], sizes[i]);
     }
-    float *gate_gradients = random_array(2 * n * 3 * H, &r); /* scratch: overwritten */
+    float *gate_gradients = random_units(2 * n * 3 * H, &r); /* scratch: overwritten */
     ref_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, gate_gradients, grads_ref[0], grads_ref[1],
                           grads_ref[2], grads_ref[3], grads_ref[4], grads_ref[5]);
     opt_gru_cell_backward(x, h, w_ih, w_hh, cache_ref, dh_out, n, in, H, gate_gradients, grads_opt[0], grads_opt[1],
@@ -179,15 +170,15 @@ START_TEST(recurrent_cells)
     ck_assert(forward <= TOLERANCE && backward <= TOLERANCE);
 
     /* LSTM pointwise: bitwise. */
-    float *preactivation = random_array(n * 4 * H, &r);
-    float *c_ref = random_array(n * H, &r), *c_opt = random_array(n * H, &r);
-    float *gates_ref = random_array(n * 4 * H, &r), *gates_opt = random_array(n * 4 * H, &r);
+    float *preactivation = random_units(n * 4 * H, &r);
+    float *c_ref = random_units(n * H, &r), *c_opt = random_units(n * H, &r);
+    float *gates_ref = random_units(n * 4 * H, &r), *gates_opt = random_units(n * 4 * H, &r);
     ref_lstm_pointwise_forward(preactivation, c, n, H, c_ref, h_ref, gates_ref);
     opt_lstm_pointwise_forward(preactivation, c, n, H, c_opt, h_opt, gates_opt);
     int64_t differing = differing_values(c_ref, c_opt, n * H) + differing_values(h_ref, h_opt, n * H) +
                         differing_values(gates_ref, gates_opt, n * 4 * H);
-    float *dpre_ref = random_array(n * 4 * H, &r), *dpre_opt = random_array(n * 4 * H, &r);
-    float *dc_ref = random_array(n * H, &r), *dc_opt = copy_array(dc_ref, n * H);
+    float *dpre_ref = random_units(n * 4 * H, &r), *dpre_opt = random_units(n * 4 * H, &r);
+    float *dc_ref = random_units(n * H, &r), *dc_opt = copy_array(dc_ref, n * H);
     ref_lstm_pointwise_backward(gates_ref, c, c_ref, dh_out, c, n, H, dpre_ref, dc_ref);
     opt_lstm_pointwise_backward(gates_opt, c, c_opt, dh_out, c, n, H, dpre_opt, dc_opt);
     differing += differing_values(dpre_ref, dpre_opt, n * 4 * H) + differing_values(dc_ref, dc_opt, n * H);
@@ -217,12 +208,12 @@ START_TEST(elementwise_loss_adam_bitwise)
     int64_t differing = 0, values = 0;
     for (int c = 0; c < 2; c++) {
         const int64_t count = counts[c];
-        float *x = random_array(count, &r), *dy = random_array(count, &r);
+        float *x = random_units(count, &r), *dy = random_units(count, &r);
         for (int64_t i = 0; i < count; i++)
             x[i] *= 8.0f;
         x[0] = 0.0f, x[1] = -0.0f; /* relu's edge */
-        float *y_ref = random_array(count, &r), *y_opt = random_array(count, &r);
-        float *dx_ref = random_array(count, &r), *dx_opt = copy_array(dx_ref, count);
+        float *y_ref = random_units(count, &r), *y_opt = random_units(count, &r);
+        float *dx_ref = random_units(count, &r), *dx_opt = copy_array(dx_ref, count);
         dx_ref[2] = dx_opt[2] = -0.0f; /* relu's backward must leave -0 alone where y <= 0 */
         const kernels *twins[2] = {&ref_kernels, &opt_kernels};
         float *ys[2] = {y_ref, y_opt}, *dxs[2] = {dx_ref, dx_opt};
@@ -243,7 +234,7 @@ START_TEST(elementwise_loss_adam_bitwise)
         differing += differing_values(y_ref, y_opt, count) + differing_values(dx_ref, dx_opt, count);
         /* add_bias and its backward over rows of 32: the backward's double column sums */
         const int64_t width = 32, rows = count / width;
-        float *bias = random_array(width, &r), *db_ref = random_array(width, &r), *db_opt = copy_array(db_ref, width);
+        float *bias = random_units(width, &r), *db_ref = random_units(width, &r), *db_opt = copy_array(db_ref, width);
         for (int k = 0; k < 2; k++) {
             memcpy(ys[k], x, (size_t)count * sizeof(float));
             twins[k]->add_bias(ys[k], bias, rows, width);
@@ -289,14 +280,14 @@ START_TEST(elementwise_loss_adam_bitwise)
         ck_assert(adam_create(&optimizers[k], &lists[k], 0.01, &err) == TF_OK);
     }
     for (int q = 0; q < 2; q++) {
-        float *start = random_array(lists[0].items[q].value.size, &r);
+        float *start = random_units(lists[0].items[q].value.size, &r);
         for (int k = 0; k < 2; k++)
             memcpy(lists[k].items[q].value.data, start, (size_t)lists[0].items[q].value.size * sizeof(float));
         free(start);
     }
     for (int step = 0; step < 10; step++) {
         for (int q = 0; q < 2; q++) {
-            float *g = random_array(lists[0].items[q].grad.size, &r);
+            float *g = random_units(lists[0].items[q].grad.size, &r);
             for (int k = 0; k < 2; k++)
                 memcpy(lists[k].items[q].grad.data, g, (size_t)lists[0].items[q].grad.size * sizeof(float));
             free(g);
@@ -321,38 +312,14 @@ END_TEST
 
 START_TEST(models_on_opt_kernels)
 {
-    tf_error err;
     dataset d;
-    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots("twitter_tennis", &d);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
-        model_config config = {(model_kind)kind, seq->feature_width, 16, seq->target_width, 2};
-        model a, b;
-        ck_assert(model_create(&a, &config, 5, &err) == TF_OK);
-        ck_assert(model_create(&b, &config, 5, &err) == TF_OK);
-        b.kernels = &opt_kernels;
-        const int64_t first = 20, count = 6, size = count * seq->num_nodes;
-        float *pa = calloc((size_t)size, sizeof(float)), *pb = calloc((size_t)size, sizeof(float));
-        float *da = calloc((size_t)size, sizeof(float)), *db = calloc((size_t)size, sizeof(float));
-        window_tape ta, tb;
-        ck_assert(model_forward(&a, seq, first, count, &ta, pa, &err) == TF_OK);
-        ck_assert(model_forward(&b, seq, first, count, &tb, pb, &err) == TF_OK);
-        model_window_loss(seq, first, count, pa, 1.0f, da);
-        model_window_loss(seq, first, count, pb, 1.0f, db);
-        ck_assert(model_backward(&a, seq, &ta, da, &err) == TF_OK);
-        ck_assert(model_backward(&b, seq, &tb, db, &err) == TF_OK);
-        double output = relative_error(pb, pa, size), gradient = 0;
-        for (int64_t i = 0; i < a.parameters.count; i++)
-            gradient = fmax(gradient, relative_error(b.parameters.items[i].grad.data, a.parameters.items[i].grad.data,
-                                                     a.parameters.items[i].grad.size));
+        double output, gradient;
+        compare_model_on_kernels(seq, (model_kind)kind, &opt_kernels, 20, 6, &output, &gradient);
         printf("%-10s on twitter_tennis, 6 snapshots, opt vs ref kernels: outputs %.2e, gradients %.2e\n",
                model_kind_name((model_kind)kind), output, gradient);
         ck_assert(output <= TOLERANCE && gradient <= TOLERANCE);
-        window_tape_free(&a, &ta);
-        window_tape_free(&b, &tb);
-        free(pa), free(pb), free(da), free(db);
-        model_free(&a);
-        model_free(&b);
     }
     dataset_free(&d);
 }

@@ -21,14 +21,6 @@
 
 static cuda_context gpu;
 
-static float *random_array(int64_t count, rng *r)
-{
-    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
-    for (int64_t i = 0; i < count; i++)
-        values[i] = (float)(2.0 * rng_uniform(r) - 1.0);
-    return values;
-}
-
 /* A device copy of `count` host floats (owned by the context). */
 static float *to_device(const float *host, int64_t count)
 {
@@ -49,7 +41,7 @@ START_TEST(propagation_bitwise)
 {
     tf_error err;
     dataset tennis;
-    ck_assert(dataset_load("twitter_tennis", NULL, &tennis, &err) == TF_OK);
+    load_or_fail("twitter_tennis", &tennis);
     rng r;
     rng_seed(&r, 1);
     int64_t differing = 0, total = 0;
@@ -63,8 +55,8 @@ START_TEST(propagation_bitwise)
             cuda_propagation device;
             ck_assert_msg(cuda_propagation_upload(&gpu, &p, &device, &err) == TF_OK, "%s", err.message);
             const int64_t width = 16, size = g->num_nodes * width;
-            float *x = random_array(size, &r), *y_ref = random_array(size, &r), *y_gpu = random_array(size, &r);
-            float *dx_ref = random_array(size, &r), *dx_gpu = malloc((size_t)size * sizeof(float));
+            float *x = random_units(size, &r), *y_ref = random_units(size, &r), *y_gpu = random_units(size, &r);
+            float *dx_ref = random_units(size, &r), *dx_gpu = malloc((size_t)size * sizeof(float));
             memcpy(dx_gpu, dx_ref, (size_t)size * sizeof(float));
             float *d_x = to_device(x, size), *d_y = to_device(y_gpu, size), *d_dx = to_device(dx_gpu, size);
             ref_propagate_forward(&p, x, width, y_ref);
@@ -95,9 +87,9 @@ START_TEST(dense_and_cells)
     rng_seed(&r, 2);
     tf_error err;
     const int64_t n = 1000, in = 16, out = 32;
-    float *x = random_array(n * in, &r), *w = random_array(out * in, &r), *b = random_array(out, &r);
-    float *dy = random_array(n * out, &r), *y_ref = random_array(n * out, &r), *y_gpu = malloc((size_t)(n * out) * 4);
-    float *dx_ref = random_array(n * in, &r), *dw_ref = random_array(out * in, &r), *db_ref = random_array(out, &r);
+    float *x = random_units(n * in, &r), *w = random_units(out * in, &r), *b = random_units(out, &r);
+    float *dy = random_units(n * out, &r), *y_ref = random_units(n * out, &r), *y_gpu = malloc((size_t)(n * out) * 4);
+    float *dx_ref = random_units(n * in, &r), *dw_ref = random_units(out * in, &r), *db_ref = random_units(out, &r);
     float *d_x = to_device(x, n * in), *d_w = to_device(w, out * in), *d_b = to_device(b, out);
     float *d_dy = to_device(dy, n * out), *d_y = to_device(y_ref, n * out);
     float *d_dx = to_device(dx_ref, n * in), *d_dw = to_device(dw_ref, out * in), *d_db = to_device(db_ref, out);
@@ -118,8 +110,8 @@ START_TEST(dense_and_cells)
 
     /* GRU cell forward. */
     const int64_t H = 24;
-    float *h = random_array(n * H, &r), *wi = random_array(3 * H * in, &r), *wh = random_array(3 * H * H, &r);
-    float *bi = random_array(3 * H, &r), *bh = random_array(3 * H, &r);
+    float *h = random_units(n * H, &r), *wi = random_units(3 * H * in, &r), *wh = random_units(3 * H * H, &r);
+    float *bi = random_units(3 * H, &r), *bh = random_units(3 * H, &r);
     float *h_ref = malloc((size_t)(n * H) * 4), *cache_ref = malloc((size_t)(n * 4 * H) * 4);
     float *h_gpu = malloc((size_t)(n * H) * 4);
     ref_gru_cell_forward(x, h, wi, wh, bi, bh, n, in, H, h_ref, cache_ref);
@@ -140,39 +132,15 @@ END_TEST
 
 START_TEST(models_through_the_gpu_table)
 {
-    tf_error err;
     dataset d;
-    ck_assert(dataset_load("twitter_tennis", NULL, &d, &err) == TF_OK);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots("twitter_tennis", &d);
     cuda_kernels_bind(&gpu);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
-        model_config config = {(model_kind)kind, seq->feature_width, 16, seq->target_width, 2};
-        model a, b;
-        ck_assert(model_create(&a, &config, 5, &err) == TF_OK);
-        ck_assert(model_create(&b, &config, 5, &err) == TF_OK);
-        b.kernels = &cuda_kernels;
-        const int64_t size = 4 * seq->num_nodes;
-        float *pa = calloc((size_t)size, 4), *pb = calloc((size_t)size, 4), *da = calloc((size_t)size, 4),
-              *db = calloc((size_t)size, 4);
-        window_tape ta, tb;
-        ck_assert(model_forward(&a, seq, 10, 4, &ta, pa, &err) == TF_OK);
-        ck_assert_msg(model_forward(&b, seq, 10, 4, &tb, pb, &err) == TF_OK, "%s", err.message);
-        model_window_loss(seq, 10, 4, pa, 1.0f, da);
-        model_window_loss(seq, 10, 4, pb, 1.0f, db);
-        ck_assert(model_backward(&a, seq, &ta, da, &err) == TF_OK);
-        ck_assert_msg(model_backward(&b, seq, &tb, db, &err) == TF_OK, "%s", err.message);
-        double output = relative_error(pb, pa, size), gradient = 0;
-        for (int64_t i = 0; i < a.parameters.count; i++)
-            gradient = fmax(gradient, relative_error(b.parameters.items[i].grad.data, a.parameters.items[i].grad.data,
-                                                     a.parameters.items[i].grad.size));
+        double output, gradient;
+        compare_model_on_kernels(seq, (model_kind)kind, &cuda_kernels, 10, 4, &output, &gradient);
         printf("%-10s through the GPU kernels: outputs %.2e, gradients %.2e\n", model_kind_name((model_kind)kind),
                output, gradient);
         ck_assert(output <= TOLERANCE && gradient <= TOLERANCE);
-        window_tape_free(&a, &ta);
-        window_tape_free(&b, &tb);
-        free(pa), free(pb), free(da), free(db);
-        model_free(&a);
-        model_free(&b);
     }
     dataset_free(&d);
 }

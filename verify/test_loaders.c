@@ -23,8 +23,8 @@ static void golden(const char *prefix, const char *name, npy_array *out)
 /* Loads a bundled dataset; whatever a test checks next, the data must pass its validator. */
 static void load_bundled(const char *name, dataset *d)
 {
+    load_or_fail(name, d);
     tf_error err;
-    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s", err.message);
     int valid = d->kind == DATASET_SNAPSHOTS ? snapshot_seq_validate(&d->snapshots, name, &err)
                                              : event_stream_validate(&d->events, name, &err);
     ck_assert_msg(valid == TF_OK, "%s", err.message);
@@ -293,8 +293,8 @@ START_TEST(gzip_is_transparent)
     ck_assert(text_read_file(source_path("datasets/pedalme_london.json.gz"), &content, &err) == TF_OK);
     const char *plain = write_temporary("pedalme_plain.json", content.data, content.size);
     dataset from_gzip, from_plain;
-    ck_assert(dataset_load(source_path("datasets/pedalme_london.json.gz"), NULL, &from_gzip, &err) == TF_OK);
-    ck_assert_msg(dataset_load(plain, NULL, &from_plain, &err) == TF_OK, "%s", err.message);
+    load_or_fail(source_path("datasets/pedalme_london.json.gz"), &from_gzip);
+    load_or_fail(plain, &from_plain);
     int same = snapshot_seq_equal(&from_gzip.snapshots, &from_plain.snapshots);
     printf("pedalme: %zu bytes decompressed; plain and gzip loads %s\n", content.size, same ? "identical" : "DIFFER");
     ck_assert(same);

@@ -59,6 +59,31 @@ static void golden(const char *case_name, const char *file, int64_t expected_siz
     ck_assert_int_eq(out->size, expected_size);
 }
 
+/* The worst relative error of every parameter's gradient (@p gradients 1) or value (0) against
+ * the golden file FILE_PREFIX.NAME of the case; @p worst_name (may be NULL) gets the parameter's
+ * name. */
+static double golden_parameters_error(const char *case_name, const char *file_prefix, const parameter_list *list,
+                                      int gradients, const char **worst_name)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < list->count; i++) {
+        const parameter *p = &list->items[i];
+        const tensor *values = gradients ? &p->grad : &p->value;
+        char file[160];
+        npy_array expected;
+        snprintf(file, sizeof file, "%s.%s", file_prefix, p->name);
+        golden(case_name, file, values->size, &expected);
+        double e = relative_error(values->data, expected.data, values->size);
+        if (e >= worst) {
+            worst = e;
+            if (worst_name)
+                *worst_name = p->name;
+        }
+        npy_free(&expected);
+    }
+    return worst;
+}
+
 /* The window of step @p step (0-based): forward, loss, backward into zeroed gradients. Returns
  * the loss; fills @p predictions. */
 static float window_gradient(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float *predictions,
@@ -78,8 +103,7 @@ static void check_case(const peer_case *c)
 {
     dataset d;
     tf_error err;
-    ck_assert_msg(dataset_load(c->data, NULL, &d, &err) == TF_OK, "%s", err.message);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(c->data, &d);
     ck_assert_msg(c->first + STEPS * c->count <= seq->num_snapshots, "%s: %d windows of %lld snapshots do not fit in %lld",
                   c->name, STEPS, (long long)c->count, (long long)seq->num_snapshots);
     model_config config = {c->kind, seq->feature_width, c->hidden, seq->target_width, c->k};
@@ -99,33 +123,12 @@ static void check_case(const peer_case *c)
     golden(c->name, "loss", 1, &golden_loss);
     double output_error = relative_error(predictions, outputs.data, size);
     double loss_error = relative_error(&loss, golden_loss.data, 1);
-    double gradient_error = 0, adam_error = 0;
     const char *worst_gradient = "";
-    for (int64_t i = 0; i < m.parameters.count; i++) {
-        parameter *p = &m.parameters.items[i];
-        char file[160];
-        npy_array expected;
-        snprintf(file, sizeof file, "grad.%s", p->name);
-        golden(c->name, file, p->grad.size, &expected);
-        double e = relative_error(p->grad.data, expected.data, p->grad.size);
-        if (e >= gradient_error) {
-            gradient_error = e;
-            worst_gradient = p->name;
-        }
-        npy_free(&expected);
-    }
+    double gradient_error = golden_parameters_error(c->name, "grad", &m.parameters, 1, &worst_gradient);
     adam optimizer;
     ck_assert(adam_create(&optimizer, &m.parameters, 0.01, &err) == TF_OK);
     ref_adam_step(&optimizer, &m.parameters);
-    for (int64_t i = 0; i < m.parameters.count; i++) {
-        parameter *p = &m.parameters.items[i];
-        char file[160];
-        npy_array expected;
-        snprintf(file, sizeof file, "adam.%s", p->name);
-        golden(c->name, file, p->value.size, &expected);
-        adam_error = fmax(adam_error, relative_error(p->value.data, expected.data, p->value.size));
-        npy_free(&expected);
-    }
+    double adam_error = golden_parameters_error(c->name, "adam", &m.parameters, 0, NULL);
     printf("%-26s outputs %.1e  loss %.1e  gradients %.1e (worst %s)  after Adam %.1e\n", c->name, output_error,
            loss_error, gradient_error, worst_gradient, adam_error);
     fflush(stdout);

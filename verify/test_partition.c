@@ -18,12 +18,6 @@
 
 static const char generated_spec[] = "powerlaw:nodes=200,edges=1500,snapshots=12,arrival=0.05,seed=5";
 
-static void load_data(const char *spec, dataset *d)
-{
-    tf_error err;
-    ck_assert_msg(dataset_load(spec, NULL, d, &err) == TF_OK, "%s: %s", spec, err.message);
-}
-
 /* A sequence of `steps` snapshots on n vertices, every vertex present, features 1, the edges given
  * per snapshot as (src, dst) pairs. */
 static void crafted(snapshot_seq *seq, int64_t n, int steps, const int32_t (*edges)[2], const int *counts)
@@ -45,8 +39,7 @@ static void crafted(snapshot_seq *seq, int64_t n, int steps, const int32_t (*edg
 START_TEST(validity)
 {
     dataset d;
-    load_data(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     const int rank_counts[] = {1, 2, 3, 4, 7};
     const partition_method methods[] = {PARTITION_HASH, PARTITION_PTS, PARTITION_PSS, PARTITION_PSS_TS,
                                         PARTITION_METIS, PARTITION_DYNAHB, PARTITION_DGC, PARTITION_DGC_ST};
@@ -166,7 +159,7 @@ START_TEST(dynahb_walks)
     snapshot_seq_free(&seq);
 
     dataset d;
-    load_data(generated_spec, &d);
+    load_or_fail(generated_spec, &d);
     int64_t *loads = malloc((size_t)d.snapshots.num_nodes * sizeof *loads);
     for (int layers = 1; layers <= 3; layers++) {
         ck_assert_int_eq(partition_dynahb_load(&d.snapshots, layers, loads, &err), TF_OK);
@@ -222,7 +215,7 @@ START_TEST(dynahb_balance)
     tf_error err;
     for (int s = 0; s < 2; s++) {
         dataset d;
-        load_data(specs[s], &d);
+        load_or_fail(specs[s], &d);
         const int64_t n = d.snapshots.num_nodes;
         int64_t *loads = malloc((size_t)n * sizeof *loads), largest = 0;
         int32_t *owner = malloc((size_t)n * sizeof *owner);
@@ -279,8 +272,7 @@ END_TEST
 START_TEST(metis)
 {
     dataset d;
-    load_data(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     const int64_t n = seq->num_nodes;
     partition_graph g;
     tf_error err;
@@ -335,8 +327,7 @@ START_TEST(label_propagation)
     partition_graph_free(&pair);
 
     dataset d;
-    load_data(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     int64_t *index = malloc((size_t)(seq->num_snapshots * seq->num_nodes) * sizeof *index);
     partition_graph g;
     ck_assert_int_eq(partition_super_graph(seq, 5, 3, &g, index, &err), TF_OK);
@@ -428,7 +419,7 @@ START_TEST(chunk_assign)
 
     /* The heaviest R chunks seed the ranks, every chunk placed once. */
     dataset d;
-    load_data(generated_spec, &d);
+    load_or_fail(generated_spec, &d);
     int64_t *index = malloc((size_t)(d.snapshots.num_snapshots * d.snapshots.num_nodes) * sizeof *index);
     partition_graph g;
     ck_assert_int_eq(partition_super_graph(&d.snapshots, 4, 2, &g, index, &err), TF_OK);
@@ -587,7 +578,7 @@ END_TEST
 START_TEST(reflexbicut_vs_baselines)
 {
     dataset d;
-    load_data("events:nodes=500,events=20000,repeat=0.8,exponent=2.1,seed=4", &d);
+    load_or_fail("events:nodes=500,events=20000,repeat=0.8,exponent=2.1,seed=4", &d);
     const event_stream *es = &d.events;
     temporal_csr history;
     tf_error err;
@@ -630,8 +621,7 @@ END_TEST
 START_TEST(closure)
 {
     dataset d;
-    load_data(generated_spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(generated_spec, &d);
     const int64_t n = seq->num_nodes;
     csr in_union;
     tf_error err;
@@ -708,8 +698,7 @@ START_TEST(real_data)
     tf_error err;
     for (int i = 0; i < 2; i++) {
         dataset d;
-        load_data(names[i], &d);
-        const snapshot_seq *seq = &d.snapshots;
+        const snapshot_seq *seq = load_snapshots(names[i], &d);
         for (int ranks = 2; ranks <= 8; ranks *= 2) {
             partition_options o;
             partition_options_default(&o);

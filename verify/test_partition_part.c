@@ -18,12 +18,6 @@
 
 static const char spec[] = "powerlaw:nodes=150,edges=900,snapshots=8,arrival=0.05,seed=7";
 
-static void load_data(const char *name, dataset *d)
-{
-    tf_error err;
-    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s: %s", name, err.message);
-}
-
 /* Owners of method m at R ranks. */
 static int32_t *owners_of(const snapshot_seq *seq, partition_method m, int ranks)
 {
@@ -51,8 +45,7 @@ static const partition_method methods[] = {PARTITION_HASH, PARTITION_METIS, PART
 START_TEST(local_product_bitwise)
 {
     dataset d;
-    load_data(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, width = 3;
     const int ranks = 3;
     tf_error err;
@@ -140,8 +133,7 @@ END_TEST
 START_TEST(local_degrees_fail)
 {
     dataset d;
-    load_data(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, width = 2;
     const int ranks = 3;
     tf_error err;
@@ -195,15 +187,6 @@ typedef struct whole_run {
     float *gradients;    /* [parameter count] */
 } whole_run;
 
-static void pack_gradients(const parameter_list *list, float *out)
-{
-    int64_t at = 0;
-    for (int64_t i = 0; i < list->count; i++) {
-        memcpy(out + at, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
-        at += list->items[i].grad.size;
-    }
-}
-
 static void run_whole(const snapshot_seq *seq, const model_config *config, int64_t first, int64_t count, whole_run *out)
 {
     model m;
@@ -217,7 +200,7 @@ static void run_whole(const snapshot_seq *seq, const model_config *config, int64
     out->loss = model_window_loss(seq, first, count, out->predictions, 1.0f, dpredictions);
     ck_assert_int_eq(model_backward(&m, seq, &tape, dpredictions, &err), TF_OK);
     out->gradients = malloc((size_t)parameters_size(&m.parameters) * sizeof(float));
-    pack_gradients(&m.parameters, out->gradients);
+    parameters_pack_gradients(&m.parameters, out->gradients);
     window_tape_free(&m, &tape);
     model_free(&m);
     free(dpredictions);
@@ -263,7 +246,7 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
                                               whole->predictions + (t * seq->num_nodes + part.global_id[i]) * out, out);
         }
         ck_assert_int_eq(model_backward(&m, &part.local, &tape, dpredictions, &err), TF_OK);
-        pack_gradients(&m.parameters, mine);
+        parameters_pack_gradients(&m.parameters, mine);
         for (int64_t i = 0; i < parameters; i++)
             summed[i] += mine[i];
         window_tape_free(&m, &tape);
@@ -286,8 +269,7 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
 START_TEST(cache_forward_bitwise)
 {
     dataset d;
-    load_data(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const model_kind kinds[] = {MODEL_TGCN, MODEL_GCLSTM, MODEL_EVOLVEGCN, MODEL_GCONVGRU};
     const int64_t first = 2, count = 3;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -356,8 +338,7 @@ END_TEST
 START_TEST(tgcn_cached_inputs)
 {
     dataset d;
-    load_data(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, f = seq->feature_width;
     tf_error err;
     const model_config config = {MODEL_TGCN, f, 4, seq->target_width, 2};

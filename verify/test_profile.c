@@ -8,23 +8,14 @@
 #include "ref/core/rng.h"
 #include "verify/testing.h"
 
-static float *random_array(int64_t count, rng *r)
-{
-    float *values = malloc((size_t)count * sizeof *values);
-    ck_assert_ptr_nonnull(values);
-    for (int64_t i = 0; i < count; i++)
-        values[i] = (float)(2.0 * rng_uniform(r) - 1.0);
-    return values;
-}
-
 START_TEST(dense_flops_by_the_formula)
 {
     rng r;
     rng_seed(&r, 1);
     const kernels *k = profile_wrap(&ref_kernels);
     const int64_t n = 5, in = 3, out = 7;
-    float *x = random_array(n * in, &r), *w = random_array(out * in, &r), *b = random_array(out, &r);
-    float *y = random_array(n * out, &r), *y_ref = random_array(n * out, &r);
+    float *x = random_units(n * in, &r), *w = random_units(out * in, &r), *b = random_units(out, &r);
+    float *y = random_units(n * out, &r), *y_ref = random_units(n * out, &r);
     k->linear_forward(x, w, b, n, in, out, y);
     ref_linear_forward(x, w, b, n, in, out, y_ref);
     const profile_counters *c = profile_counters_now();
@@ -40,7 +31,7 @@ START_TEST(dense_flops_by_the_formula)
     ck_assert(c->shapes[0].n == n && c->shapes[0].in == in && c->shapes[0].out == out && c->shapes[0].flops == 210.0);
     ck_assert_int_eq(differing_values(y, y_ref, n * out), 0);
     /* The backward: dx and dW products (2 x 210) and the bias sums (n out = 35); same shape. */
-    float *dx = random_array(n * in, &r), *dw = random_array(out * in, &r), *db = random_array(out, &r);
+    float *dx = random_units(n * in, &r), *dw = random_units(out * in, &r), *db = random_units(out, &r);
     k->linear_backward(x, w, y, n, in, out, dx, dw, db);
     printf("then one linear_backward with dx, dW and db: %lld calls, %.0f FLOPs in all\n",
            (long long)c->calls[PROFILE_DENSE], c->flops[PROFILE_DENSE]);
@@ -51,10 +42,10 @@ START_TEST(dense_flops_by_the_formula)
     /* A GRU cell (EvolveGCN's): six products, 2 n (in + H) 3H = 6 n H (in + H) FLOPs, counted
      * as cells, not dense. */
     const int64_t hidden = 4;
-    float *h = random_array(n * hidden, &r), *w_ih = random_array(3 * hidden * in, &r);
-    float *w_hh = random_array(3 * hidden * hidden, &r), *b_ih = random_array(3 * hidden, &r);
-    float *b_hh = random_array(3 * hidden, &r), *h_out = random_array(n * hidden, &r);
-    float *cache = random_array(n * 4 * hidden, &r);
+    float *h = random_units(n * hidden, &r), *w_ih = random_units(3 * hidden * in, &r);
+    float *w_hh = random_units(3 * hidden * hidden, &r), *b_ih = random_units(3 * hidden, &r);
+    float *b_hh = random_units(3 * hidden, &r), *h_out = random_units(n * hidden, &r);
+    float *cache = random_units(n * 4 * hidden, &r);
     k->gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, n, in, hidden, h_out, cache);
     printf("one gru_cell_forward n %lld, in %lld, H %lld: %.0f FLOPs (6 n H (in + H) = %lld)\n", (long long)n,
            (long long)in, (long long)hidden, c->flops[PROFILE_CELLS], (long long)(6 * n * hidden * (in + hidden)));
@@ -76,13 +67,13 @@ START_TEST(sparse_and_elementwise_by_the_formula)
     rng_seed(&r, 2);
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
+    load_or_fail("chickenpox", &d);
     const csr *g = &d.snapshots.snapshots[0].graph;
     propagation p;
     ck_assert(ref_propagation_gcn(&p, g, EDGE_NORM_SYMMETRIC, 1, &err) == TF_OK);
     const kernels *k = profile_wrap(&ref_kernels);
     const int64_t n = g->num_nodes, nnz = g->num_edges, width = 8;
-    float *x = random_array(n * width, &r), *y = random_array(n * width, &r);
+    float *x = random_units(n * width, &r), *y = random_units(n * width, &r);
     k->propagate_forward(&p, x, width, y);
     const profile_counters *c = profile_counters_now();
     printf("one propagate_forward on chickenpox (%lld vertices, %lld edges), width %lld: %.0f FLOPs "

@@ -60,8 +60,7 @@ static double *load_dataset_times(const char *data, int64_t *groups)
 {
     tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(data, &d);
     train_schedule w = {0};
     w.train_snapshots = (int64_t)(0.8 * (double)seq->num_snapshots);
     w.length = 4;
@@ -555,7 +554,7 @@ START_TEST(simulator)
 {
     tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load("england_covid", NULL, &d, &err) == TF_OK, "%s", err.message);
+    load_or_fail("england_covid", &d);
     int64_t *nodes, *edges, groups;
     double *times;
     ck_assert(schedule_sizes_cycle(&d.snapshots, 123, &nodes, &edges, &err) == TF_OK);
@@ -637,15 +636,10 @@ START_TEST(roundrobin_epoch_is_trainer_epoch)
 {
     tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load("chickenpox", NULL, &d, &err) == TF_OK, "%s", err.message);
+    load_or_fail("chickenpox", &d);
     model_config config = {MODEL_TGCN, 0, 8, 0, 2};
     for (int blocks = 0; blocks <= 1; blocks++) {
-        train_options options;
-        train_options_default(&options);
-        options.window = 6;
-        options.stride = 2;
-        options.batch = 3;
-        options.train_ratio = 0.15; /* 39 windows: small under Valgrind */
+        train_options options = train_options_windows(6, 2, 3, 0.15); /* 39 windows: small under Valgrind */
         options.batching = blocks ? BATCH_ACROSS_BLOCKS : BATCH_CONSECUTIVE;
         trainer a, b;
         ck_assert(trainer_create(&a, &d.snapshots, &config, &options, &err) == TF_OK);

@@ -22,10 +22,14 @@
 
 static const char *const generated = "powerlaw:nodes=300,edges=3000,snapshots=20,churn=0.05,arrival=0.02,seed=3";
 
-static void load(const char *spec, dataset *d)
+/* The generated data and a source over its first 16 snapshots in 10 balanced groups: what the
+ * sampler and block tests draw from. Returns the data's snapshots; free both. */
+static const snapshot_seq *generated_source(dataset *d, hybrid_source *h)
 {
     tf_error err;
-    ck_assert_msg(dataset_load(spec, NULL, d, &err) == TF_OK, "%s", err.message);
+    load_or_fail(generated, d);
+    ck_assert_msg(hybrid_source_create(h, &d->snapshots, 16, 10, &err) == TF_OK, "%s", err.message);
+    return &d->snapshots;
 }
 
 static int32_t *minus_ones(int64_t n)
@@ -69,12 +73,10 @@ END_TEST
 
 START_TEST(balanced_sampler)
 {
-    tf_error err;
     dataset d;
-    load(generated, &d);
-    const snapshot_seq *seq = &d.snapshots;
     hybrid_source h;
-    ck_assert(hybrid_source_create(&h, seq, 16, 10, &err) == TF_OK);
+    const snapshot_seq *seq = generated_source(&d, &h);
+    tf_error err;
     int64_t *loads = malloc((size_t)seq->num_nodes * sizeof *loads);
     ck_assert(hybrid_vertex_load(seq, 0, 16, 1, loads, &err) == TF_OK);
     int64_t out_of_order = 0;
@@ -136,13 +138,11 @@ END_TEST
 
 START_TEST(frontier_and_blocks)
 {
-    tf_error err;
     dataset d;
-    load(generated, &d);
-    const snapshot_seq *seq = &d.snapshots;
     hybrid_source h;
-    ck_assert(hybrid_source_create(&h, seq, 16, 10, &err) == TF_OK);
+    const snapshot_seq *seq = generated_source(&d, &h);
     int32_t *scratch = minus_ones(seq->num_nodes);
+    tf_error err;
     char *expected = calloc((size_t)seq->num_nodes, 1), *seen = calloc((size_t)seq->num_nodes, 1);
     int64_t wrong = 0, edges_checked = 0;
     for (uint64_t q = 0; q < 5; q++) {
@@ -198,8 +198,7 @@ static void equality_on(const char *spec, uint64_t batches, int want_absent)
 {
     tf_error err;
     dataset d;
-    load(spec, &d);
-    const snapshot_seq *seq = &d.snapshots;
+    const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t train = seq->num_snapshots / 2;
     model_config config = {MODEL_TGCN, seq->feature_width, 8, seq->target_width, 2};
     model oracle, ours;
@@ -270,7 +269,7 @@ START_TEST(reservoir_threads_equal_serial)
 {
     tf_error err;
     dataset d;
-    load("powerlaw:nodes=200,edges=1500,snapshots=20,churn=0.05,seed=5", &d);
+    load_or_fail("powerlaw:nodes=200,edges=1500,snapshots=20,churn=0.05,seed=5", &d);
     hybrid_source h;
     ck_assert(hybrid_source_create(&h, &d.snapshots, 16, 10, &err) == TF_OK);
     hybrid_sizes sizes[HYBRID_ACTIONS];

@@ -43,11 +43,7 @@ static double parameter_difference(const trainer *reference, const trainer *twin
 static void make_trainer(trainer *tr, int parallel)
 {
     tf_error err;
-    train_options options;
-    train_options_default(&options);
-    options.window = 4;
-    options.stride = 1;
-    options.train_ratio = 0.5;
+    train_options options = train_options_windows(4, 1, 1, 0.5);
     model_config config = {MODEL_TGCN, 0, 8, 0, 2};
     ck_assert_msg(trainer_create(tr, &data.snapshots, &config, &options, &err) == TF_OK, "%s", err.message);
     if (parallel)

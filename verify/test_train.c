@@ -10,12 +10,6 @@
 #include "ref/train.h"
 #include "verify/testing.h"
 
-static void load(const char *name, dataset *d)
-{
-    tf_error err;
-    ck_assert_msg(dataset_load(name, NULL, d, &err) == TF_OK, "%s", err.message);
-}
-
 static void make_trainer(trainer *tr, const snapshot_seq *seq, model_kind kind, const train_options *options)
 {
     model_config config = {kind, 0, 6, 0, 2};
@@ -33,21 +27,11 @@ static void run_epochs(trainer *tr, const snapshot_seq *seq, int64_t until, doub
     }
 }
 
-static void small_options(train_options *o)
-{
-    train_options_default(o);
-    o->window = 6;
-    o->batch = 2;
-    o->train_ratio = 0.5;
-    o->learning_rate = 0.01;
-}
-
 START_TEST(same_seed_same_bits)
 {
     dataset d;
-    load("england_covid", &d);
-    train_options o;
-    small_options(&o);
+    load_or_fail("england_covid", &d);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
         trainer a, b;
         double loss_a = 0, loss_b = 0;
@@ -72,9 +56,8 @@ END_TEST
 START_TEST(resume_ends_where_uninterrupted_run_ends)
 {
     dataset d;
-    load("england_covid", &d);
-    train_options o;
-    small_options(&o);
+    load_or_fail("england_covid", &d);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     char directory[256];
     snprintf(directory, sizeof directory, "%s/checkpoint", temporary_directory());
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
@@ -131,12 +114,8 @@ END_TEST
 START_TEST(schedule_orders_and_spans)
 {
     dataset d;
-    load("chickenpox", &d);
-    train_options o;
-    train_options_default(&o);
-    o.window = 5;
-    o.batch = 4;
-    o.train_ratio = 50.5 / 517.0; /* 50 training snapshots */
+    load_or_fail("chickenpox", &d);
+    train_options o = train_options_windows(5, 0, 4, 50.5 / 517.0); /* 50 training snapshots */
     static const int64_t expected[2][3][4] = {
         {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, -1, -1}},
         {{0, 3, 6, 9}, {1, 4, 7, -1}, {2, 5, 8, -1}},
@@ -194,12 +173,8 @@ END_TEST
 START_TEST(step_gradient_is_mean_over_windows)
 {
     dataset d;
-    load("chickenpox", &d);
-    train_options o;
-    train_options_default(&o);
-    o.window = 5;
-    o.batch = 2;
-    o.train_ratio = 10.5 / 517.0; /* 10 training snapshots: two windows, one step */
+    load_or_fail("chickenpox", &d);
+    train_options o = train_options_windows(5, 0, 2, 10.5 / 517.0); /* 10 training snapshots: two windows, one step */
     trainer tr;
     make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);
     model fresh; /* same seed, so the same parameters the step started from */
@@ -240,7 +215,7 @@ END_TEST
 START_TEST(training_reduces_the_loss)
 {
     dataset d;
-    load("chickenpox", &d);
+    load_or_fail("chickenpox", &d);
     train_options o;
     train_options_default(&o);
     o.train_ratio = 0.2;
@@ -264,9 +239,8 @@ END_TEST
 START_TEST(checkpoint_errors)
 {
     dataset d;
-    load("chickenpox", &d);
-    train_options o;
-    small_options(&o);
+    load_or_fail("chickenpox", &d);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     trainer tgcn, other;
     tf_error err;
     make_trainer(&tgcn, &d.snapshots, MODEL_TGCN, &o);
@@ -329,10 +303,9 @@ static void set_state(const char *directory, int index, int64_t value)
 START_TEST(checkpoint_state_refused)
 {
     dataset d, other_data;
-    load("chickenpox", &d);
-    load("pedalme", &other_data);
-    train_options o;
-    small_options(&o);
+    load_or_fail("chickenpox", &d);
+    load_or_fail("pedalme", &other_data);
+    train_options o = train_options_windows(6, 0, 2, 0.5);
     trainer tr, other;
     tf_error err;
     make_trainer(&tr, &d.snapshots, MODEL_TGCN, &o);

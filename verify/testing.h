@@ -1,6 +1,7 @@
 /* Shared helpers for the Check suites in verify/: paths into the source tree, a suite
- * runner, asserting that a call failed the way it should, and the two comparisons every
- * twin check prints (the fp error and the count of values that differ in bits).
+ * runner, random inputs, data and small models, asserting that a call failed the way it should,
+ * and the two comparisons every twin check prints (the fp error and the count of values that
+ * differ in bits).
  * Header-only, test-only. The mains of the MPI and CUDA tests are in verify/testing_mpi.h and
  * verify/testing_cuda.h. */
 #ifndef TWOFOLD_VERIFY_TESTING_H
@@ -16,6 +17,11 @@
 #include "ref/nn/adam.h"
 #include "ref/nn/compare.h"
 #include "ref/core/error.h"
+#include "ref/core/rng.h"
+#include "ref/models/event_model.h"
+#include "ref/models/model.h"
+#include "ref/train.h"
+#include "datasets/dataset.h"
 
 #ifndef TWOFOLD_SOURCE_DIR
 #error "verify/CMakeLists.txt defines TWOFOLD_SOURCE_DIR"
@@ -59,6 +65,67 @@ static inline const char *write_temporary(const char *name, const void *content,
     return out;
 }
 
+/* [count] floats from @p r, uniform in [-scale, scale): scale * (float)(2u - 1) (scale 1 leaves the
+ * unit draws as they are). malloc'd, room for one at least; the caller frees. gradcheck.h's
+ * random_array() scales in double, as its checks' inputs were drawn. */
+static inline float *random_floats(int64_t count, float scale, rng *r)
+{
+    float *values = malloc((size_t)(count ? count : 1) * sizeof *values);
+    ck_assert_ptr_nonnull(values);
+    for (int64_t i = 0; i < count; i++)
+        values[i] = scale * (float)(2.0 * rng_uniform(r) - 1.0);
+    return values;
+}
+
+/* random_floats() with scale 1: [count] floats uniform in [-1, 1). */
+static inline float *random_units(int64_t count, rng *r) { return random_floats(count, 1.0f, r); }
+
+/* dataset_load() of @p spec: a bundled dataset's name, a file, or a generator spec such as
+ * "events:nodes=40,events=300,seed=7" (its keys are the generator's parameters, datasets/dataset.h);
+ * the test fails with the loader's message if it cannot. Free with dataset_free(). */
+static inline void load_or_fail(const char *spec, dataset *out)
+{
+    tf_error err;
+    ck_assert_msg(dataset_load(spec, NULL, out, &err) == TF_OK, "%s: %s", spec, err.message);
+}
+
+/* The default training options but for the windows: @p window snapshots long, one starting every
+ * @p stride (0: every @p window), @p batch of them per step, over the first @p train_ratio of the
+ * snapshots. */
+static inline train_options train_options_windows(int64_t window, int64_t stride, int64_t batch, double train_ratio)
+{
+    train_options o;
+    train_options_default(&o);
+    o.window = window;
+    o.stride = stride;
+    o.batch = batch;
+    o.train_ratio = train_ratio;
+    return o;
+}
+
+/* load_or_fail() of a dataset of snapshots; returns them (owned by @p out). */
+static inline const snapshot_seq *load_snapshots(const char *spec, dataset *out)
+{
+    load_or_fail(spec, out);
+    ck_assert_msg(out->kind == DATASET_SNAPSHOTS, "%s: expected snapshots, got an event stream", spec);
+    return &out->snapshots;
+}
+
+/* @p kind's default configuration with these widths: memory, time encoding, embedding and edge
+ * features (the small models of the event tests). */
+static inline event_model_config event_model_config_with(event_model_kind kind, int64_t memory_width,
+                                                         int64_t time_width, int64_t embedding_width,
+                                                         int64_t edge_width)
+{
+    event_model_config config;
+    event_model_config_default(&config, kind);
+    config.memory_width = memory_width;
+    config.time_width = time_width;
+    config.embedding_width = embedding_width;
+    config.edge_width = edge_width;
+    return config;
+}
+
 /* Assert that `err` holds an input error (exit code 2) whose one-line message contains
  * every string in the NULL-terminated list `parts`, and print it so the log shows it. */
 static inline void assert_input_error(int status, const tf_error *err, const char *const *parts)
@@ -93,6 +160,41 @@ static inline int64_t differing_training_state(const parameter_list *pa, const a
                      differing_values(oa->moments.items[i].grad.data, ob->moments.items[i].grad.data, n);
     }
     return differing;
+}
+
+/* A model of @p kind (hidden 16, K 2, seed 5) on the reference kernels and its copy on the
+ * kernels @p twin, through one window (snapshots first .. first + count - 1 of @p seq): forward,
+ * loss, backward. Sets @p output to the relative error of the twin's predictions and
+ * @p gradient to the worst relative error of its parameter gradients. */
+static inline void compare_model_on_kernels(const snapshot_seq *seq, model_kind kind, const kernels *twin,
+                                            int64_t first, int64_t count, double *output, double *gradient)
+{
+    tf_error err;
+    model_config config = {kind, seq->feature_width, 16, seq->target_width, 2};
+    model a, b;
+    ck_assert(model_create(&a, &config, 5, &err) == TF_OK);
+    ck_assert(model_create(&b, &config, 5, &err) == TF_OK);
+    b.kernels = twin;
+    const int64_t size = count * seq->num_nodes;
+    float *pa = calloc((size_t)size, sizeof(float)), *pb = calloc((size_t)size, sizeof(float));
+    float *da = calloc((size_t)size, sizeof(float)), *db = calloc((size_t)size, sizeof(float));
+    window_tape ta, tb;
+    ck_assert(model_forward(&a, seq, first, count, &ta, pa, &err) == TF_OK);
+    ck_assert_msg(model_forward(&b, seq, first, count, &tb, pb, &err) == TF_OK, "%s", err.message);
+    model_window_loss(seq, first, count, pa, 1.0f, da);
+    model_window_loss(seq, first, count, pb, 1.0f, db);
+    ck_assert(model_backward(&a, seq, &ta, da, &err) == TF_OK);
+    ck_assert_msg(model_backward(&b, seq, &tb, db, &err) == TF_OK, "%s", err.message);
+    *output = relative_error(pb, pa, size);
+    *gradient = 0;
+    for (int64_t i = 0; i < a.parameters.count; i++)
+        *gradient = fmax(*gradient, relative_error(b.parameters.items[i].grad.data, a.parameters.items[i].grad.data,
+                                                   a.parameters.items[i].grad.size));
+    window_tape_free(&a, &ta);
+    window_tape_free(&b, &tb);
+    free(pa), free(pb), free(da), free(db);
+    model_free(&a);
+    model_free(&b);
 }
 
 /* One test of a suite, with the name CK_RUN_CASE selects it by. */

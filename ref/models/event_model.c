@@ -140,6 +140,16 @@ static void initialize(parameter *p, const parameter_spec *s, rng *r)
 
 static parameter *find(const event_model *m, const char *name) { return parameters_find(&m->parameters, name); }
 
+/* A torch module's two parameters, PREFIX.weight and PREFIX.bias. */
+static void find_module(const event_model *m, const char *prefix, parameter **weight, parameter **bias)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    *weight = find(m, name);
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    *bias = find(m, name);
+}
+
 /* Point the named fields at the parameters (the list no longer grows, so pointers stay valid). */
 static void bind_parameters(event_model *m)
 {
@@ -147,42 +157,30 @@ static void bind_parameters(event_model *m)
     m->updater_weight_hh = find(m, "memory_updater.updater.weight_hh");
     m->updater_bias_ih = find(m, "memory_updater.updater.bias_ih");
     m->updater_bias_hh = find(m, "memory_updater.updater.bias_hh");
-    m->memory_time_weight = find(m, "memory_updater.time_enc.w.weight");
-    m->memory_time_bias = find(m, "memory_updater.time_enc.w.bias");
+    find_module(m, "memory_updater.time_enc.w", &m->memory_time_weight, &m->memory_time_bias);
     const event_model_config *c = &m->config;
     if (c->kind == EVENT_MODEL_TGN) {
-        m->attention_time_weight = find(m, "layers.l0h0.time_enc.w.weight");
-        m->attention_time_bias = find(m, "layers.l0h0.time_enc.w.bias");
+        find_module(m, "layers.l0h0.time_enc.w", &m->attention_time_weight, &m->attention_time_bias);
         temporal_attention *a = &m->attention;
         a->node_width = c->memory_width;
         a->edge_width = c->edge_width;
         a->time_width = c->time_width;
         a->out_width = c->embedding_width;
         a->heads = c->heads;
-        a->query_weight = find(m, "layers.l0h0.w_q.weight");
-        a->query_bias = find(m, "layers.l0h0.w_q.bias");
-        a->key_weight = find(m, "layers.l0h0.w_k.weight");
-        a->key_bias = find(m, "layers.l0h0.w_k.bias");
-        a->value_weight = find(m, "layers.l0h0.w_v.weight");
-        a->value_bias = find(m, "layers.l0h0.w_v.bias");
-        a->output_weight = find(m, "layers.l0h0.w_out.weight");
-        a->output_bias = find(m, "layers.l0h0.w_out.bias");
-        a->norm_weight = find(m, "layers.l0h0.layer_norm.weight");
-        a->norm_bias = find(m, "layers.l0h0.layer_norm.bias");
+        find_module(m, "layers.l0h0.w_q", &a->query_weight, &a->query_bias);
+        find_module(m, "layers.l0h0.w_k", &a->key_weight, &a->key_bias);
+        find_module(m, "layers.l0h0.w_v", &a->value_weight, &a->value_bias);
+        find_module(m, "layers.l0h0.w_out", &a->output_weight, &a->output_bias);
+        find_module(m, "layers.l0h0.layer_norm", &a->norm_weight, &a->norm_bias);
     } else {
-        m->norm_weight = find(m, "layers.l0h0.norm.weight");
-        m->norm_bias = find(m, "layers.l0h0.norm.bias");
-        m->projection_weight = find(m, "layers.l0h0t.time_emb.weight");
-        m->projection_bias = find(m, "layers.l0h0t.time_emb.bias");
+        find_module(m, "layers.l0h0.norm", &m->norm_weight, &m->norm_bias);
+        find_module(m, "layers.l0h0t.time_emb", &m->projection_weight, &m->projection_bias);
     }
     link_decoder *d = &m->decoder;
     d->width = c->embedding_width;
-    d->source_weight = find(m, "edge_predictor.src_fc.weight");
-    d->source_bias = find(m, "edge_predictor.src_fc.bias");
-    d->destination_weight = find(m, "edge_predictor.dst_fc.weight");
-    d->destination_bias = find(m, "edge_predictor.dst_fc.bias");
-    d->output_weight = find(m, "edge_predictor.out_fc.weight");
-    d->output_bias = find(m, "edge_predictor.out_fc.bias");
+    find_module(m, "edge_predictor.src_fc", &d->source_weight, &d->source_bias);
+    find_module(m, "edge_predictor.dst_fc", &d->destination_weight, &d->destination_bias);
+    find_module(m, "edge_predictor.out_fc", &d->output_weight, &d->output_bias);
 }
 
 int event_model_create(event_model *m, const event_model_config *config, uint64_t seed, tf_error *err)

@@ -136,7 +136,10 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
     tape->states = model_scratch(m, (size_t)(count * n * width), sizeof(float), "hidden states", err);
     tape->activated = tape->states ? model_scratch(m, (size_t)(count * n * width), sizeof(float), "hidden states", err)
                                    : NULL;
-    if (!tape->activated || m->ops->forward(m, seq, tape, err) != TF_OK) {
+    /* Zeroed, so that window_tape_free() can free every record's operator, even after a failure. */
+    tape->steps = tape->activated ? model_scratch_zeroed(m, (size_t)count, m->ops->step_size, "the cell's tape", err)
+                                  : NULL;
+    if (!tape->steps || m->ops->forward(m, seq, tape, err) != TF_OK) {
         window_tape_free(m, tape);
         return TF_ERR_INPUT;
     }
@@ -172,8 +175,9 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
 
 void window_tape_free(const model *m, window_tape *tape)
 {
-    if (tape->steps)
-        m->ops->free_steps(m, tape);
+    /* Each step record begins with its snapshot's operator (model_ops::step_size). */
+    for (int64_t t = 0; tape->steps && t < tape->count; t++)
+        ref_propagation_free((propagation *)((char *)tape->steps + (size_t)t * m->ops->step_size));
     workspace_reset(m->scratch); /* the tape's buffers and the window's scratch */
     memset(tape, 0, sizeof *tape);
 }

@@ -196,12 +196,15 @@ int64_t model_state_width(const model *m);
 typedef struct model_ops {
     /** Add and initialize the cell's parameters (in PyTorch's state_dict order). */
     int (*create)(model *m, rng *r, tf_error *err);
-    /** Allocate @p tape->steps and run the cell over the window, writing @p tape->states. */
+    /** Run the cell over the window, writing @p tape->states and the records in @p tape->steps
+     *  (model_forward() allocates them, zeroed, before it calls this). */
     int (*forward)(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err);
     /** Backward of the cell, given dstates [count][N][width]; adds into parameter gradients. */
     int (*backward)(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates, tf_error *err);
-    /** Free what @p tape->steps holds beyond model_scratch() memory (the operators). */
-    void (*free_steps)(const model *m, window_tape *tape);
+    /** Size of the model's record of one snapshot, @p tape->steps holding @p tape->count of them.
+     *  Every record begins with its snapshot's operator (a #propagation), which
+     *  window_tape_free() frees; the rest of a record is model_scratch() memory. */
+    size_t step_size;
 } model_ops;
 
 /** T-GCN's functions (ref/models/model_tgcn.c). */

@@ -23,7 +23,7 @@ enum { INITIAL_WEIGHT, WEIGHT_IH, WEIGHT_HH, BIAS_IH, BIAS_HH };
 static parameter *param(const model *m, int which) { return &m->parameters.items[which]; }
 
 typedef struct evolvegcn_step {
-    propagation graph;   /* A^ of this snapshot */
+    propagation graph;   /* A^ of this snapshot, first (model_ops::step_size) */
     float *weight;       /* [F][F] W_t */
     float *gru_cache;    /* [F][GRU_CACHE_WIDTH(F)] */
     float *transformed;  /* [N][F] X W_t */
@@ -45,21 +45,11 @@ static int evolvegcn_create(model *m, rng *r, tf_error *err)
     return TF_OK;
 }
 
-static void evolvegcn_free_steps(const model *m, window_tape *tape)
-{
-    (void)m;
-    evolvegcn_step *steps = tape->steps; /* the buffers are model_scratch() */
-    for (int64_t t = 0; t < tape->count; t++)
-        ref_propagation_free(&steps[t].graph);
-    tape->steps = NULL;
-}
-
 static int evolvegcn_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features;
-    evolvegcn_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "EvolveGCN-O tape", err);
-    tape->steps = steps;
-    int status = steps ? TF_OK : TF_ERR_INPUT;
+    evolvegcn_step *steps = tape->steps;
+    int status = TF_OK;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         evolvegcn_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
@@ -120,4 +110,4 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
     return status;
 }
 
-const model_ops evolvegcn_ops = {evolvegcn_create, evolvegcn_forward, evolvegcn_backward, evolvegcn_free_steps};
+const model_ops evolvegcn_ops = {evolvegcn_create, evolvegcn_forward, evolvegcn_backward, sizeof(evolvegcn_step)};

@@ -33,7 +33,7 @@ static parameter *conv(const model *m, int q)
 }
 
 typedef struct gclstm_step {
-    propagation graph;     /* L^ of this snapshot */
+    propagation graph;     /* L^ of this snapshot, first (model_ops::step_size) */
     float *basis_h;        /* [K][N][H] T_k(L^) H */
     float *gates;          /* [N][4H] i, f, g, o after their nonlinearities */
     float *cell;           /* [N][H] C' */
@@ -62,22 +62,12 @@ static int gclstm_create(model *m, rng *r, tf_error *err)
     return TF_OK;
 }
 
-static void gclstm_free_steps(const model *m, window_tape *tape)
-{
-    (void)m;
-    gclstm_step *steps = tape->steps; /* the buffers are model_scratch() */
-    for (int64_t t = 0; t < tape->count; t++)
-        ref_propagation_free(&steps[t].graph);
-    tape->steps = NULL;
-}
-
 static int gclstm_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden, nh = n * h;
     const int k = m->config.chebyshev_k;
-    gclstm_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "GC-LSTM tape", err);
-    tape->steps = steps;
-    float *zeros = steps ? model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM state", err) : NULL;
+    gclstm_step *steps = tape->steps;
+    float *zeros = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "GC-LSTM state", err);
     float *preactivation = zeros ? model_scratch(m, (size_t)(4 * nh), sizeof(float), "GC-LSTM scratch", err) : NULL;
     float *gate = preactivation ? model_scratch(m, (size_t)nh, sizeof(float), "GC-LSTM scratch", err) : NULL;
     int status = gate ? TF_OK : TF_ERR_INPUT;
@@ -154,4 +144,4 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
     return status;
 }
 
-const model_ops gclstm_ops = {gclstm_create, gclstm_forward, gclstm_backward, gclstm_free_steps};
+const model_ops gclstm_ops = {gclstm_create, gclstm_forward, gclstm_backward, sizeof(gclstm_step)};

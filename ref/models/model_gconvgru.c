@@ -26,7 +26,7 @@ enum { CONV_X_Z, CONV_H_Z, CONV_X_R, CONV_H_R, CONV_X_H, CONV_H_H, CONVS };
 static parameter *conv(const model *m, int c) { return &m->parameters.items[c * (m->config.chebyshev_k + 1)]; }
 
 typedef struct gconvgru_step {
-    propagation graph;     /* L^ of this snapshot */
+    propagation graph;     /* L^ of this snapshot, first (model_ops::step_size) */
     float *basis_x;        /* [K][N][F] T_k(L^) X */
     float *basis_h;        /* [K][N][H] T_k(L^) H */
     float *basis_masked;   /* [K][N][H] T_k(L^) (H * R) */
@@ -44,22 +44,12 @@ static int gconvgru_create(model *m, rng *r, tf_error *err)
     return TF_OK;
 }
 
-static void gconvgru_free_steps(const model *m, window_tape *tape)
-{
-    (void)m;
-    gconvgru_step *steps = tape->steps; /* the buffers are model_scratch() */
-    for (int64_t t = 0; t < tape->count; t++)
-        ref_propagation_free(&steps[t].graph);
-    tape->steps = NULL;
-}
-
 static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden;
     const int k = m->config.chebyshev_k;
-    gconvgru_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "GConvGRU tape", err);
-    tape->steps = steps;
-    float *zeros = steps ? model_scratch_zeroed(m, (size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
+    gconvgru_step *steps = tape->steps;
+    float *zeros = model_scratch_zeroed(m, (size_t)(n * h), sizeof(float), "GConvGRU state", err);
     float *masked = zeros ? model_scratch(m, (size_t)(n * h), sizeof(float), "GConvGRU state", err) : NULL;
     int status = masked ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
@@ -170,4 +160,4 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
     return status;
 }
 
-const model_ops gconvgru_ops = {gconvgru_create, gconvgru_forward, gconvgru_backward, gconvgru_free_steps};
+const model_ops gconvgru_ops = {gconvgru_create, gconvgru_forward, gconvgru_backward, sizeof(gconvgru_step)};

@@ -29,7 +29,7 @@ static parameter *param(const model *m, int gate, int which) { return &m->parame
 
 /* What one snapshot's forward keeps. */
 typedef struct tgcn_step {
-    propagation graph;          /* A^ of this snapshot */
+    propagation graph;          /* A^ of this snapshot, first (model_ops::step_size) */
     float *aggregated;          /* [N][F] A^ X */
     float *gate_input[GATES];   /* [N][2H] [C_g | H] (for h: [C_h | H * R]) */
     float *gate[GATES];         /* [N][H] Z, R, H~ */
@@ -61,15 +61,6 @@ static int tgcn_create(model *m, rng *r, tf_error *err)
     return TF_OK;
 }
 
-static void tgcn_free_steps(const model *m, window_tape *tape)
-{
-    (void)m;
-    tgcn_step *steps = tape->steps; /* the buffers are model_scratch() */
-    for (int64_t t = 0; t < tape->count; t++)
-        ref_propagation_free(&steps[t].graph);
-    tape->steps = NULL;
-}
-
 /* Copies source [n][width] into columns [offset, offset + width) of target [n][target_width]. */
 static void copy_columns(const model *m, float *target, int64_t target_width, int64_t offset, const float *source,
                          int64_t width, int64_t n)
@@ -80,9 +71,8 @@ static void copy_columns(const model *m, float *target, int64_t target_width, in
 static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
 {
     const int64_t n = seq->num_nodes, f = m->config.in_features, h = m->config.hidden;
-    tgcn_step *steps = model_scratch_zeroed(m, (size_t)tape->count, sizeof *steps, "T-GCN tape", err);
-    tape->steps = steps;
-    float *zeros = steps ? model_scratch_zeroed(m, (size_t)(n * h), sizeof *zeros, "T-GCN state", err) : NULL;
+    tgcn_step *steps = tape->steps;
+    float *zeros = model_scratch_zeroed(m, (size_t)(n * h), sizeof *zeros, "T-GCN state", err);
     float *masked = zeros ? model_scratch(m, (size_t)(n * h), sizeof *masked, "T-GCN state", err) : NULL;
     int status = masked ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
@@ -199,4 +189,4 @@ static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *t
     return status;
 }
 
-const model_ops tgcn_ops = {tgcn_create, tgcn_forward, tgcn_backward, tgcn_free_steps};
+const model_ops tgcn_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step)};

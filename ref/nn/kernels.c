@@ -19,15 +19,5 @@ const kernels ref_kernels = {
     ref_lstm_pointwise_forward,
     ref_lstm_pointwise_backward,
     NULL, /* plain loops on host memory cannot fail */
-    ref_sigmoid_forward,
-    ref_sigmoid_backward,
-    ref_tanh_forward,
-    ref_tanh_backward,
-    ref_relu_forward,
-    ref_relu_backward,
-    ref_add_bias,
-    ref_add_bias_backward,
-    ref_mse_loss,
-    ref_adam_step,
-    ref_copy_rows,
+    REF_KERNELS_HOST_ENTRIES, /* ref_sigmoid_forward ... ref_copy_rows (kernels.h) */
 };

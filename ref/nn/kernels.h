@@ -25,6 +25,7 @@
 
 #include "ref/nn/adam.h"
 #include "ref/core/error.h"
+#include "ref/nn/layers.h"
 #include "ref/nn/propagate.h"
 
 #ifdef __cplusplus
@@ -101,6 +102,13 @@ typedef struct kernels {
 
 /** The reference kernels: layers.h, propagate.h and recurrent.h. */
 extern const kernels ref_kernels;
+
+/** The last entries of #ref_kernels, sigmoid_forward to copy_rows (the elementwise work, the loss,
+ *  Adam and the copies), in the table's order: written once for the reference table and for a twin
+ *  that keeps this cheap work on the host (cuda/kernels.cu). */
+#define REF_KERNELS_HOST_ENTRIES                                                                                      \
+    ref_sigmoid_forward, ref_sigmoid_backward, ref_tanh_forward, ref_tanh_backward, ref_relu_forward,                \
+        ref_relu_backward, ref_add_bias, ref_add_bias_backward, ref_mse_loss, ref_adam_step, ref_copy_rows
 
 #ifdef __cplusplus
 }
