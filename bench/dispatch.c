@@ -58,9 +58,9 @@ typedef struct dispatch_state {
     event_model_config config;
     event_train_options options;
     event_trainer ref;                  /* the reference; runs on rank 0 */
-    dispatch_trainer twin[4];           /* one per mode, on every rank */
+    opt_event_trainer twin[4];          /* one per mode, on every rank */
     int twins_created;
-    event_batch_slot *slots;            /* [steps] one epoch */
+    event_batch_spec *slots;            /* [steps] one epoch */
     int64_t steps;
     float *before;                      /* [P] the reference's parameters before the current batch */
     float *ref_scores;                  /* [2B] */
@@ -89,7 +89,7 @@ static void lockstep_teardown(void *state)
         return;
     event_trainer_free(&s->ref);
     for (int k = 0; k < 4; k++) {
-        opt_dispatch_trainer_free(&s->twin[k]);
+        opt_event_trainer_free(&s->twin[k]);
         node_memory_free(&s->gathered[k]);
         free(s->twin_scores[k]);
     }
@@ -128,15 +128,15 @@ static int lockstep_setup(const technique_context *context, const dataset *data,
     if (event_trainer_create(&s->ref, &s->events, s->events.features, &s->config, &s->options, err) != TF_OK)
         return err->code;
     const int64_t P = parameters_size(&s->ref.model.parameters), B = p->batch;
-    s->steps = event_trainer_epoch_slots(&s->ref, NULL);
+    s->steps = event_trainer_epoch_batches(&s->ref, NULL);
     if (!(s->slots = tf_alloc((size_t)s->steps, sizeof *s->slots, "batch slots", err)) ||
         !(s->before = tf_alloc((size_t)P, sizeof(float), "parameters", err)) ||
         !(s->ref_scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)))
         return err->code;
-    event_trainer_epoch_slots(&s->ref, s->slots);
+    event_trainer_epoch_batches(&s->ref, s->slots);
     for (int k = 0; k < 4; k++) {
-        if (opt_dispatch_trainer_create(&s->twin[k], &s->events, s->events.features, &s->config, &s->options,
-                                        (dispatch_mode)k, p->placement, s->group, err) != TF_OK ||
+        if (opt_event_trainer_create(&s->twin[k], &s->events, s->events.features, &s->config, &s->options,
+                                     (dispatch_mode)k, p->placement, s->group, err) != TF_OK ||
             !(s->twin_scores[k] = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)))
             return err->code;
         if (s->group->rank == 0 && node_memory_create(&s->gathered[k], s->events.num_nodes, s->config.memory_width,
@@ -169,16 +169,16 @@ static int lockstep_run_ref(void *state, int64_t step, tf_error *err)
 static int lockstep_run_twin(void *state, int twin, int64_t step, tf_error *err)
 {
     dispatch_state *s = state;
-    dispatch_trainer *tr = &s->twin[twin];
+    opt_event_trainer *tr = &s->twin[twin];
     if (s->group->rank == 0)
         unpack_values(&tr->base.model.parameters, s->before);
     double loss;
-    if (opt_dispatch_trainer_adopt_parameters(tr, 0, err) != TF_OK ||
-        opt_dispatch_trainer_run_batch(tr, &s->slots[step], &loss, s->twin_scores[twin], err) != TF_OK ||
-        opt_dispatch_trainer_gather_memory(tr, s->group->rank == 0 ? &s->gathered[twin] : NULL, err) != TF_OK)
+    if (opt_event_trainer_adopt_parameters(tr, 0, err) != TF_OK ||
+        opt_event_trainer_run_batch(tr, &s->slots[step], &loss, s->twin_scores[twin], err) != TF_OK ||
+        opt_event_trainer_gather_memory(tr, s->group->rank == 0 ? &s->gathered[twin] : NULL, err) != TF_OK)
         return err->code;
     if (step + 1 == s->steps)
-        return opt_dispatch_trainer_traffic(tr, &s->traffic[twin], 1, err);
+        return opt_event_trainer_traffic(tr, &s->traffic[twin], 1, err);
     return TF_OK;
 }
 
@@ -294,8 +294,8 @@ static int redundancy(const event_stream *es, event_model_kind kind, int64_t bat
     event_trainer tr;
     if (plan_trainer(es, kind, batch, &tr, err) != TF_OK)
         return TF_ERR_INPUT;
-    const int64_t count = event_trainer_epoch_slots(&tr, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
+    const int64_t count = event_trainer_epoch_batches(&tr, NULL);
+    event_batch_spec *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
     dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, 1, 0};
     dispatch_table table;
     dispatch_batch b;
@@ -306,7 +306,7 @@ static int redundancy(const event_stream *es, event_model_kind kind, int64_t bat
     if (status == TF_OK)
         status = dispatch_batch_create(&b, &setup, err);
     if (status == TF_OK) {
-        event_trainer_epoch_slots(&tr, slots);
+        event_trainer_epoch_batches(&tr, slots);
         for (int64_t i = 0; status == TF_OK && i < count && slots[i].train; i++)
             if ((status = dispatch_batch_build(&b, &setup, &slots[i], &table, err)) == TF_OK)
                 dispatch_counts_add(sum, &b.counts);
@@ -377,18 +377,18 @@ static double paper_formula(const dispatch_traffic *t, dispatch_mode mode, int64
 }
 
 /* Run the training batches of one epoch of @p tr (free-running), or every batch when @p all. */
-static int run_epoch_slots(dispatch_trainer *tr, int all, tf_error *err)
+static int run_epoch_slots(opt_event_trainer *tr, int all, tf_error *err)
 {
-    const int64_t count = event_trainer_epoch_slots(&tr->base, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
+    const int64_t count = event_trainer_epoch_batches(&tr->base, NULL);
+    event_batch_spec *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
     if (!slots)
         return TF_ERR_INPUT;
-    event_trainer_epoch_slots(&tr->base, slots);
-    opt_dispatch_trainer_reset_memory(tr);
+    event_trainer_epoch_batches(&tr->base, slots);
+    opt_event_trainer_reset_memory(tr);
     int status = TF_OK;
     for (int64_t i = 0; status == TF_OK && i < count && (all || slots[i].train); i++) {
         double loss;
-        status = opt_dispatch_trainer_run_batch(tr, &slots[i], &loss, NULL, err);
+        status = opt_event_trainer_run_batch(tr, &slots[i], &loss, NULL, err);
     }
     free(slots);
     return status;
@@ -403,17 +403,17 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
     event_model_config config;
     event_train_options options;
     shape(&config, &options, kind, DISPATCH_WIDTH, es->feature_width, DISPATCH_BATCH);
-    dispatch_trainer tr;
-    if (opt_dispatch_trainer_create(&tr, es, es->features, &config, &options, mode, placement, group, err) != TF_OK)
+    opt_event_trainer tr;
+    if (opt_event_trainer_create(&tr, es, es->features, &config, &options, mode, placement, group, err) != TF_OK)
         return -1;
     double started = wall_seconds();
     dispatch_traffic t;
     int status = run_epoch_slots(&tr, 0, err);
     double seconds = wall_seconds() - started;
     if (status == TF_OK)
-        status = opt_dispatch_trainer_traffic(&tr, &t, 1, err);
+        status = opt_event_trainer_traffic(&tr, &t, 1, err);
     if (status != TF_OK) {
-        opt_dispatch_trainer_free(&tr);
+        opt_event_trainer_free(&tr);
         return -1;
     }
     const int64_t dm = config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
@@ -460,7 +460,7 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
                 (unsigned long long)bound, formula, per_trainer_extra, cap_max, cap_mean, seconds, wrong);
         fflush(stdout);
     }
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
     return wrong;
 }
 
@@ -578,15 +578,15 @@ static int epoch_times(comm *group, FILE *csv, tf_error *err)
         }
     }
     for (int mode = DISPATCH_SVEN; status == TF_OK && !wrong && mode <= DISPATCH_DEPCOMM; mode++) {
-        dispatch_trainer tr;
-        if ((status = opt_dispatch_trainer_create(&tr, &es, NULL, &config, &options, (dispatch_mode)mode, "hash",
-                                                  group, err)) != TF_OK)
+        opt_event_trainer tr;
+        if ((status = opt_event_trainer_create(&tr, &es, NULL, &config, &options, (dispatch_mode)mode, "hash",
+                                               group, err)) != TF_OK)
             break;
         event_epoch_report report;
         if ((status = comm_barrier(group, err)) != TF_OK)
             break;
         double started = wall_seconds();
-        status = opt_dispatch_trainer_epoch(&tr, &report, NULL, NULL, err);
+        status = opt_event_trainer_epoch(&tr, &report, NULL, NULL, err);
         double seconds = wall_seconds() - started;
         if (status == TF_OK && group->rank == 0) {
             printf("  %-8s on %d    %8.1f s   test AP %.4f\n", dispatch_mode_name((dispatch_mode)mode), group->size,
@@ -595,7 +595,7 @@ static int epoch_times(comm *group, FILE *csv, tf_error *err)
                     report.test.average_precision);
             fflush(stdout);
         }
-        opt_dispatch_trainer_free(&tr);
+        opt_event_trainer_free(&tr);
     }
     event_stream_free(&es);
     dataset_free(&data);

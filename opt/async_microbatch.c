@@ -105,7 +105,7 @@ int microbatch_split_build(microbatch_split *split, dispatch_batch *b, const dis
 
 /* Rows of micro-batch i: owners answer their asked rows whose first reader is i, requesters
  * receive them where the whole fetch would put them. Non-blocking; bytes are rows. */
-static int post_rows(dispatch_trainer *tr, const microbatch_split *split, const int64_t *answering, int i,
+static int post_rows(opt_event_trainer *tr, const microbatch_split *split, const int64_t *answering, int i,
                      int64_t *layout, comm_request *request, tf_error *err)
 {
     const int R = split->ranks, n = split->count;
@@ -133,7 +133,7 @@ static int post_rows(dispatch_trainer *tr, const microbatch_split *split, const 
 }
 
 /* The other all-reduce and this fetch advance while a micro-batch computes. */
-static int progress(dispatch_trainer *tr, opt_delayed_gradient *reducer, comm_request *request, tf_error *err)
+static int progress(opt_event_trainer *tr, opt_delayed_gradient *reducer, comm_request *request, tf_error *err)
 {
     int done;
     if (opt_delayed_gradient_progress(reducer, err) != TF_OK)
@@ -142,7 +142,7 @@ static int progress(dispatch_trainer *tr, opt_delayed_gradient *reducer, comm_re
 }
 
 /* Micro-batch i's update, embedding, loss terms and backward; its roots' s' into the slice's tape. */
-static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_delayed_gradient *reducer,
+static int compute(opt_event_trainer *tr, microbatch_split *split, int i, opt_delayed_gradient *reducer,
                    comm_request *request, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
@@ -159,7 +159,7 @@ static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_del
         event_model_embed(m, &split->batch[i], t, tr->scores, err) != TF_OK)
         return err->code;
     double part[2];
-    event_model_loss_sums(tr->scores, size, b->slot.size, tr->dscores, part);
+    event_model_loss_sums(tr->scores, size, b->global.size, tr->dscores, part);
     tr->loss_sums[0] += part[0];
     tr->loss_sums[1] += part[1];
     if (progress(tr, reducer, request, err) != TF_OK || event_model_backward(m, t, tr->dscores, err) != TF_OK)
@@ -170,7 +170,7 @@ static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_del
     return TF_OK;
 }
 
-int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split_in, opt_delayed_gradient *reducer,
+int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_split *split_in, opt_delayed_gradient *reducer,
                                     double *loss, tf_error *err)
 {
     microbatch_split *split = (microbatch_split *)split_in; /* its tapes take the rows */
@@ -238,7 +238,7 @@ int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split
     const uint64_t sums_before = c->bytes_sent;
     status = comm_allreduce_sum_double(c, tr->loss_sums, 2, err);
     tr->bytes.other += c->bytes_sent - sums_before;
-    const double B = (double)tr->batch.slot.size;
+    const double B = (double)tr->batch.global.size;
     *loss = tr->loss_sums[0] / B + tr->loss_sums[1] / B;
     return status;
 }

@@ -5,7 +5,7 @@
 
 enum { REQUEST_BYTES = sizeof(int32_t) + sizeof(double) };
 
-int dispatch_depcomm_send_requests(dispatch_trainer *tr, tf_error *err)
+int dispatch_depcomm_send_requests(opt_event_trainer *tr, tf_error *err)
 {
     const dispatch_requests *q = &tr->batch.requests; /* one row per entry, grouped by owner */
     memcpy(tr->fetch.send_count, q->count, (size_t)q->ranks * sizeof *q->count);
@@ -27,7 +27,7 @@ int dispatch_depcomm_send_requests(dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-int dispatch_depcomm_serve_updates(dispatch_trainer *tr, tf_error *err)
+int dispatch_depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
 {
     const event_model *m = &tr->base.model;
     const node_memory *shard = &tr->shard;
@@ -64,7 +64,7 @@ int dispatch_depcomm_serve_updates(dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-int dispatch_depcomm_backward(dispatch_trainer *tr, tf_error *err)
+int dispatch_depcomm_backward(opt_event_trainer *tr, tf_error *err)
 {
     event_model *m = &tr->base.model;
     const size_t dm = (size_t)m->config.memory_width;

@@ -19,15 +19,15 @@ extern "C" {
 #endif
 
 /** Step 2: every entry's (vertex, query time) to the vertex's owner, 12 bytes each. Collective. */
-int dispatch_depcomm_send_requests(dispatch_trainer *tr, tf_error *err);
+int dispatch_depcomm_send_requests(opt_event_trainer *tr, tf_error *err);
 
 /** Step 3: as owner, read the asked rows and run the updater on them (tr->serving, kept for
  *  backward); send back s' and mem_ts; as asker, store them in the batch's tape. Collective. */
-int dispatch_depcomm_serve_updates(dispatch_trainer *tr, tf_error *err);
+int dispatch_depcomm_serve_updates(opt_event_trainer *tr, tf_error *err);
 
 /** Step 5 (gradients zeroed by the caller): decoder and embedding backward here, d loss / d s'
  *  of every entry to its owner, the updater's backward there. Collective. */
-int dispatch_depcomm_backward(dispatch_trainer *tr, tf_error *err);
+int dispatch_depcomm_backward(opt_event_trainer *tr, tf_error *err);
 
 #ifdef __cplusplus
 }

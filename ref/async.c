@@ -45,7 +45,7 @@ int delayed_gradient_flush(delayed_gradient *d, parameter_list *parameters)
     return 1;
 }
 
-int ref_stale_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
+int ref_delayed_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
     delayed_gradient delay;

@@ -83,7 +83,7 @@ END_TEST
 
 /* Staleness 1: nothing moves at step 0, step 1 applies step 0's gradient (so the parameters are
  * the synchronous run's after its step 0), and a whole epoch is the recurrence written here. */
-START_TEST(stale_one_lags_one_step)
+START_TEST(delayed_one_lags_one_step)
 {
     dataset d;
     load("chickenpox", &d);
@@ -122,9 +122,9 @@ START_TEST(stale_one_lags_one_step)
     }
     delayed_gradient_free(&delay);
 
-    /* One epoch by ref_stale_epoch() against the recurrence with an explicit previous gradient. */
+    /* One epoch by ref_delayed_epoch() against the recurrence with an explicit previous gradient. */
     epoch_report report;
-    ck_assert_msg(ref_stale_epoch(&whole, seq, &report, &err) == TF_OK, "%s", err.message);
+    ck_assert_msg(ref_delayed_epoch(&whole, seq, &report, &err) == TF_OK, "%s", err.message);
     const int64_t size = parameters_size(&by_hand.model.parameters);
     float *previous = malloc((size_t)size * sizeof(float)), *current = malloc((size_t)size * sizeof(float));
     double hand_loss = 0;
@@ -168,7 +168,7 @@ END_TEST
  * batch k's gradient is applied at batch k + 1, the first batch of an epoch applies nothing, the
  * last gradient is applied where the training split ends (Adam steps = batches); the memory is
  * written from each batch's own forward. Bitwise, two epochs; staleness 2 is refused. */
-START_TEST(event_stale_one_is_the_recurrence)
+START_TEST(event_delayed_one_is_the_recurrence)
 {
     tf_error err;
     dataset d;
@@ -187,18 +187,18 @@ START_TEST(event_stale_one_is_the_recurrence)
     ck_assert(event_trainer_create(&stale, &d.events, d.events.features, &config, &options, &err) == TF_OK);
     const int64_t P = parameters_size(&stale.model.parameters);
     float *pending = malloc((size_t)P * sizeof(float)), *current = malloc((size_t)P * sizeof(float));
-    const int64_t count = event_trainer_epoch_slots(&stale, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
+    const int64_t count = event_trainer_epoch_batches(&stale, NULL);
+    event_batch_spec *slots = malloc((size_t)count * sizeof *slots);
     int64_t differing = 0, batches = 0;
     for (int epoch = 0; epoch < 2; epoch++) {
         event_epoch_report report;
         ck_assert(event_trainer_epoch(&stale, &report, NULL, NULL, &err) == TF_OK);
-        event_trainer_epoch_slots(&by_hand, slots);
+        event_trainer_epoch_batches(&by_hand, slots);
         node_memory_reset(&by_hand.memory);
         int has_pending = 0;
         const int64_t before = batches;
         for (int64_t i = 0; i < count && slots[i].train; i++, batches++) {
-            const event_batch_slot *s = &slots[i];
+            const event_batch_spec *s = &slots[i];
             for (int64_t j = 0; j < s->size; j++)
                 by_hand.negatives[j] = event_trainer_negative(&by_hand, s->stream, s->first + j);
             event_batch batch = {by_hand.events, by_hand.edge_features, s->first, s->size, by_hand.negatives};
@@ -742,8 +742,8 @@ int main(void)
     TCase *cases = tcase_create("references");
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, sgd_step_by_hand);
-    tcase_add_test(cases, stale_one_lags_one_step);
-    tcase_add_test(cases, event_stale_one_is_the_recurrence);
+    tcase_add_test(cases, delayed_one_lags_one_step);
+    tcase_add_test(cases, event_delayed_one_is_the_recurrence);
     tcase_add_test(cases, average_combine_by_hand);
     tcase_add_test(cases, replicas_one_is_plain);
     tcase_add_test(cases, replicas_sgd_every_step_is_synchronous);

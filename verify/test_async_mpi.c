@@ -3,7 +3,7 @@
  *  - averaging (DynaHB): after EVERY step, rank r's parameters against replica r of the serial
  *    simulation with R = the rank count on the same kernels: bitwise, differing values summed
  *    over ranks; with SGD and K = 1 against synchronous data-parallel SGD: fp;
- *  - stale gradients (Sven Eq. 13): staleness 0 against opt_trainer_epoch(): bitwise; staleness
+ *  - delayed gradients (Sven Eq. 13): staleness 0 against opt_trainer_epoch(): bitwise; staleness
  *    1 against the serial delayed recurrence: fp, and bitwise on one rank on the same kernels;
  *  - a straggler changes no bit; the bytes sent are the header's formulas.
  * Chickenpox (windows of 8, 4 per step, half the snapshots: 33 windows in 9 steps, the last
@@ -168,25 +168,25 @@ START_TEST(average_sgd_every_step_equals_sync)
 END_TEST
 
 /* Staleness 0 runs the twin's loop with the blocking all-reduce: synchronous training, bit for bit. */
-START_TEST(stale_zero_is_sync)
+START_TEST(delayed_zero_is_sync)
 {
     tf_error err;
     dataset d;
     ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
     train_options o;
     options_for(&o, OPTIMIZER_ADAM, "chickenpox");
-    trainer stale, sync;
-    make_trainer(&stale, &d.snapshots, MODEL_GCLSTM, &o);
+    trainer delayed, sync;
+    make_trainer(&delayed, &d.snapshots, MODEL_GCLSTM, &o);
     make_trainer(&sync, &d.snapshots, MODEL_GCLSTM, &o);
     async_trainer twin;
-    make_async(&twin, &stale, SYNC_ALLREDUCE, 1, 0, NULL);
+    make_async(&twin, &delayed, SYNC_ALLREDUCE, 1, 0, NULL);
     ck_assert(opt_trainer_parallel(&sync, &world, &err) == TF_OK);
     int64_t differing = 0, reports = 0;
     for (int e = 0; e < 2; e++) {
         epoch_report a, b;
         ck_assert(opt_trainer_epoch(&sync, &world, &d.snapshots, &a, &err) == TF_OK);
         ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
-        differing += parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
+        differing += parameters_differing_values(&delayed.model.parameters, &sync.model.parameters);
         reports += memcmp(&a.train_loss, &b.train_loss, sizeof(double)) != 0 ||
                    memcmp(&a.test_mse, &b.test_mse, sizeof(double)) != 0 || a.steps != b.steps;
     }
@@ -197,7 +197,7 @@ START_TEST(stale_zero_is_sync)
                world.size, all);
     ck_assert(all == 0);
     opt_async_free(&twin);
-    trainer_free(&stale);
+    trainer_free(&delayed);
     trainer_free(&sync);
     dataset_free(&d);
 }
@@ -205,33 +205,33 @@ END_TEST
 
 /* Staleness 1 against the serial delayed recurrence (ref kernels: fp; on one rank also against
  * the recurrence on the twin's kernels: bitwise). */
-static void stale_one(const char *data, model_kind kind, int64_t epochs)
+static void delayed_one(const char *data, model_kind kind, int64_t epochs)
 {
     tf_error err;
     dataset d;
     ck_assert(dataset_load(data, NULL, &d, &err) == TF_OK);
     train_options o;
     options_for(&o, OPTIMIZER_ADAM, data);
-    trainer stale, reference, same_kernels;
-    make_trainer(&stale, &d.snapshots, kind, &o);
+    trainer delayed, reference, same_kernels;
+    make_trainer(&delayed, &d.snapshots, kind, &o);
     make_trainer(&reference, &d.snapshots, kind, &o);
     make_trainer(&same_kernels, &d.snapshots, kind, &o);
     same_kernels.model.kernels = &opt_kernels;
     async_trainer twin;
-    make_async(&twin, &stale, SYNC_ALLREDUCE, 1, 1, NULL);
+    make_async(&twin, &delayed, SYNC_ALLREDUCE, 1, 1, NULL);
     double worst_curve = 0;
     int64_t steps = 0;
     for (int64_t e = 0; e < epochs; e++) {
         epoch_report a, b, c;
-        ck_assert(ref_stale_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert(ref_delayed_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
         ck_assert_msg(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
         if (world.size == 1)
-            ck_assert(ref_stale_epoch(&same_kernels, &d.snapshots, &c, &err) == TF_OK);
+            ck_assert(ref_delayed_epoch(&same_kernels, &d.snapshots, &c, &err) == TF_OK);
         worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
         ck_assert_int_eq(a.steps, b.steps);
         steps += b.steps;
     }
-    const double worst_parameter = max_over_ranks(parameters_relative_error(&stale.model.parameters,
+    const double worst_parameter = max_over_ranks(parameters_relative_error(&delayed.model.parameters,
                                                                   &reference.model.parameters));
     worst_curve = max_over_ranks(worst_curve);
     if (world.rank == 0) {
@@ -241,25 +241,25 @@ static void stale_one(const char *data, model_kind kind, int64_t epochs)
                worst_parameter, TOLERANCE);
         if (world.size == 1)
             printf("; on the same kernels %lld values differ (must be 0)",
-                   (long long)parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters));
+                   (long long)parameters_differing_values(&delayed.model.parameters, &same_kernels.model.parameters));
         printf("\n");
     }
     if (world.size == 1)
-        ck_assert_int_eq(parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters), 0);
+        ck_assert_int_eq(parameters_differing_values(&delayed.model.parameters, &same_kernels.model.parameters), 0);
     ck_assert_double_le(worst_curve, TOLERANCE);
     ck_assert_double_le(worst_parameter, TOLERANCE);
-    ck_assert_int_eq(stale.optimizer.step, reference.optimizer.step);
+    ck_assert_int_eq(delayed.optimizer.step, reference.optimizer.step);
     opt_async_free(&twin);
-    trainer_free(&stale);
+    trainer_free(&delayed);
     trainer_free(&reference);
     trainer_free(&same_kernels);
     dataset_free(&d);
 }
 
-START_TEST(stale_one_equals_recurrence)
+START_TEST(delayed_one_equals_recurrence)
 {
-    stale_one("chickenpox", MODEL_TGCN, 3);
-    stale_one(generated, MODEL_GCLSTM, 2);
+    delayed_one("chickenpox", MODEL_TGCN, 3);
+    delayed_one(generated, MODEL_GCLSTM, 2);
 }
 END_TEST
 
@@ -355,8 +355,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, average_equals_simulation_every_step);
     tcase_add_test(cases, average_sgd_every_step_equals_sync);
-    tcase_add_test(cases, stale_zero_is_sync);
-    tcase_add_test(cases, stale_one_equals_recurrence);
+    tcase_add_test(cases, delayed_zero_is_sync);
+    tcase_add_test(cases, delayed_one_equals_recurrence);
     tcase_add_test(cases, straggler_changes_nothing);
     tcase_add_test(cases, bytes_counted);
     suite_add_tcase(suite, cases);

@@ -704,7 +704,7 @@ static int train(const train_command *cp, comm *group, tf_error *err)
         else if (simulate)
             status = ref_local_average_epoch(&replicas, seq, &report, err);
         else if (c.async.staleness)
-            status = ref_stale_epoch(tr, seq, &report, err);
+            status = ref_delayed_epoch(tr, seq, &report, err);
         else if (c.stale_embeddings)
             status = ref_stale_embeddings_epoch(&stale, tr, seq, &report, err);
         else

@@ -276,7 +276,7 @@ static void print_metrics(const char *name, const event_metrics *m)
 
 /* One line of an optimized epoch's traffic (all ranks, this epoch): bytes by purpose, the lower
  * bound of a partitioned memory, and the redundancy the plans saw. */
-static void print_traffic(const dispatch_trainer *tr, const dispatch_traffic *t)
+static void print_traffic(const opt_event_trainer *tr, const dispatch_traffic *t)
 {
     const dispatch_bytes *b = &t->bytes;
     const event_model *m = &tr->base.model;
@@ -315,7 +315,7 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     tensor owned_features;
     int status = choose_edge_features(&c, es, &features, &c.config.edge_width, &owned_features, err);
     event_trainer reference;
-    dispatch_trainer twin;
+    opt_event_trainer twin;
     event_pipeline pipeline;
     memset(&reference, 0, sizeof reference);
     memset(&twin, 0, sizeof twin);
@@ -328,8 +328,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     event_trainer *tr = group ? &twin.base : &reference;
     const char *placement = c.placement ? c.placement : "hash";
     if (status == TF_OK)
-        status = group ? opt_dispatch_trainer_create(&twin, es, features, &c.config, &c.options, c.mode, placement,
-                                                     group, err)
+        status = group ? opt_event_trainer_create(&twin, es, features, &c.config, &c.options, c.mode, placement,
+                                                  group, err)
                        : event_trainer_create(&reference, es, features, &c.config, &c.options, err);
     /* Node memory has a row per vertex id up to the largest one, so one stray large id in a file
      * asks for more memory than the machine has: name the file and its id range. */
@@ -341,7 +341,7 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     if (status == TF_OK && c.load && speaks)
         note_interrupted_save(c.load);
     if (status == TF_OK && c.load)
-        status = group ? opt_dispatch_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
+        status = group ? opt_event_trainer_load(&twin, c.load, err) : event_trainer_load(&reference, c.load, err);
     if (status == TF_OK && speaks) {
         const event_model_config *m = &tr->model.config;
         printf("model %s (memory %lld, time %lld, embedding %lld", event_model_kind_name(m->kind),
@@ -374,12 +374,12 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     memset(&report, 0, sizeof report);
     while (status == TF_OK && tr->epoch < c.options.epochs) {
         double epoch_started = wall_seconds();
-        status = pipelined ? event_pipeline_epoch(&pipeline, &report, show, &progress, err)
-                 : group   ? opt_dispatch_trainer_epoch(&twin, &report, show, &progress, err)
+        status = pipelined ? opt_event_pipeline_epoch(&pipeline, &report, show, &progress, err)
+                 : group   ? opt_event_trainer_epoch(&twin, &report, show, &progress, err)
                            : event_trainer_epoch(&reference, &report, show, &progress, err);
         dispatch_traffic traffic;
         if (status == TF_OK && group)
-            status = opt_dispatch_trainer_traffic(&twin, &traffic, 1, err);
+            status = opt_event_trainer_traffic(&twin, &traffic, 1, err);
         if (status != TF_OK || !speaks)
             continue;
         printf("epoch %3lld  train loss %.4f", (long long)report.epoch, report.train_loss);
@@ -397,8 +397,8 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
     } else if (status == TF_OK) {
         /* Nothing trained in this run: evaluate the parameters as they are. */
         event_metrics validation, test;
-        status = pipelined ? event_pipeline_evaluate(&pipeline, &validation, &test, show, &progress, err)
-                 : group   ? opt_dispatch_trainer_evaluate(&twin, &validation, &test, show, &progress, err)
+        status = pipelined ? opt_event_pipeline_evaluate(&pipeline, &validation, &test, show, &progress, err)
+                 : group   ? opt_event_trainer_evaluate(&twin, &validation, &test, show, &progress, err)
                            : event_trainer_evaluate(&reference, &validation, &test, show, &progress, err);
         if (status == TF_OK && speaks) {
             printf("evaluation after %lld epochs, memory rebuilt by replaying the training events:",
@@ -409,13 +409,13 @@ static int train_events(const train_events_command *cp, comm *group, tf_error *e
         }
     }
     if (status == TF_OK && c.save) {
-        status = group ? opt_dispatch_trainer_save(&twin, c.save, err) : event_trainer_save(&reference, c.save, err);
+        status = group ? opt_event_trainer_save(&twin, c.save, err) : event_trainer_save(&reference, c.save, err);
         if (status == TF_OK && speaks)
             printf("saved checkpoint %s\n", c.save);
     }
     event_trainer_free(&reference);
     event_pipeline_free(&pipeline);
-    opt_dispatch_trainer_free(&twin);
+    opt_event_trainer_free(&twin);
     tensor_free(&owned_features);
     dataset_free(&d);
     return status;
