@@ -88,7 +88,7 @@ int opt_stale_embeddings_epoch(stale_fetcher *f, partition_trainer *pt, epoch_re
 /**
  * Test support: every rank sends every sender-side cache to its receiver, which counts the values
  * whose bits differ from its own copy. @p differing and @p compared: summed over ranks, on every
- * rank. Collective; its bytes are not counted (the comm counter is restored).
+ * rank. Collective; its bytes are a check's (comm::check_bytes), not traffic.
  */
 int stale_fetcher_compare_caches(stale_fetcher *f, int64_t *differing, int64_t *compared, tf_error *err);
 

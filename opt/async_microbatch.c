@@ -125,10 +125,10 @@ static int post_rows(opt_event_trainer *tr, const microbatch_split *split, const
     }
     const event_model *m = &tr->base.model;
     const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.dispatch_rows);
     const int status = comm_ialltoallv(tr->group, tr->send_rows, send_count, send_offset, tr->receive_rows,
                                        receive_count, receive_offset, row, request, err);
-    tr->bytes.dispatch_rows += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     return status;
 }
 
@@ -178,20 +178,17 @@ int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_spli
     const int R = c->size, n = split->count;
     const dispatch_requests *q = &tr->batch.requests;
     dispatch_exchange *x = &tr->fetch;
-    int64_t *asking = calloc((size_t)(2 * R * n + 6 * R), sizeof(int64_t));
+    int64_t *asking = calloc((size_t)(2 * R * n + 4 * R), sizeof(int64_t));
     if (!asking)
         return tf_error_set(err, TF_ERR_SYSTEM, "micro-batches: out of memory");
-    int64_t *answering = asking + R * n, *blocks = answering + R * n, *layout = blocks + 2 * R;
+    int64_t *answering = asking + R * n, *layout = answering + R * n;
     /* Counts: n per pair, the rows each micro-batch asks of each owner. */
-    for (int r = 0; r < R; r++) {
+    for (int r = 0; r < R; r++)
         for (int i = 0; i < n; i++)
             asking[r * n + i] = split->asked[i * R + r];
-        blocks[r] = n;
-        blocks[R + r] = (int64_t)r * n;
-    }
-    const uint64_t before = c->bytes_sent;
-    int status = comm_alltoallv(c, asking, blocks, blocks + R, answering, blocks, blocks + R, sizeof(int64_t), err);
-    tr->bytes.counts += c->bytes_sent - before;
+    uint64_t *outer = comm_charge(c, &tr->bytes.counts);
+    int status = comm_alltoall_counts(c, asking, answering, n, err);
+    comm_charge(c, outer);
     if (status == TF_OK) {
         x->sent = x->received = 0;
         for (int r = 0; r < R; r++) {
@@ -235,9 +232,9 @@ int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_spli
     free(asking);
     if (status != TF_OK)
         return status;
-    const uint64_t sums_before = c->bytes_sent;
+    outer = comm_charge(c, &tr->bytes.other);
     status = comm_allreduce_sum_double(c, tr->loss_sums, 2, err);
-    tr->bytes.other += c->bytes_sent - sums_before;
+    comm_charge(c, outer);
     const double B = (double)tr->batch.global.size;
     *loss = tr->loss_sums[0] / B + tr->loss_sums[1] / B;
     return status;

@@ -225,11 +225,11 @@ static int reduce_and_update(event_pipeline *p, int flush, tf_error *err)
 {
     opt_event_trainer *tr = p->tr;
     parameter_list *parameters = &tr->base.model.parameters;
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.gradients);
     int apply;
     int status = flush ? opt_delayed_gradient_flush(&p->reducer, parameters, &apply, err)
                        : opt_delayed_gradient_push(&p->reducer, parameters, &apply, err);
-    tr->bytes.gradients += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     if (status == TF_OK && apply)
         opt_dispatch_apply_update(tr);
     return status;

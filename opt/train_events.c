@@ -244,11 +244,11 @@ static int gather_scores(opt_event_trainer *tr, float *scores, tf_error *err)
     if (!layout)
         return tf_error_set(err, TF_ERR_SYSTEM, "score gather: out of memory");
     slice_layout(tr, layout, layout + R);
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.other);
     int status = comm_allgatherv(tr->group, tr->scores, b, scores, layout, layout + R, sizeof(float), err);
     if (status == TF_OK)
         status = comm_allgatherv(tr->group, tr->scores + b, b, scores + B, layout, layout + R, sizeof(float), err);
-    tr->bytes.other += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     free(layout);
     return status;
 }
@@ -265,9 +265,9 @@ int opt_dispatch_forward(opt_event_trainer *tr, double *loss, float *scores, tf_
     }
     /* This rank's terms of the global batch's loss, each gradient already divided by its B. */
     event_model_loss_sums(tr->scores, b->size, b->global.size, b->global.train ? tr->dscores : NULL, tr->loss_sums);
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.other);
     int status = comm_allreduce_sum_double(tr->group, tr->loss_sums, 2, err);
-    tr->bytes.other += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     if (status != TF_OK)
         return status;
     *loss = tr->loss_sums[0] / (double)b->global.size + tr->loss_sums[1] / (double)b->global.size;
@@ -291,9 +291,9 @@ int opt_dispatch_reduce_gradients(opt_event_trainer *tr, tf_error *err)
     /* The double sums of every rank, added up before the one rounding to float: the gradients
      * are then the reference's whatever the split (a float per rank would be rounded twice). */
     parameters_pack_sums(list, tr->gradients);
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.gradients);
     int status = comm_allreduce_sum_double(tr->group, tr->gradients, parameters_size(list), err);
-    tr->bytes.gradients += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     if (status != TF_OK)
         return status;
     parameters_unpack_sums(list, tr->gradients);
@@ -358,18 +358,10 @@ static int write_back_replicas(opt_event_trainer *tr, int64_t count, tf_error *e
     const int R = tr->group->size;
     const event_model *m = &tr->base.model;
     const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m));
-    int64_t *layout = malloc(2 * sizeof(int64_t) * (size_t)R);
-    if (!layout)
-        return tf_error_set(err, TF_ERR_SYSTEM, "write-back: out of memory");
-    int64_t *counts = layout, *offsets = layout + R;
-    for (int r = 0; r < R; r++)
-        offsets[r] = r;
-    const uint64_t before = tr->group->bytes_sent;
-    int64_t *ones = tr->write.send_count; /* R ones as the counts of a one-element gather */
-    for (int r = 0; r < R; r++)
-        ones[r] = 1;
-    int status = comm_allgatherv(tr->group, &count, 1, counts, ones, offsets, sizeof count, err);
-    tr->bytes.counts += tr->group->bytes_sent - before;
+    int64_t *counts = tr->write.receive_count, *offsets = tr->write.receive_offset; /* scratch: no exchange here */
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.counts);
+    int status = comm_allgather_counts(tr->group, &count, 1, counts, err);
+    comm_charge(tr->group, &tr->bytes.aggregation);
     int64_t total = 0;
     for (int r = 0; status == TF_OK && r < R; r++) {
         offsets[r] = total;
@@ -378,13 +370,11 @@ static int write_back_replicas(opt_event_trainer *tr, int64_t count, tf_error *e
     if (status == TF_OK && total > tr->capacity)
         status = tf_error_set(err, TF_ERR_SYSTEM, "write-back: %lld rows, buffers hold %lld", (long long)total,
                               (long long)tr->capacity);
-    const uint64_t rows_before = tr->group->bytes_sent;
     if (status == TF_OK)
         status = comm_allgatherv(tr->group, tr->send_rows, count, tr->receive_rows, counts, offsets, row, err);
-    tr->bytes.aggregation += tr->group->bytes_sent - rows_before;
+    comm_charge(tr->group, outer);
     if (status == TF_OK)
         apply_write_rows(tr, tr->receive_rows, total, &tr->base.memory, 0);
-    free(layout);
     return status;
 }
 

@@ -143,9 +143,9 @@ static int sum_doubles(partition_trainer *pt, double *values, int64_t count, tf_
 {
     if (pt->group->size == 1)
         return TF_OK;
-    const uint64_t before = pt->group->bytes_sent;
+    uint64_t *outer = comm_charge(pt->group, &pt->stats.gradient_bytes);
     int status = comm_allreduce_sum_double(pt->group, values, count, err);
-    pt->stats.gradient_bytes += pt->group->bytes_sent - before;
+    comm_charge(pt->group, outer);
     return status;
 }
 
@@ -160,9 +160,9 @@ static int sum_gradients(partition_trainer *pt, tf_error *err)
         memcpy(pt->packed + offset, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
         offset += list->items[i].grad.size;
     }
-    const uint64_t before = pt->group->bytes_sent;
+    uint64_t *outer = comm_charge(pt->group, &pt->stats.gradient_bytes);
     int status = comm_allreduce_sum(pt->group, pt->packed, offset, err);
-    pt->stats.gradient_bytes += pt->group->bytes_sent - before;
+    comm_charge(pt->group, outer);
     offset = 0;
     for (int64_t i = 0; status == TF_OK && i < list->count; i++) {
         memcpy(list->items[i].grad.data, pt->packed + offset, (size_t)list->items[i].grad.size * sizeof(float));
