@@ -472,7 +472,7 @@ static int placement_cost(const event_stream *es, event_model_kind kind, const c
     event_trainer tr;
     if (plan_trainer(es, kind, DISPATCH_BATCH, &tr, err) != TF_OK)
         return TF_ERR_INPUT;
-    dispatch_demand demand;
+    bicut_demand demand;
     memset(&demand, 0, sizeof demand);
     int32_t *owner = tf_alloc((size_t)es->num_nodes, sizeof *owner, "placement", err);
     int64_t *cost = owner ? tf_alloc((size_t)ranks, sizeof *cost, "cost", err) : NULL;
@@ -480,14 +480,14 @@ static int placement_cost(const event_stream *es, event_model_kind kind, const c
     if (status == TF_OK)
         status = dispatch_demand_measure(&tr, ranks, &demand, err);
     if (status == TF_OK) {
-        dispatch_demand_cost(&demand, owner, cost);
+        bicut_costs(&demand, owner, cost, cost);
         cap[0] = cap[1] = 0;
         for (int r = 0; r < ranks; r++) {
             cap[0] = fmax(cap[0], (double)cost[r]);
             cap[1] += (double)cost[r] / ranks;
         }
     }
-    dispatch_demand_free(&demand);
+    bicut_demand_free(&demand);
     free(owner);
     free(cost);
     event_trainer_free(&tr);

@@ -130,26 +130,6 @@ void dispatch_batch_free(dispatch_batch *b);
 /** tf_digest() of the slice, negatives, entries, plans and requests: equal hashes, equal plans. */
 uint64_t dispatch_batch_hash(const dispatch_batch *b);
 
-/**
- * Measure the demand of the next epoch's training batches on @p ranks ranks: for every rank and
- * vertex, the batches in which the rank's plan reads it and holds its winning write (the plans the
- * trainer builds; opt/dispatch_placement.h). No MPI: every rank measures the same.
- * @return 0, or TF_ERR_INPUT (no memory)
- */
-int dispatch_demand_measure(const event_trainer *tr, int ranks, dispatch_demand *out, tf_error *err);
-
-/**
- * The owners a --placement value asks for: parse it, measure the demand if the method needs it,
- * run the method or read the file.
- * @param spec   the --placement text
- * @param tr     the trainer (stream, and what the demand needs)
- * @param ranks  R
- * @param owner  [num_nodes] out
- * @param err    out: a bad spec, a bad file
- * @return 0, or TF_ERR_INPUT
- */
-int dispatch_place(const char *spec, const event_trainer *tr, int ranks, int32_t *owner, tf_error *err);
-
 #ifdef __cplusplus
 }
 #endif
