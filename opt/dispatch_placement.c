@@ -38,9 +38,7 @@ int dispatch_placement_create(dispatch_placement *p, const int32_t *owner, int64
 
 void dispatch_placement_free(dispatch_placement *p)
 {
-    free(p->owner);
-    free(p->local_row);
-    free(p->shard_rows);
+    free(p->owner), free(p->local_row), free(p->shard_rows);
     memset(p, 0, sizeof *p);
 }
 

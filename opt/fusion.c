@@ -517,9 +517,7 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
 
 void fusion_groups_free(fusion_groups *groups)
 {
-    free(groups->offsets);
-    free(groups->chunks);
-    free(groups->load_bytes);
+    free(groups->offsets), free(groups->chunks), free(groups->load_bytes);
     memset(groups, 0, sizeof *groups);
 }
 

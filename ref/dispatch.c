@@ -22,9 +22,7 @@ int dispatch_plan_create(dispatch_plan *plan, int64_t capacity, tf_error *err)
 
 void dispatch_plan_free(dispatch_plan *plan)
 {
-    free(plan->vertex);
-    free(plan->position);
-    free(plan->writer);
+    free(plan->vertex), free(plan->position), free(plan->writer);
     memset(plan, 0, sizeof *plan);
 }
 

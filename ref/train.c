@@ -297,12 +297,6 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
                                          "train snapshots"};
     int found;
     checkpoint_state(tr, e);
-    if (checkpoint_load(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,
-                        &found, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (!found) /* parameters only: epoch 0, fresh optimizer */
-        return TF_OK;
-    tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
-    tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
-    return TF_OK;
+    return checkpoint_resume(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,
+                             &tr->epoch, &found, err);
 }

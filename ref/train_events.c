@@ -452,14 +452,11 @@ int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
                                          "train events", "train and validation events"};
     int found;
     checkpoint_state(tr, e);
-    if (checkpoint_load(directory, e, s, STATE_SIZE, STATE_MEMORY, labels, &tr->model.parameters, &tr->optimizer,
-                        &found, err) != TF_OK)
+    if (checkpoint_resume(directory, e, s, STATE_SIZE, STATE_MEMORY, labels, &tr->model.parameters, &tr->optimizer,
+                          &tr->epoch, &found, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (!found) /* parameters only: epoch 0, fresh optimizer */
-        return TF_OK;
-    tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
-    tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
-    tr->options.seed = (uint64_t)s[STATE_SEED];
+    if (found) /* the negatives of the epochs still to come */
+        tr->options.seed = (uint64_t)s[STATE_SEED];
     return TF_OK;
 }
 

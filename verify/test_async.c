@@ -44,6 +44,13 @@ static void small_options(train_options *o, int64_t batch)
 
 static const model_config small_model = {MODEL_TGCN, 0, 4, 0, 2};
 
+/* Chickenpox and small_options() with 4 windows a step: the data most checks here train on. */
+static void load_chickenpox(dataset *d, train_options *o)
+{
+    load("chickenpox", d);
+    small_options(o, 4);
+}
+
 static void make_trainer(trainer *tr, const snapshot_seq *seq, const train_options *o)
 {
     tf_error err;
@@ -86,39 +93,38 @@ END_TEST
 START_TEST(delayed_one_lags_one_step)
 {
     dataset d;
-    load("chickenpox", &d);
-    const snapshot_seq *seq = &d.snapshots;
     train_options o;
-    small_options(&o, 4);
-    trainer sync, stale, whole, by_hand;
+    load_chickenpox(&d, &o);
+    const snapshot_seq *seq = &d.snapshots;
+    trainer sync, delayed, whole, by_hand;
     make_trainer(&sync, seq, &o);
-    make_trainer(&stale, seq, &o);
+    make_trainer(&delayed, seq, &o);
     make_trainer(&whole, seq, &o);
     make_trainer(&by_hand, seq, &o);
-    const train_schedule s = trainer_schedule(&stale);
+    const train_schedule s = trainer_schedule(&delayed);
     tf_error err;
     double loss = 0;
     delayed_gradient delay;
-    ck_assert(delayed_gradient_create(&delay, &stale.model.parameters, &err) == TF_OK);
+    ck_assert(delayed_gradient_create(&delay, &delayed.model.parameters, &err) == TF_OK);
     /* step 0 of the synchronous run */
     parameters_zero_grad(&sync.model.parameters);
     for (int64_t slot = 0; slot < s.batch; slot++)
         ck_assert(trainer_train_slot(&sync, seq, &s, 0, slot, &loss, &err) == TF_OK);
     trainer_apply_gradient(&sync);
-    /* steps 0 and 1 of the stale one */
+    /* steps 0 and 1 of the delayed one */
     int64_t after_step0 = -1, after_step1 = -1;
     for (int64_t step = 0; step < 2; step++) {
-        parameters_zero_grad(&stale.model.parameters);
+        parameters_zero_grad(&delayed.model.parameters);
         for (int64_t slot = 0; slot < s.batch; slot++)
-            ck_assert(trainer_train_slot(&stale, seq, &s, step, slot, &loss, &err) == TF_OK);
-        int due = delayed_gradient_exchange(&delay, &stale.model.parameters);
+            ck_assert(trainer_train_slot(&delayed, seq, &s, step, slot, &loss, &err) == TF_OK);
+        int due = delayed_gradient_exchange(&delay, &delayed.model.parameters);
         ck_assert_int_eq(due, step == 1);
         if (due)
-            trainer_apply_gradient(&stale);
+            trainer_apply_gradient(&delayed);
         if (step == 0)
-            after_step0 = parameters_differing_values(&stale.model.parameters, &whole.model.parameters); /* initial */
+            after_step0 = parameters_differing_values(&delayed.model.parameters, &whole.model.parameters); /* initial */
         else
-            after_step1 = parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
+            after_step1 = parameters_differing_values(&delayed.model.parameters, &sync.model.parameters);
     }
     delayed_gradient_free(&delay);
 
@@ -157,7 +163,7 @@ START_TEST(delayed_one_lags_one_step)
     free(previous);
     free(current);
     trainer_free(&sync);
-    trainer_free(&stale);
+    trainer_free(&delayed);
     trainer_free(&whole);
     trainer_free(&by_hand);
     dataset_free(&d);
@@ -281,9 +287,8 @@ END_TEST
 START_TEST(replicas_one_is_plain)
 {
     dataset d;
-    load("chickenpox", &d);
     train_options o;
-    small_options(&o, 4);
+    load_chickenpox(&d, &o);
     trainer plain;
     make_trainer(&plain, &d.snapshots, &o);
     replica_set one;
@@ -349,9 +354,8 @@ END_TEST
 START_TEST(replicas_identical_after_average_adam_not)
 {
     dataset d;
-    load("chickenpox", &d);
     train_options o;
-    small_options(&o, 4);
+    load_chickenpox(&d, &o);
     replica_set three;
     tf_error err;
     ck_assert(replica_set_create(&three, &d.snapshots, &small_model, &o, 3, 2, &err) == TF_OK);
@@ -722,9 +726,8 @@ START_TEST(option_errors)
     EXPECT_INPUT_ERROR(async_options_check(&o, 4, &err), &err, "5:100", "rank 5", "4 rank(s)");
 
     dataset d;
-    load("chickenpox", &d);
     train_options options;
-    small_options(&options, 4);
+    load_chickenpox(&d, &options);
     replica_set rs;
     EXPECT_INPUT_ERROR(replica_set_create(&rs, &d.snapshots, &small_model, &options, 0, 2, &err), &err,
                        "0 replica(s)");

@@ -16,45 +16,22 @@
  * Generated events and the first 1000 events of Wikipedia, TGN and JODIE. */
 #include <math.h>
 
-#include "datasets/dataset.h"
 #include "opt/async_pipeline.h"
 #include "opt/train.h"
+#include "verify/testing_events.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
-#define WIDTH 4
 #define REPEATS "events:nodes=50,events=1000,repeat=0.9,features=2,seed=5"
 
 static comm world;
 
-typedef struct workload {
-    const char *label;
-    dataset data;
-    event_stream events;
-    event_model_config config;
-    event_train_options options;
-} workload;
-
-static void workload_load(workload *w, const char *label, const char *spec, int64_t events, event_model_kind kind)
+/* A check run on the two streams most checks here use: heavy repeats with TGN, then Wikipedia's
+ * first events with JODIE. */
+static void on_both_streams(void (*check)(const char *label, const char *spec, int64_t events, event_model_kind kind))
 {
-    tf_error err;
-    w->label = label;
-    ck_assert_msg(dataset_load(spec, NULL, &w->data, &err) == TF_OK, "%s", err.message);
-    const event_stream *all = &w->data.events;
-    ck_assert(event_stream_copy_prefix(all, events < all->num_events ? events : all->num_events, &w->events, &err) ==
-              TF_OK);
-    event_model_config_default(&w->config, kind);
-    w->config.memory_width = w->config.time_width = w->config.embedding_width = WIDTH;
-    w->config.edge_width = w->events.feature_width;
-    event_train_options_default(&w->options);
-    w->options.batch_size = 100;
-    w->options.learning_rate = 1e-2; /* parameters that move */
-}
-
-static void workload_free(workload *w)
-{
-    event_stream_free(&w->events);
-    dataset_free(&w->data);
+    check("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
+    check("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
 }
 
 static void create_twin(const workload *w, opt_event_trainer *tr)
@@ -75,14 +52,6 @@ static void full_memory(const opt_event_trainer *tr, node_memory *full)
                                      event_model_mail_width(&tr->base.model), &err) == TF_OK);
 }
 
-static int64_t memory_differences(const node_memory *a, const node_memory *b)
-{
-    return differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
-           differing_values(a->mail, b->mail, a->num_nodes * a->mail_width) +
-           differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
-           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
-}
-
 /* ---- prefetch ----------------------------------------------------------------------------------- */
 
 typedef struct builder {
@@ -100,7 +69,7 @@ static int build(void *context, int64_t index, void *item, tf_error *err)
 static void same_stream(const char *label, const char *spec, int64_t events, event_model_kind kind)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     tf_error err;
     opt_event_trainer tr;
     create_twin(&w, &tr);
@@ -205,7 +174,7 @@ static void outcome_free(outcome *o)
 static void trains_the_same(const char *label, const char *spec, int64_t events, event_model_kind kind)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     outcome plain;
     train_twice(&w, -1, 0, &plain);
     opt_event_trainer probe;
@@ -239,8 +208,7 @@ static void trains_the_same(const char *label, const char *spec, int64_t events,
 
 START_TEST(prefetch_trains_the_same)
 {
-    trains_the_same("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
-    trains_the_same("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
+    on_both_streams(trains_the_same);
 }
 END_TEST
 
@@ -252,7 +220,7 @@ END_TEST
 static void microbatch_lockstep(const char *label, const char *spec, int64_t events, event_model_kind kind, int n)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     tf_error err;
     opt_event_trainer plain, tr;
     create_twin(&w, &plain);
@@ -332,21 +300,30 @@ END_TEST
 
 /* ---- delayed gradients ---------------------------------------------------------------------------- */
 
+/* The reference with staleness 1 (@p ref, on every rank: it is small), and the twin with a
+ * pipeline of depth @p prefetch delaying its gradients by one step. */
+static void create_delayed(const workload *w, int prefetch, event_trainer *ref, opt_event_trainer *tr,
+                           event_pipeline *p)
+{
+    tf_error err;
+    event_train_options delayed = w->options;
+    delayed.staleness = 1;
+    ck_assert(event_trainer_create(ref, &w->events, w->events.features, &w->config, &delayed, &err) == TF_OK);
+    create_twin(w, tr);
+    ck_assert_msg(event_pipeline_create(p, tr, prefetch, 1, 0, &err) == TF_OK, "%s", err.message);
+}
+
 /* Staleness 1, batch by batch against the reference's recurrence, the twin adopting the
  * reference's parameters before each batch (every rank runs the reference: it is small). */
 static void delayed_lockstep(const char *label, const char *spec, int64_t events, event_model_kind kind)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     tf_error err;
-    event_train_options delayed = w.options;
-    delayed.staleness = 1;
     event_trainer ref;
-    ck_assert(event_trainer_create(&ref, &w.events, w.events.features, &w.config, &delayed, &err) == TF_OK);
     opt_event_trainer tr;
-    create_twin(&w, &tr);
     event_pipeline p;
-    ck_assert(event_pipeline_create(&p, &tr, 0, 1, 0, &err) == TF_OK);
+    create_delayed(&w, 0, &ref, &tr, &p);
     node_memory full;
     full_memory(&tr, &full);
     const int64_t P = parameters_size(&ref.model.parameters);
@@ -416,8 +393,7 @@ static void delayed_lockstep(const char *label, const char *spec, int64_t events
 
 START_TEST(delayed_one_lockstep)
 {
-    delayed_lockstep("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
-    delayed_lockstep("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
+    on_both_streams(delayed_lockstep);
 }
 END_TEST
 
@@ -425,17 +401,13 @@ END_TEST
 START_TEST(delayed_one_free_running)
 {
     workload w;
-    workload_load(&w, "repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
+    workload_load(&w, "repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN, 100);
     w.options.learning_rate = 1e-3;
     tf_error err;
-    event_train_options delayed = w.options;
-    delayed.staleness = 1;
     event_trainer ref;
-    ck_assert(event_trainer_create(&ref, &w.events, w.events.features, &w.config, &delayed, &err) == TF_OK);
     opt_event_trainer tr;
-    create_twin(&w, &tr);
     event_pipeline p;
-    ck_assert(event_pipeline_create(&p, &tr, 2, 1, 0, &err) == TF_OK);
+    create_delayed(&w, 2, &ref, &tr, &p);
     event_epoch_report expected, ours;
     for (int e = 0; e < 2; e++) {
         ck_assert(event_trainer_epoch(&ref, &expected, NULL, NULL, &err) == TF_OK);

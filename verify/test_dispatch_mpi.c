@@ -15,51 +15,19 @@
  *  - empty slices: batches of 2 events on 3 and 4 ranks (some ranks hold nothing) pass lockstep. */
 #include <math.h>
 
-#include "datasets/dataset.h"
 #include "opt/train_events.h"
 #include "opt/train.h"
 #include "ref/core/rng.h"
+#include "verify/testing_events.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
-#define WIDTH 4
 
 static comm world;
 
 static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
 
 /* ---- the data and the reference ----------------------------------------------------------------- */
-
-typedef struct workload {
-    const char *label;           /* what the lines say */
-    dataset data;                /* the whole dataset */
-    event_stream events;         /* the events used (a prefix) */
-    event_model_config config;
-    event_train_options options;
-} workload;
-
-static void workload_load(workload *w, const char *label, const char *spec, int64_t events, event_model_kind kind,
-                          int64_t batch)
-{
-    tf_error err;
-    w->label = label;
-    ck_assert_msg(dataset_load(spec, NULL, &w->data, &err) == TF_OK, "%s", err.message);
-    const event_stream *all = &w->data.events;
-    ck_assert(event_stream_copy_prefix(all, events < all->num_events ? events : all->num_events, &w->events, &err) ==
-              TF_OK);
-    event_model_config_default(&w->config, kind);
-    w->config.memory_width = w->config.time_width = w->config.embedding_width = WIDTH;
-    w->config.edge_width = w->events.feature_width;
-    event_train_options_default(&w->options);
-    w->options.batch_size = batch;
-    w->options.learning_rate = 1e-2; /* parameters that move: a wrong gradient shows in the next batch */
-}
-
-static void workload_free(workload *w)
-{
-    event_stream_free(&w->events);
-    dataset_free(&w->data);
-}
 
 /* What the reference did in every batch of one epoch (rank 0 only). */
 typedef struct reference_run {
@@ -122,15 +90,6 @@ static void reference_free(reference_run *run)
         node_memory_free(&run->memory[s]);
     free(run->specs), free(run->before), free(run->gradient), free(run->loss), free(run->scores), free(run->memory);
     memset(run, 0, sizeof *run);
-}
-
-/* Values of two memories whose bits differ (memory, mail, both timestamps). */
-static int64_t memory_differences(const node_memory *a, const node_memory *b)
-{
-    int64_t differing = differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
-                        differing_values(a->mail, b->mail, a->num_nodes * a->mail_width);
-    return differing + differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
-           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
 }
 
 /* ---- lockstep ----------------------------------------------------------------------------------- */
