@@ -202,7 +202,7 @@ int opt_stale_embeddings_epoch(stale_fetcher *f, partition_trainer *pt, epoch_re
 {
     stale_fetcher_begin_epoch(f);
     /* The evaluation at the epoch's end reads snapshots after the split: fresh by that alone. */
-    int status = partition_trainer_epoch(pt, report, err);
+    int status = opt_partition_trainer_epoch(pt, report, err);
     stale_fetcher_end_epoch(f, status == TF_OK ? report->train_loss : 0);
     return status;
 }

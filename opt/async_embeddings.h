@@ -82,7 +82,7 @@ void stale_fetcher_begin_epoch(stale_fetcher *f);
 /** The epoch's global mean training loss: l_1 in epoch 1, l_{r-1} for the next. */
 void stale_fetcher_end_epoch(stale_fetcher *f, double train_loss);
 
-/** One epoch of @p pt through the fetcher: begin, partition_trainer_epoch(), end. */
+/** One epoch of @p pt through the fetcher: begin, opt_partition_trainer_epoch(), end. */
 int opt_stale_embeddings_epoch(stale_fetcher *f, partition_trainer *pt, epoch_report *report, tf_error *err);
 
 /**

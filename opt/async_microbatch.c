@@ -170,8 +170,8 @@ static int compute(opt_event_trainer *tr, microbatch_split *split, int i, opt_de
     return TF_OK;
 }
 
-int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_split *split_in, opt_delayed_gradient *reducer,
-                                    double *loss, tf_error *err)
+int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_split *split_in,
+                                    opt_delayed_gradient *reducer, double *loss, tf_error *err)
 {
     microbatch_split *split = (microbatch_split *)split_in; /* its tapes take the rows */
     comm *c = tr->group;

@@ -395,7 +395,10 @@ int opt_dispatch_reduce_gradients(opt_event_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-void opt_dispatch_apply_update(opt_event_trainer *tr) { ref_adam_step(&tr->base.optimizer, &tr->base.model.parameters); }
+void opt_dispatch_apply_update(opt_event_trainer *tr)
+{
+    ref_adam_step(&tr->base.optimizer, &tr->base.model.parameters);
+}
 
 /* A write row [vertex][s'][mail][time] for positive root entry k. */
 static void pack_write_row(const opt_event_trainer *tr, int64_t k, unsigned char *out)

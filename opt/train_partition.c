@@ -220,7 +220,7 @@ int partition_trainer_step(partition_trainer *pt, int64_t step, double *loss_sum
     return status;
 }
 
-int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_error *err)
+int opt_partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
     const train_schedule s = trainer_schedule(&pt->base);
@@ -234,10 +234,10 @@ int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_erro
         return status;
     trainer_close_epoch(&pt->base, &s, loss_sum, report);
     const int64_t train = pt->base.train_snapshots;
-    return partition_trainer_evaluate(pt, train, pt->part.local.num_snapshots - train, &report->test_mse, err);
+    return opt_partition_trainer_evaluate(pt, train, pt->part.local.num_snapshots - train, &report->test_mse, err);
 }
 
-int partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err)
+int opt_partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err)
 {
     const double cpu_started = thread_cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
     const int64_t length = trainer_evaluation_length(&pt->base, count);

@@ -153,14 +153,16 @@ int64_t event_trainer_epoch_batches(const event_trainer *tr, event_batch_spec *b
     /* Epoch e's negatives depend only on (seed, e): a resumed run draws the same ones. */
     const uint64_t stream = tr->options.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(tr->epoch + 1));
     int64_t count = add_batches(tr, 0, tr->train_end, stream, 1, EVENT_SPLIT_TRAIN, batches, 0);
-    count = add_batches(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, batches, count);
+    count = add_batches(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, batches,
+                        count);
     return add_batches(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, batches, count);
 }
 
 int64_t event_trainer_replay_batches(const event_trainer *tr, event_batch_spec *batches)
 {
     int64_t count = add_batches(tr, 0, tr->train_end, REPLAY_SEED, 0, EVENT_SPLIT_TRAIN, batches, 0);
-    count = add_batches(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, batches, count);
+    count = add_batches(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, batches,
+                        count);
     return add_batches(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, batches, count);
 }
 

@@ -76,7 +76,8 @@ static int64_t compare_plans(const char *spec, event_model_kind kind, int64_t ba
     const int64_t count = event_trainer_epoch_batches(&tr, NULL), capacity = dispatch_batch_capacity(&setup);
     event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     event_trainer_epoch_batches(&tr, specs);
-    int32_t *vertex = malloc((size_t)capacity * sizeof *vertex), *position = malloc((size_t)capacity * sizeof *position);
+    int32_t *vertex = malloc((size_t)capacity * sizeof *vertex);
+    int32_t *position = malloc((size_t)capacity * sizeof *position);
     int32_t *gpu_vertex = malloc((size_t)capacity * sizeof *vertex);
     int32_t *gpu_position = malloc((size_t)capacity * sizeof *position);
     int64_t *writer = malloc((size_t)capacity * sizeof *writer);

@@ -123,7 +123,8 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
                                            placement, &world, &err) == TF_OK,
                   "%s", err.message);
     const int64_t count = event_trainer_epoch_batches(&tr.base, NULL), B = w->options.batch_size;
-    event_batch_spec *specs = malloc((size_t)count * sizeof *specs); /* every rank lists them (the record is rank 0's) */
+    /* every rank lists them (the record is rank 0's) */
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     event_trainer_epoch_batches(&tr.base, specs);
     node_memory full;
     memset(&full, 0, sizeof full);

@@ -225,8 +225,8 @@ static void check_case(const char *label, const snapshot_seq *seq, const char *d
         trainer_apply_gradient(&pt.base);
     }
     double test_mse;
-    ck_assert_msg(partition_trainer_evaluate(&pt, pt.base.train_snapshots, seq->num_snapshots - pt.base.train_snapshots,
-                                             &test_mse, &err) == TF_OK,
+    const int64_t train = pt.base.train_snapshots;
+    ck_assert_msg(opt_partition_trainer_evaluate(&pt, train, seq->num_snapshots - train, &test_mse, &err) == TF_OK,
                   "%s", err.message);
     pack(&pt.base.model.parameters, 1, gradient);
     const double worst_parameter = relative_error(gradient, ref->parameters, ref->size);

@@ -109,7 +109,7 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
         const double epoch_started = wall_seconds(), busy_before = pt.stats.busy_cpu_seconds;
         const uint64_t bytes_before = pt.stats.exchange_bytes;
         status = request->stale ? opt_stale_embeddings_epoch(&stale, &pt, &report, err)
-                                : partition_trainer_epoch(&pt, &report, err);
+                                : opt_partition_trainer_epoch(&pt, &report, err);
         if (status == TF_OK)
             status = comm_barrier(group, err);
         const double seconds = wall_seconds() - epoch_started;
@@ -131,8 +131,8 @@ int train_vertex_split(const train_vertex_split_request *request, comm *group, t
     }
     if (status == TF_OK) {
         double test_mse;
-        status = partition_trainer_evaluate(&pt, pt.base.train_snapshots, num_snapshots - pt.base.train_snapshots,
-                                            &test_mse, err);
+        status = opt_partition_trainer_evaluate(&pt, pt.base.train_snapshots, num_snapshots - pt.base.train_snapshots,
+                                                &test_mse, err);
         if (status == TF_OK && speaks)
             printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)pt.base.epoch,
                    wall_seconds() - started);
