@@ -22,6 +22,7 @@
 #include "ref/core/digest.h"
 #include "ref/nn/sgd.h"
 #include "verify/testing.h"
+#include "verify/testing_events.h"
 
 #define TOLERANCE 1e-5
 
@@ -177,34 +178,28 @@ END_TEST
 START_TEST(event_delayed_one_is_the_recurrence)
 {
     tf_error err;
-    dataset d;
-    ck_assert(dataset_load("events:nodes=40,events=300,repeat=0.5,features=2,seed=3", NULL, &d, &err) == TF_OK);
-    event_model_config config;
-    event_model_config_default(&config, EVENT_MODEL_TGN);
-    config.memory_width = config.time_width = config.embedding_width = 4;
-    config.edge_width = d.events.feature_width;
-    event_train_options options;
-    event_train_options_default(&options);
-    options.batch_size = 40;
-    options.learning_rate = 1e-2;
-    event_trainer by_hand, stale;
-    ck_assert(event_trainer_create(&by_hand, &d.events, d.events.features, &config, &options, &err) == TF_OK);
+    workload w;
+    const char *spec = "events:nodes=40,events=300,repeat=0.5,features=2,seed=3";
+    workload_load(&w, spec, spec, 300, EVENT_MODEL_TGN, 40);
+    event_train_options options = w.options;
+    event_trainer by_hand, delayed;
+    ck_assert(event_trainer_create(&by_hand, &w.events, w.events.features, &w.config, &options, &err) == TF_OK);
     options.staleness = 1;
-    ck_assert(event_trainer_create(&stale, &d.events, d.events.features, &config, &options, &err) == TF_OK);
-    const int64_t P = parameters_size(&stale.model.parameters);
+    ck_assert(event_trainer_create(&delayed, &w.events, w.events.features, &w.config, &options, &err) == TF_OK);
+    const int64_t P = parameters_size(&delayed.model.parameters);
     float *pending = malloc((size_t)P * sizeof(float)), *current = malloc((size_t)P * sizeof(float));
-    const int64_t count = event_trainer_epoch_batches(&stale, NULL);
-    event_batch_spec *slots = malloc((size_t)count * sizeof *slots);
+    const int64_t count = event_trainer_epoch_batches(&delayed, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     int64_t differing = 0, batches = 0;
     for (int epoch = 0; epoch < 2; epoch++) {
         event_epoch_report report;
-        ck_assert(event_trainer_epoch(&stale, &report, NULL, NULL, &err) == TF_OK);
-        event_trainer_epoch_batches(&by_hand, slots);
+        ck_assert(event_trainer_epoch(&delayed, &report, NULL, NULL, &err) == TF_OK);
+        event_trainer_epoch_batches(&by_hand, specs);
         node_memory_reset(&by_hand.memory);
         int has_pending = 0;
         const int64_t before = batches;
-        for (int64_t i = 0; i < count && slots[i].train; i++, batches++) {
-            const event_batch_spec *s = &slots[i];
+        for (int64_t i = 0; i < count && specs[i].train; i++, batches++) {
+            const event_batch_spec *s = &specs[i];
             for (int64_t j = 0; j < s->size; j++)
                 by_hand.negatives[j] = event_trainer_negative(&by_hand, s->stream, s->first + j);
             event_batch batch = {by_hand.events, by_hand.edge_features, s->first, s->size, by_hand.negatives};
@@ -227,27 +222,27 @@ START_TEST(event_delayed_one_is_the_recurrence)
         parameters_unpack_gradients(&by_hand.model.parameters, pending); /* the flush */
         ref_adam_step(&by_hand.optimizer, &by_hand.model.parameters);
         by_hand.epoch++;
-        for (int64_t i = 0; i < stale.model.parameters.count; i++)
-            differing += differing_values(stale.model.parameters.items[i].value.data,
+        for (int64_t i = 0; i < delayed.model.parameters.count; i++)
+            differing += differing_values(delayed.model.parameters.items[i].value.data,
                                           by_hand.model.parameters.items[i].value.data,
-                                          stale.model.parameters.items[i].value.size);
+                                          delayed.model.parameters.items[i].value.size);
         ck_assert_int_eq(report.batches, batches - before);
     }
     printf("event staleness 1: %lld training batches, Adam steps %lld (by hand %lld), differing parameters %lld "
            "(must be 0)\n",
-           (long long)batches, (long long)stale.optimizer.step, (long long)by_hand.optimizer.step,
+           (long long)batches, (long long)delayed.optimizer.step, (long long)by_hand.optimizer.step,
            (long long)differing);
     ck_assert_int_eq(differing, 0);
-    ck_assert_int_eq(stale.optimizer.step, batches);
+    ck_assert_int_eq(delayed.optimizer.step, batches);
     ck_assert_int_eq(by_hand.optimizer.step, batches);
     event_trainer refused;
     options.staleness = 2;
-    EXPECT_INPUT_ERROR(event_trainer_create(&refused, &d.events, d.events.features, &config, &options, &err), &err,
+    EXPECT_INPUT_ERROR(event_trainer_create(&refused, &w.events, w.events.features, &w.config, &options, &err), &err,
                        "staleness 2", "0 or 1");
-    free(pending), free(current), free(slots);
+    free(pending), free(current), free(specs);
     event_trainer_free(&by_hand);
-    event_trainer_free(&stale);
-    dataset_free(&d);
+    event_trainer_free(&delayed);
+    workload_free(&w);
 }
 END_TEST
 

@@ -244,11 +244,8 @@ int main(int argc, char **argv)
 {
     if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    if (world.size > 4) {
-        fprintf(stderr, "test_comm_mpi: crafted for 1 to 4 ranks\n");
-        comm_finalize(&world);
-        return 1;
-    }
+    if (world.size > 4)
+        return stop_mpi(&world, "test_comm_mpi: crafted for 1 to 4 ranks");
     Suite *suite = suite_create("comm");
     TCase *cases = tcase_create("collectives");
     tcase_add_test(cases, allreduce_sums_exactly);

@@ -6,10 +6,10 @@
  * reports it skipped. Where a GPU is available, run it under compute-sanitizer too:
  *     compute-sanitizer --error-exitcode 1 build/verify/test_dispatch_cuda */
 #include "cuda/dispatch.h"
-#include "datasets/dataset.h"
 #include "opt/dispatch_batch.h"
 #include "ref/core/rng.h"
 #include "verify/testing_cuda.h"
+#include "verify/testing_events.h"
 
 static cuda_context gpu;
 
@@ -57,22 +57,15 @@ static int64_t compare_plans(const char *spec, event_model_kind kind, int64_t ba
                              int64_t *entries)
 {
     tf_error err;
-    dataset d;
-    ck_assert_msg(dataset_load(spec, NULL, &d, &err) == TF_OK, "%s", err.message);
-    event_model_config config;
-    event_model_config_default(&config, kind);
-    config.memory_width = config.time_width = config.embedding_width = 4;
-    config.edge_width = d.events.feature_width;
-    event_train_options options;
-    event_train_options_default(&options);
-    options.batch_size = batch;
+    workload w;
+    workload_load(&w, spec, spec, INT64_MAX, kind, batch);
     event_trainer tr;
-    ck_assert(event_trainer_create(&tr, &d.events, d.events.features, &config, &options, &err) == TF_OK);
+    ck_assert(event_trainer_create(&tr, &w.events, w.events.features, &w.config, &w.options, &err) == TF_OK);
     dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, 1, 0};
     dispatch_batch b;
     dispatch_table table;
     ck_assert(dispatch_batch_create(&b, &setup, &err) == TF_OK);
-    ck_assert(dispatch_table_create(&table, d.events.num_nodes, &err) == TF_OK);
+    ck_assert(dispatch_table_create(&table, w.events.num_nodes, &err) == TF_OK);
     const int64_t count = event_trainer_epoch_batches(&tr, NULL), capacity = dispatch_batch_capacity(&setup);
     event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     event_trainer_epoch_batches(&tr, specs);
@@ -114,7 +107,7 @@ static int64_t compare_plans(const char *spec, event_model_kind kind, int64_t ba
     dispatch_table_free(&table);
     dispatch_batch_free(&b);
     event_trainer_free(&tr);
-    dataset_free(&d);
+    workload_free(&w);
     return batches;
 }
 
