@@ -8,7 +8,8 @@
 #include "ref/core/memory.h"
 
 /* The producer: build batch `built` whenever its place in the ring is free (the batch ring_size
- * before it has been given back), until every batch is built, a build fails, or the queue stops. */
+ * places before it has been given back), until every batch is built, a build fails, or the queue
+ * stops. */
 static void *produce(void *argument)
 {
     batch_queue *q = argument;
