@@ -57,11 +57,11 @@ static int compare_doubles(const void *a, const void *b)
 static int run(const configuration *c, const event_stream *events, const event_model_config *config,
                const event_train_options *options, int64_t epochs, comm *world, measured *out, tf_error *err)
 {
-    dispatch_trainer tr;
+    opt_event_trainer tr;
     event_pipeline p;
     memset(&p, 0, sizeof p);
-    if (opt_dispatch_trainer_create(&tr, events, events->features, config, options, DISPATCH_SVEN, "hash", world,
-                                    err) != TF_OK)
+    if (opt_event_trainer_create(&tr, events, events->features, config, options, DISPATCH_SVEN, "hash", world,
+                                 err) != TF_OK)
         return TF_ERR_INPUT;
     int status = c->prefetch >= 0 ? event_pipeline_create(&p, &tr, c->prefetch, c->staleness, c->micro_batches, err)
                                   : TF_OK;
@@ -71,8 +71,8 @@ static int run(const configuration *c, const event_stream *events, const event_m
     for (int64_t e = 0; status == TF_OK && e < epochs; e++) {
         comm_barrier(world, err);
         const double start = wall_seconds();
-        status = c->prefetch >= 0 ? event_pipeline_epoch(&p, &report, NULL, NULL, err)
-                                  : opt_dispatch_trainer_epoch(&tr, &report, NULL, NULL, err);
+        status = c->prefetch >= 0 ? opt_event_pipeline_epoch(&p, &report, NULL, NULL, err)
+                                  : opt_event_trainer_epoch(&tr, &report, NULL, NULL, err);
         seconds[e] = wall_seconds() - start;
         out->trained_batches += report.batches;
     }
@@ -89,11 +89,11 @@ static int run(const configuration *c, const event_stream *events, const event_m
                                         event_model_mail_width(&tr.base.model), err);
     }
     if (status == TF_OK)
-        status = opt_dispatch_trainer_gather_memory(&tr, world->rank == 0 ? &out->memory : NULL, err);
+        status = opt_event_trainer_gather_memory(&tr, world->rank == 0 ? &out->memory : NULL, err);
     if (status == TF_OK)
-        status = opt_dispatch_trainer_traffic(&tr, &out->traffic, 1, err);
+        status = opt_event_trainer_traffic(&tr, &out->traffic, 1, err);
     event_pipeline_free(&p);
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
     return status;
 }
 

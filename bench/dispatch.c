@@ -71,8 +71,8 @@ static int redundancy(const event_stream *es, event_model_kind kind, int64_t bat
     event_trainer tr;
     if (plan_trainer(es, kind, batch, &tr, err) != TF_OK)
         return TF_ERR_INPUT;
-    const int64_t count = event_trainer_epoch_slots(&tr, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
+    const int64_t count = event_trainer_epoch_batches(&tr, NULL);
+    event_batch_spec *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
     dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, 1, 0};
     dispatch_table table;
     dispatch_batch b;
@@ -83,7 +83,7 @@ static int redundancy(const event_stream *es, event_model_kind kind, int64_t bat
     if (status == TF_OK)
         status = dispatch_batch_create(&b, &setup, err);
     if (status == TF_OK) {
-        event_trainer_epoch_slots(&tr, slots);
+        event_trainer_epoch_batches(&tr, slots);
         for (int64_t i = 0; status == TF_OK && i < count && slots[i].train; i++)
             if ((status = dispatch_batch_build(&b, &setup, &slots[i], &table, err)) == TF_OK)
                 dispatch_counts_add(sum, &b.counts);
@@ -154,18 +154,18 @@ static double paper_formula(const dispatch_traffic *t, dispatch_mode mode, int64
 }
 
 /* Run the training batches of one epoch of @p tr (free-running), or every batch when @p all. */
-static int run_epoch_slots(dispatch_trainer *tr, int all, tf_error *err)
+static int run_epoch_slots(opt_event_trainer *tr, int all, tf_error *err)
 {
-    const int64_t count = event_trainer_epoch_slots(&tr->base, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
+    const int64_t count = event_trainer_epoch_batches(&tr->base, NULL);
+    event_batch_spec *slots = tf_alloc((size_t)count, sizeof *slots, "slots", err);
     if (!slots)
         return TF_ERR_INPUT;
-    event_trainer_epoch_slots(&tr->base, slots);
-    opt_dispatch_trainer_reset_memory(tr);
+    event_trainer_epoch_batches(&tr->base, slots);
+    opt_event_trainer_reset_memory(tr);
     int status = TF_OK;
     for (int64_t i = 0; status == TF_OK && i < count && (all || slots[i].train); i++) {
         double loss;
-        status = opt_dispatch_trainer_run_batch(tr, &slots[i], &loss, NULL, err);
+        status = opt_event_trainer_run_batch(tr, &slots[i], &loss, NULL, err);
     }
     free(slots);
     return status;
@@ -180,17 +180,17 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
     event_model_config config;
     event_train_options options;
     shape(&config, &options, kind, DISPATCH_WIDTH, es->feature_width, DISPATCH_BATCH);
-    dispatch_trainer tr;
-    if (opt_dispatch_trainer_create(&tr, es, es->features, &config, &options, mode, placement, group, err) != TF_OK)
+    opt_event_trainer tr;
+    if (opt_event_trainer_create(&tr, es, es->features, &config, &options, mode, placement, group, err) != TF_OK)
         return -1;
     double started = wall_seconds();
     dispatch_traffic t;
     int status = run_epoch_slots(&tr, 0, err);
     double seconds = wall_seconds() - started;
     if (status == TF_OK)
-        status = opt_dispatch_trainer_traffic(&tr, &t, 1, err);
+        status = opt_event_trainer_traffic(&tr, &t, 1, err);
     if (status != TF_OK) {
-        opt_dispatch_trainer_free(&tr);
+        opt_event_trainer_free(&tr);
         return -1;
     }
     const int64_t dm = config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
@@ -237,7 +237,7 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
                 (unsigned long long)bound, formula, per_trainer_extra, cap_max, cap_mean, seconds, wrong);
         fflush(stdout);
     }
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
     return wrong;
 }
 
@@ -249,7 +249,7 @@ static int placement_cost(const event_stream *es, event_model_kind kind, const c
     event_trainer tr;
     if (plan_trainer(es, kind, DISPATCH_BATCH, &tr, err) != TF_OK)
         return TF_ERR_INPUT;
-    dispatch_demand demand;
+    bicut_demand demand;
     memset(&demand, 0, sizeof demand);
     int32_t *owner = tf_alloc((size_t)es->num_nodes, sizeof *owner, "placement", err);
     int64_t *cost = owner ? tf_alloc((size_t)ranks, sizeof *cost, "cost", err) : NULL;
@@ -257,14 +257,14 @@ static int placement_cost(const event_stream *es, event_model_kind kind, const c
     if (status == TF_OK)
         status = dispatch_demand_measure(&tr, ranks, &demand, err);
     if (status == TF_OK) {
-        dispatch_demand_cost(&demand, owner, cost);
+        bicut_costs(&demand, owner, cost, cost);
         cap[0] = cap[1] = 0;
         for (int r = 0; r < ranks; r++) {
             cap[0] = fmax(cap[0], (double)cost[r]);
             cap[1] += (double)cost[r] / ranks;
         }
     }
-    dispatch_demand_free(&demand);
+    bicut_demand_free(&demand);
     free(owner);
     free(cost);
     event_trainer_free(&tr);
@@ -355,15 +355,15 @@ static int epoch_times(comm *group, FILE *csv, tf_error *err)
         }
     }
     for (int mode = DISPATCH_SVEN; status == TF_OK && !wrong && mode <= DISPATCH_DEPCOMM; mode++) {
-        dispatch_trainer tr;
-        if ((status = opt_dispatch_trainer_create(&tr, &es, NULL, &config, &options, (dispatch_mode)mode, "hash",
+        opt_event_trainer tr;
+        if ((status = opt_event_trainer_create(&tr, &es, NULL, &config, &options, (dispatch_mode)mode, "hash",
                                                   group, err)) != TF_OK)
             break;
         event_epoch_report report;
         if ((status = comm_barrier(group, err)) != TF_OK)
             break;
         double started = wall_seconds();
-        status = opt_dispatch_trainer_epoch(&tr, &report, NULL, NULL, err);
+        status = opt_event_trainer_epoch(&tr, &report, NULL, NULL, err);
         double seconds = wall_seconds() - started;
         if (status == TF_OK && group->rank == 0) {
             printf("  %-8s on %d    %8.1f s   test AP %.4f\n", dispatch_mode_name((dispatch_mode)mode), group->size,
@@ -372,7 +372,7 @@ static int epoch_times(comm *group, FILE *csv, tf_error *err)
                     report.test.average_precision);
             fflush(stdout);
         }
-        opt_dispatch_trainer_free(&tr);
+        opt_event_trainer_free(&tr);
     }
     event_stream_free(&es);
     dataset_free(&data);

@@ -34,13 +34,13 @@ __global__ static void mark_heads(const int32_t *sorted, int64_t count, int32_t 
 /* From the segment numbers (inclusive scan of the heads, 1-based): V_u and each segment's first
  * sorted position at the heads, Psi for every entry. */
 __global__ static void number_segments(const int32_t *sorted, const int32_t *entry_of, const int32_t *segment_plus_one,
-                                       int64_t count, int32_t *vertex, int32_t *start, int32_t *slot)
+                                       int64_t count, int32_t *vertex, int32_t *start, int32_t *position)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count)
         return;
     int32_t s = segment_plus_one[i] - 1;
-    slot[entry_of[i]] = s;
+    position[entry_of[i]] = s;
     if (i == 0 || sorted[i] != sorted[i - 1]) {
         vertex[s] = sorted[i];
         start[s] = (int32_t)i;
@@ -67,7 +67,7 @@ __global__ static void segment_writers(const int32_t *entry_of, const int32_t *s
 }
 
 extern "C" int cuda_dispatch_plan(cuda_context *context, const int32_t *d_entries, int64_t count, int64_t first,
-                                  int64_t batch_size, int32_t *d_vertex, int32_t *d_slot, int64_t *d_writer,
+                                  int64_t batch_size, int32_t *d_vertex, int32_t *d_position, int64_t *d_writer,
                                   int64_t *unique, tf_error *err)
 {
     *unique = 0;
@@ -104,7 +104,7 @@ extern "C" int cuda_dispatch_plan(cuda_context *context, const int32_t *d_entrie
         return TF_ERR_SYSTEM;
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(temporary, scan_bytes, head, index, (int)count, stream), err);
     number_segments<<<blocks_for(count), threads_per_block, 0, stream>>>(sorted, entry_of, index, count, d_vertex,
-                                                                         start, d_slot);
+                                                                         start, d_position);
     int32_t segments = 0;
     CUDA_CHECK(cudaMemcpyAsync(&segments, index + count - 1, sizeof segments, cudaMemcpyDeviceToHost, stream), err);
     CUDA_CHECK(cudaStreamSynchronize(stream), err);
@@ -153,10 +153,10 @@ extern "C" int cuda_dispatch_gather_rows(cuda_context *context, const unsigned c
     return launch_copy(context, d_table, d_rows, count, row_bytes, 0, d_out, err);
 }
 
-extern "C" int cuda_dispatch_expand(cuda_context *context, const unsigned char *d_rows_u, const int32_t *d_slot,
+extern "C" int cuda_dispatch_expand(cuda_context *context, const unsigned char *d_rows_u, const int32_t *d_position,
                                     int64_t count, size_t row_bytes, unsigned char *d_rows_o, tf_error *err)
 {
-    return launch_copy(context, d_rows_u, d_slot, count, row_bytes, 0, d_rows_o, err);
+    return launch_copy(context, d_rows_u, d_position, count, row_bytes, 0, d_rows_o, err);
 }
 
 extern "C" int cuda_dispatch_scatter_rows(cuda_context *context, unsigned char *d_table, const int32_t *d_rows,

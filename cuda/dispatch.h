@@ -43,22 +43,22 @@ extern "C" {
  * @param first       the batch's first event
  * @param batch_size  B (entries 0 .. 2B-1 are the positive roots)
  * @param d_vertex    [count] out: V_u in increasing vertex order (first *unique used)
- * @param d_slot      [count] out: Psi, V_o[k] = V_u[slot[k]]
+ * @param d_position  [count] out: Psi, V_o[k] = V_u[position[k]]
  * @param d_writer    [count] out: Phi, the entry of largest write key per V_u row, or -1
  * @param unique      out: U
  * @param err         out: a CUDA error
  * @return 0, or TF_ERR_SYSTEM
  */
 int cuda_dispatch_plan(cuda_context *context, const int32_t *d_entries, int64_t count, int64_t first,
-                       int64_t batch_size, int32_t *d_vertex, int32_t *d_slot, int64_t *d_writer, int64_t *unique,
+                       int64_t batch_size, int32_t *d_vertex, int32_t *d_position, int64_t *d_writer, int64_t *unique,
                        tf_error *err);
 
 /** out[i] = table[rows[i]] for i < count: d_table [*][row_bytes], d_rows [count], d_out [count][row_bytes]. */
 int cuda_dispatch_gather_rows(cuda_context *context, const unsigned char *d_table, const int32_t *d_rows,
                               int64_t count, size_t row_bytes, unsigned char *d_out, tf_error *err);
 
-/** Restore: d_rows_o [count][row_bytes] row k = d_rows_u row d_slot[k] (the twin of ref_dispatch_expand()). */
-int cuda_dispatch_expand(cuda_context *context, const unsigned char *d_rows_u, const int32_t *d_slot, int64_t count,
+/** Restore: d_rows_o [count][row_bytes] row k = d_rows_u row d_position[k] (the twin of ref_dispatch_expand()). */
+int cuda_dispatch_expand(cuda_context *context, const unsigned char *d_rows_u, const int32_t *d_position, int64_t count,
                          size_t row_bytes, unsigned char *d_rows_o, tf_error *err);
 
 /** table[rows[i]] = in[i] for i < count (rows distinct): d_table [*][row_bytes], d_in [count][row_bytes]. */

@@ -1,6 +1,6 @@
 /**
  * @file opt/async.h
- * Twins: ref_stale_epoch() and ref_local_average_step() (ref/async.h).
+ * Twins: ref_delayed_epoch() and ref_local_average_step() (ref/async.h).
  * @brief The MPI twins of ref/async.h for snapshot training: stale gradients (Sven Eq. 13, the
  *        all-reduce of step t overlapping step t+1) and local updates with periodic averaging
  *        (DynaHB), each with an optional injected straggler (opt/async_straggler.h).
@@ -9,7 +9,7 @@
  * j % size, the data-parallel placement of opt/train.h, on the optimized kernels. What changes,
  * and why the result is still equal to its serial reference:
  *
- *  - **Stale gradients** (`staleness` 1; twin of ref_stale_epoch()). Each rank packs its
+ *  - **Stale gradients** (`staleness` 1; twin of ref_delayed_epoch()). Each rank packs its
  *    windows' gradients and starts a non-blocking all-reduce of them (comm_iallreduce_sum()),
  *    then waits for the previous step's and applies it: the sum of step t travels while step
  *    t+1 computes. The library here has no progress thread, so the twin calls comm_test()
@@ -21,7 +21,7 @@
  *    opt_trainer_epoch() does: **bitwise** equal to synchronous training. (Not a non-blocking
  *    one plus a wait: MPI may reduce in another order in its non-blocking algorithms.)
  *  - **Local averaging** (`SYNC_AVERAGE`, every K steps; twin of ref_local_average_step() with
- *    R = the rank count). Rank r *is* replica r: it trains its slots with its own Adam and no
+ *    R = the rank count). Rank r *is* replica r: it trains its windows with its own Adam and no
  *    gradient exchange, and every K steps (and at each epoch's end) gathers every rank's
  *    parameters (comm_allgatherv()) and forms the same weighted average with the same function,
  *    local_average_combine(), summed in rank order. The weights come from the schedule, known on

@@ -202,7 +202,7 @@ int opt_stale_embeddings_epoch(stale_fetcher *f, partition_trainer *pt, epoch_re
 {
     stale_fetcher_begin_epoch(f);
     /* The evaluation at the epoch's end reads snapshots after the split: fresh by that alone. */
-    int status = partition_trainer_epoch(pt, report, err);
+    int status = opt_partition_trainer_epoch(pt, report, err);
     stale_fetcher_end_epoch(f, status == TF_OK ? report->train_loss : 0);
     return status;
 }
@@ -211,16 +211,14 @@ int stale_fetcher_compare_caches(stale_fetcher *f, int64_t *differing, int64_t *
 {
     comm *c = f->group;
     const int ranks = c->size;
-    const uint64_t bytes_before = c->bytes_sent;
     const int64_t t_count = f->num_snapshots;
     int64_t *calls = tf_alloc((size_t)(ranks * t_count + 4 * ranks), sizeof(int64_t), "cache comparison", err);
     if (!calls)
         return TF_ERR_INPUT;
     int64_t *counts = calls + ranks * t_count, *offsets = counts + ranks, *receive_counts = offsets + ranks,
             *receive_offsets = receive_counts + ranks;
-    for (int p = 0; p < ranks; p++)
-        counts[p] = t_count, offsets[p] = p * t_count;
-    int status = comm_allgatherv(c, f->call_count, t_count, calls, counts, offsets, sizeof(int64_t), err);
+    uint64_t *outer = comm_charge(c, &c->check_bytes); /* a check, not traffic */
+    int status = comm_allgather_counts(c, f->call_count, t_count, calls, err);
     double totals[2] = {0, 0};
     float *out = NULL, *in = NULL;
     for (int64_t t = 0; status == TF_OK && t < t_count; t++) {
@@ -260,7 +258,7 @@ int stale_fetcher_compare_caches(stale_fetcher *f, int64_t *differing, int64_t *
     free(calls);
     if (status == TF_OK)
         status = comm_allreduce_sum_double(c, totals, 2, err);
-    c->bytes_sent = bytes_before;
+    comm_charge(c, outer);
     *differing = (int64_t)totals[0];
     *compared = (int64_t)totals[1];
     return status;

@@ -83,13 +83,13 @@ void stale_fetcher_begin_epoch(stale_fetcher *f);
 /** The epoch's global mean training loss: l_1 in epoch 1, l_{r-1} for the next. */
 void stale_fetcher_end_epoch(stale_fetcher *f, double train_loss);
 
-/** One epoch of @p pt through the fetcher: begin, partition_trainer_epoch(), end. */
+/** One epoch of @p pt through the fetcher: begin, opt_partition_trainer_epoch(), end. */
 int opt_stale_embeddings_epoch(stale_fetcher *f, partition_trainer *pt, epoch_report *report, tf_error *err);
 
 /**
  * Test support: every rank sends every sender-side cache to its receiver, which counts the values
  * whose bits differ from its own copy. @p differing and @p compared: summed over ranks, on every
- * rank. Collective; its bytes are not counted (the comm counter is restored).
+ * rank. Collective; its bytes are a check's (comm::check_bytes), not traffic.
  */
 int stale_fetcher_compare_caches(stale_fetcher *f, int64_t *differing, int64_t *compared, tf_error *err);
 

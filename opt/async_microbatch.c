@@ -105,7 +105,7 @@ int microbatch_split_build(microbatch_split *split, dispatch_batch *b, const dis
 
 /* Rows of micro-batch i: owners answer their asked rows whose first reader is i, requesters
  * receive them where the whole fetch would put them. Non-blocking; bytes are rows. */
-static int post_rows(dispatch_trainer *tr, const microbatch_split *split, const int64_t *answering, int i,
+static int post_rows(opt_event_trainer *tr, const microbatch_split *split, const int64_t *answering, int i,
                      int64_t *layout, comm_request *request, tf_error *err)
 {
     const int R = split->ranks, n = split->count;
@@ -125,15 +125,15 @@ static int post_rows(dispatch_trainer *tr, const microbatch_split *split, const 
     }
     const event_model *m = &tr->base.model;
     const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.dispatch_rows);
     const int status = comm_ialltoallv(tr->group, tr->send_rows, send_count, send_offset, tr->receive_rows,
                                        receive_count, receive_offset, row, request, err);
-    tr->bytes.dispatch_rows += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     return status;
 }
 
 /* The other all-reduce and this fetch advance while a micro-batch computes. */
-static int progress(dispatch_trainer *tr, opt_delayed_gradient *reducer, comm_request *request, tf_error *err)
+static int progress(opt_event_trainer *tr, opt_delayed_gradient *reducer, comm_request *request, tf_error *err)
 {
     int done;
     if (opt_delayed_gradient_progress(reducer, err) != TF_OK)
@@ -142,7 +142,7 @@ static int progress(dispatch_trainer *tr, opt_delayed_gradient *reducer, comm_re
 }
 
 /* Micro-batch i's update, embedding, loss terms and backward; its roots' s' into the slice's tape. */
-static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_delayed_gradient *reducer,
+static int compute(opt_event_trainer *tr, microbatch_split *split, int i, opt_delayed_gradient *reducer,
                    comm_request *request, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
@@ -159,7 +159,7 @@ static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_del
         event_model_embed(m, &split->batch[i], t, tr->scores, err) != TF_OK)
         return err->code;
     double part[2];
-    event_model_loss_sums(tr->scores, size, b->slot.size, tr->dscores, part);
+    event_model_loss_sums(tr->scores, size, b->global.size, tr->dscores, part);
     tr->loss_sums[0] += part[0];
     tr->loss_sums[1] += part[1];
     if (progress(tr, reducer, request, err) != TF_OK || event_model_backward(m, t, tr->dscores, err) != TF_OK)
@@ -170,28 +170,25 @@ static int compute(dispatch_trainer *tr, microbatch_split *split, int i, opt_del
     return TF_OK;
 }
 
-int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split_in, opt_delayed_gradient *reducer,
-                                    double *loss, tf_error *err)
+int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_split *split_in,
+                                    opt_delayed_gradient *reducer, double *loss, tf_error *err)
 {
     microbatch_split *split = (microbatch_split *)split_in; /* its tapes take the rows */
     comm *c = tr->group;
     const int R = c->size, n = split->count;
     const dispatch_requests *q = &tr->batch.requests;
     dispatch_exchange *x = &tr->fetch;
-    int64_t *asking = calloc((size_t)(2 * R * n + 6 * R), sizeof(int64_t));
+    int64_t *asking = calloc((size_t)(2 * R * n + 4 * R), sizeof(int64_t));
     if (!asking)
         return tf_error_set(err, TF_ERR_SYSTEM, "micro-batches: out of memory");
-    int64_t *answering = asking + R * n, *blocks = answering + R * n, *layout = blocks + 2 * R;
+    int64_t *answering = asking + R * n, *layout = answering + R * n;
     /* Counts: n per pair, the rows each micro-batch asks of each owner. */
-    for (int r = 0; r < R; r++) {
+    for (int r = 0; r < R; r++)
         for (int i = 0; i < n; i++)
             asking[r * n + i] = split->asked[i * R + r];
-        blocks[r] = n;
-        blocks[R + r] = (int64_t)r * n;
-    }
-    const uint64_t before = c->bytes_sent;
-    int status = comm_alltoallv(c, asking, blocks, blocks + R, answering, blocks, blocks + R, sizeof(int64_t), err);
-    tr->bytes.counts += c->bytes_sent - before;
+    uint64_t *outer = comm_charge(c, &tr->bytes.counts);
+    int status = comm_alltoall_counts(c, asking, answering, n, err);
+    comm_charge(c, outer);
     if (status == TF_OK) {
         x->sent = x->received = 0;
         for (int r = 0; r < R; r++) {
@@ -235,10 +232,10 @@ int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split
     free(asking);
     if (status != TF_OK)
         return status;
-    const uint64_t sums_before = c->bytes_sent;
+    outer = comm_charge(c, &tr->bytes.other);
     status = comm_allreduce_sum_double(c, tr->loss_sums, 2, err);
-    tr->bytes.other += c->bytes_sent - sums_before;
-    const double B = (double)tr->batch.slot.size;
+    comm_charge(c, outer);
+    const double B = (double)tr->batch.global.size;
     *loss = tr->loss_sums[0] / B + tr->loss_sums[1] / B;
     return status;
 }

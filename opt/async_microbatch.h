@@ -96,8 +96,8 @@ int microbatch_split_build(microbatch_split *split, dispatch_batch *b, const dis
  * @param err      out: what failed
  * @return 0, or an error code
  */
-int opt_microbatch_forward_backward(dispatch_trainer *tr, const microbatch_split *split, opt_delayed_gradient *reducer,
-                                    double *loss, tf_error *err);
+int opt_microbatch_forward_backward(opt_event_trainer *tr, const microbatch_split *split,
+                                    opt_delayed_gradient *reducer, double *loss, tf_error *err);
 
 #ifdef __cplusplus
 }

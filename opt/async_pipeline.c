@@ -7,19 +7,20 @@
 #include "ref/core/clock.h"
 #include "ref/core/memory.h"
 
-/* The producer: build batch `built` whenever its slot is free (the batch `slots` before it has
- * been given back), until every batch is built, a build fails, or the queue stops. */
+/* The producer: build batch `built` whenever its place in the ring is free (the batch ring_size
+ * places before it has been given back), until every batch is built, a build fails, or the queue
+ * stops. */
 static void *produce(void *argument)
 {
     batch_queue *q = argument;
     pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!q->stopping && q->built < q->count && q->built - q->recycled >= q->slots)
+        while (!q->stopping && q->built < q->count && q->built - q->recycled >= q->ring_size)
             pthread_cond_wait(&q->changed, &q->lock);
         if (q->stopping || q->built >= q->count)
             break;
         const int64_t index = q->built;
-        void *item = q->items[index % q->slots];
+        void *item = q->items[index % q->ring_size];
         pthread_mutex_unlock(&q->lock); /* build without the lock: the consumer keeps working */
         tf_error err;
         tf_error_clear(&err);
@@ -47,7 +48,7 @@ int batch_queue_start(batch_queue *q, int depth, int64_t count, void **items, ba
         return tf_error_set(err, TF_ERR_INPUT, "prefetch queue depth %d: expected a queue depth in [0, %d]", depth,
                             BATCH_QUEUE_MAX_DEPTH);
     q->depth = depth;
-    q->slots = depth + 1;
+    q->ring_size = depth + 1;
     q->count = count;
     q->items = items;
     q->build = build;
@@ -87,7 +88,7 @@ int batch_queue_pop(batch_queue *q, void **item, tf_error *err)
         pthread_cond_wait(&q->changed, &q->lock);
     int status = TF_OK;
     if (q->built > index) {
-        *item = q->items[index % q->slots];
+        *item = q->items[index % q->ring_size];
         q->taken++;
     } else {
         *err = q->failure;
@@ -136,7 +137,7 @@ void event_pipeline_free(event_pipeline *p)
     memset(p, 0, sizeof *p);
 }
 
-int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, int micro_batches,
+int event_pipeline_create(event_pipeline *p, opt_event_trainer *tr, int prefetch, int staleness, int micro_batches,
                           tf_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -171,13 +172,13 @@ int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch,
 
 /* The queue's builder: batch `index` of the listing, with the pipeline's own scratch. Runs on the
  * producer thread: it reads only the trainer's read-only setup. */
-static int build_item(const event_pipeline *p, pipeline_item *item, const event_batch_slot *slot, dispatch_table *table,
-                      tf_error *err)
+static int build_item(const event_pipeline *p, pipeline_item *item, const event_batch_spec *global,
+                      dispatch_table *table, tf_error *err)
 {
     item->split.count = 0;
-    if (dispatch_batch_build(&item->batch, &p->tr->setup, slot, table, err) != TF_OK)
+    if (dispatch_batch_build(&item->batch, &p->tr->setup, global, table, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (p->micro_batches > 0 && slot->train)
+    if (p->micro_batches > 0 && global->train)
         return microbatch_split_build(&item->split, &item->batch, &p->tr->setup, p->micro_batches, table, err);
     return TF_OK;
 }
@@ -185,7 +186,7 @@ static int build_item(const event_pipeline *p, pipeline_item *item, const event_
 static int build_batch(void *context, int64_t index, void *item, tf_error *err)
 {
     event_pipeline *p = context;
-    return build_item(p, item, &p->slots[index], &p->table, err);
+    return build_item(p, item, &p->batches[index], &p->table, err);
 }
 
 /* Swap a built item into tr->batch (its buffers move, nothing is copied); the item takes the
@@ -210,12 +211,12 @@ static void take_item(event_pipeline *p, pipeline_item *item)
     item->split = swap;
 }
 
-int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_error *err)
+int event_pipeline_plan(event_pipeline *p, const event_batch_spec *global, tf_error *err)
 {
-    if (opt_dispatch_plan_batch(p->tr, slot, err) != TF_OK) /* checks the slot */
+    if (opt_dispatch_plan_batch(p->tr, global, err) != TF_OK) /* checks the batch */
         return TF_ERR_INPUT;
     p->held.count = 0;
-    if (p->micro_batches > 0 && slot->train)
+    if (p->micro_batches > 0 && global->train)
         return microbatch_split_build(&p->held, &p->tr->batch, &p->tr->setup, p->micro_batches, &p->tr->table, err);
     return TF_OK;
 }
@@ -223,13 +224,13 @@ int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_erro
 /* The gradient through the reducer; its bytes are the trainer's gradient bytes. */
 static int reduce_and_update(event_pipeline *p, int flush, tf_error *err)
 {
-    dispatch_trainer *tr = p->tr;
+    opt_event_trainer *tr = p->tr;
     parameter_list *parameters = &tr->base.model.parameters;
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.gradients);
     int apply;
     int status = flush ? opt_delayed_gradient_flush(&p->reducer, parameters, &apply, err)
                        : opt_delayed_gradient_push(&p->reducer, parameters, &apply, err);
-    tr->bytes.gradients += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     if (status == TF_OK && apply)
         opt_dispatch_apply_update(tr);
     return status;
@@ -237,8 +238,8 @@ static int reduce_and_update(event_pipeline *p, int flush, tf_error *err)
 
 int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, tf_error *err)
 {
-    dispatch_trainer *tr = p->tr;
-    const int train = tr->batch.slot.train;
+    opt_event_trainer *tr = p->tr;
+    const int train = tr->batch.global.train;
     int status;
     if (p->held.count > 0) { /* steps 2-5 through the micro-batches */
         status = opt_microbatch_forward_backward(tr, &p->held, &p->reducer, loss, err);
@@ -262,91 +263,58 @@ int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, t
         }
     }
     /* The memory is written with the s' of this batch's forward: never stale. */
-    if (status == TF_OK)
-        status = opt_dispatch_write_back(tr, err);
-    if (status == TF_OK) {
-        dispatch_counts_add(&tr->counts, &tr->batch.counts);
-        if (train)
-            tr->trained_entries_remote += tr->batch.counts.entries_remote;
-    }
-    return status;
+    return status == TF_OK ? opt_dispatch_write_back(tr, err) : status;
 }
 
 int event_pipeline_flush(event_pipeline *p, tf_error *err) { return reduce_and_update(p, 1, err); }
 
-/* The twin of opt/train_events.c's run_listed() with the batches from the queue. */
-static int run_listed(event_pipeline *p, int64_t (*list)(const event_trainer *, event_batch_slot *), const char *label,
-                      const char *train_stage, event_epoch_report *report, progress_fn progress,
-                      void *progress_context, tf_error *err)
+/* ---- the reference's loop with the batches from the queue ---------------------------------------- */
+
+static int runner_start(void *context, const event_batch_spec *batches, int64_t count, tf_error *err)
 {
-    dispatch_trainer *tr = p->tr;
-    memset(report, 0, sizeof *report);
-    opt_dispatch_trainer_reset_memory(tr);
-    const int64_t count = list(&tr->base, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
-    event_epoch_tally tally;
-    int status = slots ? event_epoch_tally_create(&tally, &tr->base, label, train_stage, progress, progress_context,
-                                                  err)
-                       : TF_ERR_INPUT;
-    if (status != TF_OK) {
-        free(slots);
+    event_pipeline *p = context;
+    opt_event_trainer_reset_memory(p->tr);
+    p->batches = batches;
+    return batch_queue_start(&p->queue, p->prefetch, count, p->item_pointers, build_batch, p, err);
+}
+
+/* The next built batch (the queue hands them out in listing order) swapped into the trainer, run. */
+static int runner_run(void *context, const event_batch_spec *global, double *loss, const float **scores,
+                      tf_error *err)
+{
+    event_pipeline *p = context;
+    void *item;
+    const double start = wall_seconds();
+    int status = batch_queue_pop(&p->queue, &item, err);
+    p->wait_seconds += wall_seconds() - start;
+    if (status != TF_OK)
         return status;
-    }
-    list(&tr->base, slots);
-    p->slots = slots;
-    batch_queue queue;
-    status = batch_queue_start(&queue, p->prefetch, count, p->item_pointers, build_batch, p, err);
-    for (int64_t i = 0; status == TF_OK && i < count; i++) {
-        void *item;
-        const double start = wall_seconds();
-        status = batch_queue_pop(&queue, &item, err);
-        p->wait_seconds += wall_seconds() - start;
-        if (status != TF_OK)
-            break;
-        take_item(p, item);
-        batch_queue_recycle(&queue);
-        double loss;
-        float *scores = slots[i].train ? NULL : tr->global_scores;
-        status = event_pipeline_run_planned(p, &loss, scores, err);
-        /* The loss is all-reduced and the parameters equal on every rank: all stop at the same step. */
-        if (status == TF_OK && slots[i].train)
-            status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
-        if (status != TF_OK)
-            break;
-        event_epoch_tally_add(&tally, &slots[i], loss, tr->global_scores);
-        if (slots[i].train && (i + 1 == count || !slots[i + 1].train)) {
-            status = event_pipeline_flush(p, err); /* before evaluation: every step applied */
-            if (status == TF_OK)
-                status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
-            tr->base.epoch++;
-        }
-    }
-    batch_queue_stop(&queue);
-    p->slots = NULL;
-    if (status == TF_OK)
-        status = event_epoch_tally_finish(&tally, report, err);
-    event_epoch_tally_free(&tally);
-    free(slots);
-    return status;
+    take_item(p, item);
+    batch_queue_recycle(&p->queue);
+    *scores = p->tr->global_scores;
+    return event_pipeline_run_planned(p, loss, global->train ? NULL : p->tr->global_scores, err);
 }
 
-int event_pipeline_epoch(event_pipeline *p, event_epoch_report *report, progress_fn progress, void *progress_context,
-                         tf_error *err)
+/* Where the training batches end: the delayed gradient's last step, before evaluation. */
+static int runner_end_training(void *context, tf_error *err) { return event_pipeline_flush(context, err); }
+
+static void runner_stop(void *context)
 {
-    char label[32];
-    snprintf(label, sizeof label, "epoch %lld: ", (long long)p->tr->base.epoch + 1);
-    int status = run_listed(p, event_trainer_epoch_slots, label, "training", report, progress, progress_context, err);
-    report->epoch = p->tr->base.epoch;
-    return status;
+    event_pipeline *p = context;
+    batch_queue_stop(&p->queue);
+    p->batches = NULL;
 }
 
-int event_pipeline_evaluate(event_pipeline *p, event_metrics *validation, event_metrics *test, progress_fn progress,
-                            void *progress_context, tf_error *err)
+int opt_event_pipeline_epoch(event_pipeline *p, event_epoch_report *report, progress_fn progress,
+                             void *progress_context, tf_error *err)
 {
-    event_epoch_report report;
-    int status = run_listed(p, event_trainer_replay_slots, "", "replaying training events", &report, progress,
-                            progress_context, err);
-    *validation = report.validation;
-    *test = report.test;
-    return status;
+    const event_batch_runner runner = {runner_start, runner_run, runner_end_training, runner_stop, p};
+    return event_trainer_epoch_with(&p->tr->base, &runner, report, progress, progress_context, err);
+}
+
+int opt_event_pipeline_evaluate(event_pipeline *p, event_metrics *validation, event_metrics *test,
+                                progress_fn progress, void *progress_context, tf_error *err)
+{
+    const event_batch_runner runner = {runner_start, runner_run, runner_end_training, runner_stop, p};
+    return event_trainer_evaluate_with(&p->tr->base, &runner, validation, test, progress, progress_context, err);
 }

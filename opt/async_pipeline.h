@@ -45,9 +45,9 @@ typedef int (*batch_build_fn)(void *context, int64_t index, void *item, tf_error
 /** A bounded queue of built batches with its producer thread. */
 typedef struct batch_queue {
     int depth;                  /**< batches built ahead (0: no thread) */
-    int slots;                  /**< items in the ring: depth + 1 (the one the consumer holds) */
+    int ring_size;              /**< items in the ring: depth + 1 (the one the consumer holds) */
     int64_t count;              /**< batches 0 .. count-1 are built, in order */
-    void **items;               /**< [slots] the caller's items (borrowed); batch i lives in items[i % slots] */
+    void **items;               /**< [ring_size] the caller's items (borrowed); batch i lives in items[i % ring_size] */
     batch_build_fn build;       /**< the builder */
     void *context;              /**< its context */
     pthread_t producer;         /**< the thread (when depth > 0) */
@@ -96,7 +96,7 @@ typedef struct pipeline_item {
  * The distributed event trainer with prefetching, micro-batches and stale gradients ([Sven]
  * §3.3.1-3.3.3, Eq. 13).
  *
- * Twin of opt_dispatch_trainer_epoch() / opt_dispatch_trainer_evaluate() and, for staleness 1,
+ * Twin of opt_event_trainer_epoch() / opt_event_trainer_evaluate() and, for staleness 1,
  * of the reference event trainer with event_train_options.staleness = 1.
  *
  * **Prefetch** (depth D in 1..4): a producer thread runs dispatch_batch_build() for the listed
@@ -127,7 +127,7 @@ typedef struct pipeline_item {
  * items, the scratch table and the reducer; event_pipeline_free() releases them.
  */
 typedef struct event_pipeline {
-    dispatch_trainer *tr;                               /**< the trainer (borrowed) */
+    opt_event_trainer *tr;                               /**< the trainer (borrowed) */
     int prefetch;                                       /**< queue depth 0..BATCH_QUEUE_MAX_DEPTH */
     int staleness;                                      /**< 0 or 1 */
     int micro_batches;                                  /**< n, or 0: batches run whole */
@@ -135,8 +135,9 @@ typedef struct event_pipeline {
     microbatch_split held;                              /**< the split of the batch in tr->batch */
     void *item_pointers[BATCH_QUEUE_MAX_DEPTH + 1];     /**< their addresses, for the queue */
     dispatch_table table;                               /**< the builder's scratch (one builder at a time) */
-    const event_batch_slot *slots;                      /**< the listing being built */
-    opt_delayed_gradient reducer;                              /**< the gradient all-reduce, delayed or not */
+    const event_batch_spec *batches;                    /**< the listing being built (during an epoch) */
+    batch_queue queue;                                  /**< builds it ahead (during an epoch) */
+    opt_delayed_gradient reducer;                       /**< the gradient all-reduce, delayed or not */
     double wait_seconds;                                /**< main thread: waiting for (or building) plans */
 } event_pipeline;
 
@@ -150,14 +151,14 @@ typedef struct event_pipeline {
  * @param err        out: a bad depth, staleness or n, micro-batches outside Sven's mode, no memory
  * @return 0, or TF_ERR_INPUT (nothing is left allocated)
  */
-int event_pipeline_create(event_pipeline *p, dispatch_trainer *tr, int prefetch, int staleness, int micro_batches,
+int event_pipeline_create(event_pipeline *p, opt_event_trainer *tr, int prefetch, int staleness, int micro_batches,
                           tf_error *err);
 
 /** Release what the pipeline owns (not the trainer). Safe on a zeroed pipeline. */
 void event_pipeline_free(event_pipeline *p);
 
-/** Step 1 on the main thread: plan @p slot into p->tr->batch and split it (as the builder does). */
-int event_pipeline_plan(event_pipeline *p, const event_batch_slot *slot, tf_error *err);
+/** Step 1 on the main thread: plan @p global into p->tr->batch and split it (as the builder does). */
+int event_pipeline_plan(event_pipeline *p, const event_batch_spec *global, tf_error *err);
 
 /** Steps 2-8 of the batch planned in p->tr->batch (through its micro-batches when split), the
  *  gradient through the reducer. Collective. */
@@ -166,13 +167,14 @@ int event_pipeline_run_planned(event_pipeline *p, double *loss, float *scores, t
 /** The end of the training split: the delayed gradient's Adam step (staleness 1). Collective. */
 int event_pipeline_flush(event_pipeline *p, tf_error *err);
 
-/** Twin of opt_dispatch_trainer_epoch() with the pipeline. Collective. */
-int event_pipeline_epoch(event_pipeline *p, event_epoch_report *report, progress_fn progress, void *progress_context,
-                         tf_error *err);
+/** Twin of event_trainer_epoch(): opt_event_trainer_epoch() with the pipeline (the reference's loop,
+ *  event_trainer_epoch_with(), taking the batches from the queue). Collective. */
+int opt_event_pipeline_epoch(event_pipeline *p, event_epoch_report *report, progress_fn progress,
+                             void *progress_context, tf_error *err);
 
-/** Twin of opt_dispatch_trainer_evaluate() with the pipeline. Collective. */
-int event_pipeline_evaluate(event_pipeline *p, event_metrics *validation, event_metrics *test, progress_fn progress,
-                            void *progress_context, tf_error *err);
+/** Twin of event_trainer_evaluate(): opt_event_trainer_evaluate() with the pipeline. Collective. */
+int opt_event_pipeline_evaluate(event_pipeline *p, event_metrics *validation, event_metrics *test,
+                                progress_fn progress, void *progress_context, tf_error *err);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,26 @@ void comm_finalize(comm *c)
     c->nccl = NULL;
 }
 
+/* Every byte count of every collective: the total, and the counter being charged (a check's
+ * bytes only to check_bytes). */
+static void count_sent(comm *c, uint64_t bytes)
+{
+    if (c->charged == &c->check_bytes) {
+        c->check_bytes += bytes;
+        return;
+    }
+    c->bytes_sent += bytes;
+    if (c->charged)
+        *c->charged += bytes;
+}
+
+uint64_t *comm_charge(comm *c, uint64_t *counter)
+{
+    uint64_t *previous = c->charged;
+    c->charged = counter;
+    return previous;
+}
+
 /* The ring all-reduce's traffic per rank: 2 (n - 1) / n of the payload. */
 static uint64_t allreduce_bytes(const comm *c, uint64_t bytes)
 {
@@ -106,7 +126,7 @@ static uint64_t allreduce_bytes(const comm *c, uint64_t bytes)
 
 static int allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
 {
-    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
+    count_sent(c, allreduce_bytes(c, (uint64_t)count * sizeof(float)));
     if (c->local) /* the sum over one rank */
         return TF_OK;
 #ifdef TWOFOLD_HAVE_NCCL
@@ -122,7 +142,7 @@ static int allreduce_sum(comm *c, float *values, int64_t count, tf_error *err)
 
 static int allreduce_sum_double(comm *c, double *values, int64_t count, tf_error *err)
 {
-    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(double));
+    count_sent(c, allreduce_bytes(c, (uint64_t)count * sizeof(double)));
     if (c->local)
         return TF_OK;
     for (int64_t first = 0; first < count; first += MPI_PIECE) {
@@ -171,13 +191,21 @@ static int byte_counts(const comm *c, const int64_t *counts, const int64_t *offs
     return TF_OK;
 }
 
+/* An all-to-all's traffic on this rank: what it sends the others. */
+static uint64_t alltoall_bytes(const comm *c, const int64_t *send_counts, size_t element_size)
+{
+    uint64_t bytes = 0;
+    for (int j = 0; j < c->size; j++)
+        if (j != c->rank)
+            bytes += (uint64_t)send_counts[j] * element_size;
+    return bytes;
+}
+
 int comm_alltoallv(comm *c, const void *send, const int64_t *send_counts, const int64_t *send_offsets, void *receive,
                    const int64_t *receive_counts, const int64_t *receive_offsets, size_t element_size, tf_error *err)
 {
     c->calls++;
-    for (int j = 0; j < c->size; j++)
-        if (j != c->rank)
-            c->bytes_sent += (uint64_t)send_counts[j] * element_size;
+    count_sent(c, alltoall_bytes(c, send_counts, element_size));
     if (c->local) { /* the block a rank sends itself */
         if (send_counts[0] != receive_counts[0])
             return tf_error_set(err, TF_ERR_INPUT, "all-to-all on one rank: sends %lld elements, receives %lld",
@@ -209,7 +237,7 @@ int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, con
                     const int64_t *offsets, size_t element_size, tf_error *err)
 {
     c->calls++;
-    c->bytes_sent += (uint64_t)(c->size - 1) * (uint64_t)count * element_size;
+    count_sent(c, (uint64_t)(c->size - 1) * (uint64_t)count * element_size);
     if (c->local) {
         if (counts[0] != count)
             return tf_error_set(err, TF_ERR_INPUT, "all-gather: this rank sends %lld elements but counts[0] is %lld",
@@ -237,11 +265,47 @@ int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, con
     return status;
 }
 
+/* The layout of equal blocks of `per_rank` values, one per rank: counts [size], offsets [size]. */
+static int64_t *equal_blocks(const comm *c, int64_t per_rank, tf_error *err)
+{
+    int64_t *layout = malloc(2 * sizeof(int64_t) * (size_t)c->size);
+    if (!layout) {
+        tf_error_set(err, TF_ERR_SYSTEM, "exchange of counts: out of memory");
+        return NULL;
+    }
+    for (int r = 0; r < c->size; r++) {
+        layout[r] = per_rank;
+        layout[c->size + r] = r * per_rank;
+    }
+    return layout;
+}
+
+int comm_alltoall_counts(comm *c, const int64_t *send, int64_t *receive, int64_t per_peer, tf_error *err)
+{
+    int64_t *layout = equal_blocks(c, per_peer, err);
+    if (!layout)
+        return TF_ERR_SYSTEM;
+    const int64_t *counts = layout, *offsets = layout + c->size;
+    int status = comm_alltoallv(c, send, counts, offsets, receive, counts, offsets, sizeof(int64_t), err);
+    free(layout);
+    return status;
+}
+
+int comm_allgather_counts(comm *c, const int64_t *mine, int64_t per_rank, int64_t *all, tf_error *err)
+{
+    int64_t *layout = equal_blocks(c, per_rank, err);
+    if (!layout)
+        return TF_ERR_SYSTEM;
+    int status = comm_allgatherv(c, mine, per_rank, all, layout, layout + c->size, sizeof(int64_t), err);
+    free(layout);
+    return status;
+}
+
 int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err)
 {
     c->calls++;
     if (c->rank == root)
-        c->bytes_sent += (uint64_t)(c->size - 1) * (uint64_t)bytes;
+        count_sent(c, (uint64_t)(c->size - 1) * (uint64_t)bytes);
     if (c->local)
         return TF_OK;
 #ifdef TWOFOLD_HAVE_NCCL
@@ -287,7 +351,7 @@ static int start_iallreduce(comm *c, void *values, int64_t count, MPI_Datatype t
 int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *request, tf_error *err)
 {
     c->calls++;
-    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(float));
+    count_sent(c, allreduce_bytes(c, (uint64_t)count * sizeof(float)));
     request->active = !c->local;
     request->byte_counts = NULL;
     if (c->local)
@@ -302,7 +366,7 @@ int comm_iallreduce_sum(comm *c, float *values, int64_t count, comm_request *req
 int comm_iallreduce_sum_double(comm *c, double *values, int64_t count, comm_request *request, tf_error *err)
 {
     c->calls++;
-    c->bytes_sent += allreduce_bytes(c, (uint64_t)count * sizeof(double));
+    count_sent(c, allreduce_bytes(c, (uint64_t)count * sizeof(double)));
     request->active = !c->local;
     request->byte_counts = NULL;
     return c->local ? TF_OK : start_iallreduce(c, values, count, MPI_DOUBLE, request, err);
@@ -321,9 +385,7 @@ int comm_ialltoallv(comm *c, const void *send, const int64_t *send_counts, const
                               element_size, err);
     }
     c->calls++;
-    for (int j = 0; j < c->size; j++)
-        if (j != c->rank)
-            c->bytes_sent += (uint64_t)send_counts[j] * element_size;
+    count_sent(c, alltoall_bytes(c, send_counts, element_size));
     int *counts = malloc(4 * sizeof(int) * (size_t)c->size);
     if (!counts)
         return tf_error_set(err, TF_ERR_SYSTEM, "non-blocking all-to-all: out of memory");

@@ -20,6 +20,12 @@
  *  - barrier:        0
  *
  * A self-send (data a rank keeps) is never counted. On one rank every count is 0.
+ *
+ * **Counting by purpose.** Every byte count goes through one place, which also charges it to the
+ * counter a caller named with comm_charge(): a trainer splits its traffic by purpose (fetched
+ * rows, write-backs, gradients ...) by naming the counter around the collectives of that purpose,
+ * never by differences of bytes_sent. Bytes charged to comm::check_bytes are a check's (replicas
+ * compared, caches compared), not traffic, and stay out of bytes_sent.
  */
 #ifndef TWOFOLD_OPT_COMM_H
 #define TWOFOLD_OPT_COMM_H
@@ -51,6 +57,8 @@ typedef struct comm {
     int device;                /**< GPU ordinal owned by this rank, -1 for none */
     void *nccl;                /**< the ncclComm_t when transport is NCCL */
     uint64_t bytes_sent;       /**< bytes this rank has sent so far (see the formulas above) */
+    uint64_t *charged;         /**< the counter the bytes are also charged to (comm_charge()), or NULL */
+    uint64_t check_bytes;      /**< bytes sent by checks (charged here: not in bytes_sent) */
     uint64_t calls;            /**< collectives called so far */
     double allreduce_seconds;  /**< wall seconds spent in the blocking all-reduces (comm_allreduce_sum(),
                                     comm_allreduce_sum_double()) so far, waiting included:
@@ -77,6 +85,17 @@ void comm_init_local(comm *c);
 /** Shut down NCCL (if used) and MPI (a local communicator: nothing). */
 void comm_finalize(comm *c);
 
+/**
+ * Charge the bytes of the collectives called from now on to @p counter too, until the next call
+ * (NULL: to bytes_sent alone; &c->check_bytes: to neither, a check's). Returns the counter charged
+ * until now, so that a caller restores it when its collectives are done:
+ *
+ *     uint64_t *outer = comm_charge(c, &bytes.gradients);
+ *     status = comm_allreduce_sum_double(c, sums, count, err);
+ *     comm_charge(c, outer);
+ */
+uint64_t *comm_charge(comm *c, uint64_t *counter);
+
 /** Sum @p values [count] floats across all ranks, in place. */
 int comm_allreduce_sum(comm *c, float *values, int64_t count, tf_error *err);
 
@@ -97,6 +116,19 @@ int comm_alltoallv(comm *c, const void *send, const int64_t *send_counts, const 
  */
 int comm_allgatherv(comm *c, const void *send, int64_t count, void *receive, const int64_t *counts,
                     const int64_t *offsets, size_t element_size, tf_error *err);
+
+/**
+ * The counts before an all-to-all-v: @p per_peer int64 values for each rank, send [size][per_peer]
+ * (row j goes to rank j) and receive [size][per_peer] (row j came from rank j). Bytes as an
+ * all-to-all's: 8 per_peer (size - 1). Collective.
+ */
+int comm_alltoall_counts(comm *c, const int64_t *send, int64_t *receive, int64_t per_peer, tf_error *err);
+
+/**
+ * Every rank's @p per_rank int64 values, @p mine [per_rank], gathered in rank order into
+ * @p all [size][per_rank]. Bytes as an all-gather's: 8 per_rank (size - 1). Collective.
+ */
+int comm_allgather_counts(comm *c, const int64_t *mine, int64_t per_rank, int64_t *all, tf_error *err);
 
 /** Broadcast @p bytes bytes from rank @p root to all ranks, in place. */
 int comm_broadcast(comm *c, void *buffer, int64_t bytes, int root, tf_error *err);

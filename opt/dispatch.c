@@ -55,7 +55,7 @@ int opt_dispatch_plan(dispatch_table *t, const int32_t *entries, int64_t count, 
                    (plan->writer[i] < 0 || key > dispatch_write_key(plan->writer[i], first, batch_size))) {
             plan->writer[i] = k;
         }
-        plan->slot[k] = i;
+        plan->position[k] = i;
     }
     for (int64_t i = 0; i < plan->unique; i++) /* back to all -1, in O(U) */
         t->position[plan->vertex[i]] = -1;
@@ -67,7 +67,7 @@ void opt_dispatch_plan_identity(const int32_t *entries, int64_t count, int64_t b
     plan->entries = plan->unique = count;
     for (int64_t k = 0; k < count; k++) {
         plan->vertex[k] = entries[k];
-        plan->slot[k] = (int32_t)k;
+        plan->position[k] = (int32_t)k;
         plan->writer[k] = k < 2 * batch_size ? k : -1;
     }
 }

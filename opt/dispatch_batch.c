@@ -30,10 +30,10 @@ void dispatch_counts_add(dispatch_counts *a, const dispatch_counts *b)
         x[i] += y[i];
 }
 
-void dispatch_slice(const event_batch_slot *slot, int rank, int ranks, int64_t *first, int64_t *size)
+void dispatch_slice(const event_batch_spec *global, int rank, int ranks, int64_t *first, int64_t *size)
 {
-    const int64_t lo = slot->size * rank / ranks, hi = slot->size * (rank + 1) / ranks;
-    *first = slot->first + lo;
+    const int64_t lo = global->size * rank / ranks, hi = global->size * (rank + 1) / ranks;
+    *first = global->first + lo;
     *size = hi - lo;
 }
 
@@ -98,16 +98,16 @@ static int64_t count_remote(const int32_t *vertices, int64_t n, const dispatch_s
     return remote;
 }
 
-int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event_batch_slot *slot,
+int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event_batch_spec *global,
                          dispatch_table *scratch, tf_error *err)
 {
     const event_trainer *tr = s->base;
     event_tape_free(&b->tape);
     memset(&b->counts, 0, sizeof b->counts);
-    b->slot = *slot;
-    dispatch_slice(slot, s->rank, s->ranks, &b->first, &b->size);
+    b->global = *global;
+    dispatch_slice(global, s->rank, s->ranks, &b->first, &b->size);
     for (int64_t j = 0; j < b->size; j++)
-        b->negatives[j] = event_trainer_negative(tr, slot->stream, b->first + j);
+        b->negatives[j] = event_trainer_negative(tr, global->stream, b->first + j);
     b->batch = (event_batch){tr->events, tr->edge_features, b->first, b->size, b->negatives};
     if (b->size > 0 && event_model_collect(&tr->model, &tr->history, &b->batch, &b->tape, err) != TF_OK)
         return TF_ERR_INPUT;
@@ -116,7 +116,7 @@ int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event
         return TF_ERR_INPUT;
     dispatch_counts *c = &b->counts;
     count_writers(&b->plan, s, &c->written_per_trainer, &c->written_per_trainer_remote);
-    opt_dispatch_plan_keep_winners(scratch, tr->events, slot->first, slot->size, b->first, b->size, &b->plan);
+    opt_dispatch_plan_keep_winners(scratch, tr->events, global->first, global->size, b->first, b->size, &b->plan);
     count_writers(&b->plan, s, &c->written, &c->written_remote);
     b->fetch = &b->plan;
     if (s->mode == DISPATCH_NAIVE || s->mode == DISPATCH_DEPCOMM) {
@@ -152,63 +152,9 @@ uint64_t dispatch_batch_hash(const dispatch_batch *b)
     for (int p = 0; p < 2 && plans[p]; p++) {
         h = tf_digest(h, plans[p]->vertex, (size_t)plans[p]->unique * sizeof(int32_t));
         h = tf_digest(h, plans[p]->writer, (size_t)plans[p]->unique * sizeof(int64_t));
-        h = tf_digest(h, plans[p]->slot, (size_t)plans[p]->entries * sizeof(int32_t));
+        h = tf_digest(h, plans[p]->position, (size_t)plans[p]->entries * sizeof(int32_t));
     }
     h = tf_digest(h, b->requests.count, (size_t)b->requests.ranks * sizeof(int64_t));
     h = tf_digest(h, b->requests.vertex, (size_t)b->requests.total * sizeof(int32_t));
     return h;
-}
-
-int dispatch_demand_measure(const event_trainer *tr, int ranks, dispatch_demand *out, tf_error *err)
-{
-    if (dispatch_demand_create(out, ranks, tr->events->num_nodes, err) != TF_OK)
-        return TF_ERR_INPUT;
-    const int64_t count = event_trainer_epoch_slots(tr, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
-    dispatch_setup s = {tr, NULL, DISPATCH_SVEN, ranks, 0};
-    dispatch_batch b;
-    dispatch_table table;
-    memset(&table, 0, sizeof table);
-    int status = slots ? dispatch_batch_create(&b, &s, err) : TF_ERR_INPUT;
-    if (status == TF_OK && (status = dispatch_table_create(&table, tr->events->num_nodes, err)) == TF_OK) {
-        event_trainer_epoch_slots(tr, slots);
-        for (int64_t i = 0; status == TF_OK && i < count && slots[i].train; i++) {
-            for (s.rank = 0; status == TF_OK && s.rank < ranks; s.rank++) {
-                status = dispatch_batch_build(&b, &s, &slots[i], &table, err);
-                int64_t *reads = out->reads + s.rank * out->num_nodes, *writes = out->writes + s.rank * out->num_nodes;
-                for (int64_t u = 0; status == TF_OK && u < b.plan.unique; u++) {
-                    reads[b.plan.vertex[u]]++;
-                    writes[b.plan.vertex[u]] += b.plan.writer[u] >= 0;
-                }
-            }
-            out->batches++;
-        }
-        dispatch_batch_free(&b);
-    }
-    dispatch_table_free(&table);
-    free(slots);
-    if (status != TF_OK)
-        dispatch_demand_free(out);
-    return status;
-}
-
-int dispatch_place(const char *spec, const event_trainer *tr, int ranks, int32_t *owner, tf_error *err)
-{
-    const placement_method *method;
-    int64_t interval;
-    const char *file;
-    const int64_t num_nodes = tr->events->num_nodes;
-    if (placement_parse(spec, &method, &interval, &file, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (file)
-        return placement_read_file(file, num_nodes, ranks, owner, err);
-    placement_request q = {tr->events, num_nodes, ranks, tr->options.seed, interval, NULL};
-    dispatch_demand demand;
-    memset(&demand, 0, sizeof demand);
-    if (method->needs_demand && dispatch_demand_measure(tr, ranks, &demand, err) != TF_OK)
-        return TF_ERR_INPUT;
-    q.demand = method->needs_demand ? &demand : NULL;
-    int status = method->place(&q, owner, err);
-    dispatch_demand_free(&demand);
-    return status;
 }

@@ -6,7 +6,7 @@
  *        from read-only data only: no node memory, no parameter, no MPI call.
  *
  * **The global batch** (what the paper leaves open, [Sven] §3.2): batch k of the reference is
- * the events [first, first + B) of event_trainer_epoch_slots(); on R ranks it is the time-ordered
+ * the events [first, first + B) of event_trainer_epoch_batches(); on R ranks it is the time-ordered
  * concatenation of the ranks' slices, rank r holding
  *
  *     [first + floor(B r / R), first + floor(B (r + 1) / R))          (dispatch_slice())
@@ -84,9 +84,9 @@ typedef struct dispatch_setup {
 
 /** One rank's planned part of a global batch. */
 typedef struct dispatch_batch {
-    event_batch_slot slot;         /**< the global batch */
+    event_batch_spec global;       /**< the global batch */
     int64_t first;                 /**< this rank's first event */
-    int64_t size;                  /**< this rank's events (0 .. slot.size) */
+    int64_t size;                  /**< this rank's events (0 .. global.size) */
     int32_t *negatives;            /**< [batch size] the slice's negative destinations */
     event_batch batch;             /**< the slice as an event batch (when size > 0) */
     event_tape tape;               /**< its entries (event_model_collect()); rows not yet read; empty when size = 0 */
@@ -97,8 +97,8 @@ typedef struct dispatch_batch {
     dispatch_counts counts;        /**< this batch on this rank */
 } dispatch_batch;
 
-/** Events [*first, *first + *size) of global batch @p slot belong to @p rank of @p ranks. */
-void dispatch_slice(const event_batch_slot *slot, int rank, int ranks, int64_t *first, int64_t *size);
+/** Events [*first, *first + *size) of global batch @p global belong to @p rank of @p ranks. */
+void dispatch_slice(const event_batch_spec *global, int rank, int ranks, int64_t *first, int64_t *size);
 
 /** The most events a batch of @p s can have: the batch size, or the whole stream when that is
  *  shorter (a batch size larger than the stream must not size buffers for events that do not
@@ -113,16 +113,16 @@ int64_t dispatch_batch_capacity(const dispatch_setup *s);
 int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *err);
 
 /**
- * Plan @p s->rank's part of global batch @p slot: slice, negatives, entries, plan (global
+ * Plan @p s->rank's part of global batch @p global: slice, negatives, entries, plan (global
  * winners kept), occurrences, requests, counts. Reads only @p s and its trainer's read-only data.
  * @param b        a created batch (its previous content is replaced)
  * @param s        the setup
- * @param slot     the global batch
+ * @param global     the global batch
  * @param scratch  a table over the vertex ids, all -1 (left so)
  * @param err      out: what failed
  * @return 0, or TF_ERR_INPUT
  */
-int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event_batch_slot *slot,
+int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event_batch_spec *global,
                          dispatch_table *scratch, tf_error *err);
 
 /** Release a batch's buffers and tape and zero it. Safe on a zeroed batch. */
@@ -130,26 +130,6 @@ void dispatch_batch_free(dispatch_batch *b);
 
 /** tf_digest() of the slice, negatives, entries, plans and requests: equal hashes, equal plans. */
 uint64_t dispatch_batch_hash(const dispatch_batch *b);
-
-/**
- * Measure the demand of the next epoch's training batches on @p ranks ranks: for every rank and
- * vertex, the batches in which the rank's plan reads it and holds its winning write (the plans the
- * trainer builds; opt/dispatch_placement.h). No MPI: every rank measures the same.
- * @return 0, or TF_ERR_INPUT (no memory)
- */
-int dispatch_demand_measure(const event_trainer *tr, int ranks, dispatch_demand *out, tf_error *err);
-
-/**
- * The owners a --placement value asks for: parse it, measure the demand if the method needs it,
- * run the method or read the file.
- * @param spec   the --placement text
- * @param tr     the trainer (stream, and what the demand needs)
- * @param ranks  R
- * @param owner  [num_nodes] out
- * @param err    out: a bad spec, a bad file
- * @return 0, or TF_ERR_INPUT
- */
-int dispatch_place(const char *spec, const event_trainer *tr, int ranks, int32_t *owner, tf_error *err);
 
 #ifdef __cplusplus
 }

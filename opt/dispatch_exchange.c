@@ -44,19 +44,9 @@ static int64_t prefix(const int64_t *count, int64_t *offset, int ranks)
 int dispatch_exchange_counts(comm *c, dispatch_exchange *x, int64_t limit, uint64_t *counter, tf_error *err)
 {
     x->sent = prefix(x->send_count, x->send_offset, x->ranks);
-    int64_t *ones = malloc(2 * sizeof(int64_t) * (size_t)x->ranks);
-    if (!ones)
-        return tf_error_set(err, TF_ERR_SYSTEM, "exchange of counts: out of memory");
-    int64_t *positions = ones + x->ranks;
-    for (int r = 0; r < x->ranks; r++) {
-        ones[r] = 1;
-        positions[r] = r;
-    }
-    const uint64_t before = c->bytes_sent;
-    int status = comm_alltoallv(c, x->send_count, ones, positions, x->receive_count, ones, positions, sizeof(int64_t),
-                                err);
-    *counter += c->bytes_sent - before;
-    free(ones);
+    uint64_t *outer = comm_charge(c, counter);
+    int status = comm_alltoall_counts(c, x->send_count, x->receive_count, 1, err);
+    comm_charge(c, outer);
     if (status != TF_OK)
         return status;
     x->received = prefix(x->receive_count, x->receive_offset, x->ranks);
@@ -69,19 +59,19 @@ int dispatch_exchange_counts(comm *c, dispatch_exchange *x, int64_t limit, uint6
 int dispatch_exchange_data(comm *c, const dispatch_exchange *x, const void *send, void *receive, size_t element_size,
                            uint64_t *counter, tf_error *err)
 {
-    const uint64_t before = c->bytes_sent;
+    uint64_t *outer = comm_charge(c, counter);
     int status = comm_alltoallv(c, send, x->send_count, x->send_offset, receive, x->receive_count, x->receive_offset,
                                 element_size, err);
-    *counter += c->bytes_sent - before;
+    comm_charge(c, outer);
     return status;
 }
 
 int dispatch_exchange_reply(comm *c, const dispatch_exchange *x, const void *send, void *receive,
                             size_t element_size, uint64_t *counter, tf_error *err)
 {
-    const uint64_t before = c->bytes_sent;
+    uint64_t *outer = comm_charge(c, counter);
     int status = comm_alltoallv(c, send, x->receive_count, x->receive_offset, receive, x->send_count, x->send_offset,
                                 element_size, err);
-    *counter += c->bytes_sent - before;
+    comm_charge(c, outer);
     return status;
 }

@@ -10,9 +10,8 @@
  * n rows back to r, and r receives them in the order it sent the questions. Every rank calls
  * every step, with zero counts when it has nothing to send: they are collectives.
  *
- * Bytes are counted by the comm layer (opt/comm.h: exact, self-sends excluded); each call adds
- * the difference of comm::bytes_sent before and after it to the counter it is given, so a
- * trainer can split its traffic by purpose.
+ * Bytes are counted by the comm layer (opt/comm.h: exact, self-sends excluded); each call charges
+ * them to the counter it is given (comm_charge()), so a trainer can split its traffic by purpose.
  */
 #ifndef TWOFOLD_OPT_DISPATCH_EXCHANGE_H
 #define TWOFOLD_OPT_DISPATCH_EXCHANGE_H

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt/dispatch_batch.h"
 #include "ref/core/memory.h"
-#include "ref/data/npy.h"
-#include "ref/partition_bicut.h"
 #include "ref/core/rng.h"
+#include "ref/data/npy.h"
+#include "ref/partition.h"
 
 int dispatch_placement_create(dispatch_placement *p, const int32_t *owner, int64_t num_nodes, int ranks,
                               tf_error *err)
@@ -37,78 +38,31 @@ int dispatch_placement_create(dispatch_placement *p, const int32_t *owner, int64
 
 void dispatch_placement_free(dispatch_placement *p)
 {
-    free(p->owner);
-    free(p->local_row);
-    free(p->shard_rows);
+    free(p->owner), free(p->local_row), free(p->shard_rows);
     memset(p, 0, sizeof *p);
-}
-
-int dispatch_demand_create(dispatch_demand *d, int ranks, int64_t num_nodes, tf_error *err)
-{
-    memset(d, 0, sizeof *d);
-    const size_t n = (size_t)ranks * (size_t)num_nodes;
-    if (!(d->reads = tf_alloc(n, sizeof *d->reads, "placement demand", err)) ||
-        !(d->writes = tf_alloc(n, sizeof *d->writes, "placement demand", err))) {
-        dispatch_demand_free(d);
-        return TF_ERR_INPUT;
-    }
-    d->ranks = ranks;
-    d->num_nodes = num_nodes;
-    return TF_OK;
-}
-
-void dispatch_demand_free(dispatch_demand *d)
-{
-    free(d->reads);
-    free(d->writes);
-    memset(d, 0, sizeof *d);
-}
-
-void dispatch_demand_cost(const dispatch_demand *d, const int32_t *owner, int64_t *cost)
-{
-    const int R = d->ranks;
-    memset(cost, 0, (size_t)R * sizeof *cost);
-    for (int r = 0; r < R; r++)
-        for (int64_t v = 0; v < d->num_nodes; v++) {
-            const int64_t w = d->reads[r * d->num_nodes + v] + d->writes[r * d->num_nodes + v];
-            if (owner[v] != r) { /* r fetches and sends these rows, and their owner serves them */
-                cost[r] += w;
-                cost[owner[v]] += w;
-            }
-        }
 }
 
 /* ---- the methods ------------------------------------------------------------------------------- */
 
+/* The formulas are chapter 06's (ref/partition.h): one function per placement, whoever asks. */
 static int place_range(const placement_request *q, int32_t *owner, tf_error *err)
 {
     (void)err;
-    for (int64_t v = 0; v < q->num_nodes; v++)
-        owner[v] = (int32_t)(v * q->ranks / q->num_nodes);
+    partition_range(q->num_nodes, q->ranks, owner);
     return TF_OK;
 }
 
 static int place_interval(const placement_request *q, int32_t *owner, tf_error *err)
 {
     (void)err;
-    for (int64_t v = 0; v < q->num_nodes; v++)
-        owner[v] = (int32_t)((v / q->interval) % q->ranks);
+    partition_interval(q->num_nodes, q->ranks, q->interval, owner);
     return TF_OK;
-}
-
-/* splitmix64's finalizer: every input bit reaches every output bit. */
-static uint64_t mix(uint64_t x)
-{
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
 }
 
 static int place_hash(const placement_request *q, int32_t *owner, tf_error *err)
 {
     (void)err;
-    for (int64_t v = 0; v < q->num_nodes; v++)
-        owner[v] = (int32_t)(mix((uint64_t)v + 0x9e3779b97f4a7c15ull) % (uint64_t)q->ranks);
+    partition_hash(q->num_nodes, q->ranks, owner);
     return TF_OK;
 }
 
@@ -134,25 +88,17 @@ static int place_random(const placement_request *q, int32_t *owner, tf_error *er
 }
 
 /* Sven's Re-FlexBiCut (chapter 06, ref/partition_bicut.h) on the demand the trainer measured with
- * its own plans: w(r, v) = reads + writes, so the cut capacity it minimizes is exactly
- * dispatch_demand_cost()'s. Every rank measures and places alike: the result is deterministic. */
+ * its own plans, so the cut capacity it minimizes is that of the rows the trainer moves. Every
+ * rank measures and places alike: the result is deterministic. */
 static int place_reflexbicut(const placement_request *q, int32_t *owner, tf_error *err)
 {
-    bicut_demand demand;
-    if (bicut_demand_alloc(&demand, q->ranks, q->num_nodes, err) != TF_OK)
-        return TF_ERR_INPUT;
-    const int64_t cells = (int64_t)q->ranks * q->num_nodes;
-    for (int64_t i = 0; i < cells; i++)
-        demand.weight[i] = q->demand->reads[i] + q->demand->writes[i];
-    int status = ref_reflexbicut(&demand, owner, NULL, err);
-    bicut_demand_free(&demand);
-    return status;
+    return ref_reflexbicut(q->demand, owner, NULL, err);
 }
 
 const placement_method placement_methods[] = {
     {"range", place_range, 0, "contiguous id ranges, owner = v R / num_nodes (DGL's, Sven's default)"},
     {"interval", place_interval, 0, "blocks of G ids dealt round-robin, owner = (v / G) mod R (interval:G, G = 16)"},
-    {"hash", place_hash, 0, "owner = mix(v) mod R, a fixed 64-bit mixer"},
+    {"hash", place_hash, 0, "owner = v mod R (ids dealt round-robin, as partition --method hash)"},
     {"random", place_random, 0, "a seeded permutation of the ids dealt round-robin"},
     {"reflexbicut", place_reflexbicut, 1, "Sven's Re-FlexBiCut on the measured demand: the largest cut capacity kept low"},
     {NULL, NULL, 0, NULL},
@@ -162,7 +108,7 @@ int placement_parse(const char *spec, const placement_method **method, int64_t *
                     tf_error *err)
 {
     *method = NULL;
-    *interval = 16;
+    *interval = PARTITION_INTERVAL_BLOCK;
     *file = NULL;
     if (strncmp(spec, "file:", 5) == 0) {
         if (!spec[5])
@@ -224,5 +170,59 @@ int placement_write_file(const char *path, const int32_t *owner, int64_t num_nod
         values[v] = owner[v];
     int status = npy_write(path, NPY_INT64, 1, &num_nodes, values, err);
     free(values);
+    return status;
+}
+
+/* ---- the demand and the --placement values ---------------------------------------------------- */
+
+int dispatch_demand_measure(const event_trainer *tr, int ranks, bicut_demand *out, tf_error *err)
+{
+    if (bicut_demand_alloc(out, ranks, tr->events->num_nodes, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t count = event_trainer_epoch_batches(tr, NULL);
+    event_batch_spec *batches = tf_alloc((size_t)count, sizeof *batches, "batch list", err);
+    dispatch_setup s = {tr, NULL, DISPATCH_SVEN, ranks, 0};
+    dispatch_batch b;
+    dispatch_table table;
+    memset(&table, 0, sizeof table);
+    int status = batches ? dispatch_batch_create(&b, &s, err) : TF_ERR_INPUT;
+    if (status == TF_OK && (status = dispatch_table_create(&table, tr->events->num_nodes, err)) == TF_OK) {
+        event_trainer_epoch_batches(tr, batches);
+        for (int64_t i = 0; status == TF_OK && i < count && batches[i].train; i++) {
+            for (s.rank = 0; status == TF_OK && s.rank < ranks; s.rank++) {
+                status = dispatch_batch_build(&b, &s, &batches[i], &table, err);
+                int64_t *weight = out->weight + s.rank * out->num_nodes; /* a read, and the write if it wins */
+                for (int64_t u = 0; status == TF_OK && u < b.plan.unique; u++)
+                    weight[b.plan.vertex[u]] += 1 + (b.plan.writer[u] >= 0);
+            }
+            out->batches++;
+        }
+        dispatch_batch_free(&b);
+    }
+    dispatch_table_free(&table);
+    free(batches);
+    if (status != TF_OK)
+        bicut_demand_free(out);
+    return status;
+}
+
+int dispatch_place(const char *spec, const event_trainer *tr, int ranks, int32_t *owner, tf_error *err)
+{
+    const placement_method *method;
+    int64_t interval;
+    const char *file;
+    const int64_t num_nodes = tr->events->num_nodes;
+    if (placement_parse(spec, &method, &interval, &file, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (file)
+        return placement_read_file(file, num_nodes, ranks, owner, err);
+    placement_request q = {tr->events, num_nodes, ranks, tr->options.seed, interval, NULL};
+    bicut_demand demand;
+    memset(&demand, 0, sizeof demand);
+    if (method->needs_demand && dispatch_demand_measure(tr, ranks, &demand, err) != TF_OK)
+        return TF_ERR_INPUT;
+    q.demand = method->needs_demand ? &demand : NULL;
+    int status = method->place(&q, owner, err);
+    bicut_demand_free(&demand);
     return status;
 }

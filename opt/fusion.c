@@ -517,9 +517,7 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
 
 void fusion_groups_free(fusion_groups *groups)
 {
-    free(groups->offsets);
-    free(groups->chunks);
-    free(groups->load_bytes);
+    free(groups->offsets), free(groups->chunks), free(groups->load_bytes);
     memset(groups, 0, sizeof *groups);
 }
 
@@ -661,35 +659,11 @@ int opt_fusion_load_group(const snapshot_seq *seq, const chunk_set *chunks, cons
         if (status == TF_OK)
             free(vertices);
     }
-    int64_t n = 0;
-    for (int64_t v = 0; v < seq->num_nodes; v++)
-        n += needed[v];
-    const int64_t T = seq->num_snapshots, F = seq->feature_width;
-    if (status == TF_OK) {
-        out->vertices = tf_alloc((size_t)n, sizeof *out->vertices, "fusion group vertices", err);
-        out->features = out->vertices ? tf_alloc((size_t)(T * n * F), sizeof(float), "fusion group features", err)
-                                      : NULL;
-        status = out->features ? TF_OK : err->code;
-    }
-    if (status == TF_OK) {
-        int64_t k = 0;
-        for (int64_t v = 0; v < seq->num_nodes; v++)
-            if (needed[v])
-                out->vertices[k++] = (int32_t)v;
-        /* the same copy as ref_fusion_load_chunk(), once per vertex of the union */
-        for (int64_t t = 0; t < T; t++)
-            for (int64_t i = 0; i < n; i++)
-                memcpy(out->features + (t * n + i) * F, seq->snapshots[t].features.data + (int64_t)out->vertices[i] * F,
-                       (size_t)F * sizeof(float));
-        out->num_vertices = n;
-        out->num_snapshots = T;
-        out->feature_width = F;
-        out->bytes = T * n * F * (int64_t)sizeof(float);
-    } else {
-        chunk_load_free(out);
-    }
+    if (status == TF_OK)
+        status = fusion_marked_vertices(needed, seq->num_nodes, &out->vertices, &out->num_vertices, err);
     free(needed);
-    return status;
+    /* the same copy as ref_fusion_load_chunk(), once per vertex of the union */
+    return status == TF_OK ? fusion_load_features(seq, out, err) : status;
 }
 
 int opt_fusion_chunk_rows(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk,

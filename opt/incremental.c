@@ -154,8 +154,28 @@ void opt_incremental_reset(incremental_aggregation *a, const snapshot *s, int64_
     }
 }
 
-/* How many delta rows ahead apply_linear() asks the memory system for. */
+/* How many delta rows ahead apply_linear() and apply_extreme() ask the memory system for. */
 enum { PREFETCH_DISTANCE = 4 };
+
+/* The rows and sources are scattered: each touch is a cache miss. Asking for what delta row
+ * i + PREFETCH_DISTANCE touches a few iterations ahead overlaps those misses (a speed hint only;
+ * no effect on values): its two state rows (rows of first_row and second_row bytes in first and
+ * second) and its sources, of x_before for the lost edges (when given) and of x_after for the
+ * new ones ([num_nodes][width] each). */
+static void prefetch_ahead(const snapshot_delta *d, int64_t i, int64_t width, const void *first, size_t first_row,
+                           const void *second, size_t second_row, const float *x_before, const float *x_after)
+{
+    const int64_t j = i + PREFETCH_DISTANCE;
+    if (j >= d->num_rows)
+        return;
+    const int64_t ahead = d->rows[j];
+    __builtin_prefetch((const char *)first + ahead * (int64_t)first_row, 1);
+    __builtin_prefetch((const char *)second + ahead * (int64_t)second_row, 1);
+    for (int64_t k = d->minus_offsets[j]; x_before && k < d->minus_offsets[j + 1]; k++)
+        __builtin_prefetch(x_before + (int64_t)d->minus_source[k] * width);
+    for (int64_t k = d->plus_offsets[j]; k < d->plus_offsets[j + 1]; k++)
+        __builtin_prefetch(x_after + (int64_t)d->plus_source[k] * width);
+}
 
 /* Apply a delta to the linear aggregators: row i of the delta, in parallel. x_before, x_after
  * [num_nodes][width]: the features before and after the delta. */
@@ -167,17 +187,8 @@ static void apply_linear(incremental_aggregation *a, const float *x_before, cons
     for (int64_t i = 0; i < d->num_rows; i++) {
         const int64_t v = d->rows[i];
         double *sum = a->accumulator + v * width;
-        /* The rows and sources are scattered: each touch is a cache miss. Asking for the rows
-         * a few iterations ahead overlaps those misses (a speed hint only; no effect on values). */
-        if (i + PREFETCH_DISTANCE < d->num_rows) {
-            const int64_t ahead = d->rows[i + PREFETCH_DISTANCE];
-            __builtin_prefetch(a->accumulator + ahead * width, 1);
-            __builtin_prefetch(a->value + ahead * width, 1);
-            for (int64_t k = d->minus_offsets[i + PREFETCH_DISTANCE]; k < d->minus_offsets[i + PREFETCH_DISTANCE + 1]; k++)
-                __builtin_prefetch(x_before + (int64_t)d->minus_source[k] * width);
-            for (int64_t k = d->plus_offsets[i + PREFETCH_DISTANCE]; k < d->plus_offsets[i + PREFETCH_DISTANCE + 1]; k++)
-                __builtin_prefetch(x_after + (int64_t)d->plus_source[k] * width);
-        }
+        prefetch_ahead(d, i, width, a->accumulator, (size_t)width * sizeof(double), a->value,
+                       (size_t)width * sizeof(float), x_before, x_after);
         for (int64_t k = d->minus_offsets[i]; k < d->minus_offsets[i + 1]; k++) {
             const float *xu = x_before + (int64_t)d->minus_source[k] * width;
             for (int64_t c = 0; c < width; c++)
@@ -208,13 +219,8 @@ static void apply_extreme(incremental_aggregation *a, const csr *g_after, const 
         const int64_t v = d->rows[i];
         float *value = a->value + v * width;
         int32_t *winner = a->winner + v * width;
-        if (i + PREFETCH_DISTANCE < d->num_rows) {
-            const int64_t ahead = d->rows[i + PREFETCH_DISTANCE];
-            __builtin_prefetch(a->value + ahead * width, 1);
-            __builtin_prefetch(a->winner + ahead * width, 1);
-            for (int64_t k = d->plus_offsets[i + PREFETCH_DISTANCE]; k < d->plus_offsets[i + PREFETCH_DISTANCE + 1]; k++)
-                __builtin_prefetch(x_after + (int64_t)d->plus_source[k] * width);
-        }
+        prefetch_ahead(d, i, width, a->value, (size_t)width * sizeof(float), a->winner, (size_t)width * sizeof(int32_t),
+                       NULL, x_after);
         int lost = 0;
         for (int64_t k = d->minus_offsets[i]; k < d->minus_offsets[i + 1]; k++)
             for (int64_t c = 0; c < width; c++)

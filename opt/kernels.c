@@ -151,19 +151,10 @@ void opt_matmul_backward(const float *x, const float *weight, const float *dy, i
 
 void opt_propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
 {
-    const csr *g = p->graph;
+    const int64_t n = p->graph->num_nodes;
 #pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t v = 0; v < g->num_nodes; v++) {
-        float *out = y + v * width;
-        for (int64_t j = 0; j < width; j++)
-            out[j] = p->self_coefficient[v] * x[v * width + j];
-        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
-            const float *in = x + (int64_t)g->col[e] * width;
-            const float coefficient = p->edge_coefficient[e];
-            for (int64_t j = 0; j < width; j++)
-                out[j] += coefficient * in[j];
-        }
-    }
+    for (int64_t v = 0; v < n; v++)
+        ref_propagate_row(p, x, width, v, y + v * width);
 }
 
 void opt_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx)
@@ -175,14 +166,14 @@ void opt_propagate_backward(const propagation *p, const float *dy, int64_t width
         /* ref's scatter visits destinations v in increasing order and, at v = u, adds the
          * diagonal term before the edges of row u: insert it at the same place. */
         int diagonal_done = 0;
-        for (int64_t slot = p->transpose_offsets[u]; slot < p->transpose_offsets[u + 1]; slot++) {
-            int32_t v = p->transpose_destination[slot];
+        for (int64_t entry = p->transpose_offsets[u]; entry < p->transpose_offsets[u + 1]; entry++) {
+            int32_t v = p->transpose_destination[entry];
             if (!diagonal_done && v >= u) {
                 for (int64_t j = 0; j < width; j++)
                     target[j] += p->self_coefficient[u] * dy[u * width + j];
                 diagonal_done = 1;
             }
-            const float coefficient = p->edge_coefficient[p->transpose_edge[slot]];
+            const float coefficient = p->edge_coefficient[p->transpose_edge[entry]];
             for (int64_t j = 0; j < width; j++)
                 target[j] += coefficient * dy[(int64_t)v * width + j];
         }

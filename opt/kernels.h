@@ -84,7 +84,8 @@ void opt_matmul_accumulate(const float *x, const float *weight, int64_t n, int64
 void opt_matmul_backward(const float *x, const float *weight, const float *dy, int64_t n, int64_t in, int64_t out,
                          float *dx, float *dweight);
 
-/** Twin of ref_propagate_forward(): rows split across threads, same sums: bitwise equal. x, y [num_nodes][width]. */
+/** Twin of ref_propagate_forward(): ref_propagate_row() for every row, the rows split across threads:
+ *  the same sums, bitwise equal. x, y [num_nodes][width]. */
 void opt_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);
 
 /**

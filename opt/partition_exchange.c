@@ -51,7 +51,6 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
                     tf_error *err)
 {
     const int ranks = ex->group->size;
-    const uint64_t bytes_before = ex->group->bytes_sent;
     const double cpu_before = thread_cpu_seconds(), wall_before = wall_seconds();
     int64_t counts[4][64], *sc = counts[0], *so = counts[1], *rc = counts[2], *ro = counts[3];
     int64_t *heap = NULL;
@@ -60,6 +59,7 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
             return TF_ERR_INPUT;
         sc = heap, so = heap + ranks, rc = heap + 2 * ranks, ro = heap + 3 * ranks;
     }
+    uint64_t *outer = comm_charge(ex->group, &ex->bytes);
     int status = TF_OK;
     const exchange_policy *policy = &ex->policy;
     if (!policy->pack) {
@@ -90,25 +90,8 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
         }
         for (int p = 0; status == TF_OK && p < ranks; p++)
             rc[p] = receive_counts[p] * width * 4;
-        if (status == TF_OK && !policy->fixed_size) { /* the sizes first, one int64 per peer */
-            int64_t ones_offsets[2][64], *one = ones_offsets[0], *offsets = ones_offsets[1];
-            int64_t *size_heap = NULL;
-            if (ranks > 64 && !(size_heap = tf_alloc((size_t)(2 * ranks), sizeof *size_heap, "exchange sizes", err)))
-                status = TF_ERR_INPUT;
-            if (size_heap)
-                one = size_heap, offsets = size_heap + ranks;
-            for (int p = 0; status == TF_OK && p < ranks; p++)
-                one[p] = 1, offsets[p] = p;
-            int64_t *sizes = status == TF_OK ? tf_alloc((size_t)ranks, sizeof *sizes, "exchange sizes", err) : NULL;
-            if (status == TF_OK && !sizes)
-                status = TF_ERR_INPUT;
-            if (status == TF_OK)
-                status = comm_alltoallv(ex->group, sc, one, offsets, sizes, one, offsets, sizeof(int64_t), err);
-            for (int p = 0; status == TF_OK && p < ranks; p++)
-                rc[p] = sizes[p];
-            free(sizes);
-            free(size_heap);
-        }
+        if (status == TF_OK && !policy->fixed_size) /* the sizes first, one int64 per peer */
+            status = comm_alltoall_counts(ex->group, sc, rc, 1, err);
         at = 0;
         for (int p = 0; p < ranks; p++) {
             ro[p] = at;
@@ -122,7 +105,7 @@ static int transfer(partition_exchange *ex, exchange_key key, const int64_t *sen
                                         rc[p], in + receive_offsets[p] * width, receive_counts[p], width, err);
     }
     free(heap);
-    ex->bytes += ex->group->bytes_sent - bytes_before;
+    comm_charge(ex->group, outer);
     ex->transfers++;
     ex->cpu_seconds += thread_cpu_seconds() - cpu_before;
     ex->wall_seconds += wall_seconds() - wall_before;

@@ -200,50 +200,49 @@ static int build_halo(partition_part *part, int64_t t, const csr *g, const int32
     return TF_OK;
 }
 
-int partition_part_create(partition_part *part, const snapshot_seq *seq, const partition_operators *ops,
-                          const int32_t *owner, int ranks, int rank, partition_mode mode, const model_config *config,
-                          int64_t window_length, tf_error *err)
+/* The arguments a part is built from: operators of this model and sequence, a rank, owners in range. */
+static int check_part(const partition_part *part, const snapshot_seq *seq, const partition_operators *ops,
+                      const int32_t *owner, int ranks, int rank, tf_error *err)
 {
-    memset(part, 0, sizeof *part);
-    const int64_t n = seq->num_nodes, steps = seq->num_snapshots, f = seq->feature_width, out = seq->target_width;
-    part->rank = rank;
-    part->ranks = ranks;
-    part->mode = mode;
-    part->kind = operator_of(config->kind);
-    if (ops->kind != part->kind || ops->num_snapshots != steps)
+    if (ops->kind != part->kind || ops->num_snapshots != seq->num_snapshots)
         return tf_error_set(err, TF_ERR_INPUT, "partition part: the whole-graph operators were built for another "
                                                "model or sequence");
     if (rank < 0 || rank >= ranks)
         return tf_error_set(err, TF_ERR_INPUT, "partition part: rank %d of %d", rank, ranks);
-    for (int64_t v = 0; v < n; v++)
+    for (int64_t v = 0; v < seq->num_nodes; v++)
         if (owner[v] < 0 || owner[v] >= ranks)
             return tf_error_set(err, TF_ERR_INPUT, "partition part: vertex %lld has owner %d, expected 0..%d",
                                 (long long)v, owner[v], ranks - 1);
-    const int tgcn_cache = mode == PARTITION_CACHE && config->kind == MODEL_TGCN;
-    part->depth = mode == PARTITION_CACHE ? partition_cache_depth(config, window_length) : 0;
-    /* Which vertices the part holds: owned, then (cache mode) the closure by id. */
+    return TF_OK;
+}
+
+/* Which vertices the part holds: the owned ones in id order, then (cache mode) the rest of their
+ * closure in id order, into part->global_id [*held]; row_of [n] out: each held vertex's local row,
+ * -1 elsewhere. Sets part->owned, rows and cached. */
+static int choose_rows(partition_part *part, const snapshot_seq *seq, const int32_t *owner, int tgcn_cache,
+                       int32_t *row_of, int64_t *held, tf_error *err)
+{
+    const int64_t n = seq->num_nodes;
     uint8_t *start = tf_alloc((size_t)n, 1, "part membership", err);
     uint8_t *member = start ? tf_alloc((size_t)n, 1, "part membership", err) : NULL;
-    int32_t *row_of = member ? tf_alloc((size_t)n, sizeof *row_of, "part rows", err) : NULL;
-    int64_t *keys = row_of ? tf_alloc((size_t)n, sizeof *keys, "part rows", err) : NULL;
-    int32_t *order = keys ? tf_alloc((size_t)n, sizeof *order, "part rows", err) : NULL;
+    int32_t *order = member ? tf_alloc((size_t)n, sizeof *order, "part rows", err) : NULL;
     int status = order ? TF_OK : TF_ERR_INPUT;
     csr in_union;
     memset(&in_union, 0, sizeof in_union);
     for (int64_t v = 0; status == TF_OK && v < n; v++) {
-        start[v] = owner[v] == rank;
+        start[v] = owner[v] == part->rank;
         part->owned += start[v];
     }
-    int64_t held = part->owned; /* vertices with a local row in an operator: owned (+ cache) */
-    if (status == TF_OK && mode == PARTITION_CACHE) {
+    *held = part->owned; /* vertices with a local row in an operator: owned (+ cache) */
+    if (status == TF_OK && part->mode == PARTITION_CACHE) {
         status = partition_in_union(seq, &in_union, err);
         if (status == TF_OK)
-            held = partition_in_closure(&in_union, start, tgcn_cache ? 1 : part->depth, member, order);
+            *held = partition_in_closure(&in_union, start, tgcn_cache ? 1 : part->depth, member, order);
     } else if (status == TF_OK)
         memcpy(member, start, (size_t)n);
-    part->rows = tgcn_cache ? part->owned : held;
-    part->cached = tgcn_cache ? held - part->owned : 0;
-    if (status == TF_OK && !(part->global_id = tf_alloc((size_t)held, sizeof *part->global_id, "part rows", err)))
+    part->rows = tgcn_cache ? part->owned : *held;
+    part->cached = tgcn_cache ? *held - part->owned : 0;
+    if (status == TF_OK && !(part->global_id = tf_alloc((size_t)*held, sizeof *part->global_id, "part rows", err)))
         status = TF_ERR_INPUT;
     if (status == TF_OK) {
         int64_t next = 0;
@@ -255,72 +254,108 @@ int partition_part_create(partition_part *part, const snapshot_seq *seq, const p
                 part->global_id[next++] = (int32_t)v;
         for (int64_t v = 0; v < n; v++)
             row_of[v] = -1;
-        for (int64_t i = 0; i < held; i++)
+        for (int64_t i = 0; i < *held; i++)
             row_of[part->global_id[i]] = (int32_t)i;
-        status = snapshot_seq_alloc(&part->local, steps, part->rows, f, out, err);
     }
-    if (status == TF_OK) {
-        part->graphs = tf_alloc((size_t)steps, sizeof *part->graphs, "part operators", err);
-        part->operator_rows = part->graphs ? tf_alloc((size_t)steps, sizeof(int64_t), "part operators", err) : NULL;
-        part->edge_coefficient = part->operator_rows ? tf_alloc((size_t)steps, sizeof(float *), "part operators", err)
-                                                     : NULL;
-        part->self_coefficient = part->edge_coefficient ? tf_alloc((size_t)steps, sizeof(float *), "part operators", err)
-                                                        : NULL;
-        part->halo = part->self_coefficient ? tf_alloc((size_t)steps, sizeof(int64_t), "part halos", err) : NULL;
-        part->present_total = part->halo ? tf_alloc((size_t)steps, sizeof(int64_t), "part denominators", err) : NULL;
-        if (!part->present_total)
-            status = TF_ERR_INPUT;
-    }
-    if (status == TF_OK && mode == PARTITION_EXCHANGE &&
+    csr_free(&in_union);
+    free(start);
+    free(member);
+    free(order);
+    return status;
+}
+
+/* The per-snapshot arrays of a part of @p held vertices over @p steps snapshots of @p f features. */
+static int allocate_snapshots(partition_part *part, int64_t steps, int64_t held, int64_t f, int tgcn_cache,
+                              tf_error *err)
+{
+    if (!(part->graphs = tf_alloc((size_t)steps, sizeof *part->graphs, "part operators", err)) ||
+        !(part->operator_rows = tf_alloc((size_t)steps, sizeof(int64_t), "part operators", err)) ||
+        !(part->edge_coefficient = tf_alloc((size_t)steps, sizeof(float *), "part operators", err)) ||
+        !(part->self_coefficient = tf_alloc((size_t)steps, sizeof(float *), "part operators", err)) ||
+        !(part->halo = tf_alloc((size_t)steps, sizeof(int64_t), "part halos", err)) ||
+        !(part->present_total = tf_alloc((size_t)steps, sizeof(int64_t), "part denominators", err)))
+        return TF_ERR_INPUT;
+    if (part->mode == PARTITION_EXCHANGE &&
         (!(part->halo_vertices = tf_alloc((size_t)steps, sizeof(int32_t *), "part halos", err)) ||
          !(part->halos = tf_alloc((size_t)steps, sizeof *part->halos, "part halos", err))))
-        status = TF_ERR_INPUT;
-    if (status == TF_OK && tgcn_cache &&
+        return TF_ERR_INPUT;
+    if (tgcn_cache &&
         (!(part->cached_features = tf_alloc((size_t)(steps * held * f), sizeof(float), "cached features", err)) ||
          !(part->scratch = tf_alloc((size_t)(held * f), sizeof(float), "cached product", err))))
-        status = TF_ERR_INPUT;
-    for (int64_t t = 0; status == TF_OK && t < steps; t++) {
-        const snapshot *s = &seq->snapshots[t];
-        snapshot *mine = &part->local.snapshots[t];
-        for (int64_t v = 0; v < n; v++)
-            part->present_total[t] += s->present[v] != 0;
-        for (int64_t i = 0; i < part->rows; i++) {
-            const int32_t v = part->global_id[i];
-            memcpy(mine->features.data + i * f, s->features.data + (int64_t)v * f, (size_t)f * sizeof(float));
-            memcpy(mine->targets.data + i * out, s->targets.data + (int64_t)v * out, (size_t)out * sizeof(float));
-            mine->present[i] = s->present[v];
-        }
-        if (tgcn_cache)
-            for (int64_t i = 0; i < held; i++)
-                memcpy(part->cached_features + (t * held + i) * f, s->features.data + (int64_t)part->global_id[i] * f,
-                       (size_t)f * sizeof(float));
-        if (mode == PARTITION_EXCHANGE) {
-            status = build_halo(part, t, &s->graph, owner, n, row_of, keys, err);
-            if (status == TF_OK) {
-                part->operator_rows[t] = part->owned + part->halo[t];
-                status = copy_operator(part, t, &ops->whole[t], part->global_id, part->operator_rows[t], part->owned,
-                                       row_of, err);
-            }
-            for (int64_t i = 0; status == TF_OK && i < part->halo[t]; i++) /* back to "no local row" */
-                row_of[part->halo_vertices[t][i]] = -1;
-        } else {
-            part->operator_rows[t] = held;
-            status = copy_operator(part, t, &ops->whole[t], part->global_id, held, tgcn_cache ? part->owned : held,
-                                   row_of, err);
-        }
+        return TF_ERR_INPUT;
+    return TF_OK;
+}
+
+/* Snapshot t on this part: its present count, the part's rows of features, targets and presence,
+ * the cached features (T-GCN's cache), and its operator (exchange mode: over the owned rows and
+ * t's halo; row_of [n] as choose_rows() left it, and left so; keys [n] scratch). */
+static int localize_snapshot(partition_part *part, const snapshot_seq *seq, const partition_operators *ops,
+                             const int32_t *owner, int64_t t, int64_t held, int tgcn_cache, int32_t *row_of,
+                             int64_t *keys, tf_error *err)
+{
+    const int64_t n = seq->num_nodes, f = seq->feature_width, out = seq->target_width;
+    const snapshot *s = &seq->snapshots[t];
+    snapshot *mine = &part->local.snapshots[t];
+    for (int64_t v = 0; v < n; v++)
+        part->present_total[t] += s->present[v] != 0;
+    for (int64_t i = 0; i < part->rows; i++) {
+        const int32_t v = part->global_id[i];
+        memcpy(mine->features.data + i * f, s->features.data + (int64_t)v * f, (size_t)f * sizeof(float));
+        memcpy(mine->targets.data + i * out, s->targets.data + (int64_t)v * out, (size_t)out * sizeof(float));
+        mine->present[i] = s->present[v];
     }
+    if (tgcn_cache)
+        for (int64_t i = 0; i < held; i++)
+            memcpy(part->cached_features + (t * held + i) * f, s->features.data + (int64_t)part->global_id[i] * f,
+                   (size_t)f * sizeof(float));
+    if (part->mode != PARTITION_EXCHANGE) {
+        part->operator_rows[t] = held;
+        return copy_operator(part, t, &ops->whole[t], part->global_id, held, tgcn_cache ? part->owned : held, row_of,
+                             err);
+    }
+    int status = build_halo(part, t, &s->graph, owner, n, row_of, keys, err);
+    if (status == TF_OK) {
+        part->operator_rows[t] = part->owned + part->halo[t];
+        status = copy_operator(part, t, &ops->whole[t], part->global_id, part->operator_rows[t], part->owned, row_of,
+                               err);
+    }
+    for (int64_t i = 0; status == TF_OK && i < part->halo[t]; i++) /* back to "no local row" */
+        row_of[part->halo_vertices[t][i]] = -1;
+    return status;
+}
+
+int partition_part_create(partition_part *part, const snapshot_seq *seq, const partition_operators *ops,
+                          const int32_t *owner, int ranks, int rank, partition_mode mode, const model_config *config,
+                          int64_t window_length, tf_error *err)
+{
+    memset(part, 0, sizeof *part);
+    const int64_t n = seq->num_nodes, steps = seq->num_snapshots, f = seq->feature_width, out = seq->target_width;
+    part->rank = rank;
+    part->ranks = ranks;
+    part->mode = mode;
+    part->kind = operator_of(config->kind);
+    if (check_part(part, seq, ops, owner, ranks, rank, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int tgcn_cache = mode == PARTITION_CACHE && config->kind == MODEL_TGCN;
+    part->depth = mode == PARTITION_CACHE ? partition_cache_depth(config, window_length) : 0;
+    int32_t *row_of = tf_alloc((size_t)n, sizeof *row_of, "part rows", err);
+    int64_t *keys = row_of ? tf_alloc((size_t)n, sizeof *keys, "part rows", err) : NULL;
+    int64_t held = 0;
+    int status = keys ? choose_rows(part, seq, owner, tgcn_cache, row_of, &held, err) : TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = snapshot_seq_alloc(&part->local, steps, part->rows, f, out, err);
+    if (status == TF_OK)
+        status = allocate_snapshots(part, steps, held, f, tgcn_cache, err);
+    for (int64_t t = 0; status == TF_OK && t < steps; t++)
+        status = localize_snapshot(part, seq, ops, owner, t, held, tgcn_cache, row_of, keys, err);
     if (status == TF_OK) {
         part->operators = (operator_source){build_operator, part};
         part->cached_inputs = (input_aggregations){cached_aggregation, part};
         part->bytes_held += part->rows * steps * (int64_t)((f + out) * sizeof(float) + 1) +
                             held * (int64_t)sizeof(int32_t) + part->cached * steps * f * (int64_t)sizeof(float);
     }
-    csr_free(&in_union);
-    free(start);
-    free(member);
     free(row_of);
     free(keys);
-    free(order);
     if (status != TF_OK)
         partition_part_free(part);
     return status;

@@ -32,10 +32,10 @@ static int shuffled_aggregation(void *context, int64_t t, float *out, tf_error *
         memcpy(out, s->send, (size_t)(s->owned * f) * sizeof(float));
         return TF_OK;
     }
-    const uint64_t before = s->group->bytes_sent;
+    uint64_t *outer = comm_charge(s->group, &s->bytes);
     const double cpu_before = thread_cpu_seconds();
     int status = comm_alltoallv(s->group, s->send, sending, at, out, receive_counts, receive_offsets, sizeof(float), err);
-    s->bytes += s->group->bytes_sent - before;
+    comm_charge(s->group, outer);
     s->cpu_seconds += thread_cpu_seconds() - cpu_before;
     return status;
 }

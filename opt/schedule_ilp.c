@@ -85,11 +85,10 @@ static int build_program(glp_prob *p, const layout *l, const double *scaled, int
     const int64_t n = l->groups, m = l->iterations, g = l->ranks;
     const int64_t nonzeros = 3 * n * m * g + m * g + (l->with_alpha ? n * m * g + m : 0);
     int *row = tf_alloc((size_t)nonzeros + 1, sizeof *row, "ILP matrix", err);
-    int *column = row ? tf_alloc((size_t)nonzeros + 1, sizeof *column, "ILP matrix", err) : NULL;
-    double *value = column ? tf_alloc((size_t)nonzeros + 1, sizeof *value, "ILP matrix", err) : NULL;
-    if (!value) {
-        free(row);
-        free(column);
+    int *column = tf_alloc((size_t)nonzeros + 1, sizeof *column, "ILP matrix", err);
+    double *value = tf_alloc((size_t)nonzeros + 1, sizeof *value, "ILP matrix", err);
+    if (!row || !column || !value) {
+        free(row), free(column), free(value);
         return TF_ERR_INPUT;
     }
     glp_set_obj_dir(p, GLP_MIN);

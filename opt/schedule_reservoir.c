@@ -19,7 +19,7 @@ struct opt_reservoir {
     reservoir_ledger ledger;      /* the consumer's decisions (only the consumer touches it) */
     const hybrid_source *source;
     hybrid_sizes *sizes;          /* [actions] */
-    hybrid_batch **store;         /* [actions][max_a]: slot b is written by its producer before built[a] > b */
+    hybrid_batch **store;         /* [actions][max_a]: entry b is written by its producer before built[a] > b */
     int64_t *built;               /* [actions] fresh batches ready (under the lock) */
     int64_t *taken;               /* [actions] fresh batches handed out (under the lock) */
     int threads;

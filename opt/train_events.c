@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt/dispatch_depcomm.h"
 #include "opt/train.h"
 #include "ref/core/digest.h"
 #include "ref/core/memory.h"
@@ -43,7 +42,7 @@ static void unpack_read_row(const unsigned char *in, event_tape *tape, int64_t k
 
 /* ---- creating ---------------------------------------------------------------------------------- */
 
-void opt_dispatch_trainer_free(dispatch_trainer *tr)
+void opt_event_trainer_free(opt_event_trainer *tr)
 {
     event_trainer_free(&tr->base);
     dispatch_placement_free(&tr->placement);
@@ -62,7 +61,7 @@ void opt_dispatch_trainer_free(dispatch_trainer *tr)
 
 /* The buffers of the exchanges, sized once: no exchange of a batch of this size holds more rows
  * than the entries of a whole global batch, 3 B (1 + k). */
-static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
+static int allocate_buffers(opt_event_trainer *tr, tf_error *err)
 {
     const event_model *m = &tr->base.model;
     const int64_t B = dispatch_batch_largest(&tr->setup), dm = m->config.memory_width;
@@ -87,7 +86,7 @@ static int allocate_buffers(dispatch_trainer *tr, tf_error *err)
 
 /* Every rank must run the same stream, mode, batch size and placement, or their collectives
  * would not match (a hang, or garbage): compare a checksum of them with rank 0's. */
-static int ranks_agree(const dispatch_trainer *tr, tf_error *err)
+static int ranks_agree(const opt_event_trainer *tr, tf_error *err)
 {
     const event_stream *es = tr->base.events;
     uint64_t h = TF_DIGEST_START;
@@ -107,9 +106,9 @@ static int ranks_agree(const dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events, const float *edge_features,
-                                const event_model_config *config, const event_train_options *options,
-                                dispatch_mode mode, const char *placement, comm *group, tf_error *err)
+int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, const float *edge_features,
+                             const event_model_config *config, const event_train_options *options,
+                             dispatch_mode mode, const char *placement, comm *group, tf_error *err)
 {
     memset(tr, 0, sizeof *tr);
     if (group->transport != COMM_MPI)
@@ -154,33 +153,125 @@ int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events
     if (status == TF_OK)
         status = allocate_buffers(tr, err);
     if (status != TF_OK)
-        opt_dispatch_trainer_free(tr);
+        opt_event_trainer_free(tr);
     return status;
 }
 
-void opt_dispatch_trainer_reset_memory(dispatch_trainer *tr)
+void opt_event_trainer_reset_memory(opt_event_trainer *tr)
 {
     node_memory_reset(tr->mode == DISPATCH_DEPCACHE ? &tr->base.memory : &tr->shard);
 }
 
-/* ---- the steps of a batch ------------------------------------------------------------------------ */
+/* ---- DepComm's own steps (NeutronStar's dependency communication, [Sven] §2.3, Fig. 4b): the owner
+ * of a vertex runs the memory updater for every occurrence another rank asks about and sends back
+ * s'; in backward the asker sends d loss / d s' back to the owner, which runs the updater's
+ * backward. The owner's updater sees exactly the row and query time the reference's entry sees, so
+ * s' has the reference's bits; the updater's parameter gradient is summed on the owners: fp. */
 
-int opt_dispatch_plan_batch(dispatch_trainer *tr, const event_batch_slot *slot, tf_error *err)
+enum { REQUEST_BYTES = sizeof(int32_t) + sizeof(double) };
+
+/* Step 2: every entry's (vertex, query time) to the vertex's owner, 12 bytes each. */
+static int depcomm_send_requests(opt_event_trainer *tr, tf_error *err)
 {
-    if (slot->size < 1 || slot->size > tr->base.options.batch_size || slot->first < 0 ||
-        slot->first + slot->size > tr->base.events->num_events)
-        return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld: expected 1..%lld events of the %lld",
-                            (long long)slot->size, (long long)slot->first, (long long)tr->base.options.batch_size,
-                            (long long)tr->base.events->num_events);
-    return dispatch_batch_build(&tr->batch, &tr->setup, slot, &tr->table, err);
+    const dispatch_requests *q = &tr->batch.requests; /* one row per entry, grouped by owner */
+    memcpy(tr->fetch.send_count, q->count, (size_t)q->ranks * sizeof *q->count);
+    if (dispatch_exchange_counts(tr->group, &tr->fetch, tr->capacity, &tr->bytes.counts, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    for (int64_t at = 0; at < q->total; at++) {
+        unsigned char *out = tr->send_rows + (size_t)at * REQUEST_BYTES;
+        memcpy(out, &q->vertex[at], sizeof(int32_t));
+        memcpy(out + sizeof(int32_t), &tr->batch.tape.time[q->row[at]], sizeof(double));
+    }
+    if (dispatch_exchange_data(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, REQUEST_BYTES,
+                               &tr->bytes.requests, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    for (int64_t i = 0; i < tr->fetch.received; i++) {
+        const unsigned char *in = tr->receive_rows + (size_t)i * REQUEST_BYTES;
+        memcpy(&tr->asked[i], in, sizeof(int32_t));
+        memcpy(&tr->asked_time[i], in + sizeof(int32_t), sizeof(double));
+    }
+    return TF_OK;
 }
 
-int opt_dispatch_exchange_requests(dispatch_trainer *tr, tf_error *err)
+/* Step 3: as owner, read the asked rows and run the updater on them (tr->serving, kept for
+ * backward); send back s' and mem_ts; as asker, store them in the batch's tape. */
+static int depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
+{
+    const event_model *m = &tr->base.model;
+    const node_memory *shard = &tr->shard;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const int64_t n = tr->fetch.received;
+    event_tape *serving = &tr->serving; /* entries only: no roots, no batch */
+    event_tape_free(serving);
+    if (event_tape_alloc_entries(m, serving, n, err) != TF_OK)
+        return TF_ERR_INPUT;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t row = tr->placement.local_row[tr->asked[i]];
+        serving->vertex[i] = tr->asked[i];
+        serving->time[i] = tr->asked_time[i];
+        memcpy(serving->memory + i * dm, shard->memory + row * dm, dm * sizeof(float));
+        memcpy(serving->mail + i * dmsg, shard->mail + row * dmsg, dmsg * sizeof(float));
+        serving->memory_time[i] = shard->memory_time[row];
+    }
+    event_model_update(m, serving);
+    const size_t reply = dm * sizeof(float) + sizeof(double);
+    for (int64_t i = 0; i < n; i++) {
+        memcpy(tr->send_rows + (size_t)i * reply, serving->updated + i * dm, dm * sizeof(float));
+        memcpy(tr->send_rows + (size_t)i * reply + dm * sizeof(float), &serving->memory_time[i], sizeof(double));
+    }
+    if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, reply, &tr->bytes.updates,
+                                err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    const dispatch_requests *q = &tr->batch.requests;
+    event_tape *tape = &tr->batch.tape;
+    for (int64_t at = 0; at < q->total; at++) {
+        const unsigned char *in = tr->receive_rows + (size_t)at * reply;
+        memcpy(tape->updated + (size_t)q->row[at] * dm, in, dm * sizeof(float));
+        memcpy(&tape->memory_time[q->row[at]], in + dm * sizeof(float), sizeof(double));
+    }
+    return TF_OK;
+}
+
+/* Step 5 (gradients zeroed by the caller): decoder and embedding backward here, d loss / d s' of
+ * every entry to its owner, the updater's backward there. */
+static int depcomm_backward(opt_event_trainer *tr, tf_error *err)
+{
+    event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width;
+    dispatch_batch *b = &tr->batch;
+    const dispatch_requests *q = &b->requests;
+    memset(tr->dupdated, 0, (size_t)b->tape.entries * dm * sizeof(float));
+    if (b->size > 0 && event_model_backward_embedding(m, &b->tape, tr->dscores, tr->dupdated, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const size_t row = dm * sizeof(float);
+    for (int64_t at = 0; at < q->total; at++)
+        memcpy(tr->send_rows + (size_t)at * row, tr->dupdated + (size_t)q->row[at] * dm, row);
+    if (dispatch_exchange_data(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, row,
+                               &tr->bytes.update_gradients, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    /* As owner: the gradients of the occurrences served, in the order they were asked. */
+    memcpy(tr->dupdated, tr->receive_rows, (size_t)tr->fetch.received * row);
+    if (tr->fetch.received > 0 && event_model_backward_updater(m, &tr->serving, tr->dupdated, err) != TF_OK)
+        return TF_ERR_INPUT;
+    parameters_round_sums(&m->parameters); /* this rank's sums; on R > 1 the reduce rounds their total */
+    return TF_OK;
+}
+
+/* ---- the steps of a batch ------------------------------------------------------------------------ */
+
+int opt_dispatch_plan_batch(opt_event_trainer *tr, const event_batch_spec *global, tf_error *err)
+{
+    if (event_trainer_check_batch(&tr->base, global, err) != TF_OK)
+        return TF_ERR_INPUT;
+    return dispatch_batch_build(&tr->batch, &tr->setup, global, &tr->table, err);
+}
+
+int opt_dispatch_exchange_requests(opt_event_trainer *tr, tf_error *err)
 {
     if (tr->mode == DISPATCH_DEPCACHE)
         return TF_OK; /* every rank reads its replica */
     if (tr->mode == DISPATCH_DEPCOMM)
-        return dispatch_depcomm_send_requests(tr, err);
+        return depcomm_send_requests(tr, err);
     const dispatch_requests *q = &tr->batch.requests;
     memcpy(tr->fetch.send_count, q->count, (size_t)q->ranks * sizeof *q->count);
     if (dispatch_exchange_counts(tr->group, &tr->fetch, tr->capacity, &tr->bytes.counts, err) != TF_OK)
@@ -189,14 +280,14 @@ int opt_dispatch_exchange_requests(dispatch_trainer *tr, tf_error *err)
                                   err);
 }
 
-int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err)
+int opt_dispatch_fetch_rows(opt_event_trainer *tr, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
     if (tr->mode == DISPATCH_DEPCACHE)
         return b->size > 0 ? event_model_read_memory(m, &tr->base.memory, &b->tape, err) : TF_OK;
     if (tr->mode == DISPATCH_DEPCOMM)
-        return dispatch_depcomm_serve_updates(tr, err);
+        return depcomm_serve_updates(tr, err);
     const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
     opt_dispatch_pack_answers(tr);
     if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, row, &tr->bytes.dispatch_rows,
@@ -207,11 +298,11 @@ int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err)
     for (int64_t at = 0; at < q->total; at++)
         tr->arrival[q->row[at]] = (int32_t)at;
     for (int64_t k = 0; k < b->tape.entries; k++)
-        opt_dispatch_unpack_answer(tr, tr->arrival[b->fetch->slot[k]], &b->tape, k);
+        opt_dispatch_unpack_answer(tr, tr->arrival[b->fetch->position[k]], &b->tape, k);
     return TF_OK;
 }
 
-void opt_dispatch_pack_answers(dispatch_trainer *tr)
+void opt_dispatch_pack_answers(opt_event_trainer *tr)
 {
     const event_model *m = &tr->base.model;
     const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
@@ -220,7 +311,7 @@ void opt_dispatch_pack_answers(dispatch_trainer *tr)
         pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]]);
 }
 
-void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, event_tape *tape, int64_t k)
+void opt_dispatch_unpack_answer(const opt_event_trainer *tr, int64_t answer, event_tape *tape, int64_t k)
 {
     const event_model *m = &tr->base.model;
     const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
@@ -229,34 +320,34 @@ void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, even
 }
 
 /* Every rank's slice size and start within the global batch: the layout of a score gather. */
-static void slice_layout(const dispatch_trainer *tr, int64_t *counts, int64_t *offsets)
+static void slice_layout(const opt_event_trainer *tr, int64_t *counts, int64_t *offsets)
 {
     for (int r = 0; r < tr->group->size; r++) {
         int64_t first;
-        dispatch_slice(&tr->batch.slot, r, tr->group->size, &first, &counts[r]);
-        offsets[r] = first - tr->batch.slot.first;
+        dispatch_slice(&tr->batch.global, r, tr->group->size, &first, &counts[r]);
+        offsets[r] = first - tr->batch.global.first;
     }
 }
 
 /* The global batch's scores [pos B; neg B] from every rank's slice, in rank (= event) order. */
-static int gather_scores(dispatch_trainer *tr, float *scores, tf_error *err)
+static int gather_scores(opt_event_trainer *tr, float *scores, tf_error *err)
 {
     const int R = tr->group->size;
-    const int64_t B = tr->batch.slot.size, b = tr->batch.size;
+    const int64_t B = tr->batch.global.size, b = tr->batch.size;
     int64_t *layout = malloc(2 * sizeof(int64_t) * (size_t)R);
     if (!layout)
         return tf_error_set(err, TF_ERR_SYSTEM, "score gather: out of memory");
     slice_layout(tr, layout, layout + R);
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.other);
     int status = comm_allgatherv(tr->group, tr->scores, b, scores, layout, layout + R, sizeof(float), err);
     if (status == TF_OK)
         status = comm_allgatherv(tr->group, tr->scores + b, b, scores + B, layout, layout + R, sizeof(float), err);
-    tr->bytes.other += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     free(layout);
     return status;
 }
 
-int opt_dispatch_forward(dispatch_trainer *tr, double *loss, float *scores, tf_error *err)
+int opt_dispatch_forward(opt_event_trainer *tr, double *loss, float *scores, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
@@ -267,26 +358,26 @@ int opt_dispatch_forward(dispatch_trainer *tr, double *loss, float *scores, tf_e
             return TF_ERR_INPUT;
     }
     /* This rank's terms of the global batch's loss, each gradient already divided by its B. */
-    event_model_loss_sums(tr->scores, b->size, b->slot.size, b->slot.train ? tr->dscores : NULL, tr->loss_sums);
-    const uint64_t before = tr->group->bytes_sent;
+    event_model_loss_sums(tr->scores, b->size, b->global.size, b->global.train ? tr->dscores : NULL, tr->loss_sums);
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.other);
     int status = comm_allreduce_sum_double(tr->group, tr->loss_sums, 2, err);
-    tr->bytes.other += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     if (status != TF_OK)
         return status;
-    *loss = tr->loss_sums[0] / (double)b->slot.size + tr->loss_sums[1] / (double)b->slot.size;
+    *loss = tr->loss_sums[0] / (double)b->global.size + tr->loss_sums[1] / (double)b->global.size;
     return scores ? gather_scores(tr, scores, err) : TF_OK;
 }
 
-int opt_dispatch_backward(dispatch_trainer *tr, tf_error *err)
+int opt_dispatch_backward(opt_event_trainer *tr, tf_error *err)
 {
     parameters_zero_grad(&tr->base.model.parameters);
     if (tr->mode == DISPATCH_DEPCOMM)
-        return dispatch_depcomm_backward(tr, err);
+        return depcomm_backward(tr, err);
     dispatch_batch *b = &tr->batch;
     return b->size > 0 ? event_model_backward(&tr->base.model, &b->tape, tr->dscores, err) : TF_OK;
 }
 
-int opt_dispatch_reduce_gradients(dispatch_trainer *tr, tf_error *err)
+int opt_dispatch_reduce_gradients(opt_event_trainer *tr, tf_error *err)
 {
     parameter_list *list = &tr->base.model.parameters;
     if (tr->group->size == 1) /* the backward rounded this rank's sums, which are the batch's */
@@ -294,9 +385,9 @@ int opt_dispatch_reduce_gradients(dispatch_trainer *tr, tf_error *err)
     /* The double sums of every rank, added up before the one rounding to float: the gradients
      * are then the reference's whatever the split (a float per rank would be rounded twice). */
     parameters_pack_sums(list, tr->gradients);
-    const uint64_t before = tr->group->bytes_sent;
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.gradients);
     int status = comm_allreduce_sum_double(tr->group, tr->gradients, parameters_size(list), err);
-    tr->bytes.gradients += tr->group->bytes_sent - before;
+    comm_charge(tr->group, outer);
     if (status != TF_OK)
         return status;
     parameters_unpack_sums(list, tr->gradients);
@@ -304,10 +395,13 @@ int opt_dispatch_reduce_gradients(dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-void opt_dispatch_apply_update(dispatch_trainer *tr) { ref_adam_step(&tr->base.optimizer, &tr->base.model.parameters); }
+void opt_dispatch_apply_update(opt_event_trainer *tr)
+{
+    ref_adam_step(&tr->base.optimizer, &tr->base.model.parameters);
+}
 
 /* A write row [vertex][s'][mail][time] for positive root entry k. */
-static void pack_write_row(const dispatch_trainer *tr, int64_t k, unsigned char *out)
+static void pack_write_row(const opt_event_trainer *tr, int64_t k, unsigned char *out)
 {
     const dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
@@ -323,7 +417,7 @@ static void pack_write_row(const dispatch_trainer *tr, int64_t k, unsigned char 
 
 /* Store write rows, in the order given, into a node memory: at the owner's local row (partitioned
  * modes) or at the vertex id (a replica). */
-static void apply_write_rows(dispatch_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
+static void apply_write_rows(opt_event_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
                              int by_local_row)
 {
     const event_model *m = &tr->base.model;
@@ -342,37 +436,29 @@ static void apply_write_rows(dispatch_trainer *tr, const unsigned char *rows, in
 
 /* The entries that write, in key order (event, then source before destination): the global
  * winners, or (naive) every positive endpoint. Returns how many, listed in `order` [2 b]. */
-static int64_t writing_entries(const dispatch_trainer *tr, int32_t *order)
+static int64_t writing_entries(const opt_event_trainer *tr, int32_t *order)
 {
     const dispatch_batch *b = &tr->batch;
     int64_t count = 0;
     for (int64_t j = 0; j < b->size; j++)
         for (int64_t role = 0; role < 2; role++) {
             const int64_t k = role * b->size + j;
-            if (tr->mode == DISPATCH_NAIVE || b->plan.writer[b->plan.slot[k]] == k)
+            if (tr->mode == DISPATCH_NAIVE || b->plan.writer[b->plan.position[k]] == k)
                 order[count++] = (int32_t)k;
         }
     return count;
 }
 
 /* DepCache: every rank's winning writes to every replica, applied in rank (= event) order. */
-static int write_back_replicas(dispatch_trainer *tr, int64_t count, tf_error *err)
+static int write_back_replicas(opt_event_trainer *tr, int64_t count, tf_error *err)
 {
     const int R = tr->group->size;
     const event_model *m = &tr->base.model;
     const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m));
-    int64_t *layout = malloc(2 * sizeof(int64_t) * (size_t)R);
-    if (!layout)
-        return tf_error_set(err, TF_ERR_SYSTEM, "write-back: out of memory");
-    int64_t *counts = layout, *offsets = layout + R;
-    for (int r = 0; r < R; r++)
-        offsets[r] = r;
-    const uint64_t before = tr->group->bytes_sent;
-    int64_t *ones = tr->write.send_count; /* R ones as the counts of a one-element gather */
-    for (int r = 0; r < R; r++)
-        ones[r] = 1;
-    int status = comm_allgatherv(tr->group, &count, 1, counts, ones, offsets, sizeof count, err);
-    tr->bytes.counts += tr->group->bytes_sent - before;
+    int64_t *counts = tr->write.receive_count, *offsets = tr->write.receive_offset; /* scratch: no exchange here */
+    uint64_t *outer = comm_charge(tr->group, &tr->bytes.counts);
+    int status = comm_allgather_counts(tr->group, &count, 1, counts, err);
+    comm_charge(tr->group, &tr->bytes.aggregation);
     int64_t total = 0;
     for (int r = 0; status == TF_OK && r < R; r++) {
         offsets[r] = total;
@@ -381,17 +467,26 @@ static int write_back_replicas(dispatch_trainer *tr, int64_t count, tf_error *er
     if (status == TF_OK && total > tr->capacity)
         status = tf_error_set(err, TF_ERR_SYSTEM, "write-back: %lld rows, buffers hold %lld", (long long)total,
                               (long long)tr->capacity);
-    const uint64_t rows_before = tr->group->bytes_sent;
     if (status == TF_OK)
         status = comm_allgatherv(tr->group, tr->send_rows, count, tr->receive_rows, counts, offsets, row, err);
-    tr->bytes.aggregation += tr->group->bytes_sent - rows_before;
+    comm_charge(tr->group, outer);
     if (status == TF_OK)
         apply_write_rows(tr, tr->receive_rows, total, &tr->base.memory, 0);
-    free(layout);
     return status;
 }
 
-int opt_dispatch_write_back(dispatch_trainer *tr, tf_error *err)
+/* The batch is done: its counts join the trainer's. Passes `status` on. */
+static int finish_batch(opt_event_trainer *tr, int status)
+{
+    if (status == TF_OK) {
+        dispatch_counts_add(&tr->counts, &tr->batch.counts);
+        if (tr->batch.global.train)
+            tr->trained_entries_remote += tr->batch.counts.entries_remote;
+    }
+    return status;
+}
+
+int opt_dispatch_write_back(opt_event_trainer *tr, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
@@ -401,7 +496,7 @@ int opt_dispatch_write_back(dispatch_trainer *tr, tf_error *err)
     if (tr->mode == DISPATCH_DEPCACHE) {
         for (int64_t i = 0; i < count; i++)
             pack_write_row(tr, order[i], tr->send_rows + (size_t)i * row);
-        return write_back_replicas(tr, count, err);
+        return finish_batch(tr, write_back_replicas(tr, count, err));
     }
     /* Group by owner, keeping key order within each owner's block (a stable counting sort), so an
      * owner that receives several writes of one vertex (naive) applies them in key order too. */
@@ -422,20 +517,20 @@ int opt_dispatch_write_back(dispatch_trainer *tr, tf_error *err)
         return TF_ERR_SYSTEM;
     /* Owner: in rank order, and within a rank in key order, which is the global key order. */
     apply_write_rows(tr, tr->receive_rows, x->received, &tr->shard, 1);
-    return TF_OK;
+    return finish_batch(tr, TF_OK);
 }
 
-int opt_dispatch_trainer_run_batch(dispatch_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
-                                   tf_error *err)
+int opt_event_trainer_run_batch(opt_event_trainer *tr, const event_batch_spec *global, double *loss, float *scores,
+                                tf_error *err)
 {
-    int status = opt_dispatch_plan_batch(tr, slot, err);
+    int status = opt_dispatch_plan_batch(tr, global, err);
     if (status == TF_OK)
         status = opt_dispatch_exchange_requests(tr, err);
     if (status == TF_OK)
         status = opt_dispatch_fetch_rows(tr, err);
     if (status == TF_OK)
         status = opt_dispatch_forward(tr, loss, scores, err);
-    if (status == TF_OK && slot->train) {
+    if (status == TF_OK && global->train) {
         status = opt_dispatch_backward(tr, err);
         if (status == TF_OK)
             status = opt_dispatch_reduce_gradients(tr, err);
@@ -443,73 +538,39 @@ int opt_dispatch_trainer_run_batch(dispatch_trainer *tr, const event_batch_slot 
             opt_dispatch_apply_update(tr);
     }
     /* The memory is written with the s' of this batch's forward, computed before the step. */
-    if (status == TF_OK)
-        status = opt_dispatch_write_back(tr, err);
-    if (status == TF_OK) {
-        dispatch_counts_add(&tr->counts, &tr->batch.counts);
-        if (slot->train)
-            tr->trained_entries_remote += tr->batch.counts.entries_remote;
-    }
-    return status;
+    return status == TF_OK ? opt_dispatch_write_back(tr, err) : status;
 }
 
-/* ---- epochs ---------------------------------------------------------------------------------------- */
+/* ---- epochs: the reference's loop with this trainer's runner --------------------------------------- */
 
-/* The twin of ref/train_events.c's run_listed(): the listed slots from a zero memory. */
-static int run_listed(dispatch_trainer *tr, int64_t (*list)(const event_trainer *, event_batch_slot *),
-                      const char *label, const char *train_stage, event_epoch_report *report, progress_fn progress,
-                      void *progress_context, tf_error *err)
+static int runner_start(void *context, const event_batch_spec *batches, int64_t count, tf_error *err)
 {
-    memset(report, 0, sizeof *report);
-    opt_dispatch_trainer_reset_memory(tr);
-    const int64_t count = list(&tr->base, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
-    event_epoch_tally tally;
-    int status = slots ? event_epoch_tally_create(&tally, &tr->base, label, train_stage, progress, progress_context,
-                                                  err)
-                       : TF_ERR_INPUT;
-    if (status == TF_OK) {
-        list(&tr->base, slots);
-        for (int64_t i = 0; status == TF_OK && i < count; i++) {
-            double loss;
-            float *scores = slots[i].train ? NULL : tr->global_scores;
-            status = opt_dispatch_trainer_run_batch(tr, &slots[i], &loss, scores, err);
-            /* The loss is all-reduced and the parameters equal on every rank: all stop at the same step. */
-            if (status == TF_OK && slots[i].train)
-                status = event_trainer_check_finite(&tr->base, loss, i + 1, err);
-            if (status != TF_OK)
-                break;
-            event_epoch_tally_add(&tally, &slots[i], loss, tr->global_scores);
-            if (slots[i].train && (i + 1 == count || !slots[i + 1].train))
-                tr->base.epoch++;
-        }
-        if (status == TF_OK)
-            status = event_epoch_tally_finish(&tally, report, err);
-        event_epoch_tally_free(&tally);
-    }
-    free(slots);
-    return status;
+    (void)batches, (void)count, (void)err;
+    opt_event_trainer_reset_memory(context);
+    return TF_OK;
 }
 
-int opt_dispatch_trainer_epoch(dispatch_trainer *tr, event_epoch_report *report, progress_fn progress,
-                               void *progress_context, tf_error *err)
+/* A training batch's scores are not gathered: only the evaluated splits are tallied. */
+static int runner_run(void *context, const event_batch_spec *global, double *loss, const float **scores,
+                      tf_error *err)
 {
-    char label[32];
-    snprintf(label, sizeof label, "epoch %lld: ", (long long)tr->base.epoch + 1);
-    int status = run_listed(tr, event_trainer_epoch_slots, label, "training", report, progress, progress_context, err);
-    report->epoch = tr->base.epoch;
-    return status;
+    opt_event_trainer *tr = context;
+    *scores = tr->global_scores;
+    return opt_event_trainer_run_batch(tr, global, loss, global->train ? NULL : tr->global_scores, err);
 }
 
-int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validation, event_metrics *test,
-                                  progress_fn progress, void *progress_context, tf_error *err)
+int opt_event_trainer_epoch(opt_event_trainer *tr, event_epoch_report *report, progress_fn progress,
+                            void *progress_context, tf_error *err)
 {
-    event_epoch_report report;
-    int status = run_listed(tr, event_trainer_replay_slots, "", "replaying training events", &report, progress,
-                            progress_context, err);
-    *validation = report.validation;
-    *test = report.test;
-    return status;
+    const event_batch_runner runner = {runner_start, runner_run, NULL, NULL, tr};
+    return event_trainer_epoch_with(&tr->base, &runner, report, progress, progress_context, err);
+}
+
+int opt_event_trainer_evaluate(opt_event_trainer *tr, event_metrics *validation, event_metrics *test,
+                               progress_fn progress, void *progress_context, tf_error *err)
+{
+    const event_batch_runner runner = {runner_start, runner_run, NULL, NULL, tr};
+    return event_trainer_evaluate_with(&tr->base, &runner, validation, test, progress, progress_context, err);
 }
 
 /* ---- checks, checkpoints, traffic ---------------------------------------------------------------------- */
@@ -526,7 +587,7 @@ static double memory_checksum(const node_memory *m)
 }
 
 /* DepCache: every replica must hold rank 0's bits. */
-static int replicas_agree(const dispatch_trainer *tr, tf_error *err)
+static int replicas_agree(const opt_event_trainer *tr, tf_error *err)
 {
     double differ;
     if (comm_ranks_differing(tr->group, memory_checksum(&tr->base.memory), &differ, err) != TF_OK)
@@ -537,7 +598,7 @@ static int replicas_agree(const dispatch_trainer *tr, tf_error *err)
     return TF_OK;
 }
 
-int opt_dispatch_trainer_gather_memory(const dispatch_trainer *tr, node_memory *full, tf_error *err)
+int opt_event_trainer_gather_memory(const opt_event_trainer *tr, node_memory *full, tf_error *err)
 {
     comm *c = tr->group;
     if (tr->mode == DISPATCH_DEPCACHE) {
@@ -592,7 +653,7 @@ int opt_dispatch_trainer_gather_memory(const dispatch_trainer *tr, node_memory *
     return status;
 }
 
-int opt_dispatch_trainer_adopt_parameters(dispatch_trainer *tr, int root, tf_error *err)
+int opt_event_trainer_adopt_parameters(opt_event_trainer *tr, int root, tf_error *err)
 {
     parameter_list *list = &tr->base.model.parameters;
     float *values = (float *)tr->gradients; /* a free [parameter count] buffer between steps, twice as large */
@@ -603,19 +664,19 @@ int opt_dispatch_trainer_adopt_parameters(dispatch_trainer *tr, int root, tf_err
     return TF_OK;
 }
 
-int opt_dispatch_trainer_save(const dispatch_trainer *tr, const char *directory, tf_error *err)
+int opt_event_trainer_save(const opt_event_trainer *tr, const char *directory, tf_error *err)
 {
     return tr->group->rank == 0 ? event_trainer_save(&tr->base, directory, err) : TF_OK;
 }
 
-int opt_dispatch_trainer_load(dispatch_trainer *tr, const char *directory, tf_error *err)
+int opt_event_trainer_load(opt_event_trainer *tr, const char *directory, tf_error *err)
 {
     if (event_trainer_load(&tr->base, directory, err) != TF_OK)
         return TF_ERR_INPUT;
     return opt_state_agree(tr->group, &tr->base.model.parameters, &tr->base.optimizer, tr->base.epoch, err);
 }
 
-int opt_dispatch_trainer_traffic(dispatch_trainer *tr, dispatch_traffic *out, int reset, tf_error *err)
+int opt_event_trainer_traffic(opt_event_trainer *tr, dispatch_traffic *out, int reset, tf_error *err)
 {
     enum { BYTES = sizeof(dispatch_bytes) / sizeof(uint64_t), COUNTS = sizeof(dispatch_counts) / sizeof(int64_t) };
     double values[BYTES + COUNTS + 1];

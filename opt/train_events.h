@@ -6,7 +6,7 @@
  *        dispatch ([Sven] §3.1) or by one of its baselines.
  *
  * **What it twins.** event_trainer_run_batch(), event_trainer_epoch() and
- * event_trainer_evaluate(): the same batches (event_trainer_epoch_slots()), the same negatives
+ * event_trainer_evaluate(): the same batches (event_trainer_epoch_batches()), the same negatives
  * (keyed by event), the same model stages (ref/models/event_model.h, called as they are: no BLAS), the
  * same Adam.
  *
@@ -60,7 +60,7 @@
  * float they are almost always the same bits. Rounding each rank's part to float before a float
  * all-reduce, as an earlier version did, left one-ulp differences that Adam carried into a test
  * AP 1.8e-3 away after two epochs on 4 ranks. Hence the checks: after every batch with the
- * reference's parameters adopted (lockstep: opt_dispatch_trainer_adopt_parameters()), memory
+ * reference's parameters adopted (lockstep: opt_event_trainer_adopt_parameters()), memory
  * bitwise; on one rank, free-running, everything bitwise; free-running on R > 1 ranks, the test
  * AP within 1e-6 of the reference's. Sven, naive and DepCache compute the same local gradients,
  * so their parameters stay bitwise equal to each other on any R; DepComm sums the updater's
@@ -75,8 +75,8 @@
  * (#dispatch_bytes); dispatch_traffic_predict() gives what each category must be from the counts
  * of a run, and verify/test_dispatch_mpi.c and bench/dispatch.c check measured == predicted.
  *
- * Ownership: opt_dispatch_trainer_create() builds the reference trainer inside (tr->base) and
- * every buffer, sized once for the batch size; opt_dispatch_trainer_free() releases everything.
+ * Ownership: opt_event_trainer_create() builds the reference trainer inside (tr->base) and
+ * every buffer, sized once for the batch size; opt_event_trainer_free() releases everything.
  * The trainer must not be moved after creation (its setup points into it). The stream and edge
  * features are borrowed and must outlive it.
  */
@@ -97,7 +97,7 @@
 extern "C" {
 #endif
 
-/** Bytes this rank sent, by purpose (summed over ranks by opt_dispatch_trainer_traffic()). */
+/** Bytes this rank sent, by purpose (summed over ranks by opt_event_trainer_traffic()). */
 typedef struct dispatch_bytes {
     uint64_t counts;             /**< the one-count-per-pair exchanges before every row exchange */
     uint64_t requests;           /**< ids asked of owners (DepComm: ids and query times) */
@@ -110,7 +110,7 @@ typedef struct dispatch_bytes {
 } dispatch_bytes;
 
 /** The distributed trainer. */
-typedef struct dispatch_trainer {
+typedef struct opt_event_trainer {
     event_trainer base;             /**< model, Adam, temporal CSR, candidates, split; base.memory is DepCache's
                                          replica (freed in the other modes) */
     comm *group;                    /**< the ranks (borrowed) */
@@ -139,7 +139,7 @@ typedef struct dispatch_trainer {
     dispatch_bytes bytes;           /**< this rank's traffic since the last reset */
     dispatch_counts counts;         /**< this rank's batches since the last reset */
     int64_t trained_entries_remote; /**< remote entries of training batches (DepComm's gradient return) */
-} dispatch_trainer;
+} opt_event_trainer;
 
 /**
  * Create the trainer on every rank of @p group (collective: every rank passes the same data,
@@ -155,33 +155,33 @@ typedef struct dispatch_trainer {
  * @param err            out: what failed (as event_trainer_create(), a bad placement, parameters that differ)
  * @return 0, or an error code (nothing is left allocated)
  */
-int opt_dispatch_trainer_create(dispatch_trainer *tr, const event_stream *events, const float *edge_features,
-                                const event_model_config *config, const event_train_options *options,
-                                dispatch_mode mode, const char *placement, comm *group, tf_error *err);
+int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, const float *edge_features,
+                             const event_model_config *config, const event_train_options *options,
+                             dispatch_mode mode, const char *placement, comm *group, tf_error *err);
 
 /** Release everything. Safe on a zeroed trainer. */
-void opt_dispatch_trainer_free(dispatch_trainer *tr);
+void opt_event_trainer_free(opt_event_trainer *tr);
 
 /** Zero this rank's part of the node memory (the start of every epoch and evaluation). */
-void opt_dispatch_trainer_reset_memory(dispatch_trainer *tr);
+void opt_event_trainer_reset_memory(opt_event_trainer *tr);
 
-/** Step 1: plan this rank's part of global batch @p slot into tr->batch. No MPI. */
-int opt_dispatch_plan_batch(dispatch_trainer *tr, const event_batch_slot *slot, tf_error *err);
+/** Step 1: plan this rank's part of global batch @p global into tr->batch. No MPI. */
+int opt_dispatch_plan_batch(opt_event_trainer *tr, const event_batch_spec *global, tf_error *err);
 
 /** Step 2: ids (DepComm: ids and times) to their owners. Collective. */
-int opt_dispatch_exchange_requests(dispatch_trainer *tr, tf_error *err);
+int opt_dispatch_exchange_requests(opt_event_trainer *tr, tf_error *err);
 
 /** Step 3: the rows of the planned batch into its tape (DepCache: from the replica; DepComm: the
  *  owners' s' and mem_ts). Collective. */
-int opt_dispatch_fetch_rows(dispatch_trainer *tr, tf_error *err);
+int opt_dispatch_fetch_rows(opt_event_trainer *tr, tf_error *err);
 
 /** Step 3's owner half: the rows asked of this rank (tr->asked, tr->fetch.received of them), in the
  *  order asked, packed into tr->send_rows from this rank's shard. */
-void opt_dispatch_pack_answers(dispatch_trainer *tr);
+void opt_dispatch_pack_answers(opt_event_trainer *tr);
 
 /** Step 3's requester half for one entry: answer @p answer of tr->receive_rows into entry @p k of
  *  @p tape (its own copy of memory, mail and mem_ts). */
-void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, event_tape *tape, int64_t k);
+void opt_dispatch_unpack_answer(const opt_event_trainer *tr, int64_t answer, event_tape *tape, int64_t k);
 
 /**
  * Step 4: memory update (not DepComm: its owners did it), embeddings, scores; the loss's sums
@@ -192,40 +192,41 @@ void opt_dispatch_unpack_answer(const dispatch_trainer *tr, int64_t answer, even
  * @param err     out: what failed
  * @return 0, or an error code
  */
-int opt_dispatch_forward(dispatch_trainer *tr, double *loss, float *scores, tf_error *err);
+int opt_dispatch_forward(opt_event_trainer *tr, double *loss, float *scores, tf_error *err);
 
 /** Step 5: zero the gradients, then add this rank's (DepComm: and its served occurrences') parts.
  *  Collective in DepComm. */
-int opt_dispatch_backward(dispatch_trainer *tr, tf_error *err);
+int opt_dispatch_backward(opt_event_trainer *tr, tf_error *err);
 
 /** Step 6: sum every gradient over the ranks (one all-reduce). Collective. */
-int opt_dispatch_reduce_gradients(dispatch_trainer *tr, tf_error *err);
+int opt_dispatch_reduce_gradients(opt_event_trainer *tr, tf_error *err);
 
 /** Step 7: one Adam step on the summed gradient (the same on every rank). */
-void opt_dispatch_apply_update(dispatch_trainer *tr);
+void opt_dispatch_apply_update(opt_event_trainer *tr);
 
-/** Step 8: the winning writes to their owners (DepCache: to every replica), applied. Collective. */
-int opt_dispatch_write_back(dispatch_trainer *tr, tf_error *err);
+/** Step 8: the winning writes to their owners (DepCache: to every replica), applied; the batch's
+ *  counts then join the trainer's (tr->counts). Collective. */
+int opt_dispatch_write_back(opt_event_trainer *tr, tf_error *err);
 
 /**
- * Twin of event_trainer_run_batch(): steps 1-8 (5-7 only when slot->train). Collective.
+ * Twin of event_trainer_run_batch(): steps 1-8 (5-7 only when global->train). Collective.
  * @param tr      the trainer
- * @param slot    the global batch
+ * @param global  the global batch
  * @param loss    out: the global batch's loss (every rank)
- * @param scores  [2 slot->size] out: the global batch's scores (every rank), or NULL
+ * @param scores  [2 global->size] out: the global batch's scores (every rank), or NULL
  * @param err     out: what failed
  * @return 0, or an error code
  */
-int opt_dispatch_trainer_run_batch(dispatch_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
-                                   tf_error *err);
+int opt_event_trainer_run_batch(opt_event_trainer *tr, const event_batch_spec *global, double *loss, float *scores,
+                                tf_error *err);
 
 /** Twin of event_trainer_epoch(). Collective; every rank's report is the same. Pass progress on one rank only. */
-int opt_dispatch_trainer_epoch(dispatch_trainer *tr, event_epoch_report *report, progress_fn progress,
-                               void *progress_context, tf_error *err);
+int opt_event_trainer_epoch(opt_event_trainer *tr, event_epoch_report *report, progress_fn progress,
+                            void *progress_context, tf_error *err);
 
 /** Twin of event_trainer_evaluate(). Collective. */
-int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validation, event_metrics *test,
-                                  progress_fn progress, void *progress_context, tf_error *err);
+int opt_event_trainer_evaluate(opt_event_trainer *tr, event_metrics *validation, event_metrics *test,
+                               progress_fn progress, void *progress_context, tf_error *err);
 
 /**
  * The union of every rank's memory, mailbox and timestamps, on rank 0 (DepCache: rank 0's
@@ -235,16 +236,16 @@ int opt_dispatch_trainer_evaluate(dispatch_trainer *tr, event_metrics *validatio
  * @param err   out: replicas that differ
  * @return 0, or an error code
  */
-int opt_dispatch_trainer_gather_memory(const dispatch_trainer *tr, node_memory *full, tf_error *err);
+int opt_event_trainer_gather_memory(const opt_event_trainer *tr, node_memory *full, tf_error *err);
 
 /** Every rank takes rank @p root's parameter values (lockstep checks). Collective; not counted. */
-int opt_dispatch_trainer_adopt_parameters(dispatch_trainer *tr, int root, tf_error *err);
+int opt_event_trainer_adopt_parameters(opt_event_trainer *tr, int root, tf_error *err);
 
 /** Save a checkpoint (event_trainer_save() of the model and Adam, which every rank shares) on rank 0. */
-int opt_dispatch_trainer_save(const dispatch_trainer *tr, const char *directory, tf_error *err);
+int opt_event_trainer_save(const opt_event_trainer *tr, const char *directory, tf_error *err);
 
 /** Load a checkpoint on every rank, then check the ranks agree. Collective. */
-int opt_dispatch_trainer_load(dispatch_trainer *tr, const char *directory, tf_error *err);
+int opt_event_trainer_load(opt_event_trainer *tr, const char *directory, tf_error *err);
 
 /** A run's traffic, summed over the ranks. */
 typedef struct dispatch_traffic {
@@ -255,7 +256,7 @@ typedef struct dispatch_traffic {
 } dispatch_traffic;
 
 /** Sum every rank's bytes and counts (collective); then zero them when @p reset. */
-int opt_dispatch_trainer_traffic(dispatch_trainer *tr, dispatch_traffic *out, int reset, tf_error *err);
+int opt_event_trainer_traffic(opt_event_trainer *tr, dispatch_traffic *out, int reset, tf_error *err);
 
 /** Bytes of a row the fetch moves: [memory d_mem][mail d_msg] float32 and mem_ts float64. */
 size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width);

@@ -143,9 +143,9 @@ static int sum_doubles(partition_trainer *pt, double *values, int64_t count, tf_
 {
     if (pt->group->size == 1)
         return TF_OK;
-    const uint64_t before = pt->group->bytes_sent;
+    uint64_t *outer = comm_charge(pt->group, &pt->stats.gradient_bytes);
     int status = comm_allreduce_sum_double(pt->group, values, count, err);
-    pt->stats.gradient_bytes += pt->group->bytes_sent - before;
+    comm_charge(pt->group, outer);
     return status;
 }
 
@@ -160,9 +160,9 @@ static int sum_gradients(partition_trainer *pt, tf_error *err)
         memcpy(pt->packed + offset, list->items[i].grad.data, (size_t)list->items[i].grad.size * sizeof(float));
         offset += list->items[i].grad.size;
     }
-    const uint64_t before = pt->group->bytes_sent;
+    uint64_t *outer = comm_charge(pt->group, &pt->stats.gradient_bytes);
     int status = comm_allreduce_sum(pt->group, pt->packed, offset, err);
-    pt->stats.gradient_bytes += pt->group->bytes_sent - before;
+    comm_charge(pt->group, outer);
     offset = 0;
     for (int64_t i = 0; status == TF_OK && i < list->count; i++) {
         memcpy(list->items[i].grad.data, pt->packed + offset, (size_t)list->items[i].grad.size * sizeof(float));
@@ -220,7 +220,7 @@ int partition_trainer_step(partition_trainer *pt, int64_t step, double *loss_sum
     return status;
 }
 
-int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_error *err)
+int opt_partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
     const train_schedule s = trainer_schedule(&pt->base);
@@ -234,10 +234,10 @@ int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_erro
         return status;
     trainer_close_epoch(&pt->base, &s, loss_sum, report);
     const int64_t train = pt->base.train_snapshots;
-    return partition_trainer_evaluate(pt, train, pt->part.local.num_snapshots - train, &report->test_mse, err);
+    return opt_partition_trainer_evaluate(pt, train, pt->part.local.num_snapshots - train, &report->test_mse, err);
 }
 
-int partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err)
+int opt_partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err)
 {
     const double cpu_started = thread_cpu_seconds(), exchange_cpu = pt->exchange.cpu_seconds + pt->shuffle.cpu_seconds;
     const int64_t length = trainer_evaluation_length(&pt->base, count);

@@ -111,10 +111,10 @@ int partition_trainer_gradient(partition_trainer *pt, int64_t step, double *loss
 int partition_trainer_step(partition_trainer *pt, int64_t step, double *loss_sum, tf_error *err);
 
 /** Twin of trainer_epoch(): every step, then the test MSE. Every rank's @p report ends the same. */
-int partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_error *err);
+int opt_partition_trainer_epoch(partition_trainer *pt, epoch_report *report, tf_error *err);
 
 /** Twin of trainer_evaluate() without predictions: the MSE over snapshots first .. first+count-1. */
-int partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err);
+int opt_partition_trainer_evaluate(partition_trainer *pt, int64_t first, int64_t count, double *mse, tf_error *err);
 
 /** This rank's predictions of window [first, first+count) for its owned rows, forward only:
  *  @p predictions [count][owned][out] out (a test compares them with the reference's rows). */

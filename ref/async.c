@@ -45,7 +45,7 @@ int delayed_gradient_flush(delayed_gradient *d, parameter_list *parameters)
     return 1;
 }
 
-int ref_stale_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
+int ref_delayed_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
     delayed_gradient delay;
@@ -55,9 +55,7 @@ int ref_stale_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, 
     double loss_sum = 0;
     int status = TF_OK;
     for (int64_t step = 0; status == TF_OK && step < s.steps; step++) {
-        parameters_zero_grad(&tr->model.parameters);
-        for (int64_t slot = 0; status == TF_OK && slot < s.batch; slot++)
-            status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
+        status = trainer_train_step(tr, seq, &s, step, &loss_sum, err);
         if (status == TF_OK && delayed_gradient_exchange(&delay, &tr->model.parameters)) {
             trainer_apply_gradient(tr);
             report->steps++;

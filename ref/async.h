@@ -81,7 +81,7 @@ int delayed_gradient_flush(delayed_gradient *d, parameter_list *parameters);
  * the test MSE, as trainer_epoch() does: the serial reference of the stale-gradient twin.
  * @p report->steps counts the optimizer steps (S, the flush included).
  */
-int ref_stale_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
+int ref_delayed_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
 /* ---- local updates and averaging ------------------------------------------------------------ */
 

@@ -11,7 +11,7 @@ int dispatch_plan_create(dispatch_plan *plan, int64_t capacity, tf_error *err)
     memset(plan, 0, sizeof *plan);
     const size_t n = (size_t)(capacity > 0 ? capacity : 1);
     if (!(plan->vertex = tf_alloc(n, sizeof *plan->vertex, "dispatch plan", err)) ||
-        !(plan->slot = tf_alloc(n, sizeof *plan->slot, "dispatch plan", err)) ||
+        !(plan->position = tf_alloc(n, sizeof *plan->position, "dispatch plan", err)) ||
         !(plan->writer = tf_alloc(n, sizeof *plan->writer, "dispatch plan", err))) {
         dispatch_plan_free(plan);
         return TF_ERR_INPUT;
@@ -22,9 +22,7 @@ int dispatch_plan_create(dispatch_plan *plan, int64_t capacity, tf_error *err)
 
 void dispatch_plan_free(dispatch_plan *plan)
 {
-    free(plan->vertex);
-    free(plan->slot);
-    free(plan->writer);
+    free(plan->vertex), free(plan->position), free(plan->writer);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -59,17 +57,17 @@ int ref_dispatch_plan(const int32_t *entries, int64_t count, int64_t first, int6
                    (plan->writer[i] < 0 || key > dispatch_write_key(plan->writer[i], first, batch_size))) {
             plan->writer[i] = k; /* a later write replaces an earlier one */
         }
-        plan->slot[k] = (int32_t)i;
+        plan->position[k] = (int32_t)i;
     }
     return TF_OK;
 }
 
-void ref_dispatch_expand(const void *rows_u, const int32_t *slot, int64_t count, size_t row_bytes, void *rows_o)
+void ref_dispatch_expand(const void *rows_u, const int32_t *position, int64_t count, size_t row_bytes, void *rows_o)
 {
     const unsigned char *from = rows_u;
     unsigned char *to = rows_o;
     for (int64_t k = 0; k < count; k++)
-        memcpy(to + (size_t)k * row_bytes, from + (size_t)slot[k] * row_bytes, row_bytes);
+        memcpy(to + (size_t)k * row_bytes, from + (size_t)position[k] * row_bytes, row_bytes);
 }
 
 void ref_dispatch_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
@@ -84,15 +82,6 @@ void ref_dispatch_write_memory(const event_model *m, const event_tape *tape, con
         node_memory_write(memory, plan->vertex[i], tape->updated + k * dm, tape->message,
                           batch->events->time[batch->first + k % B]);
     }
-}
-
-void dispatch_redundancy_add(const dispatch_plan *plan, int64_t batch_size, dispatch_redundancy *sum)
-{
-    sum->entries += plan->entries;
-    sum->unique += plan->unique;
-    sum->writes += 2 * batch_size;
-    for (int64_t i = 0; i < plan->unique; i++)
-        sum->written += plan->writer[i] >= 0;
 }
 
 double dispatch_eta(int64_t total, int64_t unique)

@@ -10,11 +10,11 @@
  * ([Sven] §3.1.1, Algorithm 2) therefore organizes a batch's entries V_o (N of them) as
  *
  *     V_u     the unique vertices, in order of first appearance in V_o          [U]
- *     Psi     slot[k]: the position in V_u of entry k's vertex, V_o[k] = V_u[slot[k]]   [N]
+ *     Psi     position[k]: where entry k's vertex is in V_u, V_o[k] = V_u[position[k]]   [N]
  *     Phi     writer[i]: the entry whose write of V_u[i] survives, or -1 if none        [U]
  *
  * so the rows of V_u are moved once (dispatch) and expanded by Psi into the per-entry copies the
- * reference reads: rows_o[k] = rows_u[slot[k]], an exact copy; and only Phi's entries are written
+ * reference reads: rows_o[k] = rows_u[position[k]], an exact copy; and only Phi's entries are written
  * back (aggregation). The redundancy the paper measures is eta = 1 - U / N ([Sven] Eq. 1): eta_1
  * over all entries (dispatch), eta_2 over the 2B positive endpoints (aggregation).
  *
@@ -54,7 +54,7 @@ typedef struct dispatch_plan {
     int64_t unique;     /**< U = |V_u| */
     int64_t capacity;   /**< the most entries it can hold */
     int32_t *vertex;    /**< [capacity] V_u: unique vertices in order of first appearance (first U used) */
-    int32_t *slot;      /**< [capacity] Psi: V_o[k] = V_u[slot[k]] (first N used) */
+    int32_t *position;  /**< [capacity] Psi: V_o[k] = V_u[position[k]] (first N used) */
     int64_t *writer;    /**< [capacity] Phi: the entry whose write of V_u[i] survives, or -1 (first U used) */
 } dispatch_plan;
 
@@ -89,15 +89,15 @@ int ref_dispatch_plan(const int32_t *entries, int64_t count, int64_t first, int6
                       tf_error *err);
 
 /**
- * Restore: rows_o[k] = rows_u[slot[k]] for k < count, rows of @p row_bytes bytes (packed rows,
+ * Restore: rows_o[k] = rows_u[position[k]] for k < count, rows of @p row_bytes bytes (packed rows,
  * copied as bytes, so the copy is exact whatever they hold).
  * @param rows_u     [U][row_bytes] one row per unique vertex
- * @param slot       [count] Psi
+ * @param position   [count] Psi
  * @param count      N
  * @param row_bytes  bytes of a row
  * @param rows_o     [count][row_bytes] out
  */
-void ref_dispatch_expand(const void *rows_u, const int32_t *slot, int64_t count, size_t row_bytes, void *rows_o);
+void ref_dispatch_expand(const void *rows_u, const int32_t *position, int64_t count, size_t row_bytes, void *rows_o);
 
 /**
  * The aggregation through Phi: each V_u[i] with a writer k is written once, with the s' of entry
@@ -114,18 +114,9 @@ void ref_dispatch_expand(const void *rows_u, const int32_t *slot, int64_t count,
 void ref_dispatch_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
                                const dispatch_plan *plan, node_memory *memory);
 
-/** Counts behind the redundancy ratios, summed over batches. */
-typedef struct dispatch_redundancy {
-    int64_t entries;   /**< N1: entries read (all occurrences) */
-    int64_t unique;    /**< U1: unique vertices read */
-    int64_t writes;    /**< N2: positive endpoints (2B per batch) */
-    int64_t written;   /**< U2: vertices written (those with a writer) */
-} dispatch_redundancy;
-
-/** Add one batch of @p batch_size events, organized by @p plan, to @p sum. */
-void dispatch_redundancy_add(const dispatch_plan *plan, int64_t batch_size, dispatch_redundancy *sum);
-
-/** eta = 1 - unique / total ([Sven] Eq. 1: duplicates over all); 0 when total is 0. */
+/** eta = 1 - unique / total ([Sven] Eq. 1: duplicates over all); 0 when total is 0. The counts
+ *  (N1 = plan->entries, U1 = plan->unique, N2 = 2B, U2 = writers) are summed over batches and
+ *  ranks by the twin's #dispatch_counts (opt/dispatch_batch.h). */
 double dispatch_eta(int64_t total, int64_t unique);
 
 #ifdef __cplusplus

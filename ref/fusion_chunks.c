@@ -63,28 +63,31 @@ int ref_fusion_chunk_vertices(const snapshot_seq *seq, const chunk_set *chunks, 
                 needed[g->col[e]] = 1;
         }
     }
-    int64_t count = 0;
-    for (int64_t v = 0; v < seq->num_nodes; v++)
-        count += needed[v];
-    int32_t *vertices = tf_alloc((size_t)count, sizeof *vertices, "chunk vertices", err);
-    if (vertices) {
-        int64_t k = 0;
-        for (int64_t v = 0; v < seq->num_nodes; v++)
-            if (needed[v])
-                vertices[k++] = (int32_t)v;
-        *out_vertices = vertices;
-        *out_count = count;
-    }
+    const int status = fusion_marked_vertices(needed, seq->num_nodes, out_vertices, out_count, err);
     free(needed);
-    return vertices ? TF_OK : err->code;
+    return status;
 }
 
-int ref_fusion_load_chunk(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk, chunk_load *out,
-                          tf_error *err)
+int fusion_marked_vertices(const uint8_t *marked, int64_t num_nodes, int32_t **out_vertices, int64_t *out_count,
+                           tf_error *err)
 {
-    memset(out, 0, sizeof *out);
-    if (ref_fusion_chunk_vertices(seq, chunks, chunk, &out->vertices, &out->num_vertices, err) != TF_OK)
+    int64_t count = 0;
+    for (int64_t v = 0; v < num_nodes; v++)
+        count += marked[v];
+    int32_t *vertices = tf_alloc((size_t)count, sizeof *vertices, "chunk vertices", err);
+    if (!vertices)
         return err->code;
+    int64_t k = 0;
+    for (int64_t v = 0; v < num_nodes; v++)
+        if (marked[v])
+            vertices[k++] = (int32_t)v;
+    *out_vertices = vertices;
+    *out_count = count;
+    return TF_OK;
+}
+
+int fusion_load_features(const snapshot_seq *seq, chunk_load *out, tf_error *err)
+{
     const int64_t T = seq->num_snapshots, F = seq->feature_width, n = out->num_vertices;
     out->features = tf_alloc((size_t)(T * n * F), sizeof(float), "chunk features", err);
     if (!out->features) {
@@ -99,4 +102,13 @@ int ref_fusion_load_chunk(const snapshot_seq *seq, const chunk_set *chunks, int6
     out->feature_width = F;
     out->bytes = T * n * F * (int64_t)sizeof(float);
     return TF_OK;
+}
+
+int ref_fusion_load_chunk(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk, chunk_load *out,
+                          tf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (ref_fusion_chunk_vertices(seq, chunks, chunk, &out->vertices, &out->num_vertices, err) != TF_OK)
+        return err->code;
+    return fusion_load_features(seq, out, err);
 }

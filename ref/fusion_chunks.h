@@ -59,6 +59,19 @@ typedef struct chunk_load {
 int ref_fusion_chunk_vertices(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk,
                               int32_t **out_vertices, int64_t *out_count, tf_error *err);
 
+/** The vertices with @p marked [num_nodes] set, in id order: @p out_vertices (caller frees) and
+ *  @p out_count. Fails (@p err) only without memory. */
+int fusion_marked_vertices(const uint8_t *marked, int64_t num_nodes, int32_t **out_vertices, int64_t *out_count,
+                           tf_error *err);
+
+/**
+ * The features of out->vertices [out->num_vertices] (chosen by the caller) in every snapshot of
+ * @p seq into out->features [T][num_vertices][F], with its sizes: the one copy a load makes,
+ * whoever chose the vertices (a chunk here, a group of chunks in opt/fusion.h). On failure @p out
+ * is freed.
+ */
+int fusion_load_features(const snapshot_seq *seq, chunk_load *out, tf_error *err);
+
 /** Load chunk @p chunk alone: the features of ref_fusion_chunk_vertices() in every snapshot. */
 int ref_fusion_load_chunk(const snapshot_seq *seq, const chunk_set *chunks, int64_t chunk, chunk_load *out,
                           tf_error *err);

@@ -630,9 +630,7 @@ int partition_measure(const snapshot_seq *seq, const int32_t *owner, int ranks, 
 
 void partition_free(partition *p)
 {
-    free(p->vertex_owner);
-    free(p->snapshot_owner);
-    free(p->step_owner);
+    free(p->vertex_owner), free(p->snapshot_owner), free(p->step_owner);
     memset(p, 0, sizeof *p);
 }
 

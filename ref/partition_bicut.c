@@ -10,6 +10,7 @@ int bicut_demand_alloc(bicut_demand *d, int ranks, int64_t num_nodes, tf_error *
 {
     d->ranks = ranks;
     d->num_nodes = num_nodes;
+    d->batches = 0;
     d->weight = tf_alloc((size_t)ranks * (size_t)num_nodes, sizeof *d->weight, "placement demand", err);
     return d->weight ? TF_OK : TF_ERR_INPUT;
 }
@@ -56,6 +57,7 @@ int partition_event_demand(const event_stream *es, const temporal_csr *history, 
         int64_t *row = out->weight + (int64_t)j * es->num_nodes;
         slice++;
         const int64_t stop = start + local_batch < end ? start + local_batch : end;
+        out->batches += j == 0;
         for (int64_t e = start; e < stop; e++) {
             const int32_t roots[2] = {es->src[e], es->dst[e]};
             for (int r = 0; r < 2; r++) {
@@ -85,7 +87,7 @@ static int64_t total_demand(const bicut_demand *d, int64_t v)
 void bicut_costs(const bicut_demand *d, const int32_t *owner, int64_t *received, int64_t *served)
 {
     memset(received, 0, (size_t)d->ranks * sizeof *received);
-    memset(served, 0, (size_t)d->ranks * sizeof *served);
+    memset(served, 0, (size_t)d->ranks * sizeof *served); /* the same array as received: both add into it */
     for (int64_t v = 0; v < d->num_nodes; v++) {
         const int64_t s = total_demand(d, v);
         for (int k = 0; k < d->ranks; k++)

@@ -58,10 +58,11 @@ extern "C" {
 typedef struct bicut_demand {
     int ranks;          /**< R */
     int64_t num_nodes;  /**< N */
+    int64_t batches;    /**< global batches it was measured over (0 for a demand made by hand) */
     int64_t *weight;    /**< [R][N] ω(j, v) */
 } bicut_demand;
 
-/** Allocate a zero demand of @p ranks x @p num_nodes. */
+/** Allocate a zero demand of @p ranks x @p num_nodes (0 batches). */
 int bicut_demand_alloc(bicut_demand *d, int ranks, int64_t num_nodes, tf_error *err);
 
 /** Release @p d's array. */
@@ -76,7 +77,8 @@ void bicut_demand_free(bicut_demand *d);
 int partition_event_demand(const event_stream *es, const temporal_csr *history, int64_t first, int64_t end,
                            int64_t local_batch, int ranks, int neighbours, bicut_demand *out, tf_error *err);
 
-/** recv_j and serve_j of the placement @p owner [N] under demand @p d: @p received [R] and @p served [R] out. */
+/** recv_j and serve_j of the placement @p owner [N] under demand @p d: @p received [R] and @p served [R] out.
+ *  They may be the same array, which then holds cap_j = recv_j + serve_j. */
 void bicut_costs(const bicut_demand *d, const int32_t *owner, int64_t *received, int64_t *served);
 
 /** ζ = max_j (recv_j + serve_j). */

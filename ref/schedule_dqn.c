@@ -100,8 +100,8 @@ int dqn_choose(dqn *q, float state)
 
 void dqn_remember(dqn *q, float state, int action, float reward, float next_state)
 {
-    float *slot = q->replay + 4 * q->replay_next;
-    slot[0] = state, slot[1] = (float)action, slot[2] = reward, slot[3] = next_state;
+    float *entry = q->replay + 4 * q->replay_next;
+    entry[0] = state, entry[1] = (float)action, entry[2] = reward, entry[3] = next_state;
     q->replay_next = (q->replay_next + 1) % q->options.replay_capacity;
     if (q->replay_count < q->options.replay_capacity)
         q->replay_count++;

@@ -202,6 +202,16 @@ void trainer_close_epoch(trainer *tr, const train_schedule *s, double loss_sum, 
     report->train_loss = loss_sum / (double)s->windows;
 }
 
+int trainer_train_step(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, double *loss_sum,
+                       tf_error *err)
+{
+    parameters_zero_grad(&tr->model.parameters);
+    int status = TF_OK;
+    for (int64_t slot = 0; status == TF_OK && slot < s->batch; slot++)
+        status = trainer_train_slot(tr, seq, s, step, slot, loss_sum, err);
+    return status;
+}
+
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
@@ -209,9 +219,7 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
     double loss_sum = 0;
     int status = TF_OK;
     for (int64_t step = 0; status == TF_OK && step < s.steps; step++) {
-        parameters_zero_grad(&tr->model.parameters);
-        for (int64_t slot = 0; status == TF_OK && slot < s.batch; slot++)
-            status = trainer_train_slot(tr, seq, &s, step, slot, &loss_sum, err);
+        status = trainer_train_step(tr, seq, &s, step, &loss_sum, err);
         if (status == TF_OK) {
             trainer_apply_gradient(tr);
             report->steps++;
@@ -289,12 +297,6 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
                                          "train snapshots"};
     int found;
     checkpoint_state(tr, e);
-    if (checkpoint_load(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,
-                        &found, err) != TF_OK)
-        return TF_ERR_INPUT;
-    if (!found) /* parameters only: epoch 0, fresh optimizer */
-        return TF_OK;
-    tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
-    tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
-    return TF_OK;
+    return checkpoint_resume(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,
+                             &tr->epoch, &found, err);
 }

@@ -103,8 +103,8 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
 void trainer_free(trainer *tr);
 
 /**
- * Train one epoch and evaluate: every step zeroes the gradients, trains each of its slots
- * (trainer_train_slot()) and takes one optimizer step (trainer_apply_gradient()).
+ * Train one epoch and evaluate: every step's gradient (trainer_train_step(): its slots by
+ * trainer_train_slot()), then one optimizer step (trainer_apply_gradient()).
  */
 int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
@@ -168,6 +168,14 @@ void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first
  */
 int trainer_train_slot(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
                        double *loss_sum, tf_error *err);
+
+/**
+ * The gradient of step @p step on this process: zero the model's gradients, then
+ * trainer_train_slot() for every slot of the step, so they hold the step's mean gradient, ready
+ * for an optimizer step. Adds the windows' (unscaled) losses to @p loss_sum.
+ */
+int trainer_train_step(trainer *tr, const snapshot_seq *seq, const train_schedule *s, int64_t step, double *loss_sum,
+                       tf_error *err);
 
 /**
  * Train window @p window alone: forward and backward with the loss scaled by @p scale (the

@@ -136,53 +136,63 @@ int32_t event_trainer_negative(const event_trainer *tr, uint64_t stream, int64_t
     return tr->candidates[rng_below(&r, (uint64_t)tr->candidate_count)];
 }
 
-/* Events [first, end) of split `split` in batches of batch_size from `first`, appended to slots
+/* Events [first, end) of split `split` in batches of batch_size from `first`, appended to batches
  * (NULL: only counted). */
-static int64_t add_slots(const event_trainer *tr, int64_t first, int64_t end, uint64_t stream, int train,
-                         event_split split, event_batch_slot *slots, int64_t count)
+static int64_t add_batches(const event_trainer *tr, int64_t first, int64_t end, uint64_t stream, int train,
+                           event_split split, event_batch_spec *batches, int64_t count)
 {
     const int64_t B = tr->options.batch_size;
     for (int64_t start = first; start < end; start += B, count++)
-        if (slots)
-            slots[count] = (event_batch_slot){start, end - start < B ? end - start : B, stream, train, split};
+        if (batches)
+            batches[count] = (event_batch_spec){start, end - start < B ? end - start : B, stream, train, split};
     return count;
 }
 
-int64_t event_trainer_epoch_slots(const event_trainer *tr, event_batch_slot *slots)
+int64_t event_trainer_epoch_batches(const event_trainer *tr, event_batch_spec *batches)
 {
     /* Epoch e's negatives depend only on (seed, e): a resumed run draws the same ones. */
     const uint64_t stream = tr->options.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(tr->epoch + 1));
-    int64_t count = add_slots(tr, 0, tr->train_end, stream, 1, EVENT_SPLIT_TRAIN, slots, 0);
-    count = add_slots(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, slots, count);
-    return add_slots(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, slots, count);
+    int64_t count = add_batches(tr, 0, tr->train_end, stream, 1, EVENT_SPLIT_TRAIN, batches, 0);
+    count = add_batches(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, batches,
+                        count);
+    return add_batches(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, batches, count);
 }
 
-int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *slots)
+int64_t event_trainer_replay_batches(const event_trainer *tr, event_batch_spec *batches)
 {
-    int64_t count = add_slots(tr, 0, tr->train_end, REPLAY_SEED, 0, EVENT_SPLIT_TRAIN, slots, 0);
-    count = add_slots(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, slots, count);
-    return add_slots(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, slots, count);
+    int64_t count = add_batches(tr, 0, tr->train_end, REPLAY_SEED, 0, EVENT_SPLIT_TRAIN, batches, 0);
+    count = add_batches(tr, tr->train_end, tr->validation_end, VALIDATION_SEED, 0, EVENT_SPLIT_VALIDATION, batches,
+                        count);
+    return add_batches(tr, tr->validation_end, tr->events->num_events, TEST_SEED, 0, EVENT_SPLIT_TEST, batches, count);
 }
 
-int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
+int event_trainer_check_batch(const event_trainer *tr, const event_batch_spec *spec, tf_error *err)
+{
+    const int64_t size = spec->size;
+    if (size < 1 || size > tr->options.batch_size || spec->first < 0 || spec->first + size > tr->events->num_events)
+        return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld: expected 1..%lld events of the %lld",
+                            (long long)size, (long long)spec->first, (long long)tr->options.batch_size,
+                            (long long)tr->events->num_events);
+    return TF_OK;
+}
+
+int event_trainer_run_batch(event_trainer *tr, const event_batch_spec *spec, double *loss, float *scores,
                             tf_error *err)
 {
-    const int64_t size = slot->size;
-    if (size < 1 || size > tr->options.batch_size || slot->first < 0 || slot->first + size > tr->events->num_events)
-        return tf_error_set(err, TF_ERR_INPUT, "batch of %lld events from %lld: expected 1..%lld events of the %lld",
-                            (long long)size, (long long)slot->first, (long long)tr->options.batch_size,
-                            (long long)tr->events->num_events);
+    const int64_t size = spec->size;
+    if (event_trainer_check_batch(tr, spec, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (!scores)
         scores = tr->scores;
     for (int64_t j = 0; j < size; j++)
-        tr->negatives[j] = event_trainer_negative(tr, slot->stream, slot->first + j);
-    event_batch batch = {tr->events, tr->edge_features, slot->first, size, tr->negatives};
+        tr->negatives[j] = event_trainer_negative(tr, spec->stream, spec->first + j);
+    event_batch batch = {tr->events, tr->edge_features, spec->first, size, tr->negatives};
     event_tape tape;
     int status = event_model_forward(&tr->model, &tr->memory, &tr->history, &batch, &tape, scores, err);
     if (status != TF_OK)
         return status;
-    *loss = event_model_loss(scores, size, slot->train ? tr->dscores : NULL);
-    if (slot->train) {
+    *loss = event_model_loss(scores, size, spec->train ? tr->dscores : NULL);
+    if (spec->train) {
         parameters_zero_grad(&tr->model.parameters);
         status = event_model_backward(&tr->model, &tape, tr->dscores, err);
         /* Staleness 1 keeps this gradient and applies the previous one ([Sven] Eq. 13). */
@@ -246,15 +256,15 @@ int event_epoch_tally_create(event_epoch_tally *t, const event_trainer *tr, cons
     return TF_OK;
 }
 
-void event_epoch_tally_add(event_epoch_tally *t, const event_batch_slot *slot, double loss, const float *scores)
+void event_epoch_tally_add(event_epoch_tally *t, const event_batch_spec *spec, double loss, const float *scores)
 {
-    const int split = slot->split;
+    const int split = spec->split;
     t->loss_sum[split] += loss;
     t->batches[split]++;
     if (t->scores[split]) { /* positives first, negatives after, in event order */
-        const int64_t at = slot->first - t->first[split], count = t->count[split];
-        memcpy(t->scores[split] + at, scores, (size_t)slot->size * sizeof(float));
-        memcpy(t->scores[split] + count + at, scores + slot->size, (size_t)slot->size * sizeof(float));
+        const int64_t at = spec->first - t->first[split], count = t->count[split];
+        memcpy(t->scores[split] + at, scores, (size_t)spec->size * sizeof(float));
+        memcpy(t->scores[split] + count + at, scores + spec->size, (size_t)spec->size * sizeof(float));
     }
     if (t->progress)
         t->progress(t->progress_context, t->stage[split], t->batches[split], t->total[split]);
@@ -294,22 +304,53 @@ void event_epoch_tally_free(event_epoch_tally *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Every slot in order into the tally; the epoch counter moves when the training split ends. */
-static int run_slots(event_trainer *tr, const event_batch_slot *slots, int64_t count, event_epoch_tally *tally,
-                     tf_error *err)
+/* The reference's runner: each batch on this process, scores in the trainer's scratch. */
+static int reference_start(void *context, const event_batch_spec *batches, int64_t count, tf_error *err)
+{
+    (void)batches, (void)count, (void)err;
+    event_trainer *tr = context;
+    node_memory_reset(&tr->memory);
+    return TF_OK;
+}
+
+static int reference_run(void *context, const event_batch_spec *spec, double *loss, const float **scores,
+                         tf_error *err)
+{
+    event_trainer *tr = context;
+    *scores = tr->scores;
+    return event_trainer_run_batch(tr, spec, loss, tr->scores, err);
+}
+
+static int reference_end_training(void *context, tf_error *err)
+{
+    (void)err;
+    event_trainer_flush_gradient(context);
+    return TF_OK;
+}
+
+event_batch_runner event_trainer_runner(event_trainer *tr)
+{
+    return (event_batch_runner){reference_start, reference_run, reference_end_training, NULL, tr};
+}
+
+/* Every batch in order into the tally; the epoch counter moves when the training batches end. */
+static int run_batches(event_trainer *tr, const event_batch_runner *runner, const event_batch_spec *batches,
+                       int64_t count, event_epoch_tally *tally, tf_error *err)
 {
     for (int64_t i = 0; i < count; i++) {
         double loss;
-        int status = event_trainer_run_batch(tr, &slots[i], &loss, tr->scores, err);
-        /* Stop at the first step that overflowed (the training slots come first: step i + 1). */
-        if (status == TF_OK && slots[i].train)
+        const float *scores;
+        int status = runner->run(runner->context, &batches[i], &loss, &scores, err);
+        /* Stop at the first step that overflowed (the training batches come first: step i + 1). A
+         * twin's loss is all-reduced and its parameters equal on every rank: all stop together. */
+        if (status == TF_OK && batches[i].train)
             status = event_trainer_check_finite(tr, loss, i + 1, err);
         if (status != TF_OK)
             return status;
-        event_epoch_tally_add(tally, &slots[i], loss, tr->scores);
-        if (slots[i].train && (i + 1 == count || !slots[i + 1].train)) {
-            event_trainer_flush_gradient(tr);
-            if ((status = event_trainer_check_finite(tr, loss, i + 1, err)) != TF_OK)
+        event_epoch_tally_add(tally, &batches[i], loss, scores);
+        if (batches[i].train && (i + 1 == count || !batches[i + 1].train)) {
+            if (runner->end_training && ((status = runner->end_training(runner->context, err)) != TF_OK ||
+                                         (status = event_trainer_check_finite(tr, loss, i + 1, err)) != TF_OK))
                 return status;
             tr->epoch++;
         }
@@ -317,48 +358,66 @@ static int run_slots(event_trainer *tr, const event_batch_slot *slots, int64_t c
     return TF_OK;
 }
 
-/* Run the slots the given function lists, from a zero memory, into the report. */
-static int run_listed(event_trainer *tr, int64_t (*list)(const event_trainer *, event_batch_slot *),
-                      const char *label, const char *train_stage, event_epoch_report *report, progress_fn progress,
-                      void *progress_context, tf_error *err)
+/* Run the batches the given function lists, from a zero memory, into the report. */
+static int run_listing(event_trainer *tr, int64_t (*list)(const event_trainer *, event_batch_spec *),
+                       const event_batch_runner *runner, const char *label, const char *train_stage,
+                       event_epoch_report *report, progress_fn progress, void *progress_context, tf_error *err)
 {
     memset(report, 0, sizeof *report);
-    node_memory_reset(&tr->memory);
     const int64_t count = list(tr, NULL);
-    event_batch_slot *slots = tf_alloc((size_t)count, sizeof *slots, "batch slots", err);
+    event_batch_spec *batches = tf_alloc((size_t)count, sizeof *batches, "batch list", err);
     event_epoch_tally tally;
-    int status = slots ? event_epoch_tally_create(&tally, tr, label, train_stage, progress, progress_context, err)
-                       : TF_ERR_INPUT;
+    int status = batches ? event_epoch_tally_create(&tally, tr, label, train_stage, progress, progress_context, err)
+                         : TF_ERR_INPUT;
     if (status == TF_OK) {
-        list(tr, slots);
-        status = run_slots(tr, slots, count, &tally, err);
+        list(tr, batches);
+        status = runner->start(runner->context, batches, count, err);
+        if (status == TF_OK)
+            status = run_batches(tr, runner, batches, count, &tally, err);
+        if (runner->stop)
+            runner->stop(runner->context);
         if (status == TF_OK)
             status = event_epoch_tally_finish(&tally, report, err);
         event_epoch_tally_free(&tally);
     }
-    free(slots);
+    free(batches);
+    return status;
+}
+
+int event_trainer_epoch_with(event_trainer *tr, const event_batch_runner *runner, event_epoch_report *report,
+                             progress_fn progress, void *progress_context, tf_error *err)
+{
+    char label[32];
+    snprintf(label, sizeof label, "epoch %lld: ", (long long)tr->epoch + 1);
+    int status = run_listing(tr, event_trainer_epoch_batches, runner, label, "training", report, progress,
+                             progress_context, err);
+    report->epoch = tr->epoch;
+    return status;
+}
+
+int event_trainer_evaluate_with(event_trainer *tr, const event_batch_runner *runner, event_metrics *validation,
+                                event_metrics *test, progress_fn progress, void *progress_context, tf_error *err)
+{
+    event_epoch_report report;
+    int status = run_listing(tr, event_trainer_replay_batches, runner, "", "replaying training events", &report,
+                             progress, progress_context, err);
+    *validation = report.validation;
+    *test = report.test;
     return status;
 }
 
 int event_trainer_epoch(event_trainer *tr, event_epoch_report *report, progress_fn progress, void *progress_context,
                         tf_error *err)
 {
-    char label[32];
-    snprintf(label, sizeof label, "epoch %lld: ", (long long)tr->epoch + 1);
-    int status = run_listed(tr, event_trainer_epoch_slots, label, "training", report, progress, progress_context, err);
-    report->epoch = tr->epoch;
-    return status;
+    const event_batch_runner runner = event_trainer_runner(tr);
+    return event_trainer_epoch_with(tr, &runner, report, progress, progress_context, err);
 }
 
 int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_metrics *test, progress_fn progress,
                            void *progress_context, tf_error *err)
 {
-    event_epoch_report report;
-    int status = run_listed(tr, event_trainer_replay_slots, "", "replaying training events", &report, progress,
-                            progress_context, err);
-    *validation = report.validation;
-    *test = report.test;
-    return status;
+    const event_batch_runner runner = event_trainer_runner(tr);
+    return event_trainer_evaluate_with(tr, &runner, validation, test, progress, progress_context, err);
 }
 
 /* ---- checkpoints ------------------------------------------------------------------------------- */
@@ -395,14 +454,11 @@ int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
                                          "train events", "train and validation events"};
     int found;
     checkpoint_state(tr, e);
-    if (checkpoint_load(directory, e, s, STATE_SIZE, STATE_MEMORY, labels, &tr->model.parameters, &tr->optimizer,
-                        &found, err) != TF_OK)
+    if (checkpoint_resume(directory, e, s, STATE_SIZE, STATE_MEMORY, labels, &tr->model.parameters, &tr->optimizer,
+                          &tr->epoch, &found, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (!found) /* parameters only: epoch 0, fresh optimizer */
-        return TF_OK;
-    tr->epoch = s[CHECKPOINT_FIELD_EPOCH];
-    tr->optimizer.step = s[CHECKPOINT_FIELD_STEP];
-    tr->options.seed = (uint64_t)s[STATE_SEED];
+    if (found) /* the negatives of the epochs still to come */
+        tr->options.seed = (uint64_t)s[STATE_SEED];
     return TF_OK;
 }
 

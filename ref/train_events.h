@@ -25,10 +25,12 @@
  * replay streams have fixed keys of their own, the same every epoch and for every training seed,
  * so evaluation numbers are comparable across epochs and runs.
  *
- * **Slots.** An epoch is a list of batch slots (event_trainer_epoch_slots(): first event, size,
- * negative stream, train or not, split), run in order by event_trainer_run_batch(); the twins of
- * chapter 04 run the same list, and event_epoch_tally does the bookkeeping (losses, scores, AP)
- * for both.
+ * **Listings.** An epoch is a list of batch specs (event_trainer_epoch_batches(): first event,
+ * size, negative stream, train or not, split), run in order by one loop, event_trainer_epoch_with(),
+ * through an #event_batch_runner: the reference's runs each batch with event_trainer_run_batch();
+ * the twins of chapters 04 and 05 bring their own (opt/train_events.h plans and exchanges each
+ * batch over ranks, opt/async_pipeline.h takes it from a queue built ahead), so the loop, its
+ * stops and its bookkeeping (event_epoch_tally: losses, scores, AP) are the same code for all.
  *
  * **An epoch** (event_trainer_epoch()): the node memory is reset to zero; the training split is
  * run batch by batch (forward, loss, backward, one Adam step, memory write-back); then the
@@ -129,13 +131,13 @@ typedef enum event_split {
 } event_split;
 
 /** One batch of an epoch: which events, whose negatives, and whether it trains. */
-typedef struct event_batch_slot {
+typedef struct event_batch_spec {
     int64_t first;       /**< index of the batch's first event */
     int64_t size;        /**< B events (the last batch of a split may be shorter) */
     uint64_t stream;     /**< key of its negatives (event_trainer_negative()) */
     int train;           /**< 1: backward and one Adam step */
     event_split split;   /**< where its loss and scores are tallied */
-} event_batch_slot;
+} event_batch_spec;
 
 /** What an epoch's batches add up to: losses per split, the evaluated splits' scores, progress. */
 typedef struct event_epoch_tally {
@@ -175,31 +177,35 @@ void event_trainer_free(event_trainer *tr);
 int32_t event_trainer_negative(const event_trainer *tr, uint64_t stream, int64_t event);
 
 /**
- * The slots of the next epoch (number tr->epoch + 1): the training split in batches that train,
+ * The batches of the next epoch (number tr->epoch + 1): the training split in batches that train,
  * then validation and test forward only.
  * @param tr     the trainer
- * @param slots  [count] out, or NULL to count
- * @return the number of slots
+ * @param batches  [count] out, or NULL to count
+ * @return the number of batches
  */
-int64_t event_trainer_epoch_slots(const event_trainer *tr, event_batch_slot *slots);
+int64_t event_trainer_epoch_batches(const event_trainer *tr, event_batch_spec *batches);
 
-/** The slots of event_trainer_evaluate(): the training split replayed forward only (its own
- *  negative stream), then validation and test. @p slots [count] out, or NULL to count. */
-int64_t event_trainer_replay_slots(const event_trainer *tr, event_batch_slot *slots);
+/** The batches of event_trainer_evaluate(): the training split replayed forward only (its own
+ *  negative stream), then validation and test. @p batches [count] out, or NULL to count. */
+int64_t event_trainer_replay_batches(const event_trainer *tr, event_batch_spec *batches);
+
+/** Whether @p spec is a batch @p tr can run: 1..batch_size events inside the stream.
+ *  @return 0, or TF_ERR_INPUT with "batch of N events from F: expected ..." in @p err. */
+int event_trainer_check_batch(const event_trainer *tr, const event_batch_spec *spec, tf_error *err);
 
 /**
- * One batch: negatives, forward, loss, (when slot->train: backward and one Adam step), then the
+ * One batch: negatives, forward, loss, (when spec->train: backward and one Adam step), then the
  * memory write-back. After a training batch the parameters' gradients are still in place (with
  * staleness 1: the gradient just applied, the previous batch's; the first batch of an epoch
  * applies nothing, and event_trainer_flush_gradient() applies the last one).
  * @param tr      the trainer
- * @param slot    the batch (size 1..batch_size)
+ * @param spec    the batch (size 1..batch_size)
  * @param loss    out: the batch loss
  * @param scores  [2 size] out: positives then negatives, or NULL (the trainer's scratch)
- * @param err     out: a slot outside the stream, what failed
+ * @param err     out: a batch outside the stream, what failed
  * @return 0, or an error code
  */
-int event_trainer_run_batch(event_trainer *tr, const event_batch_slot *slot, double *loss, float *scores,
+int event_trainer_run_batch(event_trainer *tr, const event_batch_spec *spec, double *loss, float *scores,
                             tf_error *err);
 
 /**
@@ -227,8 +233,8 @@ void event_trainer_flush_gradient(event_trainer *tr);
 int event_epoch_tally_create(event_epoch_tally *t, const event_trainer *tr, const char *label, const char *train_stage,
                              progress_fn progress, void *progress_context, tf_error *err);
 
-/** Add one batch's loss and scores [2 slot->size] (the whole batch's, in event order). */
-void event_epoch_tally_add(event_epoch_tally *t, const event_batch_slot *slot, double loss, const float *scores);
+/** Add one batch's loss and scores [2 spec->size] (the whole batch's, in event order). */
+void event_epoch_tally_add(event_epoch_tally *t, const event_batch_spec *spec, double loss, const float *scores);
 
 /** The report of a finished tally: mean training loss and batches, validation and test metrics
  *  (the caller sets report->epoch). */
@@ -236,6 +242,40 @@ int event_epoch_tally_finish(const event_epoch_tally *t, event_epoch_report *rep
 
 /** Release a tally's scores. */
 void event_epoch_tally_free(event_epoch_tally *t);
+
+/**
+ * How the batches of a listing run: the part of an epoch that differs between the reference and
+ * its twins. event_trainer_epoch_with() calls start(), then run() for every batch in order, and
+ * end_training() where the training batches end (before any evaluation), then stop().
+ */
+typedef struct event_batch_runner {
+    /** Zero the node memory and get ready for @p batches [count] (a twin may build them ahead). */
+    int (*start)(void *context, const event_batch_spec *batches, int64_t count, tf_error *err);
+    /** Run the next batch, @p spec: its loss, and in *scores where its scores [2 spec->size] are. */
+    int (*run)(void *context, const event_batch_spec *spec, double *loss, const float **scores, tf_error *err);
+    /** The training batches are done: apply what is pending (staleness 1's last gradient), or NULL. */
+    int (*end_training)(void *context, tf_error *err);
+    /** Release what start() took (called after every start(), failed or not), or NULL. */
+    void (*stop)(void *context);
+    void *context;   /**< passed to each */
+} event_batch_runner;
+
+/** The reference's runner: event_trainer_run_batch() on @p tr, which must outlive it. */
+event_batch_runner event_trainer_runner(event_trainer *tr);
+
+/**
+ * event_trainer_epoch() with another runner: the one loop of every event trainer. The batches of
+ * event_trainer_epoch_batches() run in order by @p runner from a zero memory; the first training
+ * step whose loss or state is not finite stops it (event_trainer_check_finite()); tr->epoch moves
+ * where the training batches end. Arguments as event_trainer_epoch()'s.
+ */
+int event_trainer_epoch_with(event_trainer *tr, const event_batch_runner *runner, event_epoch_report *report,
+                             progress_fn progress, void *progress_context, tf_error *err);
+
+/** event_trainer_evaluate() with another runner: the batches of event_trainer_replay_batches(), as
+ *  event_trainer_epoch_with() runs them. Arguments as event_trainer_evaluate()'s. */
+int event_trainer_evaluate_with(event_trainer *tr, const event_batch_runner *runner, event_metrics *validation,
+                                event_metrics *test, progress_fn progress, void *progress_context, tf_error *err);
 
 /**
  * Train one epoch, then evaluate validation and test continuing the memory (see above).

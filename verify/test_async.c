@@ -22,6 +22,7 @@
 #include "ref/core/digest.h"
 #include "ref/nn/sgd.h"
 #include "verify/testing.h"
+#include "verify/testing_events.h"
 
 #define TOLERANCE 1e-5
 
@@ -43,6 +44,13 @@ static void small_options(train_options *o, int64_t batch)
 }
 
 static const model_config small_model = {MODEL_TGCN, 0, 4, 0, 2};
+
+/* Chickenpox and small_options() with 4 windows a step: the data most checks here train on. */
+static void load_chickenpox(dataset *d, train_options *o)
+{
+    load("chickenpox", d);
+    small_options(o, 4);
+}
 
 static void make_trainer(trainer *tr, const snapshot_seq *seq, const train_options *o)
 {
@@ -83,48 +91,47 @@ END_TEST
 
 /* Staleness 1: nothing moves at step 0, step 1 applies step 0's gradient (so the parameters are
  * the synchronous run's after its step 0), and a whole epoch is the recurrence written here. */
-START_TEST(stale_one_lags_one_step)
+START_TEST(delayed_one_lags_one_step)
 {
     dataset d;
-    load("chickenpox", &d);
-    const snapshot_seq *seq = &d.snapshots;
     train_options o;
-    small_options(&o, 4);
-    trainer sync, stale, whole, by_hand;
+    load_chickenpox(&d, &o);
+    const snapshot_seq *seq = &d.snapshots;
+    trainer sync, delayed, whole, by_hand;
     make_trainer(&sync, seq, &o);
-    make_trainer(&stale, seq, &o);
+    make_trainer(&delayed, seq, &o);
     make_trainer(&whole, seq, &o);
     make_trainer(&by_hand, seq, &o);
-    const train_schedule s = trainer_schedule(&stale);
+    const train_schedule s = trainer_schedule(&delayed);
     tf_error err;
     double loss = 0;
     delayed_gradient delay;
-    ck_assert(delayed_gradient_create(&delay, &stale.model.parameters, &err) == TF_OK);
+    ck_assert(delayed_gradient_create(&delay, &delayed.model.parameters, &err) == TF_OK);
     /* step 0 of the synchronous run */
     parameters_zero_grad(&sync.model.parameters);
     for (int64_t slot = 0; slot < s.batch; slot++)
         ck_assert(trainer_train_slot(&sync, seq, &s, 0, slot, &loss, &err) == TF_OK);
     trainer_apply_gradient(&sync);
-    /* steps 0 and 1 of the stale one */
+    /* steps 0 and 1 of the delayed one */
     int64_t after_step0 = -1, after_step1 = -1;
     for (int64_t step = 0; step < 2; step++) {
-        parameters_zero_grad(&stale.model.parameters);
+        parameters_zero_grad(&delayed.model.parameters);
         for (int64_t slot = 0; slot < s.batch; slot++)
-            ck_assert(trainer_train_slot(&stale, seq, &s, step, slot, &loss, &err) == TF_OK);
-        int due = delayed_gradient_exchange(&delay, &stale.model.parameters);
+            ck_assert(trainer_train_slot(&delayed, seq, &s, step, slot, &loss, &err) == TF_OK);
+        int due = delayed_gradient_exchange(&delay, &delayed.model.parameters);
         ck_assert_int_eq(due, step == 1);
         if (due)
-            trainer_apply_gradient(&stale);
+            trainer_apply_gradient(&delayed);
         if (step == 0)
-            after_step0 = parameters_differing_values(&stale.model.parameters, &whole.model.parameters); /* initial */
+            after_step0 = parameters_differing_values(&delayed.model.parameters, &whole.model.parameters); /* initial */
         else
-            after_step1 = parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
+            after_step1 = parameters_differing_values(&delayed.model.parameters, &sync.model.parameters);
     }
     delayed_gradient_free(&delay);
 
-    /* One epoch by ref_stale_epoch() against the recurrence with an explicit previous gradient. */
+    /* One epoch by ref_delayed_epoch() against the recurrence with an explicit previous gradient. */
     epoch_report report;
-    ck_assert_msg(ref_stale_epoch(&whole, seq, &report, &err) == TF_OK, "%s", err.message);
+    ck_assert_msg(ref_delayed_epoch(&whole, seq, &report, &err) == TF_OK, "%s", err.message);
     const int64_t size = parameters_size(&by_hand.model.parameters);
     float *previous = malloc((size_t)size * sizeof(float)), *current = malloc((size_t)size * sizeof(float));
     double hand_loss = 0;
@@ -157,7 +164,7 @@ START_TEST(stale_one_lags_one_step)
     free(previous);
     free(current);
     trainer_free(&sync);
-    trainer_free(&stale);
+    trainer_free(&delayed);
     trainer_free(&whole);
     trainer_free(&by_hand);
     dataset_free(&d);
@@ -168,37 +175,31 @@ END_TEST
  * batch k's gradient is applied at batch k + 1, the first batch of an epoch applies nothing, the
  * last gradient is applied where the training split ends (Adam steps = batches); the memory is
  * written from each batch's own forward. Bitwise, two epochs; staleness 2 is refused. */
-START_TEST(event_stale_one_is_the_recurrence)
+START_TEST(event_delayed_one_is_the_recurrence)
 {
     tf_error err;
-    dataset d;
-    ck_assert(dataset_load("events:nodes=40,events=300,repeat=0.5,features=2,seed=3", NULL, &d, &err) == TF_OK);
-    event_model_config config;
-    event_model_config_default(&config, EVENT_MODEL_TGN);
-    config.memory_width = config.time_width = config.embedding_width = 4;
-    config.edge_width = d.events.feature_width;
-    event_train_options options;
-    event_train_options_default(&options);
-    options.batch_size = 40;
-    options.learning_rate = 1e-2;
-    event_trainer by_hand, stale;
-    ck_assert(event_trainer_create(&by_hand, &d.events, d.events.features, &config, &options, &err) == TF_OK);
+    workload w;
+    const char *spec = "events:nodes=40,events=300,repeat=0.5,features=2,seed=3";
+    workload_load(&w, spec, spec, 300, EVENT_MODEL_TGN, 40);
+    event_train_options options = w.options;
+    event_trainer by_hand, delayed;
+    ck_assert(event_trainer_create(&by_hand, &w.events, w.events.features, &w.config, &options, &err) == TF_OK);
     options.staleness = 1;
-    ck_assert(event_trainer_create(&stale, &d.events, d.events.features, &config, &options, &err) == TF_OK);
-    const int64_t P = parameters_size(&stale.model.parameters);
+    ck_assert(event_trainer_create(&delayed, &w.events, w.events.features, &w.config, &options, &err) == TF_OK);
+    const int64_t P = parameters_size(&delayed.model.parameters);
     float *pending = malloc((size_t)P * sizeof(float)), *current = malloc((size_t)P * sizeof(float));
-    const int64_t count = event_trainer_epoch_slots(&stale, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
+    const int64_t count = event_trainer_epoch_batches(&delayed, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     int64_t differing = 0, batches = 0;
     for (int epoch = 0; epoch < 2; epoch++) {
         event_epoch_report report;
-        ck_assert(event_trainer_epoch(&stale, &report, NULL, NULL, &err) == TF_OK);
-        event_trainer_epoch_slots(&by_hand, slots);
+        ck_assert(event_trainer_epoch(&delayed, &report, NULL, NULL, &err) == TF_OK);
+        event_trainer_epoch_batches(&by_hand, specs);
         node_memory_reset(&by_hand.memory);
         int has_pending = 0;
         const int64_t before = batches;
-        for (int64_t i = 0; i < count && slots[i].train; i++, batches++) {
-            const event_batch_slot *s = &slots[i];
+        for (int64_t i = 0; i < count && specs[i].train; i++, batches++) {
+            const event_batch_spec *s = &specs[i];
             for (int64_t j = 0; j < s->size; j++)
                 by_hand.negatives[j] = event_trainer_negative(&by_hand, s->stream, s->first + j);
             event_batch batch = {by_hand.events, by_hand.edge_features, s->first, s->size, by_hand.negatives};
@@ -221,27 +222,27 @@ START_TEST(event_stale_one_is_the_recurrence)
         parameters_unpack_gradients(&by_hand.model.parameters, pending); /* the flush */
         ref_adam_step(&by_hand.optimizer, &by_hand.model.parameters);
         by_hand.epoch++;
-        for (int64_t i = 0; i < stale.model.parameters.count; i++)
-            differing += differing_values(stale.model.parameters.items[i].value.data,
+        for (int64_t i = 0; i < delayed.model.parameters.count; i++)
+            differing += differing_values(delayed.model.parameters.items[i].value.data,
                                           by_hand.model.parameters.items[i].value.data,
-                                          stale.model.parameters.items[i].value.size);
+                                          delayed.model.parameters.items[i].value.size);
         ck_assert_int_eq(report.batches, batches - before);
     }
     printf("event staleness 1: %lld training batches, Adam steps %lld (by hand %lld), differing parameters %lld "
            "(must be 0)\n",
-           (long long)batches, (long long)stale.optimizer.step, (long long)by_hand.optimizer.step,
+           (long long)batches, (long long)delayed.optimizer.step, (long long)by_hand.optimizer.step,
            (long long)differing);
     ck_assert_int_eq(differing, 0);
-    ck_assert_int_eq(stale.optimizer.step, batches);
+    ck_assert_int_eq(delayed.optimizer.step, batches);
     ck_assert_int_eq(by_hand.optimizer.step, batches);
     event_trainer refused;
     options.staleness = 2;
-    EXPECT_INPUT_ERROR(event_trainer_create(&refused, &d.events, d.events.features, &config, &options, &err), &err,
+    EXPECT_INPUT_ERROR(event_trainer_create(&refused, &w.events, w.events.features, &w.config, &options, &err), &err,
                        "staleness 2", "0 or 1");
-    free(pending), free(current), free(slots);
+    free(pending), free(current), free(specs);
     event_trainer_free(&by_hand);
-    event_trainer_free(&stale);
-    dataset_free(&d);
+    event_trainer_free(&delayed);
+    workload_free(&w);
 }
 END_TEST
 
@@ -281,9 +282,8 @@ END_TEST
 START_TEST(replicas_one_is_plain)
 {
     dataset d;
-    load("chickenpox", &d);
     train_options o;
-    small_options(&o, 4);
+    load_chickenpox(&d, &o);
     trainer plain;
     make_trainer(&plain, &d.snapshots, &o);
     replica_set one;
@@ -349,9 +349,8 @@ END_TEST
 START_TEST(replicas_identical_after_average_adam_not)
 {
     dataset d;
-    load("chickenpox", &d);
     train_options o;
-    small_options(&o, 4);
+    load_chickenpox(&d, &o);
     replica_set three;
     tf_error err;
     ck_assert(replica_set_create(&three, &d.snapshots, &small_model, &o, 3, 2, &err) == TF_OK);
@@ -722,9 +721,8 @@ START_TEST(option_errors)
     EXPECT_INPUT_ERROR(async_options_check(&o, 4, &err), &err, "5:100", "rank 5", "4 rank(s)");
 
     dataset d;
-    load("chickenpox", &d);
     train_options options;
-    small_options(&options, 4);
+    load_chickenpox(&d, &options);
     replica_set rs;
     EXPECT_INPUT_ERROR(replica_set_create(&rs, &d.snapshots, &small_model, &options, 0, 2, &err), &err,
                        "0 replica(s)");
@@ -742,8 +740,8 @@ int main(void)
     TCase *cases = tcase_create("references");
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, sgd_step_by_hand);
-    tcase_add_test(cases, stale_one_lags_one_step);
-    tcase_add_test(cases, event_stale_one_is_the_recurrence);
+    tcase_add_test(cases, delayed_one_lags_one_step);
+    tcase_add_test(cases, event_delayed_one_is_the_recurrence);
     tcase_add_test(cases, average_combine_by_hand);
     tcase_add_test(cases, replicas_one_is_plain);
     tcase_add_test(cases, replicas_sgd_every_step_is_synchronous);

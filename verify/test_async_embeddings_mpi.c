@@ -42,7 +42,7 @@ static void make_trainer(partition_trainer *pt, const snapshot_seq *seq, const i
                   "%s", err.message);
 }
 
-/* One epoch, step by step as partition_trainer_epoch() runs it, with `each_step` after every step. */
+/* One epoch, step by step as opt_partition_trainer_epoch() runs it, with `each_step` after every step. */
 typedef void (*step_check)(void *context);
 
 static void run_epoch(partition_trainer *pt, epoch_report *report, step_check each_step, void *context)
@@ -58,8 +58,8 @@ static void run_epoch(partition_trainer *pt, epoch_report *report, step_check ea
     }
     trainer_close_epoch(&pt->base, &s, loss_sum, report);
     const int64_t train = pt->base.train_snapshots;
-    ck_assert_msg(partition_trainer_evaluate(pt, train, pt->part.local.num_snapshots - train, &report->test_mse,
-                                             &err) == TF_OK,
+    ck_assert_msg(opt_partition_trainer_evaluate(pt, train, pt->part.local.num_snapshots - train, &report->test_mse,
+                                                 &err) == TF_OK,
                   "%s", err.message);
 }
 
@@ -122,8 +122,8 @@ START_TEST(zero_threshold_is_exchange_mode)
             trainer_close_epoch(&plain.base, &s, loss[0], &a);
             trainer_close_epoch(&stale.base, &s, loss[1], &b);
             const int64_t train = plain.base.train_snapshots, test = seq->num_snapshots - train;
-            ck_assert(partition_trainer_evaluate(&plain, train, test, &a.test_mse, &err) == TF_OK);
-            ck_assert(partition_trainer_evaluate(&stale, train, test, &b.test_mse, &err) == TF_OK);
+            ck_assert(opt_partition_trainer_evaluate(&plain, train, test, &a.test_mse, &err) == TF_OK);
+            ck_assert(opt_partition_trainer_evaluate(&stale, train, test, &b.test_mse, &err) == TF_OK);
             stale_fetcher_end_epoch(&f, b.train_loss);
             losses_differing += memcmp(&a.test_mse, &b.test_mse, sizeof(double)) != 0;
         }

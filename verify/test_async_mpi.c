@@ -3,7 +3,7 @@
  *  - averaging (DynaHB): after EVERY step, rank r's parameters against replica r of the serial
  *    simulation with R = the rank count on the same kernels: bitwise, differing values summed
  *    over ranks; with SGD and K = 1 against synchronous data-parallel SGD: fp;
- *  - stale gradients (Sven Eq. 13): staleness 0 against opt_trainer_epoch(): bitwise; staleness
+ *  - delayed gradients (Sven Eq. 13): staleness 0 against opt_trainer_epoch(): bitwise; staleness
  *    1 against the serial delayed recurrence: fp, and bitwise on one rank on the same kernels;
  *  - a straggler changes no bit; the bytes sent are the header's formulas.
  * Chickenpox (windows of 8, 4 per step, half the snapshots: 33 windows in 9 steps, the last
@@ -39,10 +39,13 @@ static double max_over_ranks(double value)
     return all;
 }
 
-/* Chickenpox: windows of 8, 4 per step. The generated graph (20 training snapshots): windows of
- * 4, 2 per step, so that an epoch has 3 steps. */
-static void options_for(train_options *o, optimizer_kind optimizer, const char *data)
+/* Dataset @p data and the options every check here trains it with. Chickenpox: windows of 8, 4
+ * per step. The generated graph (20 training snapshots): windows of 4, 2 per step, so that an
+ * epoch has 3 steps. */
+static void load_with_options(const char *data, optimizer_kind optimizer, dataset *d, train_options *o)
 {
+    tf_error err;
+    ck_assert_msg(dataset_load(data, NULL, d, &err) == TF_OK, "%s", err.message);
     train_options_default(o);
     const int real = strcmp(data, "chickenpox") == 0;
     o->window = real ? 8 : 4;
@@ -78,9 +81,8 @@ static void average_against_simulation(const char *data, model_kind kind, int64_
 {
     tf_error err;
     dataset d;
-    ck_assert_msg(dataset_load(data, NULL, &d, &err) == TF_OK, "%s", err.message);
     train_options o;
-    options_for(&o, OPTIMIZER_ADAM, data);
+    load_with_options(data, OPTIMIZER_ADAM, &d, &o);
     trainer mine;
     make_trainer(&mine, &d.snapshots, kind, &o);
     async_trainer twin;
@@ -132,63 +134,79 @@ START_TEST(average_equals_simulation_every_step)
 }
 END_TEST
 
+/* An async twin and synchronous data-parallel training (opt_trainer_epoch()) of the same model on
+ * chickenpox with the same options, epoch by epoch side by side. */
+typedef struct beside_sync {
+    dataset data;
+    trainer twin_model;     /* the twin's */
+    trainer sync;           /* synchronous training's */
+    async_trainer twin;
+} beside_sync;
+
+static void beside_sync_create(beside_sync *b, optimizer_kind optimizer, model_kind kind, sync_mode mode,
+                               int staleness)
+{
+    tf_error err;
+    train_options o;
+    load_with_options("chickenpox", optimizer, &b->data, &o);
+    make_trainer(&b->twin_model, &b->data.snapshots, kind, &o);
+    make_trainer(&b->sync, &b->data.snapshots, kind, &o);
+    make_async(&b->twin, &b->twin_model, mode, 1, staleness, NULL);
+    ck_assert(opt_trainer_parallel(&b->sync, &world, &err) == TF_OK);
+}
+
+/* One epoch of each: synchronous training's report in @p sync, the twin's in @p twin. */
+static void beside_sync_epoch(beside_sync *b, epoch_report *sync, epoch_report *twin)
+{
+    tf_error err;
+    ck_assert(opt_trainer_epoch(&b->sync, &world, &b->data.snapshots, sync, &err) == TF_OK);
+    ck_assert(opt_async_epoch(&b->twin, &b->data.snapshots, twin, &err) == TF_OK);
+}
+
+static void beside_sync_free(beside_sync *b)
+{
+    opt_async_free(&b->twin);
+    trainer_free(&b->twin_model);
+    trainer_free(&b->sync);
+    dataset_free(&b->data);
+}
+
 /* K = 1 and SGD: the averaged replicas take synchronous SGD's steps, up to rounding. */
 START_TEST(average_sgd_every_step_equals_sync)
 {
-    tf_error err;
-    dataset d;
-    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
-    train_options o;
-    options_for(&o, OPTIMIZER_SGD, "chickenpox");
-    trainer averaged, sync;
-    make_trainer(&averaged, &d.snapshots, MODEL_TGCN, &o);
-    make_trainer(&sync, &d.snapshots, MODEL_TGCN, &o);
-    async_trainer twin;
-    make_async(&twin, &averaged, SYNC_AVERAGE, 1, 0, NULL);
-    ck_assert(opt_trainer_parallel(&sync, &world, &err) == TF_OK);
+    beside_sync b;
+    beside_sync_create(&b, OPTIMIZER_SGD, MODEL_TGCN, SYNC_AVERAGE, 0);
     double worst_curve = 0;
     for (int e = 0; e < 3; e++) {
-        epoch_report a, b;
-        ck_assert(opt_trainer_epoch(&sync, &world, &d.snapshots, &a, &err) == TF_OK);
-        ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
-        worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
+        epoch_report sync, twin;
+        beside_sync_epoch(&b, &sync, &twin);
+        worst_curve = fmax(worst_curve, fmax(relative(twin.train_loss, sync.train_loss),
+                                             relative(twin.test_mse, sync.test_mse)));
     }
-    const double worst_parameter = max_over_ranks(parameters_relative_error(&averaged.model.parameters, &sync.model.parameters));
+    const double worst_parameter =
+        max_over_ranks(parameters_relative_error(&b.twin_model.model.parameters, &b.sync.model.parameters));
     if (world.rank == 0)
         printf("SGD averaged every step against synchronous SGD, %d rank(s), 3 epochs: loss curve %.2e, final "
                "parameters %.2e (fp, must be <= %g)\n",
                world.size, worst_curve, worst_parameter, TOLERANCE);
     ck_assert_double_le(worst_curve, TOLERANCE);
     ck_assert_double_le(worst_parameter, TOLERANCE);
-    opt_async_free(&twin);
-    trainer_free(&averaged);
-    trainer_free(&sync);
-    dataset_free(&d);
+    beside_sync_free(&b);
 }
 END_TEST
 
 /* Staleness 0 runs the twin's loop with the blocking all-reduce: synchronous training, bit for bit. */
-START_TEST(stale_zero_is_sync)
+START_TEST(delayed_zero_is_sync)
 {
-    tf_error err;
-    dataset d;
-    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
-    train_options o;
-    options_for(&o, OPTIMIZER_ADAM, "chickenpox");
-    trainer stale, sync;
-    make_trainer(&stale, &d.snapshots, MODEL_GCLSTM, &o);
-    make_trainer(&sync, &d.snapshots, MODEL_GCLSTM, &o);
-    async_trainer twin;
-    make_async(&twin, &stale, SYNC_ALLREDUCE, 1, 0, NULL);
-    ck_assert(opt_trainer_parallel(&sync, &world, &err) == TF_OK);
+    beside_sync b;
+    beside_sync_create(&b, OPTIMIZER_ADAM, MODEL_GCLSTM, SYNC_ALLREDUCE, 0);
     int64_t differing = 0, reports = 0;
     for (int e = 0; e < 2; e++) {
-        epoch_report a, b;
-        ck_assert(opt_trainer_epoch(&sync, &world, &d.snapshots, &a, &err) == TF_OK);
-        ck_assert(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK);
-        differing += parameters_differing_values(&stale.model.parameters, &sync.model.parameters);
-        reports += memcmp(&a.train_loss, &b.train_loss, sizeof(double)) != 0 ||
-                   memcmp(&a.test_mse, &b.test_mse, sizeof(double)) != 0 || a.steps != b.steps;
+        epoch_report sync, twin;
+        beside_sync_epoch(&b, &sync, &twin);
+        differing += parameters_differing_values(&b.twin_model.model.parameters, &b.sync.model.parameters);
+        reports += memcmp(&sync.train_loss, &twin.train_loss, sizeof(double)) != 0 ||
+                   memcmp(&sync.test_mse, &twin.test_mse, sizeof(double)) != 0 || sync.steps != twin.steps;
     }
     const double all = sum_over_ranks((double)(differing + reports));
     if (world.rank == 0)
@@ -196,42 +214,38 @@ START_TEST(stale_zero_is_sync)
                "epoch reports differ (must be 0)\n",
                world.size, all);
     ck_assert(all == 0);
-    opt_async_free(&twin);
-    trainer_free(&stale);
-    trainer_free(&sync);
-    dataset_free(&d);
+    beside_sync_free(&b);
 }
 END_TEST
 
 /* Staleness 1 against the serial delayed recurrence (ref kernels: fp; on one rank also against
  * the recurrence on the twin's kernels: bitwise). */
-static void stale_one(const char *data, model_kind kind, int64_t epochs)
+static void delayed_one(const char *data, model_kind kind, int64_t epochs)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load(data, NULL, &d, &err) == TF_OK);
     train_options o;
-    options_for(&o, OPTIMIZER_ADAM, data);
-    trainer stale, reference, same_kernels;
-    make_trainer(&stale, &d.snapshots, kind, &o);
+    load_with_options(data, OPTIMIZER_ADAM, &d, &o);
+    trainer delayed, reference, same_kernels;
+    make_trainer(&delayed, &d.snapshots, kind, &o);
     make_trainer(&reference, &d.snapshots, kind, &o);
     make_trainer(&same_kernels, &d.snapshots, kind, &o);
     same_kernels.model.kernels = &opt_kernels;
     async_trainer twin;
-    make_async(&twin, &stale, SYNC_ALLREDUCE, 1, 1, NULL);
+    make_async(&twin, &delayed, SYNC_ALLREDUCE, 1, 1, NULL);
     double worst_curve = 0;
     int64_t steps = 0;
     for (int64_t e = 0; e < epochs; e++) {
         epoch_report a, b, c;
-        ck_assert(ref_stale_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert(ref_delayed_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
         ck_assert_msg(opt_async_epoch(&twin, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
         if (world.size == 1)
-            ck_assert(ref_stale_epoch(&same_kernels, &d.snapshots, &c, &err) == TF_OK);
+            ck_assert(ref_delayed_epoch(&same_kernels, &d.snapshots, &c, &err) == TF_OK);
         worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
         ck_assert_int_eq(a.steps, b.steps);
         steps += b.steps;
     }
-    const double worst_parameter = max_over_ranks(parameters_relative_error(&stale.model.parameters,
+    const double worst_parameter = max_over_ranks(parameters_relative_error(&delayed.model.parameters,
                                                                   &reference.model.parameters));
     worst_curve = max_over_ranks(worst_curve);
     if (world.rank == 0) {
@@ -241,25 +255,25 @@ static void stale_one(const char *data, model_kind kind, int64_t epochs)
                worst_parameter, TOLERANCE);
         if (world.size == 1)
             printf("; on the same kernels %lld values differ (must be 0)",
-                   (long long)parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters));
+                   (long long)parameters_differing_values(&delayed.model.parameters, &same_kernels.model.parameters));
         printf("\n");
     }
     if (world.size == 1)
-        ck_assert_int_eq(parameters_differing_values(&stale.model.parameters, &same_kernels.model.parameters), 0);
+        ck_assert_int_eq(parameters_differing_values(&delayed.model.parameters, &same_kernels.model.parameters), 0);
     ck_assert_double_le(worst_curve, TOLERANCE);
     ck_assert_double_le(worst_parameter, TOLERANCE);
-    ck_assert_int_eq(stale.optimizer.step, reference.optimizer.step);
+    ck_assert_int_eq(delayed.optimizer.step, reference.optimizer.step);
     opt_async_free(&twin);
-    trainer_free(&stale);
+    trainer_free(&delayed);
     trainer_free(&reference);
     trainer_free(&same_kernels);
     dataset_free(&d);
 }
 
-START_TEST(stale_one_equals_recurrence)
+START_TEST(delayed_one_equals_recurrence)
 {
-    stale_one("chickenpox", MODEL_TGCN, 3);
-    stale_one(generated, MODEL_GCLSTM, 2);
+    delayed_one("chickenpox", MODEL_TGCN, 3);
+    delayed_one(generated, MODEL_GCLSTM, 2);
 }
 END_TEST
 
@@ -268,9 +282,8 @@ START_TEST(straggler_changes_nothing)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
     train_options o;
-    options_for(&o, OPTIMIZER_ADAM, "chickenpox");
+    load_with_options("chickenpox", OPTIMIZER_ADAM, &d, &o);
     straggler slow;
     char spelling[32];
     snprintf(spelling, sizeof spelling, "%d:5", 1 % world.size);
@@ -278,23 +291,23 @@ START_TEST(straggler_changes_nothing)
     int64_t differing = 0;
     double seconds[2];
     for (int mode = 0; mode < 2; mode++) {
-        trainer plain, delayed;
+        trainer plain, slowed;
         make_trainer(&plain, &d.snapshots, MODEL_TGCN, &o);
-        make_trainer(&delayed, &d.snapshots, MODEL_TGCN, &o);
+        make_trainer(&slowed, &d.snapshots, MODEL_TGCN, &o);
         async_trainer a, b;
         make_async(&a, &plain, mode ? SYNC_AVERAGE : SYNC_ALLREDUCE, 2, mode ? 0 : 1, NULL);
-        make_async(&b, &delayed, mode ? SYNC_AVERAGE : SYNC_ALLREDUCE, 2, mode ? 0 : 1, &slow);
+        make_async(&b, &slowed, mode ? SYNC_AVERAGE : SYNC_ALLREDUCE, 2, mode ? 0 : 1, &slow);
         epoch_report ra, rb;
         ck_assert(opt_async_epoch(&a, &d.snapshots, &ra, &err) == TF_OK);
         double started = wall_seconds();
         ck_assert(opt_async_epoch(&b, &d.snapshots, &rb, &err) == TF_OK);
         seconds[mode] = wall_seconds() - started;
-        differing += parameters_differing_values(&plain.model.parameters, &delayed.model.parameters);
+        differing += parameters_differing_values(&plain.model.parameters, &slowed.model.parameters);
         differing += memcmp(&ra.train_loss, &rb.train_loss, sizeof(double)) != 0;
         opt_async_free(&a);
         opt_async_free(&b);
         trainer_free(&plain);
-        trainer_free(&delayed);
+        trainer_free(&slowed);
     }
     const double all = sum_over_ranks((double)differing);
     if (world.rank == 0)
@@ -311,9 +324,8 @@ START_TEST(bytes_counted)
 {
     tf_error err;
     dataset d;
-    ck_assert(dataset_load("chickenpox", NULL, &d, &err) == TF_OK);
     train_options o;
-    options_for(&o, OPTIMIZER_ADAM, "chickenpox");
+    load_with_options("chickenpox", OPTIMIZER_ADAM, &d, &o);
     const uint64_t r = (uint64_t)world.size;
     uint64_t measured[3], expected[3];
     const char *names[3] = {"synchronous", "stale-1", "average-4"};
@@ -355,8 +367,8 @@ int main(int argc, char **argv)
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, average_equals_simulation_every_step);
     tcase_add_test(cases, average_sgd_every_step_equals_sync);
-    tcase_add_test(cases, stale_zero_is_sync);
-    tcase_add_test(cases, stale_one_equals_recurrence);
+    tcase_add_test(cases, delayed_zero_is_sync);
+    tcase_add_test(cases, delayed_one_equals_recurrence);
     tcase_add_test(cases, straggler_changes_nothing);
     tcase_add_test(cases, bytes_counted);
     suite_add_tcase(suite, cases);

@@ -5,68 +5,45 @@
  *  - prefetch_trains_the_same: two epochs and an evaluation through the pipeline at depths
  *    0, 1, 2, 4 (staleness 0) against the plain trainer: parameters, the gathered node memory,
  *    the losses and APs bitwise, and the same bytes in every category;
- *  - stale_one_lockstep: staleness 1 against the reference's delayed recurrence (the reference
+ *  - delayed_one_lockstep: staleness 1 against the reference's delayed recurrence (the reference
  *    event trainer with staleness 1, run on every rank), the twin taking the reference's
  *    parameters before each batch: the gradient each step applies (the previous batch's) within
  *    fp, the node memory bitwise after every batch (never stale), nothing applied by an epoch's
  *    first batch, the last gradient applied at the split's end;
- *  - stale_one_free_running: two epochs of staleness 1: on one rank bitwise the reference's
+ *  - delayed_one_free_running: two epochs of staleness 1: on one rank bitwise the reference's
  *    parameters and AP; on R ranks the distance is printed (Adam carries the all-reduce's
  *    rounding, as in chapter 04's free run).
  * Generated events and the first 1000 events of Wikipedia, TGN and JODIE. */
 #include <math.h>
 
-#include "datasets/dataset.h"
 #include "opt/async_pipeline.h"
 #include "opt/train.h"
+#include "verify/testing_events.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
-#define WIDTH 4
 #define REPEATS "events:nodes=50,events=1000,repeat=0.9,features=2,seed=5"
 
 static comm world;
 
-typedef struct workload {
-    const char *label;
-    dataset data;
-    event_stream events;
-    event_model_config config;
-    event_train_options options;
-} workload;
-
-static void workload_load(workload *w, const char *label, const char *spec, int64_t events, event_model_kind kind)
+/* A check run on the two streams most checks here use: heavy repeats with TGN, then Wikipedia's
+ * first events with JODIE. */
+static void on_both_streams(void (*check)(const char *label, const char *spec, int64_t events, event_model_kind kind))
 {
-    tf_error err;
-    w->label = label;
-    ck_assert_msg(dataset_load(spec, NULL, &w->data, &err) == TF_OK, "%s", err.message);
-    const event_stream *all = &w->data.events;
-    ck_assert(event_stream_copy_prefix(all, events < all->num_events ? events : all->num_events, &w->events, &err) ==
-              TF_OK);
-    event_model_config_default(&w->config, kind);
-    w->config.memory_width = w->config.time_width = w->config.embedding_width = WIDTH;
-    w->config.edge_width = w->events.feature_width;
-    event_train_options_default(&w->options);
-    w->options.batch_size = 100;
-    w->options.learning_rate = 1e-2; /* parameters that move */
+    check("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
+    check("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
 }
 
-static void workload_free(workload *w)
-{
-    event_stream_free(&w->events);
-    dataset_free(&w->data);
-}
-
-static void create_twin(const workload *w, dispatch_trainer *tr)
+static void create_twin(const workload *w, opt_event_trainer *tr)
 {
     tf_error err;
-    ck_assert_msg(opt_dispatch_trainer_create(tr, &w->events, w->events.features, &w->config, &w->options,
-                                              DISPATCH_SVEN, "hash", &world, &err) == TF_OK,
+    ck_assert_msg(opt_event_trainer_create(tr, &w->events, w->events.features, &w->config, &w->options,
+                                           DISPATCH_SVEN, "hash", &world, &err) == TF_OK,
                   "%s", err.message);
 }
 
 /* Rank 0: a node memory for the gathered union; others: zeroed. */
-static void full_memory(const dispatch_trainer *tr, node_memory *full)
+static void full_memory(const opt_event_trainer *tr, node_memory *full)
 {
     tf_error err;
     memset(full, 0, sizeof *full);
@@ -75,44 +52,36 @@ static void full_memory(const dispatch_trainer *tr, node_memory *full)
                                      event_model_mail_width(&tr->base.model), &err) == TF_OK);
 }
 
-static int64_t memory_differences(const node_memory *a, const node_memory *b)
-{
-    return differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
-           differing_values(a->mail, b->mail, a->num_nodes * a->mail_width) +
-           differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
-           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
-}
-
 /* ---- prefetch ----------------------------------------------------------------------------------- */
 
 typedef struct builder {
     const dispatch_setup *setup;
-    const event_batch_slot *slots;
+    const event_batch_spec *specs;
     dispatch_table table;
 } builder;
 
 static int build(void *context, int64_t index, void *item, tf_error *err)
 {
     builder *b = context;
-    return dispatch_batch_build(item, b->setup, &b->slots[index], &b->table, err);
+    return dispatch_batch_build(item, b->setup, &b->specs[index], &b->table, err);
 }
 
 static void same_stream(const char *label, const char *spec, int64_t events, event_model_kind kind)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     tf_error err;
-    dispatch_trainer tr;
+    opt_event_trainer tr;
     create_twin(&w, &tr);
-    const int64_t count = event_trainer_epoch_slots(&tr.base, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
-    event_trainer_epoch_slots(&tr.base, slots);
+    const int64_t count = event_trainer_epoch_batches(&tr.base, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
+    event_trainer_epoch_batches(&tr.base, specs);
     uint64_t *expected = malloc((size_t)count * sizeof *expected);
     for (int64_t i = 0; i < count; i++) {
-        ck_assert(opt_dispatch_plan_batch(&tr, &slots[i], &err) == TF_OK);
+        ck_assert(opt_dispatch_plan_batch(&tr, &specs[i], &err) == TF_OK);
         expected[i] = dispatch_batch_hash(&tr.batch);
     }
-    builder b = {&tr.setup, slots, {0}};
+    builder b = {&tr.setup, specs, {0}};
     ck_assert(dispatch_table_create(&b.table, w.events.num_nodes, &err) == TF_OK);
     dispatch_batch items[BATCH_QUEUE_MAX_DEPTH + 1];
     void *pointers[BATCH_QUEUE_MAX_DEPTH + 1];
@@ -141,8 +110,8 @@ static void same_stream(const char *label, const char *spec, int64_t events, eve
     for (int i = 0; i <= BATCH_QUEUE_MAX_DEPTH; i++)
         dispatch_batch_free(&items[i]);
     dispatch_table_free(&b.table);
-    free(expected), free(slots);
-    opt_dispatch_trainer_free(&tr);
+    free(expected), free(specs);
+    opt_event_trainer_free(&tr);
     workload_free(&w);
 }
 
@@ -168,32 +137,32 @@ typedef struct outcome {
 static void train_twice(const workload *w, int depth, int micro, outcome *out)
 {
     tf_error err;
-    dispatch_trainer tr;
+    opt_event_trainer tr;
     create_twin(w, &tr);
     event_pipeline p;
     if (depth >= 0)
         ck_assert_msg(event_pipeline_create(&p, &tr, depth, 0, micro, &err) == TF_OK, "%s", err.message);
     event_epoch_report report;
     for (int e = 0; e < 2; e++) {
-        const int status = depth >= 0 ? event_pipeline_epoch(&p, &report, NULL, NULL, &err)
-                                      : opt_dispatch_trainer_epoch(&tr, &report, NULL, NULL, &err);
+        const int status = depth >= 0 ? opt_event_pipeline_epoch(&p, &report, NULL, NULL, &err)
+                                      : opt_event_trainer_epoch(&tr, &report, NULL, NULL, &err);
         ck_assert_msg(status == TF_OK, "%s", err.message);
         out->losses[e] = report.train_loss;
     }
     out->ap[0] = report.test.average_precision;
     event_metrics validation, test;
-    ck_assert(depth >= 0 ? event_pipeline_evaluate(&p, &validation, &test, NULL, NULL, &err) == TF_OK
-                         : opt_dispatch_trainer_evaluate(&tr, &validation, &test, NULL, NULL, &err) == TF_OK);
+    ck_assert(depth >= 0 ? opt_event_pipeline_evaluate(&p, &validation, &test, NULL, NULL, &err) == TF_OK
+                         : opt_event_trainer_evaluate(&tr, &validation, &test, NULL, NULL, &err) == TF_OK);
     out->ap[1] = test.average_precision;
     const int64_t P = parameters_size(&tr.base.model.parameters);
     out->parameters = malloc((size_t)P * sizeof(float));
     parameters_pack_values(&tr.base.model.parameters, out->parameters);
     full_memory(&tr, &out->memory);
-    ck_assert(opt_dispatch_trainer_gather_memory(&tr, world.rank == 0 ? &out->memory : NULL, &err) == TF_OK);
-    ck_assert(opt_dispatch_trainer_traffic(&tr, &out->traffic, 1, &err) == TF_OK);
+    ck_assert(opt_event_trainer_gather_memory(&tr, world.rank == 0 ? &out->memory : NULL, &err) == TF_OK);
+    ck_assert(opt_event_trainer_traffic(&tr, &out->traffic, 1, &err) == TF_OK);
     if (depth >= 0)
         event_pipeline_free(&p);
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
 }
 
 static void outcome_free(outcome *o)
@@ -205,13 +174,13 @@ static void outcome_free(outcome *o)
 static void trains_the_same(const char *label, const char *spec, int64_t events, event_model_kind kind)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     outcome plain;
     train_twice(&w, -1, 0, &plain);
-    dispatch_trainer probe;
+    opt_event_trainer probe;
     create_twin(&w, &probe);
     const int64_t P = parameters_size(&probe.base.model.parameters);
-    opt_dispatch_trainer_free(&probe);
+    opt_event_trainer_free(&probe);
     const int depths[] = {0, 1, 2, 4, 2}, micro[] = {0, 0, 0, 0, 1};
     for (int d = 0; d < 5; d++) {
         outcome ours;
@@ -239,8 +208,7 @@ static void trains_the_same(const char *label, const char *spec, int64_t events,
 
 START_TEST(prefetch_trains_the_same)
 {
-    trains_the_same("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
-    trains_the_same("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
+    on_both_streams(trains_the_same);
 }
 END_TEST
 
@@ -252,9 +220,9 @@ END_TEST
 static void microbatch_lockstep(const char *label, const char *spec, int64_t events, event_model_kind kind, int n)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     tf_error err;
-    dispatch_trainer plain, tr;
+    opt_event_trainer plain, tr;
     create_twin(&w, &plain);
     create_twin(&w, &tr);
     event_pipeline p;
@@ -264,26 +232,26 @@ static void microbatch_lockstep(const char *label, const char *spec, int64_t eve
     full_memory(&tr, &full);
     const int64_t P = parameters_size(&tr.base.model.parameters);
     float *ours = malloc((size_t)P * sizeof(float)), *theirs = malloc((size_t)P * sizeof(float));
-    const int64_t count = event_trainer_epoch_slots(&plain.base, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
+    const int64_t count = event_trainer_epoch_batches(&plain.base, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     int64_t differing = 0, rows = 0, batches = 0;
     double gradient_error = 0, loss_error = 0;
     for (int epoch = 0; epoch < 2; epoch++) {
-        event_trainer_epoch_slots(&plain.base, slots);
-        opt_dispatch_trainer_reset_memory(&plain);
-        opt_dispatch_trainer_reset_memory(&tr);
-        for (int64_t s = 0; s < count && slots[s].train; s++, batches++) {
+        event_trainer_epoch_batches(&plain.base, specs);
+        opt_event_trainer_reset_memory(&plain);
+        opt_event_trainer_reset_memory(&tr);
+        for (int64_t s = 0; s < count && specs[s].train; s++, batches++) {
             parameters_copy_values(&tr.base.model.parameters, &plain.base.model.parameters);
             double expected_loss, loss;
-            ck_assert(opt_dispatch_trainer_run_batch(&plain, &slots[s], &expected_loss, NULL, &err) == TF_OK);
-            ck_assert(event_pipeline_plan(&p, &slots[s], &err) == TF_OK);
+            ck_assert(opt_event_trainer_run_batch(&plain, &specs[s], &expected_loss, NULL, &err) == TF_OK);
+            ck_assert(event_pipeline_plan(&p, &specs[s], &err) == TF_OK);
             ck_assert_msg(event_pipeline_run_planned(&p, &loss, NULL, &err) == TF_OK, "%s", err.message);
             loss_error = fmax(loss_error, fabs(loss - expected_loss) / fmax(1.0, fabs(expected_loss)));
             parameters_pack_gradients(&tr.base.model.parameters, ours);
             parameters_pack_gradients(&plain.base.model.parameters, theirs);
             gradient_error = fmax(gradient_error, relative_error(ours, theirs, P));
-            ck_assert(opt_dispatch_trainer_gather_memory(&plain, world.rank == 0 ? &expected : NULL, &err) == TF_OK);
-            ck_assert(opt_dispatch_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
+            ck_assert(opt_event_trainer_gather_memory(&plain, world.rank == 0 ? &expected : NULL, &err) == TF_OK);
+            ck_assert(opt_event_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
             if (world.rank == 0) {
                 differing += memory_differences(&full, &expected);
                 rows += full.num_nodes;
@@ -292,8 +260,8 @@ static void microbatch_lockstep(const char *label, const char *spec, int64_t eve
         plain.base.epoch++;
     }
     dispatch_traffic a, b;
-    ck_assert(opt_dispatch_trainer_traffic(&tr, &a, 1, &err) == TF_OK);
-    ck_assert(opt_dispatch_trainer_traffic(&plain, &b, 1, &err) == TF_OK);
+    ck_assert(opt_event_trainer_traffic(&tr, &a, 1, &err) == TF_OK);
+    ck_assert(opt_event_trainer_traffic(&plain, &b, 1, &err) == TF_OK);
     const uint64_t R = (uint64_t)world.size, extra = 8 * (uint64_t)(n - 1) * R * (R - 1) * (uint64_t)batches;
     const int same = a.bytes.requests == b.bytes.requests && a.bytes.dispatch_rows == b.bytes.dispatch_rows &&
                      a.bytes.aggregation == b.bytes.aggregation && a.bytes.gradients == b.bytes.gradients &&
@@ -312,12 +280,12 @@ static void microbatch_lockstep(const char *label, const char *spec, int64_t eve
         ck_assert(gradient_error == 0 && loss_error == 0);
     ck_assert(same);
     ck_assert_uint_eq(a.bytes.counts, b.bytes.counts + extra);
-    free(ours), free(theirs), free(slots);
+    free(ours), free(theirs), free(specs);
     node_memory_free(&expected);
     node_memory_free(&full);
     event_pipeline_free(&p);
-    opt_dispatch_trainer_free(&tr);
-    opt_dispatch_trainer_free(&plain);
+    opt_event_trainer_free(&tr);
+    opt_event_trainer_free(&plain);
     workload_free(&w);
 }
 
@@ -330,42 +298,51 @@ START_TEST(microbatches)
 }
 END_TEST
 
-/* ---- stale gradients ------------------------------------------------------------------------------ */
+/* ---- delayed gradients ---------------------------------------------------------------------------- */
+
+/* The reference with staleness 1 (@p ref, on every rank: it is small), and the twin with a
+ * pipeline of depth @p prefetch delaying its gradients by one step. */
+static void create_delayed(const workload *w, int prefetch, event_trainer *ref, opt_event_trainer *tr,
+                           event_pipeline *p)
+{
+    tf_error err;
+    event_train_options delayed = w->options;
+    delayed.staleness = 1;
+    ck_assert(event_trainer_create(ref, &w->events, w->events.features, &w->config, &delayed, &err) == TF_OK);
+    create_twin(w, tr);
+    ck_assert_msg(event_pipeline_create(p, tr, prefetch, 1, 0, &err) == TF_OK, "%s", err.message);
+}
 
 /* Staleness 1, batch by batch against the reference's recurrence, the twin adopting the
  * reference's parameters before each batch (every rank runs the reference: it is small). */
-static void stale_lockstep(const char *label, const char *spec, int64_t events, event_model_kind kind)
+static void delayed_lockstep(const char *label, const char *spec, int64_t events, event_model_kind kind)
 {
     workload w;
-    workload_load(&w, label, spec, events, kind);
+    workload_load(&w, label, spec, events, kind, 100);
     tf_error err;
-    event_train_options stale = w.options;
-    stale.staleness = 1;
     event_trainer ref;
-    ck_assert(event_trainer_create(&ref, &w.events, w.events.features, &w.config, &stale, &err) == TF_OK);
-    dispatch_trainer tr;
-    create_twin(&w, &tr);
+    opt_event_trainer tr;
     event_pipeline p;
-    ck_assert(event_pipeline_create(&p, &tr, 0, 1, 0, &err) == TF_OK);
+    create_delayed(&w, 0, &ref, &tr, &p);
     node_memory full;
     full_memory(&tr, &full);
     const int64_t P = parameters_size(&ref.model.parameters);
     float *before = malloc((size_t)P * sizeof(float)), *applied = malloc((size_t)P * sizeof(float));
     float *expected = malloc((size_t)P * sizeof(float)), *after = malloc((size_t)P * sizeof(float));
-    const int64_t count = event_trainer_epoch_slots(&ref, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
+    const int64_t count = event_trainer_epoch_batches(&ref, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
     int64_t differing = 0, rows = 0, compared = 0, untouched = 0, first_batches = 0;
     double gradient_error = 0, loss_error = 0;
     for (int epoch = 0; epoch < 2; epoch++) {
-        event_trainer_epoch_slots(&ref, slots);
+        event_trainer_epoch_batches(&ref, specs);
         node_memory_reset(&ref.memory);
-        opt_dispatch_trainer_reset_memory(&tr);
-        for (int64_t s = 0; s < count && slots[s].train; s++) {
+        opt_event_trainer_reset_memory(&tr);
+        for (int64_t s = 0; s < count && specs[s].train; s++) {
             parameters_copy_values(&tr.base.model.parameters, &ref.model.parameters);
             parameters_pack_values(&ref.model.parameters, before);
             double ref_loss, loss;
-            ck_assert(event_trainer_run_batch(&ref, &slots[s], &ref_loss, NULL, &err) == TF_OK);
-            ck_assert(event_pipeline_plan(&p, &slots[s], &err) == TF_OK);
+            ck_assert(event_trainer_run_batch(&ref, &specs[s], &ref_loss, NULL, &err) == TF_OK);
+            ck_assert(event_pipeline_plan(&p, &specs[s], &err) == TF_OK);
             ck_assert_msg(event_pipeline_run_planned(&p, &loss, NULL, &err) == TF_OK, "%s", err.message);
             loss_error = fmax(loss_error, fabs(loss - ref_loss) / fmax(1.0, fabs(ref_loss)));
             parameters_pack_values(&tr.base.model.parameters, after);
@@ -378,7 +355,7 @@ static void stale_lockstep(const char *label, const char *spec, int64_t events, 
                 gradient_error = fmax(gradient_error, relative_error(applied, expected, P));
                 compared++;
             }
-            if (s + 1 == count || !slots[s + 1].train) { /* the split ends: the last gradient */
+            if (s + 1 == count || !specs[s + 1].train) { /* the split ends: the last gradient */
                 event_trainer_flush_gradient(&ref);
                 ck_assert(event_pipeline_flush(&p, &err) == TF_OK);
                 parameters_pack_gradients(&tr.base.model.parameters, applied);
@@ -386,7 +363,7 @@ static void stale_lockstep(const char *label, const char *spec, int64_t events, 
                 gradient_error = fmax(gradient_error, relative_error(applied, expected, P));
                 compared++;
             }
-            ck_assert(opt_dispatch_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
+            ck_assert(opt_event_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
             if (world.rank == 0) {
                 differing += memory_differences(&full, &ref.memory);
                 rows += full.num_nodes;
@@ -406,40 +383,35 @@ static void stale_lockstep(const char *label, const char *spec, int64_t events, 
     ck_assert_int_eq(differing, 0);
     if (world.size == 1)
         ck_assert(gradient_error == 0 && loss_error == 0);
-    free(before), free(applied), free(expected), free(after), free(slots);
+    free(before), free(applied), free(expected), free(after), free(specs);
     node_memory_free(&full);
     event_pipeline_free(&p);
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
     event_trainer_free(&ref);
     workload_free(&w);
 }
 
-START_TEST(stale_one_lockstep)
+START_TEST(delayed_one_lockstep)
 {
-    stale_lockstep("repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
-    stale_lockstep("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE);
+    on_both_streams(delayed_lockstep);
 }
 END_TEST
 
 /* Two free epochs of staleness 1 (prefetch 2) against the reference's: bitwise on one rank. */
-START_TEST(stale_one_free_running)
+START_TEST(delayed_one_free_running)
 {
     workload w;
-    workload_load(&w, "repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN);
+    workload_load(&w, "repeats (1000 events)", REPEATS, 1000, EVENT_MODEL_TGN, 100);
     w.options.learning_rate = 1e-3;
     tf_error err;
-    event_train_options stale = w.options;
-    stale.staleness = 1;
     event_trainer ref;
-    ck_assert(event_trainer_create(&ref, &w.events, w.events.features, &w.config, &stale, &err) == TF_OK);
-    dispatch_trainer tr;
-    create_twin(&w, &tr);
+    opt_event_trainer tr;
     event_pipeline p;
-    ck_assert(event_pipeline_create(&p, &tr, 2, 1, 0, &err) == TF_OK);
+    create_delayed(&w, 2, &ref, &tr, &p);
     event_epoch_report expected, ours;
     for (int e = 0; e < 2; e++) {
         ck_assert(event_trainer_epoch(&ref, &expected, NULL, NULL, &err) == TF_OK);
-        ck_assert_msg(event_pipeline_epoch(&p, &ours, NULL, NULL, &err) == TF_OK, "%s", err.message);
+        ck_assert_msg(opt_event_pipeline_epoch(&p, &ours, NULL, NULL, &err) == TF_OK, "%s", err.message);
     }
     const int64_t P = parameters_size(&ref.model.parameters);
     float *a = malloc((size_t)P * sizeof(float)), *b = malloc((size_t)P * sizeof(float));
@@ -462,7 +434,7 @@ START_TEST(stale_one_free_running)
                   expected.test.average_precision, world.size);
     free(a), free(b);
     event_pipeline_free(&p);
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
     event_trainer_free(&ref);
     workload_free(&w);
 }
@@ -478,8 +450,8 @@ int main(int argc, char **argv)
     tcase_add_test(cases, prefetch_same_stream);
     tcase_add_test(cases, prefetch_trains_the_same);
     tcase_add_test(cases, microbatches);
-    tcase_add_test(cases, stale_one_lockstep);
-    tcase_add_test(cases, stale_one_free_running);
+    tcase_add_test(cases, delayed_one_lockstep);
+    tcase_add_test(cases, delayed_one_free_running);
     suite_add_tcase(suite, cases);
     return run_suite_mpi(suite, &world);
 }

@@ -267,18 +267,18 @@ expect_failure("train: --dispatch needs --impl opt" ${event_args} --dispatch sve
 execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 RESULT_VARIABLE status
                 OUTPUT_VARIABLE prefetched)
 execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --staleness 1 RESULT_VARIABLE status1
-                OUTPUT_VARIABLE stale_ref)
+                OUTPUT_VARIABLE delayed_ref)
 execute_process(COMMAND ${TWOFOLD} ${event_args} --epochs 3 --impl opt --prefetch 2 --staleness 1
-                RESULT_VARIABLE status2 OUTPUT_VARIABLE stale_opt)
+                RESULT_VARIABLE status2 OUTPUT_VARIABLE delayed_opt)
 string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" prefetched_final "${prefetched}")
-string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_ref_final "${stale_ref}")
-string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" stale_opt_final "${stale_opt}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" delayed_ref_final "${delayed_ref}")
+string(REGEX MATCH "final test AP [0-9.]+ AUC [0-9.]+" delayed_opt_final "${delayed_opt}")
 if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0 OR NOT prefetched_final STREQUAL straight_final
-   OR stale_ref_final STREQUAL "" OR NOT stale_opt_final STREQUAL stale_ref_final
+   OR delayed_ref_final STREQUAL "" OR NOT delayed_opt_final STREQUAL delayed_ref_final
    OR NOT prefetched MATCHES "pipeline: prefetch 2, micro-batches 1, staleness 0")
-  message(FATAL_ERROR "pipelined event training differs:\n${prefetched}\n---\n${stale_ref}\n---\n${stale_opt}")
+  message(FATAL_ERROR "pipelined event training differs:\n${prefetched}\n---\n${delayed_ref}\n---\n${delayed_opt}")
 endif()
-message(STATUS "event model --prefetch 2: ${prefetched_final}; --staleness 1 ref and opt: ${stale_opt_final}")
+message(STATUS "event model --prefetch 2: ${prefetched_final}; --staleness 1 ref and opt: ${delayed_opt_final}")
 expect_failure("option --prefetch" ${event_args} --impl opt --prefetch 5)
 expect_failure("option --staleness: \"2\", expected 0 or 1" ${event_args} --staleness 2)
 expect_failure("train: --prefetch needs --impl opt" ${event_args} --prefetch 1)

@@ -71,11 +71,8 @@ int main(int argc, char **argv)
         return TEST_SKIPPED;
     if (start_mpi(&world, &argc, &argv, 1) != 0)
         return 1;
-    if (world.transport != COMM_NCCL) {
-        fprintf(stderr, "test_comm_cuda: a GPU per rank is present but comm_init chose MPI\n");
-        comm_finalize(&world);
-        return 1;
-    }
+    if (world.transport != COMM_NCCL)
+        return stop_mpi(&world, "test_comm_cuda: a GPU per rank is present but comm_init chose MPI");
     Suite *suite = suite_create("comm_nccl");
     TCase *cases = tcase_create("nccl");
     tcase_add_test(cases, collectives_on_device_buffers);

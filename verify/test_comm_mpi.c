@@ -194,15 +194,58 @@ START_TEST(allgatherv_and_broadcast)
 }
 END_TEST
 
+/* The counts before an all-to-all-v and an all-gather of counts, each charged to its own counter:
+ * the values arrive where they belong, every byte of bytes_sent is charged to the counter named
+ * around it (nested: the inner one only), and a check's bytes stay out of bytes_sent. */
+START_TEST(counts_charged_by_purpose)
+{
+    const int n = world.size;
+    enum { PER_PEER = 3 };
+    int64_t send[4 * PER_PEER], receive[4 * PER_PEER], gathered[4 * PER_PEER];
+    for (int j = 0; j < n; j++) /* value k for rank j: 100 from + 10 to + k */
+        for (int k = 0; k < PER_PEER; k++)
+            send[j * PER_PEER + k] = 100 * world.rank + 10 * j + k;
+    uint64_t counts_bytes = 0, gather_bytes = 0;
+    const uint64_t before = world.bytes_sent, checks_before = world.check_bytes;
+    tf_error err;
+    uint64_t *outer = comm_charge(&world, &counts_bytes);
+    ck_assert(comm_alltoall_counts(&world, send, receive, PER_PEER, &err) == TF_OK);
+    uint64_t *inner_outer = comm_charge(&world, &gather_bytes);
+    ck_assert(comm_allgather_counts(&world, send, PER_PEER, gathered, &err) == TF_OK);
+    comm_charge(&world, inner_outer);
+    comm_charge(&world, &world.check_bytes);
+    double differing;
+    ck_assert(comm_ranks_differing(&world, 1.0, &differing, &err) == TF_OK);
+    comm_charge(&world, outer);
+    const uint64_t sent = world.bytes_sent - before, checks = world.check_bytes - checks_before;
+    int64_t wrong = 0;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < PER_PEER; k++) {
+            wrong += receive[j * PER_PEER + k] != 100 * j + 10 * world.rank + k;
+            wrong += gathered[j * PER_PEER + k] != 100 * j + k;
+        }
+    const int64_t all_wrong = total_over_ranks(wrong);
+    const uint64_t expected = 8 * PER_PEER * (uint64_t)(n - 1);
+    if (world.rank == 0)
+        printf("counts by purpose on %d rank(s): #wrong %lld; rank 0 charged %llu to the all-to-all and %llu to the "
+               "all-gather (8 x 3 x (n-1) = %llu each), bytes_sent grew by %llu, checks %llu (kept out)\n",
+               n, (long long)all_wrong, (unsigned long long)counts_bytes, (unsigned long long)gather_bytes,
+               (unsigned long long)expected, (unsigned long long)sent, (unsigned long long)checks);
+    ck_assert_int_eq(all_wrong, 0);
+    ck_assert_uint_eq(counts_bytes, expected);
+    ck_assert_uint_eq(gather_bytes, expected);
+    ck_assert_uint_eq(sent, counts_bytes + gather_bytes);
+    ck_assert(world.charged == NULL);
+    ck_assert(n == 1 ? checks == 0 : checks > 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (start_mpi(&world, &argc, &argv, 0) != 0)
         return 1;
-    if (world.size > 4) {
-        fprintf(stderr, "test_comm_mpi: crafted for 1 to 4 ranks\n");
-        comm_finalize(&world);
-        return 1;
-    }
+    if (world.size > 4)
+        return stop_mpi(&world, "test_comm_mpi: crafted for 1 to 4 ranks");
     Suite *suite = suite_create("comm");
     TCase *cases = tcase_create("collectives");
     tcase_add_test(cases, allreduce_sums_exactly);
@@ -210,6 +253,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, nonblocking_allreduce_tested_to_completion);
     tcase_add_loop_test(cases, alltoallv_delivers_every_block, 0, 2);
     tcase_add_test(cases, allgatherv_and_broadcast);
+    tcase_add_test(cases, counts_charged_by_purpose);
     suite_add_tcase(suite, cases);
     return run_suite_mpi(suite, &world);
 }

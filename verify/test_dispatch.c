@@ -73,7 +73,7 @@ START_TEST(worked_example)
 {
     /* What Algorithm 2 must give, worked by hand (chapters/04-dispatch.md). */
     static const int32_t expected_unique[2][7] = {{1, 3, 5, 2, 4, 6, 7}, {1, 4, 2, 5, 6, 3, 7}};
-    static const int32_t expected_slot[2][15] = {{0, 1, 0, 2, 3, 3, 4, 3, 0, 5, 4, 6, 2, 1, 0},
+    static const int32_t expected_position[2][15] = {{0, 1, 0, 2, 3, 3, 4, 3, 0, 5, 4, 6, 2, 1, 0},
                                                  {0, 1, 2, 1, 0, 1, 3, 0, 2, 3, 4, 5, 6, 2, 1}};
     static const int64_t expected_trainer_writer[2][7] = {{8, 1, 3, 4, 6, 9, -1}, {4, 3, 8, 9, -1, -1, -1}};
     static const int64_t expected_winner[2][7] = {{-1, 1, -1, -1, -1, 9, -1}, {4, 3, 8, 9, -1, -1, -1}};
@@ -103,14 +103,14 @@ START_TEST(worked_example)
         printf("  rank %d, events %lld-%lld:\n", rank, (long long)first, (long long)(first + size - 1));
         print_ints("V_o (entries)", entries, N);
         print_ints("V_u (unique, first appearance)", plan.vertex, plan.unique);
-        print_ints("Psi (V_o[k] = V_u[Psi[k]])", plan.slot, N);
+        print_ints("Psi (V_o[k] = V_u[Psi[k]])", plan.position, N);
         print_longs("Phi of this rank's events", plan.writer, plan.unique);
         ck_assert_int_eq(plan.unique, 7);
         ck_assert(memcmp(plan.vertex, expected_unique[rank], sizeof expected_unique[rank]) == 0);
-        ck_assert(memcmp(plan.slot, expected_slot[rank], sizeof expected_slot[rank]) == 0);
+        ck_assert(memcmp(plan.position, expected_position[rank], sizeof expected_position[rank]) == 0);
         ck_assert(memcmp(plan.writer, expected_trainer_writer[rank], sizeof expected_trainer_writer[rank]) == 0);
         ck_assert(twin.unique == plan.unique && memcmp(twin.vertex, plan.vertex, 7 * sizeof(int32_t)) == 0 &&
-                  memcmp(twin.slot, plan.slot, 15 * sizeof(int32_t)) == 0 &&
+                  memcmp(twin.position, plan.position, 15 * sizeof(int32_t)) == 0 &&
                   memcmp(twin.writer, plan.writer, 7 * sizeof(int64_t)) == 0);
         opt_dispatch_plan_keep_winners(&table, &es, 0, EXAMPLE_EVENTS, first, size, &plan);
         print_longs("Phi, global winners only", plan.writer, plan.unique);
@@ -196,7 +196,7 @@ static int64_t check_plan(const dispatch_batch *b, const event_stream *es)
     tf_error err;
     /* Psi restores every entry's vertex; V_u has no duplicates. */
     for (int64_t k = 0; k < N; k++)
-        ck_assert_int_eq(b->tape.vertex[k], p->vertex[p->slot[k]]);
+        ck_assert_int_eq(b->tape.vertex[k], p->vertex[p->position[k]]);
     for (int64_t i = 0; i < p->unique; i++)
         for (int64_t j = i + 1; j < p->unique; j++)
             ck_assert_int_ne(p->vertex[i], p->vertex[j]);
@@ -207,7 +207,7 @@ static int64_t check_plan(const dispatch_batch *b, const event_stream *es)
     ck_assert(ref_dispatch_plan(b->tape.vertex, N, b->first, b->size, &reference, &err) == TF_OK);
     ck_assert_int_eq(reference.unique, p->unique);
     ck_assert(memcmp(reference.vertex, p->vertex, (size_t)p->unique * sizeof(int32_t)) == 0);
-    ck_assert(memcmp(reference.slot, p->slot, (size_t)N * sizeof(int32_t)) == 0);
+    ck_assert(memcmp(reference.position, p->position, (size_t)N * sizeof(int32_t)) == 0);
     for (int64_t i = 0; i < p->unique; i++) {
         const int32_t v = p->vertex[i];
         int64_t own_best = -1, own_writer = -1; /* Phi by brute force over this rank's positive entries */
@@ -217,7 +217,7 @@ static int64_t check_plan(const dispatch_batch *b, const event_stream *es)
                 own_writer = k;
             }
         ck_assert_int_eq(reference.writer[i], own_writer);
-        const int64_t global = last_key(es, b->slot.first, b->slot.size, v);
+        const int64_t global = last_key(es, b->global.first, b->global.size, v);
         ck_assert_int_eq(p->writer[i], own_best >= 0 && own_best == global ? own_writer : -1);
     }
     dispatch_plan_free(&reference);
@@ -231,33 +231,31 @@ static void plans_on(const char *spec, event_model_kind kind, int64_t batch, int
     load(spec, &d);
     event_trainer tr;
     make_trainer(&tr, &d.events, kind, batch, 4);
-    const int64_t slots = event_trainer_epoch_slots(&tr, NULL);
-    event_batch_slot *slot = malloc((size_t)slots * sizeof *slot);
-    event_trainer_epoch_slots(&tr, slot);
+    const int64_t count = event_trainer_epoch_batches(&tr, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
+    event_trainer_epoch_batches(&tr, specs);
     tf_error err;
     dispatch_table table;
     ck_assert(dispatch_table_create(&table, d.events.num_nodes, &err) == TF_OK);
-    dispatch_redundancy redundancy = {0, 0, 0, 0};
+    dispatch_counts sum;
+    memset(&sum, 0, sizeof sum);
     int64_t checked = 0, batches = 0, winners = 0;
-    for (int64_t s = 0; s < slots && batches < max_batches; s++, batches++) {
+    for (int64_t s = 0; s < count && batches < max_batches; s++, batches++) {
         int64_t written_in_batch = 0;
         for (int rank = 0; rank < ranks; rank++) {
             dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, ranks, rank};
             dispatch_batch b;
             ck_assert(dispatch_batch_create(&b, &setup, &err) == TF_OK);
-            ck_assert_msg(dispatch_batch_build(&b, &setup, &slot[s], &table, &err) == TF_OK, "%s", err.message);
+            ck_assert_msg(dispatch_batch_build(&b, &setup, &specs[s], &table, &err) == TF_OK, "%s", err.message);
             checked += check_plan(&b, &d.events);
             written_in_batch += b.counts.written;
-            redundancy.entries += b.counts.entries;
-            redundancy.unique += b.counts.unique;
-            redundancy.writes += b.counts.writes;
-            redundancy.written += b.counts.written_per_trainer;
+            dispatch_counts_add(&sum, &b.counts);
             dispatch_batch_free(&b);
         }
         /* Global winners: every endpoint vertex of the global batch is written exactly once. */
         int64_t endpoints = 0;
         for (int32_t v = 0; v < d.events.num_nodes; v++)
-            endpoints += last_key(&d.events, slot[s].first, slot[s].size, v) >= 0;
+            endpoints += last_key(&d.events, specs[s].first, specs[s].size, v) >= 0;
         ck_assert_int_eq(written_in_batch, endpoints);
         winners += written_in_batch;
     }
@@ -266,10 +264,10 @@ static void plans_on(const char *spec, event_model_kind kind, int64_t batch, int
     printf("%-5s %-40s batch %4lld on %d rank(s): %lld batches, %lld entries checked; eta_1 %.3f, eta_2 %.3f "
            "(per rank); %lld vertices written once each\n",
            event_model_kind_name(kind), spec, (long long)batch, ranks, (long long)batches, (long long)checked,
-           dispatch_eta(redundancy.entries, redundancy.unique), dispatch_eta(redundancy.writes, redundancy.written),
+           dispatch_eta(sum.entries, sum.unique), dispatch_eta(sum.writes, sum.written_per_trainer),
            (long long)winners);
     dispatch_table_free(&table);
-    free(slot);
+    free(specs);
     event_trainer_free(&tr);
     dataset_free(&d);
 }
@@ -303,14 +301,14 @@ START_TEST(expand_restores_every_occurrence)
         m->mail[i] = (float)rng_normal(&r);
     for (int64_t v = 0; v < m->num_nodes; v++)
         m->memory_time[v] = rng_uniform(&r) * 1e6;
-    event_batch_slot slot = {300, 100, 9, 1, EVENT_SPLIT_TRAIN};
+    event_batch_spec spec = {300, 100, 9, 1, EVENT_SPLIT_TRAIN};
     dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, 1, 0};
     dispatch_batch b;
     dispatch_table table;
     tf_error err;
     ck_assert(dispatch_table_create(&table, d.events.num_nodes, &err) == TF_OK);
     ck_assert(dispatch_batch_create(&b, &setup, &err) == TF_OK);
-    ck_assert(dispatch_batch_build(&b, &setup, &slot, &table, &err) == TF_OK);
+    ck_assert(dispatch_batch_build(&b, &setup, &spec, &table, &err) == TF_OK);
     /* Packed rows [memory][mail][mem_ts], as the trainer moves them. */
     const int64_t N = b.tape.entries, U = b.plan.unique, dm = m->memory_width, dmsg = m->mail_width;
     const size_t row = (size_t)(dm + dmsg) * sizeof(float) + sizeof(double);
@@ -322,7 +320,7 @@ START_TEST(expand_restores_every_occurrence)
         memcpy(unique + i * row + dm * sizeof(float), m->mail + v * dmsg, (size_t)dmsg * sizeof(float));
         memcpy(unique + i * row + (dm + dmsg) * sizeof(float), &m->memory_time[v], sizeof(double));
     }
-    ref_dispatch_expand(unique, b.plan.slot, N, row, expanded);
+    ref_dispatch_expand(unique, b.plan.position, N, row, expanded);
     ck_assert(event_model_read_memory(&tr.model, m, &b.tape, &err) == TF_OK); /* the naive read */
     for (int64_t k = 0; k < N; k++) {
         memcpy(naive + k * row, b.tape.memory + k * dm, (size_t)dm * sizeof(float));
@@ -526,73 +524,68 @@ START_TEST(demand_and_cost)
     const int R = 3;
     const int64_t n = d.events.num_nodes;
     tf_error err;
-    dispatch_demand demand;
+    bicut_demand demand;
     ck_assert(dispatch_demand_measure(&tr, R, &demand, &err) == TF_OK);
     int32_t *owner = malloc((size_t)n * sizeof *owner);
     place("hash", &tr, R, owner);
-    int64_t cost[3], brute[3] = {0, 0, 0}, reads[3] = {0, 0, 0}, sums[3] = {0, 0, 0};
-    dispatch_demand_cost(&demand, owner, cost);
+    int64_t cost[3], brute[3] = {0, 0, 0}, rows[3] = {0, 0, 0}, sums[3] = {0, 0, 0};
+    bicut_costs(&demand, owner, cost, cost);
     /* Brute force: replay the plans; every remote read or winning write is one row r exchanges
      * and one row its owner serves. */
-    const int64_t count = event_trainer_epoch_slots(&tr, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
-    event_trainer_epoch_slots(&tr, slots);
+    const int64_t count = event_trainer_epoch_batches(&tr, NULL);
+    event_batch_spec *listing = malloc((size_t)count * sizeof *listing);
+    event_trainer_epoch_batches(&tr, listing);
     dispatch_table table;
     ck_assert(dispatch_table_create(&table, n, &err) == TF_OK);
     int64_t batches = 0;
-    for (int64_t s = 0; s < count && slots[s].train; s++, batches++)
+    for (int64_t s = 0; s < count && listing[s].train; s++, batches++)
         for (int r = 0; r < R; r++) {
             dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, R, r};
             dispatch_batch b;
             ck_assert(dispatch_batch_create(&b, &setup, &err) == TF_OK);
-            ck_assert(dispatch_batch_build(&b, &setup, &slots[s], &table, &err) == TF_OK);
-            reads[r] += b.plan.unique;
+            ck_assert(dispatch_batch_build(&b, &setup, &listing[s], &table, &err) == TF_OK);
             for (int64_t i = 0; i < b.plan.unique; i++) {
                 const int32_t v = b.plan.vertex[i];
-                const int64_t rows = 1 + (b.plan.writer[i] >= 0);
+                const int64_t moved = 1 + (b.plan.writer[i] >= 0);
+                rows[r] += moved;
                 if (owner[v] != r) {
-                    brute[r] += rows;
-                    brute[owner[v]] += rows;
+                    brute[r] += moved;
+                    brute[owner[v]] += moved;
                 }
             }
             dispatch_batch_free(&b);
         }
     for (int r = 0; r < R; r++)
         for (int64_t v = 0; v < n; v++)
-            sums[r] += demand.reads[r * n + v];
-    printf("demand over %lld batches on %d ranks: reads per rank %lld %lld %lld (plans: %lld %lld %lld); cost "
-           "cap(r) %lld %lld %lld (brute force: %lld %lld %lld)\n",
+            sums[r] += demand.weight[r * n + v];
+    printf("demand over %lld batches on %d ranks: reads and winning writes per rank %lld %lld %lld (plans: %lld %lld "
+           "%lld); cost cap(r) %lld %lld %lld (brute force: %lld %lld %lld)\n",
            (long long)demand.batches, R, (long long)sums[0], (long long)sums[1], (long long)sums[2],
-           (long long)reads[0], (long long)reads[1], (long long)reads[2], (long long)cost[0], (long long)cost[1],
+           (long long)rows[0], (long long)rows[1], (long long)rows[2], (long long)cost[0], (long long)cost[1],
            (long long)cost[2], (long long)brute[0], (long long)brute[1], (long long)brute[2]);
     ck_assert_int_eq(demand.batches, batches);
     for (int r = 0; r < R; r++) {
-        ck_assert_int_eq(sums[r], reads[r]);
+        ck_assert_int_eq(sums[r], rows[r]);
         ck_assert_int_eq(cost[r], brute[r]);
     }
-    /* Re-FlexBiCut as a placement: it minimizes exactly this cost (chapter 06's bicut_balance_cost
-     * on w = reads + writes is the same number), and its largest capacity is below every simple
+    /* Re-FlexBiCut as a placement: it minimizes exactly this cost (bicut_balance_cost(), chapter
+     * 06's objective, is the largest cap(r)), and its largest capacity is below every simple
      * method's on this skewed stream. */
-    bicut_demand weights;
-    ck_assert(bicut_demand_alloc(&weights, R, n, &err) == TF_OK);
-    for (int64_t i = 0; i < R * n; i++)
-        weights.weight[i] = demand.reads[i] + demand.writes[i];
     const char *const specs[] = {"reflexbicut", "range", "interval", "hash", "random"};
     int64_t largest[5];
     for (int m = 0; m < 5; m++) {
         place(specs[m], &tr, R, owner);
-        dispatch_demand_cost(&demand, owner, cost);
+        bicut_costs(&demand, owner, cost, cost);
         largest[m] = cost[0] > cost[1] ? cost[0] : cost[1];
         largest[m] = cost[2] > largest[m] ? cost[2] : largest[m];
-        ck_assert_int_eq(largest[m], bicut_balance_cost(&weights, owner));
+        ck_assert_int_eq(largest[m], bicut_balance_cost(&demand, owner));
         printf("placement %-11s: largest cut capacity %lld rows\n", specs[m], (long long)largest[m]);
         ck_assert_int_le(largest[0], largest[m]);
     }
-    bicut_demand_free(&weights);
-    free(slots);
+    free(listing);
     free(owner);
     dispatch_table_free(&table);
-    dispatch_demand_free(&demand);
+    bicut_demand_free(&demand);
     event_trainer_free(&tr);
     dataset_free(&d);
 }

@@ -6,10 +6,10 @@
  * reports it skipped. Where a GPU is available, run it under compute-sanitizer too:
  *     compute-sanitizer --error-exitcode 1 build/verify/test_dispatch_cuda */
 #include "cuda/dispatch.h"
-#include "datasets/dataset.h"
 #include "opt/dispatch_batch.h"
 #include "ref/core/rng.h"
 #include "verify/testing_cuda.h"
+#include "verify/testing_events.h"
 
 static cuda_context gpu;
 
@@ -29,7 +29,7 @@ static void to_host(void *host, const void *device, size_t bytes)
 }
 
 /* The CPU plan in the GPU's order: V_u by increasing vertex. */
-static void canonical(const dispatch_plan *p, int32_t *vertex, int32_t *slot, int64_t *writer)
+static void canonical(const dispatch_plan *p, int32_t *vertex, int32_t *position, int64_t *writer)
 {
     int32_t *order = malloc((size_t)(p->unique ? p->unique : 1) * sizeof *order);
     int32_t *renumber = malloc((size_t)(p->unique ? p->unique : 1) * sizeof *renumber);
@@ -47,7 +47,7 @@ static void canonical(const dispatch_plan *p, int32_t *vertex, int32_t *slot, in
         writer[i] = p->writer[order[i]];
     }
     for (int64_t k = 0; k < p->entries; k++)
-        slot[k] = renumber[p->slot[k]];
+        position[k] = renumber[p->position[k]];
     free(order);
     free(renumber);
 }
@@ -57,63 +57,57 @@ static int64_t compare_plans(const char *spec, event_model_kind kind, int64_t ba
                              int64_t *entries)
 {
     tf_error err;
-    dataset d;
-    ck_assert_msg(dataset_load(spec, NULL, &d, &err) == TF_OK, "%s", err.message);
-    event_model_config config;
-    event_model_config_default(&config, kind);
-    config.memory_width = config.time_width = config.embedding_width = 4;
-    config.edge_width = d.events.feature_width;
-    event_train_options options;
-    event_train_options_default(&options);
-    options.batch_size = batch;
+    workload w;
+    workload_load(&w, spec, spec, INT64_MAX, kind, batch);
     event_trainer tr;
-    ck_assert(event_trainer_create(&tr, &d.events, d.events.features, &config, &options, &err) == TF_OK);
+    ck_assert(event_trainer_create(&tr, &w.events, w.events.features, &w.config, &w.options, &err) == TF_OK);
     dispatch_setup setup = {&tr, NULL, DISPATCH_SVEN, 1, 0};
     dispatch_batch b;
     dispatch_table table;
     ck_assert(dispatch_batch_create(&b, &setup, &err) == TF_OK);
-    ck_assert(dispatch_table_create(&table, d.events.num_nodes, &err) == TF_OK);
-    const int64_t count = event_trainer_epoch_slots(&tr, NULL), capacity = dispatch_batch_capacity(&setup);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
-    event_trainer_epoch_slots(&tr, slots);
-    int32_t *vertex = malloc((size_t)capacity * sizeof *vertex), *slot = malloc((size_t)capacity * sizeof *slot);
+    ck_assert(dispatch_table_create(&table, w.events.num_nodes, &err) == TF_OK);
+    const int64_t count = event_trainer_epoch_batches(&tr, NULL), capacity = dispatch_batch_capacity(&setup);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
+    event_trainer_epoch_batches(&tr, specs);
+    int32_t *vertex = malloc((size_t)capacity * sizeof *vertex);
+    int32_t *position = malloc((size_t)capacity * sizeof *position);
     int32_t *gpu_vertex = malloc((size_t)capacity * sizeof *vertex);
-    int32_t *gpu_slot = malloc((size_t)capacity * sizeof *slot);
+    int32_t *gpu_position = malloc((size_t)capacity * sizeof *position);
     int64_t *writer = malloc((size_t)capacity * sizeof *writer);
     int64_t *gpu_writer = malloc((size_t)capacity * sizeof *writer);
     int32_t *d_vertex = cuda_alloc(&gpu, (size_t)capacity * sizeof(int32_t), &err);
-    int32_t *d_slot = cuda_alloc(&gpu, (size_t)capacity * sizeof(int32_t), &err);
+    int32_t *d_position = cuda_alloc(&gpu, (size_t)capacity * sizeof(int32_t), &err);
     int64_t *d_writer = cuda_alloc(&gpu, (size_t)capacity * sizeof(int64_t), &err);
-    ck_assert(d_vertex && d_slot && d_writer);
+    ck_assert(d_vertex && d_position && d_writer);
     int64_t batches = 0;
     for (int64_t s = 0; s < count && batches < max_batches; s++, batches++) {
-        ck_assert(dispatch_batch_build(&b, &setup, &slots[s], &table, &err) == TF_OK);
+        ck_assert(dispatch_batch_build(&b, &setup, &specs[s], &table, &err) == TF_OK);
         /* the plan before the global filter: on one rank they are the same */
         const int64_t N = b.tape.entries;
-        canonical(&b.plan, vertex, slot, writer);
+        canonical(&b.plan, vertex, position, writer);
         int32_t *d_entries = to_device(b.tape.vertex, (size_t)N * sizeof(int32_t));
         int64_t unique;
-        ck_assert_msg(cuda_dispatch_plan(&gpu, d_entries, N, b.first, b.size, d_vertex, d_slot, d_writer, &unique,
+        ck_assert_msg(cuda_dispatch_plan(&gpu, d_entries, N, b.first, b.size, d_vertex, d_position, d_writer, &unique,
                                          &err) == TF_OK,
                       "%s", err.message);
         cuda_free(&gpu, d_entries);
         ck_assert_int_eq(unique, b.plan.unique);
         to_host(gpu_vertex, d_vertex, (size_t)unique * sizeof(int32_t));
-        to_host(gpu_slot, d_slot, (size_t)N * sizeof(int32_t));
+        to_host(gpu_position, d_position, (size_t)N * sizeof(int32_t));
         to_host(gpu_writer, d_writer, (size_t)unique * sizeof(int64_t));
         ck_assert(memcmp(gpu_vertex, vertex, (size_t)unique * sizeof(int32_t)) == 0);
-        ck_assert(memcmp(gpu_slot, slot, (size_t)N * sizeof(int32_t)) == 0);
+        ck_assert(memcmp(gpu_position, position, (size_t)N * sizeof(int32_t)) == 0);
         ck_assert(memcmp(gpu_writer, writer, (size_t)unique * sizeof(int64_t)) == 0);
         *entries += N;
     }
     printf("%-5s %-50s batch %4lld: %lld batches, plans bitwise equal to the CPU's (canonical order)\n",
            event_model_kind_name(kind), spec, (long long)batch, (long long)batches);
-    cuda_free(&gpu, d_vertex), cuda_free(&gpu, d_slot), cuda_free(&gpu, d_writer);
-    free(vertex), free(slot), free(writer), free(gpu_vertex), free(gpu_slot), free(gpu_writer), free(slots);
+    cuda_free(&gpu, d_vertex), cuda_free(&gpu, d_position), cuda_free(&gpu, d_writer);
+    free(vertex), free(position), free(writer), free(gpu_vertex), free(gpu_position), free(gpu_writer), free(specs);
     dispatch_table_free(&table);
     dispatch_batch_free(&b);
     event_trainer_free(&tr);
-    dataset_free(&d);
+    workload_free(&w);
     return batches;
 }
 

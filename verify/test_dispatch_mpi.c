@@ -15,14 +15,13 @@
  *  - empty slices: batches of 2 events on 3 and 4 ranks (some ranks hold nothing) pass lockstep. */
 #include <math.h>
 
-#include "datasets/dataset.h"
 #include "opt/train_events.h"
 #include "opt/train.h"
 #include "ref/core/rng.h"
+#include "verify/testing_events.h"
 #include "verify/testing_mpi.h"
 
 #define TOLERANCE 1e-5
-#define WIDTH 4
 
 static comm world;
 
@@ -30,47 +29,16 @@ static double relative(double ours, double reference) { return fabs(ours - refer
 
 /* ---- the data and the reference ----------------------------------------------------------------- */
 
-typedef struct workload {
-    const char *label;           /* what the lines say */
-    dataset data;                /* the whole dataset */
-    event_stream events;         /* the events used (a prefix) */
-    event_model_config config;
-    event_train_options options;
-} workload;
-
-static void workload_load(workload *w, const char *label, const char *spec, int64_t events, event_model_kind kind,
-                          int64_t batch)
-{
-    tf_error err;
-    w->label = label;
-    ck_assert_msg(dataset_load(spec, NULL, &w->data, &err) == TF_OK, "%s", err.message);
-    const event_stream *all = &w->data.events;
-    ck_assert(event_stream_copy_prefix(all, events < all->num_events ? events : all->num_events, &w->events, &err) ==
-              TF_OK);
-    event_model_config_default(&w->config, kind);
-    w->config.memory_width = w->config.time_width = w->config.embedding_width = WIDTH;
-    w->config.edge_width = w->events.feature_width;
-    event_train_options_default(&w->options);
-    w->options.batch_size = batch;
-    w->options.learning_rate = 1e-2; /* parameters that move: a wrong gradient shows in the next batch */
-}
-
-static void workload_free(workload *w)
-{
-    event_stream_free(&w->events);
-    dataset_free(&w->data);
-}
-
 /* What the reference did in every batch of one epoch (rank 0 only). */
 typedef struct reference_run {
-    int64_t slots;
-    event_batch_slot *slot;
+    int64_t count;               /* batches listed */
+    event_batch_spec *specs;     /* [count] */
     int64_t parameters;          /* P values */
-    float *before;               /* [slots][P] parameter values before the batch */
-    float *gradient;             /* [slots][P] the batch's gradient (training batches) */
-    double *loss;                /* [slots] */
-    float *scores;               /* [slots][2B] */
-    node_memory *memory;         /* [slots] after the batch */
+    float *before;               /* [count][P] parameter values before the batch */
+    float *gradient;             /* [count][P] the batch's gradient (training batches) */
+    double *loss;                /* [count] */
+    float *scores;               /* [count][2B] */
+    node_memory *memory;         /* [count] after the batch */
 } reference_run;
 
 static void pack(const parameter_list *list, int gradients, float *out)
@@ -92,19 +60,19 @@ static void reference_record(const workload *w, reference_run *run)
     event_trainer tr;
     ck_assert(event_trainer_create(&tr, &w->events, w->events.features, &w->config, &w->options, &err) == TF_OK);
     memset(run, 0, sizeof *run);
-    run->slots = event_trainer_epoch_slots(&tr, NULL);
-    run->slot = malloc((size_t)run->slots * sizeof *run->slot);
-    event_trainer_epoch_slots(&tr, run->slot);
+    run->count = event_trainer_epoch_batches(&tr, NULL);
+    run->specs = malloc((size_t)run->count * sizeof *run->specs);
+    event_trainer_epoch_batches(&tr, run->specs);
     run->parameters = parameters_size(&tr.model.parameters);
     const int64_t B = w->options.batch_size;
-    run->before = malloc((size_t)(run->slots * run->parameters) * sizeof(float));
-    run->gradient = malloc((size_t)(run->slots * run->parameters) * sizeof(float));
-    run->loss = malloc((size_t)run->slots * sizeof(double));
-    run->scores = malloc((size_t)(run->slots * 2 * B) * sizeof(float));
-    run->memory = calloc((size_t)run->slots, sizeof(node_memory));
-    for (int64_t s = 0; s < run->slots; s++) {
+    run->before = malloc((size_t)(run->count * run->parameters) * sizeof(float));
+    run->gradient = malloc((size_t)(run->count * run->parameters) * sizeof(float));
+    run->loss = malloc((size_t)run->count * sizeof(double));
+    run->scores = malloc((size_t)(run->count * 2 * B) * sizeof(float));
+    run->memory = calloc((size_t)run->count, sizeof(node_memory));
+    for (int64_t s = 0; s < run->count; s++) {
         pack(&tr.model.parameters, 0, run->before + s * run->parameters);
-        ck_assert(event_trainer_run_batch(&tr, &run->slot[s], &run->loss[s], run->scores + s * 2 * B, &err) == TF_OK);
+        ck_assert(event_trainer_run_batch(&tr, &run->specs[s], &run->loss[s], run->scores + s * 2 * B, &err) == TF_OK);
         pack(&tr.model.parameters, 1, run->gradient + s * run->parameters);
         const node_memory *m = &tr.memory;
         ck_assert(node_memory_create(&run->memory[s], m->num_nodes, m->memory_width, m->mail_width, &err) == TF_OK);
@@ -118,19 +86,10 @@ static void reference_record(const workload *w, reference_run *run)
 
 static void reference_free(reference_run *run)
 {
-    for (int64_t s = 0; run->memory && s < run->slots; s++)
+    for (int64_t s = 0; run->memory && s < run->count; s++)
         node_memory_free(&run->memory[s]);
-    free(run->slot), free(run->before), free(run->gradient), free(run->loss), free(run->scores), free(run->memory);
+    free(run->specs), free(run->before), free(run->gradient), free(run->loss), free(run->scores), free(run->memory);
     memset(run, 0, sizeof *run);
-}
-
-/* Values of two memories whose bits differ (memory, mail, both timestamps). */
-static int64_t memory_differences(const node_memory *a, const node_memory *b)
-{
-    int64_t differing = differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
-                        differing_values(a->mail, b->mail, a->num_nodes * a->mail_width);
-    return differing + differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
-           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
 }
 
 /* ---- lockstep ----------------------------------------------------------------------------------- */
@@ -159,13 +118,14 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
                      dispatch_traffic *traffic)
 {
     tf_error err;
-    dispatch_trainer tr;
-    ck_assert_msg(opt_dispatch_trainer_create(&tr, &w->events, w->events.features, &w->config, &w->options, mode,
-                                              placement, &world, &err) == TF_OK,
+    opt_event_trainer tr;
+    ck_assert_msg(opt_event_trainer_create(&tr, &w->events, w->events.features, &w->config, &w->options, mode,
+                                           placement, &world, &err) == TF_OK,
                   "%s", err.message);
-    const int64_t slots = event_trainer_epoch_slots(&tr.base, NULL), B = w->options.batch_size;
-    event_batch_slot *slot = malloc((size_t)slots * sizeof *slot); /* every rank lists them (the record is rank 0's) */
-    event_trainer_epoch_slots(&tr.base, slot);
+    const int64_t count = event_trainer_epoch_batches(&tr.base, NULL), B = w->options.batch_size;
+    /* every rank lists them (the record is rank 0's) */
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
+    event_trainer_epoch_batches(&tr.base, specs);
     node_memory full;
     memset(&full, 0, sizeof full);
     if (world.rank == 0)
@@ -175,27 +135,27 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
     float *gradient = malloc((size_t)parameters_size(&tr.base.model.parameters) * sizeof(float));
     int64_t differing = 0, score_differing = 0, rows = 0;
     double loss_error = 0, gradient_error = 0;
-    for (int64_t s = 0; s < slots; s++) {
+    for (int64_t s = 0; s < count; s++) {
         if (world.rank == 0)
             unpack_values(&tr.base.model.parameters, run->before + s * run->parameters);
-        ck_assert(opt_dispatch_trainer_adopt_parameters(&tr, 0, &err) == TF_OK);
+        ck_assert(opt_event_trainer_adopt_parameters(&tr, 0, &err) == TF_OK);
         double loss;
-        ck_assert_msg(opt_dispatch_trainer_run_batch(&tr, &slot[s], &loss, scores, &err) == TF_OK, "%s",
+        ck_assert_msg(opt_event_trainer_run_batch(&tr, &specs[s], &loss, scores, &err) == TF_OK, "%s",
                       err.message);
-        ck_assert(opt_dispatch_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
+        ck_assert(opt_event_trainer_gather_memory(&tr, world.rank == 0 ? &full : NULL, &err) == TF_OK);
         if (world.rank != 0)
             continue;
         differing += memory_differences(&full, &run->memory[s]);
         rows += full.num_nodes;
-        score_differing += differing_values(scores, run->scores + s * 2 * B, 2 * run->slot[s].size);
+        score_differing += differing_values(scores, run->scores + s * 2 * B, 2 * run->specs[s].size);
         loss_error = fmax(loss_error, relative(loss, run->loss[s]));
-        if (run->slot[s].train) {
+        if (run->specs[s].train) {
             pack(&tr.base.model.parameters, 1, gradient);
             gradient_error = fmax(gradient_error, relative_error(gradient, run->gradient + s * run->parameters,
                                                                   run->parameters));
         }
     }
-    ck_assert(opt_dispatch_trainer_traffic(&tr, traffic, 1, &err) == TF_OK);
+    ck_assert(opt_event_trainer_traffic(&tr, traffic, 1, &err) == TF_OK);
     /* Measured bytes against the prediction from the counts, category by category. */
     dispatch_bytes predicted;
     const int64_t dm = tr.base.model.config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
@@ -207,7 +167,7 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
         printf("%-6s %-28s %-8s %-22s %d rank(s): %2lld batches, %7lld rows compared, differing values %lld (must be "
                "0), scores %lld; loss %.1e, gradients %.1e; rows %llu B = %.2f x lower bound\n",
                event_model_kind_name(w->config.kind), w->label, dispatch_mode_name(mode),
-               strncmp(placement, "file:", 5) == 0 ? "file (random)" : placement, world.size, (long long)slots,
+               strncmp(placement, "file:", 5) == 0 ? "file (random)" : placement, world.size, (long long)count,
                (long long)rows, (long long)differing, (long long)score_differing, loss_error, gradient_error,
                (unsigned long long)rows_moved, bound ? (double)rows_moved / (double)bound : 1.0);
         ck_assert_int_eq(differing, 0);
@@ -229,9 +189,9 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
         ck_assert_uint_eq(b->counts + b->requests + b->dispatch_rows + b->updates + b->update_gradients +
                               b->aggregation + b->gradients + b->other,
                           0);
-    free(scores), free(gradient), free(slot);
+    free(scores), free(gradient), free(specs);
     node_memory_free(&full);
-    opt_dispatch_trainer_free(&tr);
+    opt_event_trainer_free(&tr);
 }
 
 static void lockstep_all(const char *label, const char *spec, int64_t events, event_model_kind kind, int64_t batch,
@@ -284,12 +244,12 @@ END_TEST
 static void noisy_epoch(event_trainer *tr, rng *noise)
 {
     tf_error err;
-    const int64_t count = event_trainer_epoch_slots(tr, NULL);
-    event_batch_slot *slots = malloc((size_t)count * sizeof *slots);
-    event_trainer_epoch_slots(tr, slots);
+    const int64_t count = event_trainer_epoch_batches(tr, NULL);
+    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
+    event_trainer_epoch_batches(tr, specs);
     node_memory_reset(&tr->memory);
-    for (int64_t i = 0; i < count && slots[i].train; i++) {
-        const event_batch_slot *s = &slots[i];
+    for (int64_t i = 0; i < count && specs[i].train; i++) {
+        const event_batch_spec *s = &specs[i];
         for (int64_t j = 0; j < s->size; j++)
             tr->negatives[j] = event_trainer_negative(tr, s->stream, s->first + j);
         event_batch batch = {tr->events, tr->edge_features, s->first, s->size, tr->negatives};
@@ -308,7 +268,7 @@ static void noisy_epoch(event_trainer *tr, rng *noise)
         event_tape_free(&tape);
     }
     tr->epoch++;
-    free(slots);
+    free(specs);
 }
 
 /* Two epochs of training, every mode. On one rank the twin sums every gradient over the same rows
@@ -349,12 +309,12 @@ START_TEST(free_running)
                (long long)epochs, relative_error(noisy_values, expected, P), control.average_precision,
                replayed.average_precision, fabs(control.average_precision - replayed.average_precision));
     for (int mode = DISPATCH_SVEN; mode <= DISPATCH_DEPCOMM; mode++) {
-        dispatch_trainer tr;
-        ck_assert(opt_dispatch_trainer_create(&tr, &w.events, w.events.features, &w.config, &w.options,
-                                              (dispatch_mode)mode, "hash", &world, &err) == TF_OK);
+        opt_event_trainer tr;
+        ck_assert(opt_event_trainer_create(&tr, &w.events, w.events.features, &w.config, &w.options,
+                                           (dispatch_mode)mode, "hash", &world, &err) == TF_OK);
         event_epoch_report report;
         for (int64_t e = 0; e < epochs; e++)
-            ck_assert_msg(opt_dispatch_trainer_epoch(&tr, &report, NULL, NULL, &err) == TF_OK, "%s", err.message);
+            ck_assert_msg(opt_event_trainer_epoch(&tr, &report, NULL, NULL, &err) == TF_OK, "%s", err.message);
         ck_assert_msg(opt_state_agree(&world, &tr.base.model.parameters, &tr.base.optimizer, tr.base.epoch, &err) == TF_OK, "%s", err.message);
         pack(&tr.base.model.parameters, 0, ours);
         if (mode == DISPATCH_SVEN)
@@ -373,7 +333,7 @@ START_TEST(free_running)
                       world.size, ap);
         if (mode != DISPATCH_DEPCOMM)
             ck_assert_int_eq(to_sven, 0);
-        opt_dispatch_trainer_free(&tr);
+        opt_event_trainer_free(&tr);
     }
     free(expected), free(sven), free(ours), free(noisy_values);
     event_trainer_free(&ref);

@@ -124,12 +124,10 @@ static int64_t halo_rows(const csr *g, const int32_t *owner, int ranks)
     return total;
 }
 
-/* Exchange bytes of STEPS steps and one evaluation of the test split, counted from the graph. */
-static int64_t plain_count(const snapshot_seq *seq, const int32_t *owner, int ranks, const model_config *config,
-                           const train_schedule *s, int64_t train_snapshots)
+/* How often the first STEPS training steps read each snapshot: visits [num_snapshots] out. */
+static void training_visits(const train_schedule *s, int64_t num_snapshots, int64_t *visits)
 {
-    int64_t forward, backward, floats = 0;
-    calls_of(config, seq->feature_width, &forward, &backward);
+    memset(visits, 0, (size_t)num_snapshots * sizeof *visits);
     for (int64_t step = 0; step < STEPS; step++)
         for (int64_t slot = 0; slot < s->batch; slot++) {
             const int64_t w = train_schedule_window(s, step, slot);
@@ -138,10 +136,22 @@ static int64_t plain_count(const snapshot_seq *seq, const int32_t *owner, int ra
                 continue;
             train_schedule_span(s, w, &first, &count);
             for (int64_t t = first; t < first + count; t++)
-                floats += halo_rows(&seq->snapshots[t].graph, owner, ranks) * (forward + backward);
+                visits[t]++;
         }
-    for (int64_t t = train_snapshots; t < seq->num_snapshots; t++)
-        floats += halo_rows(&seq->snapshots[t].graph, owner, ranks) * forward;
+}
+
+/* Exchange bytes of STEPS steps and one evaluation of the test split, counted from the graph. */
+static int64_t plain_count(const snapshot_seq *seq, const int32_t *owner, int ranks, const model_config *config,
+                           const train_schedule *s, int64_t train_snapshots)
+{
+    int64_t forward, backward, floats = 0;
+    calls_of(config, seq->feature_width, &forward, &backward);
+    int64_t *visits = malloc((size_t)seq->num_snapshots * sizeof *visits);
+    training_visits(s, seq->num_snapshots, visits);
+    for (int64_t t = 0; t < seq->num_snapshots; t++) /* trained forward and backward; the test split forward once */
+        floats += halo_rows(&seq->snapshots[t].graph, owner, ranks) *
+                  (visits[t] * (forward + backward) + (t >= train_snapshots) * forward);
+    free(visits);
     return floats * 4;
 }
 
@@ -150,22 +160,15 @@ static int64_t shuffle_count(const snapshot_seq *seq, const int32_t *owner, cons
                              const train_schedule *s, int64_t train_snapshots)
 {
     int64_t rows = 0;
+    int64_t *visits = malloc((size_t)seq->num_snapshots * sizeof *visits);
+    training_visits(s, seq->num_snapshots, visits);
     for (int64_t t = 0; t < seq->num_snapshots; t++) {
-        int64_t visits = t >= train_snapshots; /* the test split once */
-        for (int64_t step = 0; step < STEPS; step++)
-            for (int64_t slot = 0; slot < s->batch; slot++) {
-                const int64_t w = train_schedule_window(s, step, slot);
-                int64_t first, count;
-                if (w < 0)
-                    continue;
-                train_schedule_span(s, w, &first, &count);
-                visits += t >= first && t < first + count;
-            }
         int64_t foreign = 0;
         for (int64_t v = 0; v < seq->num_nodes; v++)
             foreign += owner[v] != snapshot_owner[t];
-        rows += visits * foreign;
+        rows += (visits[t] + (t >= train_snapshots)) * foreign; /* the test split once */
     }
+    free(visits);
     return rows * seq->feature_width * 4;
 }
 
@@ -222,8 +225,8 @@ static void check_case(const char *label, const snapshot_seq *seq, const char *d
         trainer_apply_gradient(&pt.base);
     }
     double test_mse;
-    ck_assert_msg(partition_trainer_evaluate(&pt, pt.base.train_snapshots, seq->num_snapshots - pt.base.train_snapshots,
-                                             &test_mse, &err) == TF_OK,
+    const int64_t train = pt.base.train_snapshots;
+    ck_assert_msg(opt_partition_trainer_evaluate(&pt, train, seq->num_snapshots - train, &test_mse, &err) == TF_OK,
                   "%s", err.message);
     pack(&pt.base.model.parameters, 1, gradient);
     const double worst_parameter = relative_error(gradient, ref->parameters, ref->size);

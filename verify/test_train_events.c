@@ -131,7 +131,7 @@ START_TEST(negatives_keyed_by_event)
     int64_t checked = 0;
     for (int64_t first = 0; first + 50 <= a.train_end; first += 50) {
         double loss;
-        event_batch_slot slot = {first, 50, 1234, 0, EVENT_SPLIT_TRAIN};
+        event_batch_spec slot = {first, 50, 1234, 0, EVENT_SPLIT_TRAIN};
         ck_assert(event_trainer_run_batch(&a, &slot, &loss, NULL, &err) == TF_OK);
         for (int64_t j = 0; j < 50; j++, checked++)
             ck_assert_int_eq(a.negatives[j], event_trainer_negative(&b, 1234, first + j));

@@ -29,6 +29,15 @@ static inline int start_mpi(comm *world, int *argc, char ***argv, int want_gpu)
     return 0;
 }
 
+/* Stop a test program whose suite cannot run here: @p why on stderr, MPI shut down. Returns the
+ * exit status 1. */
+static inline int stop_mpi(comm *world, const char *why)
+{
+    fprintf(stderr, "%s\n", why);
+    comm_finalize(world);
+    return 1;
+}
+
 /* Run @p suite on this rank (rank 0 prints the results, the other ranks run silently), free it,
  * then comm_finalize(). Returns this rank's exit status: 0 when every test passed. Tests run in
  * this process, never in a forked child, whatever CK_FORK says: a child forked after MPI_Init

@@ -42,7 +42,7 @@ static void print_metrics(const char *name, const event_metrics *m)
 
 /* One line of an optimized epoch's traffic (all ranks, this epoch): bytes by purpose, the lower
  * bound of a partitioned memory, and the redundancy the plans saw. */
-static void print_traffic(const dispatch_trainer *tr, const dispatch_traffic *t)
+static void print_traffic(const opt_event_trainer *tr, const dispatch_traffic *t)
 {
     const dispatch_bytes *b = &t->bytes;
     const event_model *m = &tr->base.model;
@@ -74,7 +74,7 @@ typedef struct event_run {
     int pipelined;                /* the twin runs behind its pipeline */
     const char *placement;        /* --placement, hash by default */
     event_trainer reference;
-    dispatch_trainer twin;
+    opt_event_trainer twin;
     event_pipeline pipeline;
     event_trainer *tr;            /* the reference, or the twin's base */
 } event_run;
@@ -112,7 +112,7 @@ static int create_trainer(event_run *r, tf_error *err)
     int status = choose_edge_features(o->edge_features, es, &r->features, &r->config.edge_width, &r->owned_features,
                                       err);
     if (status == TF_OK)
-        status = r->group ? opt_dispatch_trainer_create(&r->twin, es, r->features, &r->config, &r->options, o->mode,
+        status = r->group ? opt_event_trainer_create(&r->twin, es, r->features, &r->config, &r->options, o->mode,
                                                         r->placement, r->group, err)
                           : event_trainer_create(&r->reference, es, r->features, &r->config, &r->options, err);
     /* Node memory has a row per vertex id up to the largest one, so one stray large id in a file
@@ -125,7 +125,7 @@ static int create_trainer(event_run *r, tf_error *err)
     if (status == TF_OK && r->c->load && r->speaks)
         note_interrupted_save(r->c->load);
     if (status == TF_OK && r->c->load)
-        status = r->group ? opt_dispatch_trainer_load(&r->twin, r->c->load, err)
+        status = r->group ? opt_event_trainer_load(&r->twin, r->c->load, err)
                           : event_trainer_load(&r->reference, r->c->load, err);
     return status;
 }
@@ -165,8 +165,8 @@ static void describe_run(const event_run *r)
 static int one_epoch(event_run *r, event_epoch_report *report, tf_error *err)
 {
     progress_fn show = r->speaks ? cli_progress : NULL;
-    return r->pipelined ? event_pipeline_epoch(&r->pipeline, report, show, &r->progress, err)
-           : r->group   ? opt_dispatch_trainer_epoch(&r->twin, report, show, &r->progress, err)
+    return r->pipelined ? opt_event_pipeline_epoch(&r->pipeline, report, show, &r->progress, err)
+           : r->group   ? opt_event_trainer_epoch(&r->twin, report, show, &r->progress, err)
                         : event_trainer_epoch(&r->reference, report, show, &r->progress, err);
 }
 
@@ -179,7 +179,7 @@ static int run_epochs(event_run *r, event_epoch_report *report, tf_error *err)
         status = one_epoch(r, report, err);
         dispatch_traffic traffic;
         if (status == TF_OK && r->group)
-            status = opt_dispatch_trainer_traffic(&r->twin, &traffic, 1, err);
+            status = opt_event_trainer_traffic(&r->twin, &traffic, 1, err);
         if (status != TF_OK || !r->speaks)
             continue;
         printf("epoch %3lld  train loss %.4f", (long long)report->epoch, report->train_loss);
@@ -199,8 +199,8 @@ static int evaluate_only(event_run *r, double started, tf_error *err)
     event_metrics validation, test;
     progress_fn show = r->speaks ? cli_progress : NULL;
     const int status =
-        r->pipelined ? event_pipeline_evaluate(&r->pipeline, &validation, &test, show, &r->progress, err)
-        : r->group   ? opt_dispatch_trainer_evaluate(&r->twin, &validation, &test, show, &r->progress, err)
+        r->pipelined ? opt_event_pipeline_evaluate(&r->pipeline, &validation, &test, show, &r->progress, err)
+        : r->group   ? opt_event_trainer_evaluate(&r->twin, &validation, &test, show, &r->progress, err)
                      : event_trainer_evaluate(&r->reference, &validation, &test, show, &r->progress, err);
     if (status == TF_OK && r->speaks) {
         printf("evaluation after %lld epochs, memory rebuilt by replaying the training events:", (long long)r->tr->epoch);
@@ -232,13 +232,13 @@ int train_events(const train_command *c, comm *group, tf_error *err)
     else if (status == TF_OK && report.epoch == 0)
         status = evaluate_only(&r, started, err);
     if (status == TF_OK && c->save) {
-        status = group ? opt_dispatch_trainer_save(&r.twin, c->save, err) : event_trainer_save(&r.reference, c->save, err);
+        status = group ? opt_event_trainer_save(&r.twin, c->save, err) : event_trainer_save(&r.reference, c->save, err);
         if (status == TF_OK && r.speaks)
             printf("saved checkpoint %s\n", c->save);
     }
     event_trainer_free(&r.reference);
     event_pipeline_free(&r.pipeline);
-    opt_dispatch_trainer_free(&r.twin);
+    opt_event_trainer_free(&r.twin);
     tensor_free(&r.owned_features);
     dataset_free(&r.data);
     return status;

@@ -142,7 +142,7 @@ static int split_epoch(split_run *r, int64_t first_epoch, tf_error *err)
     const double started = wall_seconds(), busy_before = pt->stats.busy_cpu_seconds;
     const uint64_t bytes_before = pt->stats.exchange_bytes;
     int status = r->c->stale_embeddings ? opt_stale_embeddings_epoch(&r->stale, pt, &report, err)
-                                        : partition_trainer_epoch(pt, &report, err);
+                                        : opt_partition_trainer_epoch(pt, &report, err);
     if (status == TF_OK)
         status = comm_barrier(r->group, err);
     const double seconds = wall_seconds() - started;
@@ -211,7 +211,7 @@ int train_vertex_split(const train_command *c, comm *group, tf_error *err)
     double test_mse;
     const int64_t train = r.pt.base.train_snapshots;
     if (status == TF_OK)
-        status = partition_trainer_evaluate(&r.pt, train, r.num_snapshots - train, &test_mse, err);
+        status = opt_partition_trainer_evaluate(&r.pt, train, r.num_snapshots - train, &test_mse, err);
     if (status == TF_OK && r.speaks)
         printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)r.pt.base.epoch,
                wall_seconds() - started);

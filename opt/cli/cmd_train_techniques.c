@@ -186,7 +186,7 @@ static int stale_gradient_on(const train_command *c, const comm *group) { return
 
 static int stale_gradient_epoch(train_run *r, epoch_report *report, tf_error *err)
 {
-    return ref_stale_epoch(r->tr, r->seq, report, err);
+    return ref_delayed_epoch(r->tr, r->seq, report, err);
 }
 
 static const train_technique stale_gradient_technique = {

@@ -294,6 +294,131 @@ static int choose_named_columns(const char *list, const char *source, const char
     return TF_OK;
 }
 
+/* The header's roles into m (src, dst, time, label; named = its width), and in *users_and_items
+ * whether source and destination are named as users (bit 0) and items (bit 1). A role named twice,
+ * or source, destination or time missing, is an error on the header's line. */
+static int read_header_roles(const char *header, const char *header_end, const char *source, long header_line,
+                             column_map *m, int *users_and_items, tf_error *err)
+{
+    /* JODIE's names (user_id, item_id, state_label) and TGN's (u, i, ts) are among these. */
+    static const char *const src_names[] = {"from", "src", "source", "u", "user", "user_id", NULL};
+    static const char *const dst_names[] = {"to", "dst", "target", "i", "item", "item_id", NULL};
+    static const char *const time_names[] = {"time", "ts", "timestamp", "t", NULL};
+    static const char *const label_names[] = {"label", "state_label", NULL};
+    static const char *const user_names[] = {"user", "user_id", NULL};
+    static const char *const item_names[] = {"item", "item_id", NULL};
+    *users_and_items = 0;
+    const char *position = header, *field_begin, *field_end;
+    for (long k = 0; next_field(&position, header_end, ',', &field_begin, &field_end); k++) {
+        long *role = header_is(field_begin, field_end, src_names)     ? &m->src
+                     : header_is(field_begin, field_end, dst_names)   ? &m->dst
+                     : header_is(field_begin, field_end, time_names)  ? &m->time
+                     : header_is(field_begin, field_end, label_names) ? &m->label
+                                                                      : NULL;
+        if (role && *role >= 0) {
+            char name[32];
+            return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: column \"%s\" names a role a previous column already has",
+                                source, header_line, quote_field(field_begin, field_end, name, sizeof name));
+        }
+        if (role)
+            *role = k;
+        if (role == &m->src && header_is(field_begin, field_end, user_names))
+            *users_and_items |= 1;
+        if (role == &m->dst && header_is(field_begin, field_end, item_names))
+            *users_and_items |= 2;
+        m->named = k + 1;
+    }
+    if (m->src >= 0 && m->dst >= 0 && m->time >= 0)
+        return TF_OK;
+    /* SNAP's own bitcoin CSVs have no header: say so rather than only what is missing. */
+    double number;
+    position = header;
+    next_field(&position, header_end, ',', &field_begin, &field_end);
+    int looks_like_data = parse_double(field_begin, field_end, &number) == 0;
+    return tf_error_set(err, TF_ERR_INPUT,
+                        "%s:%ld: header lacks a %s column, expected from/src/source/u/user_id, to/dst/target/i/"
+                        "item_id and time/ts/timestamp/t%s",
+                        source, header_line, m->src < 0 ? "source" : m->dst < 0 ? "destination" : "time",
+                        looks_like_data ? " (this line looks like data: add a header line)" : "");
+}
+
+/* JODIE's layout: the last header column, named jodie_feature_list, stands for all the fields that
+ * follow; m->width is then the first data line's (after @p cursor). */
+static int find_feature_list(const char *header, const char *header_end, line_cursor cursor, const char *source,
+                             column_map *m, tf_error *err)
+{
+    const char *position = header, *field_begin, *field_end;
+    for (long k = 0; next_field(&position, header_end, ',', &field_begin, &field_end); k++)
+        if (k == m->named - 1 && same_name(field_begin, field_end, jodie_feature_list))
+            m->list_from = k;
+    m->width = m->named;
+    const char *begin, *end;
+    if (m->list_from < 0 || !first_data_line(&cursor, &begin, &end))
+        return TF_OK;
+    m->width = count_fields(begin, end, ',');
+    if (m->width < m->list_from)
+        return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: %ld fields, expected at least %ld (the header's columns "
+                            "before %s)", source, cursor.number, m->width, m->list_from, jodie_feature_list);
+    return TF_OK;
+}
+
+/* Which named columns are edge features, into feature [m->named]: those --edge-columns names
+ * (@p chosen), or by the rule (feature_by_rule()). */
+static int choose_feature_columns(const char *chosen, const char *source, const char *header, const char *header_end,
+                                  column_map *m, unsigned char *feature, tf_error *err)
+{
+    if (chosen)
+        return choose_named_columns(chosen, source, header, header_end, m, feature, err);
+    const char *position = header, *field_begin, *field_end;
+    for (long k = 0; next_field(&position, header_end, ',', &field_begin, &field_end); k++)
+        if (k == m->list_from)
+            m->list_taken = 1;
+        else
+            feature[k] = k != m->src && k != m->dst && k != m->time && k != m->label &&
+                         feature_by_rule(field_begin, field_end);
+    return TF_OK;
+}
+
+/* JODIE keeps users and items in separate id spaces: user 0 and item 0 are different vertices.
+ * One id space puts the items after the users, as TGN's preprocessing of JODIE's files does
+ * (item + largest user id + 1). *users out: the user ids. */
+static int separate_users_and_items(event_stream *out, const char *source, int64_t *users, tf_error *err)
+{
+    int64_t items = 0;
+    for (int64_t i = 0; i < out->num_events; i++) {
+        *users = out->src[i] + 1 > *users ? out->src[i] + 1 : *users;
+        items = out->dst[i] + 1 > items ? out->dst[i] + 1 : items;
+    }
+    if (*users + items > INT32_MAX) {
+        event_stream_free(out);
+        return tf_error_set(err, TF_ERR_INPUT, "%s: %lld user ids and %lld item ids, expected at most %d together",
+                            source, (long long)*users, (long long)items, INT32_MAX);
+    }
+    for (int64_t i = 0; i < out->num_events; i++)
+        out->dst[i] += (int32_t)*users;
+    out->num_nodes = *users + items;
+    return TF_OK;
+}
+
+/* The one-line summary of the columns taken and ignored, into columns->report. */
+static void report_columns(event_csv_columns *columns, const column_map *m, const char *header,
+                           const char *header_end, const char *source, int64_t users)
+{
+    char *report = columns->report;
+    size_t size = sizeof columns->report;
+    snprintf(report, size, "%s: edge feature columns: ", source);
+    append_columns(report, size, m, header, header_end, 1);
+    append(report, size, "; ignored columns: ");
+    append_columns(report, size, m, header, header_end, 0);
+    if (columns->edge_columns)
+        append(report, size, " (as --edge-columns chose)");
+    else
+        append(report, size, " (the rule: names feat..., f<digits>, %s; or choose with --edge-columns)",
+               jodie_feature_list);
+    if (users)
+        append(report, size, "; users and items: item ids follow the %lld user ids", (long long)users);
+}
+
 int load_events_csv_columns(const text *content, const char *source, event_csv_columns *columns,
                             event_stream *out, tf_error *err)
 {
@@ -304,127 +429,32 @@ int load_events_csv_columns(const text *content, const char *source, event_csv_c
     }
     if (content->size == 0)
         return tf_error_set(err, TF_ERR_INPUT, "%s: file is empty, expected a header such as from,to,time", source);
-    /* JODIE's names (user_id, item_id, state_label) and TGN's (u, i, ts) are among these. */
-    static const char *const src_names[] = {"from", "src", "source", "u", "user", "user_id", NULL};
-    static const char *const dst_names[] = {"to", "dst", "target", "i", "item", "item_id", NULL};
-    static const char *const time_names[] = {"time", "ts", "timestamp", "t", NULL};
-    static const char *const label_names[] = {"label", "state_label", NULL};
-    static const char *const user_names[] = {"user", "user_id", NULL};
-    static const char *const item_names[] = {"item", "item_id", NULL};
     column_map m = {',', 0, -1, -1, -1, -1, -1, 0, 0, NULL};
     line_cursor cursor = line_cursor_start(content);
     const char *header, *header_end;
     if (!first_data_line(&cursor, &header, &header_end))
         return tf_error_set(err, TF_ERR_INPUT, "%s: only comments, expected a header such as from,to,time", source);
     const long header_line = cursor.number;
-    int users_and_items = 0; /* the header names users and items: two id spaces */
-    const char *position = header, *field_begin, *field_end;
-    for (long k = 0; next_field(&position, header_end, ',', &field_begin, &field_end); k++) {
-        long *slot = header_is(field_begin, field_end, src_names)     ? &m.src
-                     : header_is(field_begin, field_end, dst_names)   ? &m.dst
-                     : header_is(field_begin, field_end, time_names)  ? &m.time
-                     : header_is(field_begin, field_end, label_names) ? &m.label
-                                                                      : NULL;
-        if (slot && *slot >= 0) {
-            char name[32];
-            return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: column \"%s\" names a role a previous column already has",
-                                source, header_line, quote_field(field_begin, field_end, name, sizeof name));
-        }
-        if (slot)
-            *slot = k;
-        if (slot == &m.src && header_is(field_begin, field_end, user_names))
-            users_and_items |= 1;
-        if (slot == &m.dst && header_is(field_begin, field_end, item_names))
-            users_and_items |= 2;
-        m.named = k + 1;
-    }
-    if (m.src < 0 || m.dst < 0 || m.time < 0) {
-        /* SNAP's own bitcoin CSVs have no header: say so rather than only what is missing. */
-        double number;
-        position = header;
-        next_field(&position, header_end, ',', &field_begin, &field_end);
-        int looks_like_data = parse_double(field_begin, field_end, &number) == 0;
-        return tf_error_set(err, TF_ERR_INPUT,
-                            "%s:%ld: header lacks a %s column, expected from/src/source/u/user_id, to/dst/target/i/"
-                            "item_id and time/ts/timestamp/t%s",
-                            source, header_line, m.src < 0 ? "source" : m.dst < 0 ? "destination" : "time",
-                            looks_like_data ? " (this line looks like data: add a header line)" : "");
-    }
-
-    /* JODIE's layout: the last header column stands for all the fields that follow. */
-    position = header;
-    for (long k = 0; next_field(&position, header_end, ',', &field_begin, &field_end); k++)
-        if (k == m.named - 1 && same_name(field_begin, field_end, jodie_feature_list))
-            m.list_from = k;
-    m.width = m.named;
-    if (m.list_from >= 0) {
-        line_cursor data = cursor;
-        const char *begin, *end;
-        if (first_data_line(&data, &begin, &end)) {
-            m.width = count_fields(begin, end, ',');
-            if (m.width < m.list_from)
-                return tf_error_set(err, TF_ERR_INPUT, "%s:%ld: %ld fields, expected at least %ld (the header's "
-                                    "columns before %s)", source, data.number, m.width, m.list_from, jodie_feature_list);
-        }
-    }
-
+    int users_and_items; /* the header names users and items: two id spaces */
+    if (read_header_roles(header, header_end, source, header_line, &m, &users_and_items, err) != TF_OK ||
+        find_feature_list(header, header_end, cursor, source, &m, err) != TF_OK)
+        return TF_ERR_INPUT;
     unsigned char *feature = tf_alloc((size_t)m.named, 1, "the header's columns", err);
     if (!feature) {
         tf_error_prefix(err, "%s", source);
         return TF_ERR_INPUT;
     }
-    const char *chosen = columns ? columns->edge_columns : NULL;
-    int status = TF_OK;
-    if (chosen) {
-        status = choose_named_columns(chosen, source, header, header_end, &m, feature, err);
-    } else {
-        position = header;
-        for (long k = 0; next_field(&position, header_end, ',', &field_begin, &field_end); k++)
-            if (k == m.list_from)
-                m.list_taken = 1;
-            else
-                feature[k] = k != m.src && k != m.dst && k != m.time && k != m.label &&
-                             feature_by_rule(field_begin, field_end);
-    }
+    int status = choose_feature_columns(columns ? columns->edge_columns : NULL, source, header, header_end, &m,
+                                        feature, err);
     m.feature = feature;
     if (status == TF_OK)
         status = parse_events(content, source, &m, header_line, out, err);
-
-    /* JODIE keeps users and items in separate id spaces: user 0 and item 0 are different
-     * vertices. One id space puts the items after the users, as TGN's preprocessing of
-     * JODIE's files does (item + largest user id + 1). */
     int64_t users = 0;
-    if (status == TF_OK && users_and_items == 3) {
-        int64_t items = 0;
-        for (int64_t i = 0; i < out->num_events; i++) {
-            users = out->src[i] + 1 > users ? out->src[i] + 1 : users;
-            items = out->dst[i] + 1 > items ? out->dst[i] + 1 : items;
-        }
-        if (users + items > INT32_MAX) {
-            status = tf_error_set(err, TF_ERR_INPUT, "%s: %lld user ids and %lld item ids, expected at most %d together",
-                                  source, (long long)users, (long long)items, INT32_MAX);
-            event_stream_free(out);
-        } else {
-            for (int64_t i = 0; i < out->num_events; i++)
-                out->dst[i] += (int32_t)users;
-            out->num_nodes = users + items;
-        }
-    }
+    if (status == TF_OK && users_and_items == 3)
+        status = separate_users_and_items(out, source, &users, err);
     if (status == TF_OK && columns) {
         columns->users = users;
-        char *report = columns->report;
-        size_t size = sizeof columns->report;
-        snprintf(report, size, "%s: edge feature columns: ", source);
-        append_columns(report, size, &m, header, header_end, 1);
-        append(report, size, "; ignored columns: ");
-        append_columns(report, size, &m, header, header_end, 0);
-        if (chosen)
-            append(report, size, " (as --edge-columns chose)");
-        else
-            append(report, size, " (the rule: names feat..., f<digits>, %s; or choose with --edge-columns)",
-                   jodie_feature_list);
-        if (users)
-            append(report, size, "; users and items: item ids follow the %lld user ids", (long long)users);
+        report_columns(columns, &m, header, header_end, source, users);
     }
     free(feature);
     return status;

@@ -550,3 +550,17 @@ int checkpoint_load(const char *directory, const int64_t *expected, int64_t *sta
         return TF_ERR_INPUT;
     return TF_OK;
 }
+
+int checkpoint_resume(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int first,
+                      const char *const *labels, parameter_list *parameters, adam *optimizer, int64_t *epoch,
+                      int *found, tf_error *err)
+{
+    if (checkpoint_load(directory, expected, state, state_count, first, labels, parameters, optimizer, found, err) !=
+        TF_OK)
+        return TF_ERR_INPUT;
+    if (*found) {
+        *epoch = state[CHECKPOINT_FIELD_EPOCH];
+        optimizer->step = state[CHECKPOINT_FIELD_STEP];
+    }
+    return TF_OK;
+}

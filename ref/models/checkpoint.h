@@ -173,6 +173,15 @@ int checkpoint_load(const char *directory, const int64_t *expected, int64_t *sta
                     const char *const *labels, parameter_list *parameters, adam *optimizer, int *found,
                     tf_error *err);
 
+/**
+ * checkpoint_load() for a trainer that resumes where a checkpoint left off: when it has a marker,
+ * *@p epoch and optimizer->step take the marker's epoch and Adam step; parameters only leave
+ * them as they are (epoch 0, a fresh optimizer). Arguments as checkpoint_load()'s.
+ */
+int checkpoint_resume(const char *directory, const int64_t *expected, int64_t *state, int64_t state_count, int first,
+                      const char *const *labels, parameter_list *parameters, adam *optimizer, int64_t *epoch,
+                      int *found, tf_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -121,19 +121,23 @@ int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err)
     return TF_OK;
 }
 
-void ref_propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
+void ref_propagate_row(const propagation *p, const float *x, int64_t width, int64_t v, float *out)
 {
     const csr *g = p->graph;
-    for (int64_t v = 0; v < g->num_nodes; v++) {
-        float *out = y + v * width;
+    for (int64_t j = 0; j < width; j++)
+        out[j] = p->self_coefficient[v] * x[v * width + j];
+    for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+        const float *in = x + (int64_t)g->col[e] * width;
+        const float coefficient = p->edge_coefficient[e];
         for (int64_t j = 0; j < width; j++)
-            out[j] = p->self_coefficient[v] * x[v * width + j];
-        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
-            const float *in = x + (int64_t)g->col[e] * width;
-            for (int64_t j = 0; j < width; j++)
-                out[j] += p->edge_coefficient[e] * in[j];
-        }
+            out[j] += coefficient * in[j];
     }
+}
+
+void ref_propagate_forward(const propagation *p, const float *x, int64_t width, float *y)
+{
+    for (int64_t v = 0; v < p->graph->num_nodes; v++)
+        ref_propagate_row(p, x, width, v, y + v * width);
 }
 
 void ref_propagate_backward(const propagation *p, const float *dy, int64_t width, float *dx)

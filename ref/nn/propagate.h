@@ -101,6 +101,11 @@ void ref_propagation_free(propagation *p);
  */
 int propagation_add_transpose(propagation *p, tf_error *err);
 
+/** Row @p v of P x: out [width] = self_coefficient[v] x_v + the edge coefficients times x_u over
+ *  v's in-edges, in edge order; x [num_nodes][width]. A row depends on no other, so a twin may
+ *  run the rows on any threads and get these very sums. */
+void ref_propagate_row(const propagation *p, const float *x, int64_t width, int64_t v, float *out);
+
 /** y = P x for @p width feature columns: x, y [num_nodes][width] (y overwritten, not aliasing x). */
 void ref_propagate_forward(const propagation *p, const float *x, int64_t width, float *y);
 

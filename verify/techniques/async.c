@@ -152,7 +152,7 @@ static int async_run_ref(void *state, int64_t step, tf_error *err)
     if (s->variant == ASYNC_VARIANT_DGC_ZERO)
         return trainer_epoch(&s->reference, s->seq, &report, err);
     return s->variant == ASYNC_VARIANT_AVERAGE ? ref_local_average_epoch(&s->simulation, s->seq, &report, err)
-                                         : ref_stale_epoch(&s->reference, s->seq, &report, err);
+                                         : ref_delayed_epoch(&s->reference, s->seq, &report, err);
 }
 
 static int async_run_twin(void *state, int twin, int64_t step, tf_error *err)

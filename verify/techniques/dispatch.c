@@ -30,9 +30,9 @@ typedef struct dispatch_state {
     event_model_config config;
     event_train_options options;
     event_trainer ref;                  /* the reference; runs on rank 0 */
-    dispatch_trainer twin[4];           /* one per mode, on every rank */
+    opt_event_trainer twin[4];           /* one per mode, on every rank */
     int twins_created;
-    event_batch_slot *slots;            /* [steps] one epoch */
+    event_batch_spec *slots;            /* [steps] one epoch */
     int64_t steps;
     float *before;                      /* [P] the reference's parameters before the current batch */
     float *ref_scores;                  /* [2B] */
@@ -49,7 +49,7 @@ static void lockstep_teardown(void *state)
         return;
     event_trainer_free(&s->ref);
     for (int k = 0; k < 4; k++) {
-        opt_dispatch_trainer_free(&s->twin[k]);
+        opt_event_trainer_free(&s->twin[k]);
         node_memory_free(&s->gathered[k]);
         free(s->twin_scores[k]);
     }
@@ -88,14 +88,14 @@ static int lockstep_setup(const technique_context *context, const dataset *data,
     if (event_trainer_create(&s->ref, &s->events, s->events.features, &s->config, &s->options, err) != TF_OK)
         return err->code;
     const int64_t P = parameters_size(&s->ref.model.parameters), B = p->batch;
-    s->steps = event_trainer_epoch_slots(&s->ref, NULL);
+    s->steps = event_trainer_epoch_batches(&s->ref, NULL);
     if (!(s->slots = tf_alloc((size_t)s->steps, sizeof *s->slots, "batch slots", err)) ||
         !(s->before = tf_alloc((size_t)P, sizeof(float), "parameters", err)) ||
         !(s->ref_scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)))
         return err->code;
-    event_trainer_epoch_slots(&s->ref, s->slots);
+    event_trainer_epoch_batches(&s->ref, s->slots);
     for (int k = 0; k < 4; k++) {
-        if (opt_dispatch_trainer_create(&s->twin[k], &s->events, s->events.features, &s->config, &s->options,
+        if (opt_event_trainer_create(&s->twin[k], &s->events, s->events.features, &s->config, &s->options,
                                         (dispatch_mode)k, p->placement, s->group, err) != TF_OK ||
             !(s->twin_scores[k] = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)))
             return err->code;
@@ -129,16 +129,16 @@ static int lockstep_run_ref(void *state, int64_t step, tf_error *err)
 static int lockstep_run_twin(void *state, int twin, int64_t step, tf_error *err)
 {
     dispatch_state *s = state;
-    dispatch_trainer *tr = &s->twin[twin];
+    opt_event_trainer *tr = &s->twin[twin];
     if (s->group->rank == 0)
         parameters_unpack_values(&tr->base.model.parameters, s->before);
     double loss;
-    if (opt_dispatch_trainer_adopt_parameters(tr, 0, err) != TF_OK ||
-        opt_dispatch_trainer_run_batch(tr, &s->slots[step], &loss, s->twin_scores[twin], err) != TF_OK ||
-        opt_dispatch_trainer_gather_memory(tr, s->group->rank == 0 ? &s->gathered[twin] : NULL, err) != TF_OK)
+    if (opt_event_trainer_adopt_parameters(tr, 0, err) != TF_OK ||
+        opt_event_trainer_run_batch(tr, &s->slots[step], &loss, s->twin_scores[twin], err) != TF_OK ||
+        opt_event_trainer_gather_memory(tr, s->group->rank == 0 ? &s->gathered[twin] : NULL, err) != TF_OK)
         return err->code;
     if (step + 1 == s->steps)
-        return opt_dispatch_trainer_traffic(tr, &s->traffic[twin], 1, err);
+        return opt_event_trainer_traffic(tr, &s->traffic[twin], 1, err);
     return TF_OK;
 }
 
