@@ -182,15 +182,15 @@ static const train_technique replicas_technique = {
 };
 
 /* --staleness 1 in the reference: each step applies the previous step's gradient. */
-static int stale_gradient_on(const train_command *c, const comm *group) { return !group && c->async.staleness; }
+static int delayed_gradient_on(const train_command *c, const comm *group) { return !group && c->async.staleness; }
 
-static int stale_gradient_epoch(train_run *r, epoch_report *report, tf_error *err)
+static int delayed_gradient_epoch(train_run *r, epoch_report *report, tf_error *err)
 {
     return ref_delayed_epoch(r->tr, r->seq, report, err);
 }
 
-static const train_technique stale_gradient_technique = {
-    .name = "stale gradient", .on = stale_gradient_on, .describe = describe_sync, .epoch = stale_gradient_epoch,
+static const train_technique delayed_gradient_technique = {
+    .name = "delayed gradient", .on = delayed_gradient_on, .describe = describe_sync, .epoch = delayed_gradient_epoch,
 };
 
 /* ---- --stale-embeddings: DGC's rule simulated serially (ref/async_embeddings.h) -------------------- */
@@ -401,7 +401,7 @@ const train_technique *const train_techniques[] = {
     &ranks_technique,
     &async_technique,
     &replicas_technique,
-    &stale_gradient_technique,
+    &delayed_gradient_technique,
     &stale_embeddings_technique,
     &incremental_technique,
     &profile_technique,

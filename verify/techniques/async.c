@@ -5,10 +5,11 @@
  *    stepped serially on the twin's kernels (R = the group's ranks). Bitwise: after every epoch
  *    (which ends with an average, so every replica holds one model) rank 0's parameters against
  *    the simulation's; the error is the count of values that differ.
- *  - stale: Sven's stale gradients, staleness 1. Reference: the serial delayed recurrence, on the
- *    twin's kernels too, so that what differs is the all-reduce's addition order alone (against
- *    the reference kernels: verify/test_async_mpi.c). fp: the worst |twin - ref| / max(1, |ref|)
- *    over every parameter; 0 on one rank, where the all-reduce is the identity.
+ *  - delayed: Sven's stale gradients (the delayed gradient), staleness 1. Reference: the serial
+ *    delayed recurrence, on the twin's kernels too, so that what differs is the all-reduce's
+ *    addition order alone (against the reference kernels: verify/test_async_mpi.c). fp: the
+ *    worst |twin - ref| / max(1, |ref|) over every parameter; 0 on one rank, where the
+ *    all-reduce is the identity.
  *  - dgc-zero: DGC's stale aggregation with theta = 0 on R = 4 simulated ranks (owner v mod R,
  *    ref/async_embeddings.h) against plain training, GConvGRU hidden 12, one window of 8 per step:
  *    bitwise (only rows whose bits the receiver already holds are reused). Serial: rank 0 alone.
@@ -31,7 +32,7 @@
 #include "verify/techniques/async.h"
 
 /* Indexed by the ASYNC_VARIANT_ values (verify/techniques/async.h). */
-static const char *const async_variants[] = {"average", "stale", "dgc-zero", NULL};
+static const char *const async_variants[] = {"average", "delayed", "dgc-zero", NULL};
 
 static const dgc_params dgc_defaults = {MODEL_GCONVGRU, 12, 4, ASYNC_EPOCHS};
 
@@ -42,7 +43,7 @@ typedef struct async_state {
     comm *group;              /* the twin's ranks */
     int root;                 /* 1 on the rank that runs the reference and compares */
     replica_set simulation;   /* ASYNC_VARIANT_AVERAGE's reference (root only) */
-    trainer reference;        /* ASYNC_VARIANT_STALE's reference (root only) */
+    trainer reference;        /* ASYNC_VARIANT_DELAYED's reference (root only) */
     trainer mine;             /* this rank's trainer of the twin */
     async_trainer twin;
     int64_t averages;         /* in the twin's last epoch */
@@ -121,7 +122,7 @@ static int async_setup(const technique_context *context, const dataset *data, in
         for (int i = 0; i < ranks; i++) /* the twin's arithmetic: bitwise comparable */
             s->simulation.replicas[i].model.kernels = &opt_kernels;
     }
-    if (s->root && variant == ASYNC_VARIANT_STALE) {
+    if (s->root && variant == ASYNC_VARIANT_DELAYED) {
         if (trainer_create(&s->reference, s->seq, &config, &options, err) != TF_OK)
             return err->code;
         s->reference.model.kernels = &opt_kernels; /* what differs is then the protocol's all-reduce alone */
@@ -174,7 +175,7 @@ static double async_compare(void *state, int twin, int64_t step)
     const parameter_list *ours = &s->mine.model.parameters;
     const parameter_list *ref = s->variant == ASYNC_VARIANT_AVERAGE ? &s->simulation.replicas[0].model.parameters
                                                               : &s->reference.model.parameters; /* stale, dgc */
-    return s->variant == ASYNC_VARIANT_STALE ? parameters_relative_error(ours, ref)
+    return s->variant == ASYNC_VARIANT_DELAYED ? parameters_relative_error(ours, ref)
                                        : (double)parameters_differing_values(ours, ref);
 }
 
@@ -237,7 +238,7 @@ static void async_teardown(void *state)
 }
 static const technique_case async_demo[] = {
     {ASYNC_VARIANT_AVERAGE, "chickenpox", "chickenpox"},
-    {ASYNC_VARIANT_STALE, "chickenpox", "chickenpox"},
+    {ASYNC_VARIANT_DELAYED, "chickenpox", "chickenpox"},
     {ASYNC_VARIANT_DGC_ZERO, "twitter_tennis", "twitter_tennis"},
     {0, NULL, NULL},
 };

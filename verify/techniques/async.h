@@ -24,7 +24,7 @@ typedef struct dgc_params {
 } dgc_params;
 
 /** The variants of technique_async, in technique::variants order. */
-enum { ASYNC_VARIANT_AVERAGE, ASYNC_VARIANT_STALE, ASYNC_VARIANT_DGC_ZERO };
+enum { ASYNC_VARIANT_AVERAGE, ASYNC_VARIANT_DELAYED, ASYNC_VARIANT_DGC_ZERO };
 
 /** The training every row uses: epochs compared, hidden width, window length, steps between averages. */
 enum { ASYNC_EPOCHS = 2, ASYNC_HIDDEN = 12, ASYNC_WINDOW = 8, ASYNC_EVERY = 2 };
