@@ -17,6 +17,8 @@
 #     exactly "}"; its length is the difference of their line numbers.
 #  5. The site lists every chapter in reading order: each chapters/*.md is linked from
 #     docs/mainpage.md and named in docs/Doxyfile.in's INPUT (whose order is the Related Pages').
+#  6. The prose names no file that is not there: every repository path in backticks in the
+#     chapters (their Files tables included), the README and verify/ERRORS.md exists.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -117,10 +119,23 @@ while read -r chapter; do
         violation "$chapter: not in docs/Doxyfile.in's INPUT (the site would leave it out)"
 done < <(list_files 'chapters/*.md')
 
+# ---- 6. every file the prose names exists ------------------------------------------------------------
+# A path in backticks in a chapter, the README or verify/ERRORS.md that starts with one of the
+# project's folders (`opt/dispatch.c`, `verify/techniques/engine.h`) must name a file or folder of
+# the tree, so the Files tables and the text follow a file that moves. Paths with a wildcard or a
+# brace ({h,c}) or a placeholder in capitals (`opt/X`, `ref/GROUP/X`) are patterns, not files.
+named=0
+while IFS=: read -r file line path; do
+    named=$((named + 1))
+    [ -e "$path" ] || violation "$file:$line: names \`$path\`, which is not in the tree"
+done < <(grep -o -n -E '`(ref|opt|cuda|verify|bench|datasets|docs|chapters)/[A-Za-z0-9_./-]*`' \
+             $(list_files 'chapters/*.md') README.md verify/ERRORS.md /dev/null |
+         tr -d '`' | grep -v -E '[*{]|/[A-Z_]+(\.[a-z]+)?(/|$)' | sed -E 's|/$||')
+
 if [ "$violations" -gt 0 ]; then
     echo "check_structure: $violations violation(s)"
     exit 1
 fi
 echo "check_structure: $headers opt/ and cuda/ headers name their twins; includes run one way;" \
      "no issue numbers; no function over 80 lines in opt/cli/ or over 120 elsewhere;" \
-     "the $chapters chapters on the site's main page"
+     "the $chapters chapters on the site's main page; the $named paths the prose names exist"
