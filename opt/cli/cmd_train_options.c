@@ -45,11 +45,14 @@ static int parse_staleness(const char *value, void *field)
     return 1;
 }
 
-static int parse_straggler(const char *value, void *field) { return straggler_parse(value, field, NULL) == TF_OK; }
+static int parse_straggler(const char *value, void *field)
+{
+    return options_plain_numbers(value) && straggler_parse(value, field, NULL) == TF_OK;
+}
 
 static int parse_stale_schedule(const char *value, void *field)
 {
-    return stale_schedule_parse(value, field, NULL) == TF_OK;
+    return options_plain_numbers(value) && stale_schedule_parse(value, field, NULL) == TF_OK;
 }
 
 static int parse_placement(const char *value, void *field)
