@@ -98,7 +98,7 @@ expect_failure("is a snapshot sequence; model tgn needs an event stream" train -
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
 expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
                --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
-expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm and evolvegcn, not jodie" train --model jodie
+expect_failure("train: --hidden applies to tgcn, gconvgru and gclstm, not jodie" train --model jodie
                --data collegemsg --hidden 8)
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
@@ -323,6 +323,16 @@ expect_failure("option --memory-limit: \" 8G\", expected a size" --memory-limit 
 expect_failure("option --straggler: \"0:0x10\"" ${tgcn_args} --impl opt --straggler 0:0x10)
 expect_failure("option --stale-embeddings: \"static:0x1\"" ${tgcn_args} --stale-embeddings static:0x1)
 expect_failure("option --cost: \"linear:nan,1,1\"" ${tgcn_args} --impl opt --schedule lpt --cost linear:nan,1,1)
+# Options of another model are refused, not taken and ignored: JODIE has no attention, EvolveGCN-O
+# no state width of its own; the ILP's limits need the ILP.
+set(jodie_args train --model jodie --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --epochs 1)
+expect_failure("train: --heads applies to tgn, not jodie (JODIE has no attention" ${jodie_args} --heads 2)
+expect_failure("train: --neighbours applies to tgn, not jodie" ${jodie_args} --neighbours 3)
+expect_failure("train: --embedding-dim applies to tgn, not jodie" ${jodie_args} --embedding-dim 8)
+expect_failure("train: --hidden applies to tgcn, gconvgru and gclstm, not evolvegcn" train --model evolvegcn
+               --data chickenpox --hidden 7)
+expect_failure("train: --ilp-seconds configures --schedule ilp: add it" ${tgcn_args} --impl opt --schedule lpt
+               --ilp-seconds 3)
 # An empty argument (an unset variable in a script) is named as one, not "unexpected argument  (see".
 foreach(command info demo train)
   execute_process(COMMAND ${TWOFOLD} ${command} "" RESULT_VARIABLE status ERROR_VARIABLE error OUTPUT_QUIET)
