@@ -333,6 +333,19 @@ expect_failure("train: --hidden applies to tgcn, gconvgru and gclstm, not evolve
                --data chickenpox --hidden 7)
 expect_failure("train: --ilp-seconds configures --schedule ilp: add it" ${tgcn_args} --impl opt --schedule lpt
                --ilp-seconds 3)
+# The other subcommands' tables: an option for the other kind of data or for what was not asked is
+# refused, and a bad list is refused before the data is loaded and timed (/nonexistent proves it).
+expect_failure("option --times: \"0x10,2\", expected a positive number at position 1" schedule --ranks 2 --times 0x10,2)
+expect_failure("option --sim-ranks: \"x\", expected rank counts" schedule --ranks 2 --data /nonexistent --simulate
+               --sim-ranks x)
+expect_failure("schedule: --hidden configures --data: add it" schedule --ranks 2 --times 1,2 --hidden 8)
+expect_failure("schedule: --ilp-seconds and --ilp-gap configure --method ilp (or all); --method lpt runs no ILP"
+               schedule --ranks 2 --times 1,2 --method lpt --ilp-gap 0.5)
+expect_failure("partition: --batch applies to event streams; chickenpox is a snapshot sequence" partition
+               --data chickenpox --ranks 2 --method hash --batch 5)
+expect_failure("partition: --layers applies to snapshot sequences; collegemsg is an event stream" partition
+               --data collegemsg --ranks 2 --method hash --layers 3)
+expect_failure("info: --list lists the bundled datasets and takes nothing else; drop chickenpox" info --list chickenpox)
 # An empty argument (an unset variable in a script) is named as one, not "unexpected argument  (see".
 foreach(command info demo train)
   execute_process(COMMAND ${TWOFOLD} ${command} "" RESULT_VARIABLE status ERROR_VARIABLE error OUTPUT_QUIET)
