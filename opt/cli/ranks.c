@@ -60,11 +60,19 @@ int finish_ranks(comm *group, int status, tf_error *err)
             fprintf(stderr, "twofold: error on rank %d: %s\n", group->rank, err->message);
             MPI_Abort(group->world, status);
         }
-        if (done && all[0] != TF_OK && group->rank != group->size - all[1]) {
-            /* Another rank reports it: exit with the code, print nothing (main prints no empty message). */
+        if (done && all[0] != TF_OK) {
+            /* The lowest failing rank reports it here, the others print nothing (main prints no
+             * empty message); then all wait for each other. A rank that left at once with its
+             * non-zero code made mpiexec end the job, now and then before the reporting rank had
+             * written its line: the run failed without a word. */
+            if (group->rank == group->size - all[1] && err->message[0]) {
+                fprintf(stderr, "twofold: error: %s\n", err->message);
+                fflush(stderr);
+            }
             err->code = all[0];
             err->message[0] = '\0';
             status = all[0];
+            MPI_Barrier(group->world);
         }
     }
     comm_finalize(group);
