@@ -14,6 +14,12 @@
 int start_ranks(comm *group, int quiet, tf_error *err)
 {
     char reason[256];
+    /* Started alone (no launcher's environment), Open MPI 4's MPI_Init starts a daemon for the one
+     * process, which needs ssh or rsh on PATH even on this machine and aborts with a page of noise
+     * without them (PATH stripped, a container); isolated, the one process starts none. A user's
+     * own setting stays. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+        setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
         return TF_ERR_SYSTEM;
     /* One thread per rank unless OMP_NUM_THREADS asks for more. A rank's threads share its
