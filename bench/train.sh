@@ -63,7 +63,9 @@ cores=$(nproc) # before OMP_NUM_THREADS is set: nproc obeys it
 runs=$(mktemp -d "${TMPDIR:-/tmp}/twofold-train-bench.XXXXXX")
 trap 'rm -rf "$runs/data" "$runs/data.partial" "$runs/init"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=$threads
-shared=(--model "$model" --hidden 32 --window 8 --batch 4 --lr 0.01 --train-ratio 0.8)
+width=(--hidden 32)
+[ "$model" = evolvegcn ] && width=() # EvolveGCN-O's state is as wide as the features: no --hidden
+shared=(--model "$model" "${width[@]}" --window 8 --batch 4 --lr 0.01 --train-ratio 0.8)
 settings=("${shared[@]}" --data "$data" --epochs "$epochs")
 
 echo "bench/train.sh: $model on $data, $epochs epochs, $threads thread(s) per twofold rank and for the peer"

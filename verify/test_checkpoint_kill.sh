@@ -73,7 +73,7 @@ kill_first() {
 export -f same resume kill_resave kill_first
 
 echo "train --model tgcn --data chickenpox --hidden 4 --window 4 --train-ratio 0.1" > "$work/tgcn.args"
-echo "train --model jodie --data events:nodes=20,events=100 --memory-dim 4 --time-dim 4 --embedding-dim 4 --batch 50" \
+echo "train --model jodie --data events:nodes=20,events=100 --memory-dim 4 --time-dim 4 --batch 50" \
     > "$work/jodie.args"
 started=$(date +%s%N)
 tasks=()

@@ -98,7 +98,7 @@ expect_failure("is a snapshot sequence; model tgn needs an event stream" train -
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
 expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
                --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
-expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm and evolvegcn, not jodie" train --model jodie
+expect_failure("train: --hidden applies to tgcn, gconvgru and gclstm, not jodie" train --model jodie
                --data collegemsg --hidden 8)
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
@@ -295,6 +295,65 @@ expect_failure("/nonexistent.npy: cannot open" ${event_args} --impl opt --placem
 expect_failure("a placement is an int64 array of shape [40]" ${event_args} --impl opt
                --placement file:${WORK}/event_checkpoint/trainer.npy)
 expect_failure("option --impl: \"gpu\", expected ref or opt" ${event_args} --impl gpu)
+
+# An outside tester's pass over the option tables (verify/ERRORS.md, "Option tables"): numbers that
+# strtod takes but nobody writes, a value forgotten before the next option, empty values and
+# arguments, two models: each is one line naming the option, exit 2.
+set(tgcn_args train --model tgcn --data chickenpox --epochs 1)
+expect_failure("option --lr: \"0x10\", expected a number in (0, 1000)" ${tgcn_args} --lr 0x10)
+expect_failure("option --lr: \" 0.1\", expected a number in (0, 1000)" ${tgcn_args} --lr " 0.1")
+expect_failure("option --lr: \"0x1p-4\"" ${tgcn_args} --lr 0x1p-4)
+expect_failure("option --lr: \"nan\"" ${tgcn_args} --lr nan)
+expect_failure("option --lr: \"inf\"" ${tgcn_args} --lr inf)
+expect_failure("option --epochs: \"1e3\", expected a whole number in 0..100000000" ${tgcn_args} --epochs 1e3)
+expect_failure("option --hidden: \"99999999999999999999\"" ${tgcn_args} --hidden 99999999999999999999)
+expect_failure("option --impl: \"OPT\", expected ref or opt" ${tgcn_args} --impl OPT)
+expect_failure("train: unknown option --epoch (see twofold train --help)" ${tgcn_args} --epoch 3)
+expect_failure("option --data needs a value (--epochs that follows it is an option)" train --model tgcn --data
+               --epochs 3)
+expect_failure("option --model needs a value (--data that follows it is an option)" train --model --data chickenpox)
+expect_failure("option --out needs a value (--data that follows it is an option)" export --out --data chickenpox)
+expect_failure("option --data needs a value (it was empty)" train --model tgcn --data=)
+expect_failure("option --data needs a value (it was empty)" verify train --data=)
+expect_failure("option --gantt needs a value (it was empty)" schedule --ranks 2 --times 1,2 --gantt=)
+expect_failure("train: --model given twice, tgcn and tgn: give one" ${tgcn_args} --model tgn)
+expect_failure("train: unknown option --bogus" ${tgcn_args} --bogus --help)  # --help after a bad option: the option
+expect_failure("option --memory-limit: \"0x100000\", expected a size" --memory-limit 0x100000 info --list)
+expect_failure("option --memory-limit: \" 8G\", expected a size" --memory-limit " 8G" info --list)
+expect_failure("option --straggler: \"0:0x10\"" ${tgcn_args} --impl opt --straggler 0:0x10)
+expect_failure("option --stale-embeddings: \"static:0x1\"" ${tgcn_args} --stale-embeddings static:0x1)
+expect_failure("option --cost: \"linear:nan,1,1\"" ${tgcn_args} --impl opt --schedule lpt --cost linear:nan,1,1)
+# Options of another model are refused, not taken and ignored: JODIE has no attention, EvolveGCN-O
+# no state width of its own; the ILP's limits need the ILP.
+set(jodie_args train --model jodie --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --epochs 1)
+expect_failure("train: --heads applies to tgn, not jodie (JODIE has no attention" ${jodie_args} --heads 2)
+expect_failure("train: --neighbours applies to tgn, not jodie" ${jodie_args} --neighbours 3)
+expect_failure("train: --embedding-dim applies to tgn, not jodie" ${jodie_args} --embedding-dim 8)
+expect_failure("train: --hidden applies to tgcn, gconvgru and gclstm, not evolvegcn" train --model evolvegcn
+               --data chickenpox --hidden 7)
+expect_failure("train: --ilp-seconds configures --schedule ilp: add it" ${tgcn_args} --impl opt --schedule lpt
+               --ilp-seconds 3)
+# The other subcommands' tables: an option for the other kind of data or for what was not asked is
+# refused, and a bad list is refused before the data is loaded and timed (/nonexistent proves it).
+expect_failure("option --times: \"0x10,2\", expected a positive number at position 1" schedule --ranks 2 --times 0x10,2)
+expect_failure("option --sim-ranks: \"x\", expected rank counts" schedule --ranks 2 --data /nonexistent --simulate
+               --sim-ranks x)
+expect_failure("schedule: --hidden configures --data: add it" schedule --ranks 2 --times 1,2 --hidden 8)
+expect_failure("schedule: --ilp-seconds and --ilp-gap configure --method ilp (or all); --method lpt runs no ILP"
+               schedule --ranks 2 --times 1,2 --method lpt --ilp-gap 0.5)
+expect_failure("partition: --batch applies to event streams; chickenpox is a snapshot sequence" partition
+               --data chickenpox --ranks 2 --method hash --batch 5)
+expect_failure("partition: --layers applies to snapshot sequences; collegemsg is an event stream" partition
+               --data collegemsg --ranks 2 --method hash --layers 3)
+expect_failure("info: --list lists the bundled datasets and takes nothing else; drop chickenpox" info --list chickenpox)
+# An empty argument (an unset variable in a script) is named as one, not "unexpected argument  (see".
+foreach(command info demo train)
+  execute_process(COMMAND ${TWOFOLD} ${command} "" RESULT_VARIABLE status ERROR_VARIABLE error OUTPUT_QUIET)
+  if(NOT status EQUAL 2 OR NOT error MATCHES "^twofold: error: ${command}: an empty argument \"\" \\(see [^\n]*\n$")
+    message(FATAL_ERROR "twofold ${command} \"\": exit status ${status}, stderr: ${error}")
+  endif()
+  message(STATUS "exit 2 as expected: ${error}")
+endforeach()
 
 #  3. `twofold verify`: the technique table's checks on the user's data. Bad arguments exit 2;
 #     a technique that does not apply is skipped, not failed; a twin spoiled on purpose

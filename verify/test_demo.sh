@@ -43,5 +43,29 @@ if [ "$(id -u)" -eq 0 ]; then
 else
     echo "not root: the fallback to one process is not exercised here"
 fi
+# Where mpiexec cannot be used, one line says so and the rows run in one process (exit 0):
+#  - PATH without ssh or rsh: the probe fails, and the one process's own MPI_Init must not need a
+#    daemon (Open MPI 4 aborted with a page of noise and exit 1);
+#  - TWOFOLD_MPIEXEC naming nothing, or an "mpiexec" that starts the copy without a launcher's
+#    environment (it would start itself again for ever): a third start never happens.
+one_process() { # LABEL EXPECTED_TEXT (demo's output in $work/out, exit status in $status)
+    local notes
+    notes=$(grep -c '^one process: ' "$work/out")
+    echo "$1: exit status $status, $notes line(s) saying one process (must be 0 and 1)"
+    [ "$status" -eq 0 ] && [ "$notes" -eq 1 ] && grep -q -- "$2" "$work/out" && grep -q '#wrong 0' "$work/out" ||
+        fail "$1: expected one line containing '$2', then the rows in one process"
+}
+(PATH=; "$twofold" demo schedule_hybrid > "$work/out" 2> "$work/err")
+status=$?
+one_process "PATH empty" "one process: "
+(TWOFOLD_MPIEXEC=/nonexistent/mpiexec demo schedule_hybrid > /dev/null; exit "$status")
+status=$?
+one_process "TWOFOLD_MPIEXEC=/nonexistent/mpiexec" "no mpiexec (TWOFOLD_MPIEXEC=/nonexistent/mpiexec)"
+printf '#!/bin/sh\nshift 6\nexec "$@"\n' > "$work/mpiexec" # drops its options, runs the copy as is
+chmod +x "$work/mpiexec"
+(TWOFOLD_MPIEXEC=$work/mpiexec timeout 60 "$twofold" demo schedule_hybrid > "$work/out" 2> "$work/err"; exit $?)
+status=$?
+one_process "an mpiexec without a launcher's environment" "does not start itself a third time"
+grep -q $'\r' "$work/out" "$work/err" && fail "output to a file holds a progress line's carriage return"
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
 echo "demo: distributed rows on 2 ranks, non-zero bytes, #wrong 0"

@@ -10,7 +10,8 @@
 # Usage: test_ranks_agree.sh TWOFOLD MPIEXEC
 set -u
 twofold=$(realpath "$1") mpiexec=$2
-limit=60 # seconds per job: each ends in about one; the limit only catches a hang
+limit=60 # seconds per job: each ends in about one; the limit only catches a hang (TERM first, so
+         # that mpiexec ends its ranks: killed outright, it left them spinning in a collective)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/a" "$work/b" "$work/only"
@@ -26,7 +27,7 @@ run() {
     local name=$1 expected=$2
     shift 3
     local start=$(date +%s%N)
-    timeout -s KILL "$limit" "$mpiexec" --oversubscribe "$@" > "$work/out" 2> "$work/err"
+    timeout -k 10 -s TERM "$limit" "$mpiexec" --oversubscribe "$@" > "$work/out" 2> "$work/err"
     local status=$? elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     local errors=$(grep -c 'twofold: error' "$work/err")
     local line=$(grep -m1 'twofold: error' "$work/err")
@@ -85,11 +86,32 @@ run "verify: bad option on 2 ranks" "verify: unknown option --bogus" -- -n 2 "$t
 run "demo: bad argument on 2 ranks" "demo: unknown option --bogus" -- -n 2 "$twofold" demo --bogus
 run "verify --ranks 3 on 2 ranks" "verify: --ranks 3, but this run has 2 rank(s)" -- \
     -n 2 "$twofold" verify --ranks 3 --data chickenpox
-run "schedule --run --ranks 3 on 2" "schedule: --run with --ranks 3, but this run has 2 rank(s)" -- \
-    -n 2 "$twofold" schedule --data chickenpox --ranks 3 --run
+# Every rank fails at once here: the ranks that do not report used to leave at once, and mpiexec
+# ended the job now and then before the reporting rank had written its line (0 lines). Repeated.
+for attempt in 1 2 3 4; do
+    run "schedule --run --ranks 3 on 2 ($attempt)" "schedule: --run with --ranks 3, but this run has 2 rank(s)" -- \
+        -n 2 "$twofold" schedule --data chickenpox --ranks 3 --run
+done
 run "schedule: --hidden differs" "ranks disagree on --hidden" -- \
     -n 1 "$twofold" schedule --data chickenpox --ranks 2 --run --hidden 4 : \
     -n 1 "$twofold" schedule --data chickenpox --ranks 2 --run --hidden 8
+# The words besides the options are compared too: verify and demo ranks naming other techniques
+# would run other rows and wait in each other's collectives at 100 % CPU for ever. The same
+# techniques in another order are the same run.
+run "verify: techniques differ" \
+    "ranks disagree on the arguments besides options: rank 0 has none, rank 1 has train" -- \
+    -n 1 "$twofold" verify --data pedalme : -n 1 "$twofold" verify train --data pedalme
+run "demo: techniques differ" \
+    "ranks disagree on the arguments besides options: rank 0 has schedule_hybrid, rank 1 has fusion train" -- \
+    -n 1 "$twofold" demo schedule_hybrid : -n 1 "$twofold" demo train fusion
+timeout -k 10 -s TERM "$limit" "$mpiexec" --oversubscribe -n 1 "$twofold" verify train fusion --data pedalme : \
+    -n 1 "$twofold" verify fusion train --data pedalme > "$work/out" 2> "$work/err"
+status=$?
+echo "verify: same techniques, reordered exit $status: $(grep '^#' "$work/out")"
+if [ "$status" -ne 0 ] || ! grep -q '#wrong 0' "$work/out"; then
+    echo "FAILED: ranks naming the same techniques in another order did not run"; cat "$work/out" "$work/err"
+    failures=$((failures + 1))
+fi
 
 # A resumed run: each rank reads its own copy of a checkpoint (one -wdir
 # each), and the copies differ in what the parameters alone do not show. Before, the ranks
@@ -126,7 +148,7 @@ tgn_resume=(train --model tgn --data events:nodes=40,events=400 --memory-dim 4 -
 run "tgn --load: no trainer.npy" "rank 1 resumes from another state than rank 0: epoch 0 vs 1 on rank 0" -- \
     -n 1 -wdir "$work/tgn-same" "$twofold" "${tgn_resume[@]}" : -n 1 -wdir "$work/tgn-epoch" "$twofold" "${tgn_resume[@]}"
 # Copies that agree resume together and finish the second epoch.
-timeout -s KILL "$limit" "$mpiexec" --oversubscribe -n 1 -wdir "$work/same" "$twofold" "${resume[@]}" : \
+timeout -k 10 -s TERM "$limit" "$mpiexec" --oversubscribe -n 1 -wdir "$work/same" "$twofold" "${resume[@]}" : \
     -n 1 -wdir "$work/copy" "$twofold" "${resume[@]}" > "$work/out" 2> "$work/err"
 status=$?
 echo "--load: two equal copies           exit $status: $(grep '^final' "$work/out")"
@@ -136,7 +158,7 @@ if [ "$status" -ne 0 ] || ! grep -q '^final test MSE' "$work/out"; then
 fi
 
 # Ranks that agree still train, and say nothing of it.
-timeout -s KILL "$limit" "$mpiexec" --oversubscribe -n 2 "$twofold" "${tgcn[@]}" > "$work/out" 2> "$work/err"
+timeout -k 10 -s TERM "$limit" "$mpiexec" --oversubscribe -n 2 "$twofold" "${tgcn[@]}" > "$work/out" 2> "$work/err"
 status=$?
 echo "agreeing ranks                     exit $status: $(grep '^final' "$work/out")"
 if [ "$status" -ne 0 ] || ! grep -q '^final test MSE' "$work/out"; then

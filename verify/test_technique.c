@@ -73,6 +73,24 @@ START_TEST(skips_say_why)
 }
 END_TEST
 
+/* Windows more than the ILP takes (1,440 on one rank): the schedule gradient row (variant 1) is
+ * skipped and says why; verify once stopped there with advice for twofold schedule (los). */
+START_TEST(schedule_ilp_too_large)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load("powerlaw:nodes=16,edges=32,snapshots=1800,seed=1", NULL, &d, &err) == TF_OK, "%s",
+                  err.message);
+    engine_options options = {.timed = 0, .repeats = 1, .threads = 1};
+    engine_result r;
+    ck_assert_int_eq(engine_run(technique_find("schedule"), &d, NULL, 1, &options, &r, &err), TECHNIQUE_SKIP);
+    ck_assert_int_eq(err.code, TF_OK);
+    ck_assert_msg(r.skipped && strstr(r.reason, "more than its size limit"), "%s", r.reason);
+    printf("  skipped as expected: %s\n", r.reason);
+    dataset_free(&d);
+}
+END_TEST
+
 START_TEST(names_unique_stems_choose)
 {
     int entries = 0;
@@ -122,6 +140,7 @@ int main(void)
     tcase_add_test(cases, every_twin_equal);
     tcase_add_test(cases, every_spoiled_twin_caught);
     tcase_add_test(cases, skips_say_why);
+    tcase_add_test(cases, schedule_ilp_too_large);
     tcase_add_test(cases, names_unique_stems_choose);
     tcase_add_test(cases, loop_counts_rows);
     suite_add_tcase(suite, cases);

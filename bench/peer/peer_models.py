@@ -72,7 +72,9 @@ def run_case(twofold, out, case):
     scratch = directory + ".checkpoint"
     shutil.rmtree(scratch, ignore_errors=True)
     order = ["--k", str(k)] if kind in ("gconvgru", "gclstm") else []  # T-GCN has no Chebyshev order
-    subprocess.run([twofold, "train", "--model", kind, "--data", data, "--hidden", str(hidden), *order,
+    # EvolveGCN-O's state is its weight matrix, as wide as the features: twofold refuses --hidden
+    width = ["--hidden", str(hidden)] if kind != "evolvegcn" else []
+    subprocess.run([twofold, "train", "--model", kind, "--data", data, *width, *order,
                     "--epochs", "0", "--seed", "3", "--save", scratch], check=True, stdout=subprocess.DEVNULL)
     os.makedirs(directory)
     windows = [dataset[first + s * count:first + (s + 1) * count] for s in range(STEPS)]

@@ -30,7 +30,8 @@ const option_choice snapshot_model_choices[] = {
 int cli_parse_cost(const char *value, void *field)
 {
     cost_model unused;
-    if (strcmp(value, "measured") != 0 && cost_model_parse(value, &unused, NULL) != TF_OK)
+    if (strcmp(value, "measured") != 0 &&
+        (!options_plain_numbers(value) || cost_model_parse(value, &unused, NULL) != TF_OK))
         return 0;
     memcpy(field, &value, sizeof value);
     return 1;

@@ -33,6 +33,12 @@
 #define DEMO_RANKS "2"
 /* Seconds the probe of mpiexec may take before demo gives up on it. */
 #define PROBE_SECONDS 30.0
+/* The mpiexec to start with instead of the one found at build time (a moved Open MPI, a test). */
+#define MPIEXEC_VARIABLE "TWOFOLD_MPIEXEC"
+/* Set in the relaunched demo's environment: a launcher that starts the copy without its ranks'
+ * environment (a wrapper script, another MPI's mpiexec) would otherwise make it start itself again,
+ * for ever. */
+#define RELAUNCHED_VARIABLE "TWOFOLD_DEMO_RELAUNCHED"
 
 /* Parsed arguments. */
 typedef struct demo_command {
@@ -53,10 +59,11 @@ static const option_page demo_pages[] = {
     "\n"
     "The distributed twins show what they send only between ranks. Started alone, demo starts\n"
     "itself again as mpiexec -q -n 2 --oversubscribe --bind-to none twofold demo (the mpiexec\n"
-    "of the Open MPI twofold was built with), so those rows run on 2 ranks; started by\n"
-    "mpiexec -n R, on R ranks. When mpiexec is missing or cannot start (as root, Open MPI wants\n"
-    "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), demo says so in one line\n"
-    "and runs in one process, where those rows send nothing.\n"
+    "of the Open MPI twofold was built with, or the one TWOFOLD_MPIEXEC names), so those rows\n"
+    "run on 2 ranks; started by mpiexec -n R, on R ranks. When mpiexec is missing or cannot\n"
+    "start (as root, Open MPI wants OMPI_ALLOW_RUN_AS_ROOT=1 and\n"
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), demo says so in one line and runs in one process,\n"
+    "where those rows send nothing.\n"
     "\n"
     "Exit status 1 when a twin was not equal; TWOFOLD_BREAK_TWIN=NAME spoils the twins of NAME\n"
     "on purpose, as for twofold verify.\n",
@@ -138,12 +145,18 @@ static char **mpiexec_command(const char *mpiexec, char *self, int argc, char **
 static void relaunch_under_mpiexec(int argc, char **argv, char *note, size_t size)
 {
     static const char alone[] = "the distributed twins run on 1 rank and send nothing";
-    const char *mpiexec = TWOFOLD_MPIEXEC;
+    const char *mpiexec = getenv(MPIEXEC_VARIABLE) ? getenv(MPIEXEC_VARIABLE) : TWOFOLD_MPIEXEC;
+    if (getenv(RELAUNCHED_VARIABLE)) { /* an "mpiexec" that started a copy without ranks: never again */
+        snprintf(note, size, "one process: %s started this demo again without a launcher's environment (no "
+                             "OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), so it does not start itself a third "
+                             "time; %s", mpiexec, alone);
+        return;
+    }
     char self[4096], limit[32];
     const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     if (*mpiexec == '\0' || access(mpiexec, X_OK) != 0 || length <= 0) {
-        snprintf(note, size, "one process: no mpiexec (%s); %s", *mpiexec ? mpiexec : "none found at build time",
-                 alone);
+        snprintf(note, size, "one process: no mpiexec (%s%s); %s", getenv(MPIEXEC_VARIABLE) ? MPIEXEC_VARIABLE "=" : "",
+                 *mpiexec || getenv(MPIEXEC_VARIABLE) ? mpiexec : "none found at build time", alone);
         return;
     }
     self[length] = '\0';
@@ -154,13 +167,19 @@ static void relaunch_under_mpiexec(int argc, char **argv, char *note, size_t siz
     free(probe);
     if (probed == 0) {
         setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0); /* a rank waiting on rank 0 gives way to others */
+        setenv(RELAUNCHED_VARIABLE, "1", 1);
         fflush(stdout);
         execv(mpiexec, args);
         snprintf(note, size, "one process: %s did not run (%s); %s", mpiexec, strerror(errno), alone);
     } else {
-        snprintf(note, size, "one process: %s could not start %s ranks (exit status %d%s); %s", mpiexec, DEMO_RANKS,
-                 probed, geteuid() == 0 ? "; as root, Open MPI wants OMPI_ALLOW_RUN_AS_ROOT=1 and "
-                                          "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" : "", alone);
+        /* Root without Open MPI's two settings is the common cause; otherwise mpiexec's own words
+         * (discarded by the probe) say it. */
+        const int root_unset = geteuid() == 0 && !(getenv("OMPI_ALLOW_RUN_AS_ROOT") &&
+                                                   getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"));
+        snprintf(note, size, "one process: %s could not start %s ranks (exit status %d; %s); %s", mpiexec, DEMO_RANKS,
+                 probed, root_unset ? "as root, Open MPI wants OMPI_ALLOW_RUN_AS_ROOT=1 and "
+                                      "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" : "its own run of twofold demo says why",
+                 alone);
     }
     free(args);
 }

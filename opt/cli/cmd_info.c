@@ -116,6 +116,9 @@ int command_info(int argc, char **argv, tf_error *err)
         options_help(&info_table, -1, stdout);
         return TF_OK;
     }
+    if (c.list && (c.spec || c.markdown || c.lags || c.edge_columns)) /* taken and ignored otherwise */
+        return tf_error_set(err, TF_ERR_INPUT, "info: --list lists the bundled datasets and takes nothing else; "
+                                               "drop %s", c.spec ? c.spec : "the other options");
     if (c.list) {
         print_list();
         return TF_OK;

@@ -21,6 +21,7 @@ typedef struct partition_command {
     int have_layers, have_model;
     partition_options options;
     int64_t window, batch, neighbours;
+    option_parse parsed;   /* which options were given */
 } partition_command;
 
 #define AT(member) OPTION_FIELD(partition_command, member)
@@ -34,6 +35,11 @@ static const option_spec partition_options_table[] = {
      .help = "snapshot sequences: hash, pts, pss, pss-ts, metis, dynahb, dgc, dgc-st;\n"
              "event streams: reflexbicut, interval, hash, pts (Sven's placement of\n"
              "the node memory; pts is Sven's range)"},
+    {"--save", OPTION_TEXT, AT(save), .value_name = "FILE",
+     .help = "write the owners as an int64 .npy: [N] for vertex methods (pss-ts: its vertex\n"
+             "owners), [T] for pss, [T][N] for dgc-st (-1 where absent); for an event stream\n"
+             "the [N] placement the dispatch trainer reads as file:FILE"},
+    {"", OPTION_SECTION, .help = "\nSnapshot sequences (refused with an event stream):"},
     {"--seed", OPTION_WHOLE, AT(options.seed), .min = 0, .max = INT64_MAX, .value_name = "S",
      .help = "METIS's seed (default 1)"},
     {"--layers", OPTION_WHOLE, AT(options.layers), .min = 1, .max = 64, .given = AT(have_layers), .value_name = "L",
@@ -50,14 +56,11 @@ static const option_spec partition_options_table[] = {
      .help = "its Chebyshev order (default 2)"},
     {"--window", OPTION_WHOLE, AT(window), .min = 0, .max = INT64_MAX, .value_name = "W",
      .help = "training window (default 0: the whole training split)"},
-    {"--save", OPTION_TEXT, AT(save), .value_name = "FILE",
-     .help = "write the owners as an int64 .npy: [N] for vertex methods (pss-ts: its vertex\n"
-             "owners), [T] for pss, [T][N] for dgc-st (-1 where absent); for an event stream\n"
-             "the [N] placement the dispatch trainer reads as file:FILE"},
+    {"", OPTION_SECTION, .help = "\nEvent streams (refused with a snapshot sequence):"},
     {"--batch", OPTION_WHOLE, AT(batch), .min = 1, .max = INT64_MAX, .value_name = "B",
-     .help = "event streams: events per rank per batch (default 200)"},
+     .help = "events per rank per batch (default 200)"},
     {"--neighbours", OPTION_WHOLE, AT(neighbours), .min = 0, .max = 1000, .value_name = "K",
-     .help = "event streams: recent neighbours sampled per root (default 10, TGN's)"},
+     .help = "recent neighbours sampled per root (default 10, TGN's)"},
     {.name = NULL},
 };
 
@@ -83,12 +86,26 @@ static int parse_arguments(int argc, char **argv, partition_command *c, int *hel
     c->options.ranks = 0;
     c->batch = 200;
     c->neighbours = 10;
-    option_parse parsed;
-    if (options_parse(&partition_table, argc, argv, c, &parsed, err) != TF_OK)
+    if (options_parse(&partition_table, argc, argv, c, &c->parsed, err) != TF_OK)
         return TF_ERR_INPUT;
-    *help = parsed.help;
+    *help = c->parsed.help;
     if (!c->have_layers)
         c->options.layers = c->have_model ? partition_model_layers(&c->options.model) : 2;
+    return TF_OK;
+}
+
+/* Refuses an option of the other kind of data (@p snapshots: the data is a snapshot sequence),
+ * which the split would take and ignore. */
+static int other_kind_options(const partition_command *c, int snapshots, tf_error *err)
+{
+    static const char *const event_options[] = {"--batch", "--neighbours", NULL};
+    static const char *const snapshot_options[] = {"--layers", "--chunk-cap", "--model", "--hidden", "--k",
+                                                   "--window", "--seed", NULL};
+    for (const char *const *name = snapshots ? event_options : snapshot_options; *name; name++)
+        if (options_given(&partition_table, &c->parsed, *name))
+            return tf_error_set(err, TF_ERR_INPUT, "partition: %s applies to %s; %s is %s", *name,
+                                snapshots ? "event streams" : "snapshot sequences", c->data,
+                                snapshots ? "a snapshot sequence" : "an event stream");
     return TF_OK;
 }
 
@@ -223,6 +240,8 @@ static int partition_snapshots(const partition_command *c, const dataset *d, tf_
         return tf_error_set(err, TF_ERR_INPUT, "partition: %s places an event model's memory; %s is a snapshot "
                                                "sequence (use hash, pts, pss, pss-ts, metis, dynahb, dgc or dgc-st)",
                             partition_method_name(c->method), c->data);
+    if (other_kind_options(c, 1, err) != TF_OK)
+        return TF_ERR_INPUT;
     partition p;
     double started = wall_seconds();
     if (ref_partition_snapshots(seq, c->method, &c->options, &p, err) != TF_OK)
@@ -315,6 +334,8 @@ static int partition_events(const partition_command *c, const dataset *d, tf_err
         return tf_error_set(err, TF_ERR_INPUT, "partition: %s splits snapshot sequences; %s is an event stream (use "
                                                "reflexbicut, interval, hash or pts)",
                             partition_method_name(c->method), c->data);
+    if (other_kind_options(c, 0, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (ranks > n)
         return tf_error_set(err, TF_ERR_INPUT, "partition: %d ranks for %lld vertices", ranks, (long long)n);
     temporal_csr history;

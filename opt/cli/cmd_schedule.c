@@ -57,25 +57,28 @@ static const option_spec schedule_options[] = {
     {"--gantt", OPTION_TEXT, AT(gantt), .value_name = "FILE",
      .help = "write method,iteration,rank,group,start,end (predicted) as CSV"},
     {"", OPTION_SECTION, .help = "\nWith --data (a snapshot sequence):"},
-    {"--model", OPTION_CHOICE, AT(config.kind), .choices = snapshot_model_choices, .value_name = "M",
+    {"--model", OPTION_CHOICE, AT(config.kind), .choices = snapshot_model_choices, .configures = "--data",
+     .value_name = "M",
      .help = "the model whose training windows are the groups (default tgcn)"},
-    {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, .value_name = "H",
+    {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, .configures = "--data", .value_name = "H",
      .help = "its state width (default 32)"},
-    {"--window", OPTION_WHOLE, AT(options.window), .min = 1, .max = INT32_MAX, .value_name = "W",
+    {"--window", OPTION_WHOLE, AT(options.window), .min = 1, .max = INT32_MAX, .configures = "--data",
+     .value_name = "W",
      .help = "snapshots per window (default 4)"},
-    {"--stride", OPTION_WHOLE, AT(options.stride), .min = 1, .max = INT32_MAX, .value_name = "S",
+    {"--stride", OPTION_WHOLE, AT(options.stride), .min = 1, .max = INT32_MAX, .configures = "--data",
+     .value_name = "S",
      .help = "snapshots between window starts (default 1)"},
     {"--train-ratio", OPTION_NUMBER, AT(options.train_ratio), .low = 0, .high = 1,
-     .ends = OPTION_LOW_OPEN | OPTION_HIGH_OPEN, .value_name = "X",
+     .ends = OPTION_LOW_OPEN | OPTION_HIGH_OPEN, .configures = "--data", .value_name = "X",
      .help = "fraction of snapshots for training (default 0.8)"},
-    {"--seed", OPTION_WHOLE, AT(options.seed), .min = 0, .max = INT64_MAX, .value_name = "N",
+    {"--seed", OPTION_WHOLE, AT(options.seed), .min = 0, .max = INT64_MAX, .configures = "--data", .value_name = "N",
      .help = "initial parameters (default 1)"},
     {"--cost", OPTION_PARSED, AT(cost_text), .parse = cli_parse_cost, .expected = CLI_COST_EXPECTED,
      .value_name = "C",
      .help = "measured (default: each window timed by thread CPU time, median of\n"
              "--repeats K runs on the ranks of this run) or\n"
              "linear:A,B,C (t = A rows + B edges + C, deterministic)"},
-    {"--repeats", OPTION_WHOLE, AT(repeats), .min = 1, .max = 1000, .value_name = "K",
+    {"--repeats", OPTION_WHOLE, AT(repeats), .min = 1, .max = 1000, .configures = "--data", .value_name = "K",
      .help = "measured runs per window (default 3)"},
     {"--run", OPTION_FLAG, AT(run),
      .help = "train --epochs E under each schedule on the ranks (start\n"
@@ -144,6 +147,12 @@ static int check_command(const schedule_command *c, const option_parse *parsed, 
     if (c->batch && !(c->method < 0 || c->method == SCHEDULE_ROUNDROBIN))
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --batch sets round-robin's steps; --method %s decides its own",
                             schedule_method_name((schedule_method)c->method));
+    const int ilp_given = options_given(&schedule_table, parsed, "--ilp-seconds") ||
+                          options_given(&schedule_table, parsed, "--ilp-gap");
+    if (ilp_given && c->method >= 0 && c->method != SCHEDULE_ILP)
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: --ilp-seconds and --ilp-gap configure --method ilp (or "
+                                               "all); --method %s runs no ILP",
+                            schedule_method_name((schedule_method)c->method));
     if (c->method == SCHEDULE_GREEDY && c->per_rank != 2)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: greedy pairs at most 2 groups per rank and iteration "
                                                "(--per-rank %lld): use --method ilp", (long long)c->per_rank);
@@ -153,6 +162,24 @@ static int check_command(const schedule_command *c, const option_parse *parsed, 
     return TF_OK;
 }
 
+static int parse_times(const char *text, double **times, int64_t *count, tf_error *err);
+static int parse_rank_list(const char *text, int **ranks, int *count, tf_error *err);
+
+/* The lists --times and --sim-ranks give, read once here so that a bad one is refused before the
+ * data is loaded and its windows timed (seconds on a large dataset). */
+static int check_lists(const schedule_command *c, tf_error *err)
+{
+    double *times = NULL;
+    int *ranks = NULL, count = 0;
+    int64_t groups = 0;
+    int status = c->times_text ? parse_times(c->times_text, &times, &groups, err) : TF_OK;
+    if (status == TF_OK && c->simulate)
+        status = parse_rank_list(c->sim_ranks_text, &ranks, &count, err);
+    free(times);
+    free(ranks);
+    return status;
+}
+
 static int parse_arguments(int argc, char **argv, schedule_command *c, int *help, tf_error *err)
 {
     schedule_command_default(c);
@@ -160,7 +187,7 @@ static int parse_arguments(int argc, char **argv, schedule_command *c, int *help
     if (options_parse(&schedule_table, argc, argv, c, &parsed, err) != TF_OK)
         return TF_ERR_INPUT;
     *help = parsed.help;
-    if (*help || check_command(c, &parsed, err) != TF_OK)
+    if (*help || check_command(c, &parsed, err) != TF_OK || check_lists(c, err) != TF_OK)
         return err->code;
     c->method_count = c->method < 0 ? 4 : 1;
     for (int m = 0; m < c->method_count; m++)
@@ -168,6 +195,15 @@ static int parse_arguments(int argc, char **argv, schedule_command *c, int *help
     if (!c->batch)
         c->batch = c->ranks;
     return TF_OK;
+}
+
+/* 1 if the field [@p at, @p end) of a list is a number written in decimal (options_plain_number():
+ * strtod and strtol would take " 1", 0x10 and inf besides). */
+static int plain_field(const char *at, const char *end)
+{
+    char field[64];
+    snprintf(field, sizeof field, "%.*s", (int)(end - at < 63 ? end - at : 63), at);
+    return options_plain_number(field);
 }
 
 /* "8,7,7.5" into a new array. */
@@ -182,7 +218,8 @@ static int parse_times(const char *text, double **times, int64_t *count, tf_erro
     for (int64_t k = 0; k < n; k++) {
         char *end;
         (*times)[k] = strtod(at, &end);
-        if (end == at || (*end != ',' && *end) || !isfinite((*times)[k]) || !((*times)[k] > 0)) {
+        if (end == at || (*end != ',' && *end) || !isfinite((*times)[k]) || !((*times)[k] > 0) ||
+            !plain_field(at, end)) {
             free(*times);
             *times = NULL;
             return tf_error_set(err, TF_ERR_INPUT, "option --times: \"%s\", expected a positive number at position %lld",
@@ -206,7 +243,7 @@ static int parse_rank_list(const char *text, int **ranks, int *count, tf_error *
     for (int k = 0; k < n; k++) {
         char *end;
         long value = strtol(at, &end, 10);
-        if (end == at || (*end != ',' && *end) || value < 1 || value > (1 << 20)) {
+        if (end == at || (*end != ',' && *end) || value < 1 || value > (1 << 20) || !plain_field(at, end)) {
             free(*ranks);
             *ranks = NULL;
             return tf_error_set(err, TF_ERR_INPUT, "option --sim-ranks: \"%s\", expected rank counts 1..1048576 "

@@ -45,11 +45,14 @@ static int parse_staleness(const char *value, void *field)
     return 1;
 }
 
-static int parse_straggler(const char *value, void *field) { return straggler_parse(value, field, NULL) == TF_OK; }
+static int parse_straggler(const char *value, void *field)
+{
+    return options_plain_numbers(value) && straggler_parse(value, field, NULL) == TF_OK;
+}
 
 static int parse_stale_schedule(const char *value, void *field)
 {
-    return stale_schedule_parse(value, field, NULL) == TF_OK;
+    return options_plain_numbers(value) && stale_schedule_parse(value, field, NULL) == TF_OK;
 }
 
 static int parse_placement(const char *value, void *field)
@@ -66,6 +69,10 @@ static int parse_placement(const char *value, void *field)
 #define AT(member) OPTION_FIELD(train_command, member)
 #define SNAPSHOT .models = SNAPSHOT_MODELS
 #define EVENTS .models = EVENT_MODELS
+/* TGN's attention: JODIE has none (its embedding is the memory projected in time), so these would
+ * be taken and ignored. */
+#define TGN_ONLY .models = TRAIN_MODEL(TRAIN_TGN), .why = "JODIE has no attention: its embedding is the memory " \
+                                                         "projected in time"
 
 /* Every option of every model, in the order of both help pages: an option the two families take
  * with other fields, ranges or help has one entry for each (SNAPSHOT, EVENTS), side by side. */
@@ -89,8 +96,11 @@ static const option_spec train_options_table[] = {
     {"--lr", OPTION_NUMBER, AT(events.options.learning_rate), .low = 0, .high = 1e3,
      .ends = OPTION_LOW_OPEN | OPTION_HIGH_OPEN, EVENTS, .value_name = "X",
      .help = "Adam learning rate (default 1e-3; TGL uses 1e-4 with batches of 600)"},
-    {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, SNAPSHOT, .value_name = "H",
-     .help = "state width (default 32; EvolveGCN-O's is the feature width)"},
+    {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, .value_name = "H",
+     .models = TRAIN_MODEL(TRAIN_TGCN) | TRAIN_MODEL(TRAIN_GCONVGRU) | TRAIN_MODEL(TRAIN_GCLSTM),
+     .why = "EvolveGCN-O's state is its weight matrix, as wide as the features",
+     .help = "state width of tgcn, gconvgru and gclstm (default 32; EvolveGCN-O's is\n"
+             "the feature width)"},
     {"--k", OPTION_WHOLE, AT(config.chebyshev_k), .min = 1, .max = 16, .value_name = "K",
      .models = TRAIN_MODEL(TRAIN_GCONVGRU) | TRAIN_MODEL(TRAIN_GCLSTM),
      .help = "Chebyshev order of gconvgru and gclstm (default 2)"},
@@ -110,11 +120,11 @@ static const option_spec train_options_table[] = {
      .help = "memory width (default 32; TGL's is 100)"},
     {"--time-dim", OPTION_WHOLE, AT(events.config.time_width), .min = 1, .max = 65536, EVENTS, .value_name = "D",
      .help = "width of the time encodings (default 32; TGL's is 100)"},
-    {"--embedding-dim", OPTION_WHOLE, AT(events.config.embedding_width), .min = 1, .max = 65536, EVENTS,
+    {"--embedding-dim", OPTION_WHOLE, AT(events.config.embedding_width), .min = 1, .max = 65536, TGN_ONLY,
      .value_name = "D", .help = "TGN's attention output width (default 32; JODIE's is the memory width)"},
-    {"--heads", OPTION_WHOLE, AT(events.config.heads), .min = 1, .max = 1024, EVENTS, .value_name = "H",
+    {"--heads", OPTION_WHOLE, AT(events.config.heads), .min = 1, .max = 1024, TGN_ONLY, .value_name = "H",
      .help = "TGN's attention heads (default 2)"},
-    {"--neighbours", OPTION_WHOLE, AT(events.config.neighbours), .min = 1, .max = 100000, EVENTS, .value_name = "K",
+    {"--neighbours", OPTION_WHOLE, AT(events.config.neighbours), .min = 1, .max = 100000, TGN_ONLY, .value_name = "K",
      .help = "TGN's most recent neighbours per vertex (default 10)"},
     {"--edge-features", OPTION_TEXT, AT(events.edge_features), EVENTS, .value_name = "F",
      .help = "edge features from F.npy, float32 [events][columns], instead of the\n"
@@ -237,10 +247,11 @@ static const option_spec train_options_table[] = {
     {"--cost", OPTION_PARSED, AT(scheduling.cost), .parse = cli_parse_cost, .expected = CLI_COST_EXPECTED,
      .configures = "--schedule", SNAPSHOT, .value_name = "C",
      .help = "with --schedule: window times measured (default) or linear:A,B,C"},
-    {"--ilp-seconds", OPTION_NUMBER, AT(scheduling.ilp.seconds), .low = 1e-3, .high = 86400, .configures = "--schedule",
-     SNAPSHOT, .value_name = "S", .help = "with --schedule ilp: time limit (default 10)"},
+    {"--ilp-seconds", OPTION_NUMBER, AT(scheduling.ilp.seconds), .low = 1e-3, .high = 86400,
+     .configures = "--schedule ilp", SNAPSHOT, .value_name = "S",
+     .help = "with --schedule ilp: time limit (default 10)"},
     {"--ilp-gap", OPTION_NUMBER, AT(scheduling.ilp.gap), .low = 0, .high = 1, .ends = OPTION_HIGH_OPEN,
-     .configures = "--schedule", SNAPSHOT, .value_name = "G", .help = "with --schedule ilp: gap (default 0.02)"},
+     .configures = "--schedule ilp", SNAPSHOT, .value_name = "G", .help = "with --schedule ilp: gap (default 0.02)"},
     {"--batching", OPTION_CHOICE, AT(batching.hybrid), .choices = batchings, SNAPSHOT, .value_name = "B",
      .help = "snapshot (default: windows of all vertices) or hybrid (tgcn: DynaHB's\n"
              "batches of N_V target vertices x N_S snapshots; --window sets N_S,\n"

@@ -37,7 +37,8 @@ static const option_page verify_pages[] = {
      "data (snapshots wanted, events given) is skipped and says why. Exit status: 0 when every\n"
      "twin is equal, 1 when one is not, 2 for bad input.\n"
      "\n"
-     "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n",
+     "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n"
+     "\n",
      "\n"
      "To see a check fail: TWOFOLD_BREAK_TWIN=NAME (a technique, or all) spoils one value of\n"
      "every answer of that technique's twins before it is compared; the rows must say WRONG.\n"

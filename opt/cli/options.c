@@ -2,9 +2,11 @@
  * wording per kind of bad input, for every table. */
 #include "opt/cli/options.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "opt/cli/cli.h"
 #include "ref/core/io.h"
@@ -126,10 +128,32 @@ static void expected_text(const option_spec *s, char *text, size_t size)
     }
 }
 
+int options_plain_number(const char *text)
+{
+    const char *digits = text + (text[0] == '-' || text[0] == '+');
+    if (!isdigit((unsigned char)digits[0]) && !(digits[0] == '.' && isdigit((unsigned char)digits[1])))
+        return 0; /* white space, "inf", "nan", nothing */
+    return strpbrk(text, "xX \t\n\v\f\r") == NULL; /* no hexadecimal, no white space within */
+}
+
+int options_plain_numbers(const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        const int starts = p == text || p[-1] == ',' || p[-1] == ':'; /* a field of "linear:A,B,C" */
+        const char *word = p + (starts && (*p == '-' || *p == '+'));
+        if (isspace((unsigned char)*p) || *p == 'x' || *p == 'X' ||
+            (starts && (strncasecmp(word, "inf", 3) == 0 || strncasecmp(word, "nan", 3) == 0)))
+            return 0;
+    }
+    return 1;
+}
+
 /* 1 if @p value is a number in the range of @p s, stored in *@p out. */
 static int read_number(const option_spec *s, const char *value, double *out)
 {
     char *end;
+    if (!options_plain_number(value))
+        return 0;
     const double x = strtod(value, &end);
     if (end == value || *end != '\0')
         return 0;
@@ -159,6 +183,8 @@ static int read_value(const option_spec *s, const char *value, void *command, tf
     int choice, valid = 1;
     switch (s->kind) {
     case OPTION_TEXT:
+        if (value[0] == '\0') /* "--data=" or --data "": no name, no file */
+            return tf_error_set(err, TF_ERR_INPUT, "option %s needs a value (it was empty)", s->name);
         memcpy(field, &value, sizeof value);
         break;
     case OPTION_WHOLE:
@@ -203,14 +229,19 @@ static void mark_given(const option_table *t, int k, void *command, option_parse
 }
 
 /* The value of the option at argv[*i] (after '=' or the next argument, consumed); NULL with @p err
- * set when it has none. */
+ * set when it has none. A next argument that starts with "--" is the next option, not a value:
+ * `--data --epochs 3` forgot the data (a value that starts so is given as --data=--name). */
 static const char *value_of(int argc, char **argv, int *i, size_t length, tf_error *err)
 {
     if (argv[*i][length] == '=')
         return argv[*i] + length + 1;
-    if (*i + 1 < argc)
+    if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0)
         return argv[++*i];
-    tf_error_set(err, TF_ERR_INPUT, "option %s needs a value", argv[*i]);
+    if (*i + 1 < argc)
+        tf_error_set(err, TF_ERR_INPUT, "option %.*s needs a value (%s that follows it is an option)", (int)length,
+                     argv[*i], argv[*i + 1]);
+    else
+        tf_error_set(err, TF_ERR_INPUT, "option %.*s needs a value", (int)length, argv[*i]);
     return NULL;
 }
 
@@ -233,6 +264,9 @@ static int read_argument(const option_table *t, int argc, char **argv, int *i, v
 {
     const char *argument = argv[*i];
     char hint[128], who[64];
+    if (argument[0] == '\0') /* "" from an empty variable: say so, not "unexpected argument  (see" */
+        return tf_error_set(err, TF_ERR_INPUT, "%san empty argument \"\" (see %s)", prefix(t, who, sizeof who),
+                            help_hint(t, parsed->model, hint, sizeof hint));
     if (strncmp(argument, "--", 2) != 0) {
         if (t->word)
             return t->word(command, argument, err);
@@ -266,16 +300,22 @@ static int read_model(const option_table *t, int argc, char **argv, void *comman
     if (!t->model_option)
         return TF_OK;
     const size_t length = strlen(t->model_option);
-    int named, k = find(t, t->model_option, length, -1, &named), last = -1;
-    for (int i = 0; i < argc; i++)
-        if (strncmp(argv[i], t->model_option, length) == 0 && (argv[i][length] == '\0' || argv[i][length] == '='))
-            last = i;
-    if (last < 0 || (argv[last][length] == '\0' && last + 1 >= argc))
-        return TF_OK; /* absent, or without its value: the pass over every argument says so */
-    const char *value = value_of(argc, argv, &last, length, err);
-    if (read_value(&t->options[k], value, command, err) != TF_OK)
-        return TF_ERR_INPUT;
-    memcpy(&parsed->model, (char *)command + t->options[k].field.offset, sizeof parsed->model);
+    int named, k = find(t, t->model_option, length, -1, &named);
+    const char *first = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strncmp(argv[i], t->model_option, length) != 0 || (argv[i][length] != '\0' && argv[i][length] != '='))
+            continue;
+        const char *value = value_of(argc, argv, &i, length, err);
+        if (!value || read_value(&t->options[k], value, command, err) != TF_OK)
+            return TF_ERR_INPUT;
+        /* The model decides which options apply: two of them leave the reader (and the ranks'
+         * comparison of options) guessing which one the run meant. */
+        if (first && strcmp(first, value) != 0)
+            return tf_error_set(err, TF_ERR_INPUT, "%s: %s given twice, %s and %s: give one", t->command,
+                                t->model_option, first, value);
+        first = value;
+        memcpy(&parsed->model, (char *)command + t->options[k].field.offset, sizeof parsed->model);
+    }
     return TF_OK;
 }
 

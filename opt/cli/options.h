@@ -9,11 +9,13 @@
  * the option it configures or needs, and its help. options_parse() reads the arguments against
  * the table, options_help() prints the help, and each kind of bad input has one wording:
  *
- *     option --NAME needs a value
+ *     option --NAME needs a value [(--NEXT that follows it is an option) | (it was empty)]
  *     option --NAME takes no value
  *     option --NAME: "VALUE", expected WHAT             (WHAT: "a whole number in 1..16", "ref or opt")
  *     COMMAND: unknown option --NAME (see twofold COMMAND --help)
  *     COMMAND: unexpected argument WORD (see twofold COMMAND --help)
+ *     COMMAND: an empty argument "" (see twofold COMMAND --help)
+ *     COMMAND: --model given twice, MODEL and MODEL: give one
  *     COMMAND: --NAME applies to MODEL, MODEL and MODEL, not MODEL
  *     COMMAND: --A and --B are required (see twofold COMMAND --help)
  *     COMMAND: --NAME configures --OTHER [VALUE]: add it
@@ -21,8 +23,10 @@
  *
  * The rules a table cannot state (two techniques that exclude each other, a value that depends
  * on the data) stay with the command, in its own words, and use options_needs() where they are
- * of the last kind. Options are `--name value` or `--name=value`; the last of a repeated option
- * wins; `--help` or `-h` anywhere asks for the help.
+ * of the last kind. Options are `--name value` or `--name=value` (a value that starts with "--"
+ * only in the second form); the last of a repeated option wins, but the model option must name
+ * one model; a number is written in decimal (options_plain_number()); `--help` or `-h` anywhere
+ * asks for the help.
  */
 #ifndef TWOFOLD_OPT_CLI_OPTIONS_H
 #define TWOFOLD_OPT_CLI_OPTIONS_H
@@ -152,5 +156,18 @@ int options_needs(const option_table *t, const char *what, const char *needed, t
  * @return TF_ERR_INPUT
  */
 int options_bad_value(const char *name, const char *value, const char *expected, tf_error *err);
+
+/**
+ * 1 if @p text is a number written as a person writes one: an optional sign, then a digit or a
+ * decimal point and a digit, no white space, no hexadecimal (0x10, 0x1p-4), no inf or nan: what
+ * strtod() takes besides is refused. Every number an option reads passes it first.
+ */
+int options_plain_number(const char *text);
+
+/**
+ * 1 if no field of @p text (fields separated by ',' or ':', as in "linear:A,B,C" or "0:5:0.5")
+ * holds white space, hexadecimal or inf or nan: for the values a hook hands to a library parser.
+ */
+int options_plain_numbers(const char *text);
 
 #endif

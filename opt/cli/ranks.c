@@ -14,6 +14,12 @@
 int start_ranks(comm *group, int quiet, tf_error *err)
 {
     char reason[256];
+    /* Started alone (no launcher's environment), Open MPI 4's MPI_Init starts a daemon for the one
+     * process, which needs ssh or rsh on PATH even on this machine and aborts with a page of noise
+     * without them (PATH stripped, a container); isolated, the one process starts none. A user's
+     * own setting stays. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+        setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
         return TF_ERR_SYSTEM;
     /* One thread per rank unless OMP_NUM_THREADS asks for more. A rank's threads share its
@@ -60,11 +66,19 @@ int finish_ranks(comm *group, int status, tf_error *err)
             fprintf(stderr, "twofold: error on rank %d: %s\n", group->rank, err->message);
             MPI_Abort(group->world, status);
         }
-        if (done && all[0] != TF_OK && group->rank != group->size - all[1]) {
-            /* Another rank reports it: exit with the code, print nothing (main prints no empty message). */
+        if (done && all[0] != TF_OK) {
+            /* The lowest failing rank reports it here, the others print nothing (main prints no
+             * empty message); then all wait for each other. A rank that left at once with its
+             * non-zero code made mpiexec end the job, now and then before the reporting rank had
+             * written its line: the run failed without a word. */
+            if (group->rank == group->size - all[1] && err->message[0]) {
+                fprintf(stderr, "twofold: error: %s\n", err->message);
+                fflush(stderr);
+            }
             err->code = all[0];
             err->message[0] = '\0';
             status = all[0];
+            MPI_Barrier(group->world);
         }
     }
     comm_finalize(group);

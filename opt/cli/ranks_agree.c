@@ -120,6 +120,68 @@ static int first_difference(const record *a, int rank_a, const record *b, int ra
     return 0;
 }
 
+static int compare_words(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The words of @p r's arguments that are no option and no option's value (the techniques of verify
+ * and demo, info's dataset), sorted, each once, into @p words [r->header.argc]; their count. A
+ * word after an option without '=' is taken as its value, as option_value() takes it. */
+static int words_of(const record *r, const char **words)
+{
+    int count = 0;
+    for (int i = 0; i < r->header.argc; i++) {
+        const char *a = r->argv[i];
+        if (option_length(a) > 0 || (i > 0 && option_length(r->argv[i - 1]) > 0 && !strchr(r->argv[i - 1], '=')))
+            continue;
+        words[count++] = a;
+    }
+    qsort(words, (size_t)count, sizeof *words, compare_words);
+    int unique = 0;
+    for (int k = 0; k < count; k++)
+        if (unique == 0 || strcmp(words[unique - 1], words[k]) != 0)
+            words[unique++] = words[k];
+    return unique;
+}
+
+/* "a b c", or "none", of @p words [count]. */
+static const char *word_text(const char **words, int count, char *text, size_t size)
+{
+    size_t used = 0;
+    snprintf(text, size, "none");
+    for (int k = 0; k < count && used < size; k++)
+        used += (size_t)snprintf(text + used, size - used, "%s%s", k ? " " : "", words[k]);
+    return text;
+}
+
+/* When the words of @p a and @p b differ (verify's techniques, say: the ranks would run different
+ * rows and wait in each other's collectives for ever), set @p err and return 1. */
+static int words_differ(const record *a, const record *b, int rank_b, tf_error *err)
+{
+    const char **mine = calloc((size_t)a->header.argc + 1, sizeof *mine);
+    const char **theirs = calloc((size_t)b->header.argc + 1, sizeof *theirs);
+    if (!mine || !theirs) {
+        free(mine);
+        free(theirs);
+        tf_error_set(err, TF_ERR_SYSTEM, "ranks: out of memory comparing the command lines");
+        return 1;
+    }
+    const int m = words_of(a, mine), t = words_of(b, theirs);
+    int differ = m != t;
+    for (int k = 0; !differ && k < m; k++)
+        differ = strcmp(mine[k], theirs[k]) != 0;
+    if (differ) {
+        char text_a[256], text_b[256];
+        tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the arguments besides options: rank 0 has %s, rank %d has "
+                                        "%s (every rank must be given the same arguments)",
+                     word_text(mine, m, text_a, sizeof text_a), rank_b, word_text(theirs, t, text_b, sizeof text_b));
+    }
+    free(mine);
+    free(theirs);
+    return differ;
+}
+
 /* Unpack the gathered @p buffer (@p size records at @p offsets) into @p records. */
 static int unpack(const char *buffer, const int *offsets, int size, record *records, tf_error *err)
 {
@@ -143,11 +205,13 @@ static int unpack(const char *buffer, const int *offsets, int size, record *reco
 /* Compare the records: the same verdict, computed from the same gathered bytes on every rank. */
 static int judge(const record *records, int size, tf_error *err)
 {
-    /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has); then
-     *    --memory-limit, which twofold's main takes before the command's arguments. */
+    /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has), and the
+     *    words besides them; then --memory-limit, which twofold's main takes before the command's
+     *    arguments. */
     for (int r = 1; r < size; r++)
-        if (first_difference(&records[0], 0, &records[r], r, err) || first_difference(&records[r], r, &records[0], 0, err))
-            return TF_ERR_INPUT;
+        if (first_difference(&records[0], 0, &records[r], r, err) ||
+            first_difference(&records[r], r, &records[0], 0, err) || words_differ(&records[0], &records[r], r, err))
+            return err->code;
     for (int r = 1; r < size; r++)
         if (records[r].header.memory_limit != records[0].header.memory_limit) {
             char limits[2][48];

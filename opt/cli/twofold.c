@@ -35,6 +35,8 @@ typedef struct global_options {
  * limit. */
 static int parse_memory_limit(const char *value, void *field)
 {
+    if (!options_plain_number(value)) /* " 8G", 0x100000 */
+        return 0;
     char *end;
     const double number = strtod(value, &end);
     double scale = 1;
