@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # twofold demo shows every technique working: started alone, it starts itself again under mpiexec on
-# 2 ranks, so the distributed rows send something. Checked on the rows of dispatch and partition (the
-# whole demo is .ci/run's first command): Sven's memory bytes per epoch and the exchange mode's
-# bytes must be non-zero and every twin equal (#wrong 0). A twin spoiled on purpose
+# 2 ranks, so the distributed rows send something. Checked on the rows of dispatch, partition and
+# async (the whole demo is .ci/run's first command): Sven's memory bytes per epoch and the exchange
+# mode's bytes must be non-zero, averaging must send fewer bytes than an all-reduce a step, the
+# stale embeddings must say what they save, and every twin be equal (#wrong 0). A twin spoiled on purpose
 # (TWOFOLD_BREAK_TWIN) must make demo exit 1; and as root without Open MPI's allow-run-as-root
 # settings, mpiexec cannot start, and demo must say so in one line and run in one process.
 # Usage: test_demo.sh TWOFOLD
@@ -20,14 +21,19 @@ demo() {
     cat "$work/out" "$work/err"
 }
 
-demo dispatch partition
-[ "$status" -eq 0 ] || fail "demo dispatch partition: exit status $status, expected 0"
-grep -q '#wrong 0' "$work/out" || fail "demo dispatch partition: no '#wrong 0'"
+demo dispatch partition async
+[ "$status" -eq 0 ] || fail "demo dispatch partition async: exit status $status, expected 0"
+grep -q '#wrong 0' "$work/out" || fail "demo dispatch partition async: no '#wrong 0'"
 sven=$(grep -c 'Sven dispatch.*2 rank(s), memory bytes/epoch: sven [1-9]' "$work/out")
 exchange=$(grep -c 'partition metis exchange.*2 rank(s), exchange [1-9][0-9]* bytes' "$work/out")
 echo "dispatch rows with non-zero bytes on 2 ranks: $sven (must be 2); partition exchange rows: $exchange (must be 1)"
 [ "$sven" -eq 2 ] || fail "dispatch: expected Sven's bytes on 2 ranks, non-zero, in both rows"
 [ "$exchange" -eq 1 ] || fail "partition: expected non-zero exchange bytes on 2 ranks"
+averaging=$(grep -c 'async updates average.*2 rank(s).*rank 0 sent [1-9][0-9]* bytes, [0-9.]*% less than' "$work/out")
+saved=$(grep -c 'async updates dgc-zero.*% saved' "$work/out")
+echo "async rows saying the bytes they save: averaging $averaging, stale embeddings $saved (must be 1 and 1)"
+[ "$averaging" -eq 1 ] || fail "async: expected averaging on 2 ranks to send fewer bytes than an all-reduce a step"
+[ "$saved" -eq 1 ] || fail "async: expected the stale embeddings' bytes saved"
 
 TWOFOLD_BREAK_TWIN=schedule_hybrid demo schedule_hybrid
 echo "spoiled twins: exit status $status (must be 1)"

@@ -47,6 +47,8 @@ typedef struct async_state {
     trainer mine;             /* this rank's trainer of the twin */
     async_trainer twin;
     int64_t averages;         /* in the twin's last epoch */
+    uint64_t sent;            /* bytes this rank sent in the twin's epochs (the comm's count) */
+    int64_t epochs_run;       /* the twin's epochs since setup */
     dgc_params dgc;           /* ASYNC_VARIANT_DGC_ZERO's settings */
     int32_t *owner;           /* [num_nodes] ASYNC_VARIANT_DGC_ZERO's simulated owners */
     stale_simulation simulated; /* ASYNC_VARIANT_DGC_ZERO's twin: the model `mine` runs on its kernels */
@@ -163,8 +165,11 @@ static int async_run_twin(void *state, int twin, int64_t step, tf_error *err)
     epoch_report report;
     if (s->variant == ASYNC_VARIANT_DGC_ZERO)
         return s->root ? ref_stale_embeddings_epoch(&s->simulated, &s->mine, s->seq, &report, err) : TF_OK;
+    uint64_t *outer = comm_charge(s->group, &s->sent);
     int status = opt_async_epoch(&s->twin, s->seq, &report, err);
+    comm_charge(s->group, outer);
     s->averages = s->twin.averages;
+    s->epochs_run++;
     return status;
 }
 
@@ -213,6 +218,17 @@ static void async_describe(const void *state, const double *seconds, char *text,
                         s->group->size);
     if (s->variant == ASYNC_VARIANT_AVERAGE)
         used += snprintf(text + used, size - (size_t)used, ", %lld averages per epoch", (long long)s->averages);
+    const int R = s->group->size;
+    if (s->variant == ASYNC_VARIANT_AVERAGE && R > 1) {
+        /* what one gradient all-reduce per step would have sent (opt/async.h's traffic formula:
+         * 2 (R - 1) / R * 4P bytes a step, plus the two doubles of an epoch's loss and MSE) */
+        const double P = (double)parameters_size(&s->mine.model.parameters);
+        const double synchronous = (double)s->epochs_run * ((double)sc.steps * 2.0 * (R - 1) / R * 4.0 * P +
+                                                            2.0 * 2.0 * (R - 1) / R * 8.0);
+        const double saved = 1.0 - (double)s->sent / synchronous; /* negative: averaging sends more */
+        used += snprintf(text + used, size - (size_t)used, "; rank 0 sent %llu bytes, %.1f%% %s than an all-reduce a "
+                         "step", (unsigned long long)s->sent, 100.0 * fabs(saved), saved >= 0 ? "less" : "more");
+    }
     if (seconds[0] <= 0)
         return;
     /* a twin slower than its reference says why: on one rank it is the reference plus the
