@@ -13,6 +13,7 @@
 #include "opt/kernels.h"
 #include "ref/async_embeddings.h"
 #include "ref/core/memory.h"
+#include "ref/partition.h"
 #include "verify/techniques/async.h"
 
 /* One simulated run: DGC's rule with `schedule` on `ranks` ranks (owner v mod R), `epochs`
@@ -39,8 +40,8 @@ static int dgc_simulate(const snapshot_seq *seq, model_kind kind, int64_t hidden
     memset(&sim, 0, sizeof sim);
     int32_t *owner = tf_alloc((size_t)seq->num_nodes, sizeof(int32_t), "owners", err);
     int status = owner ? trainer_create(&tr, seq, &config, &options, err) : TF_ERR_INPUT;
-    for (int64_t v = 0; owner && v < seq->num_nodes; v++)
-        owner[v] = (int32_t)(v % ranks);
+    if (owner)
+        partition_hash(seq->num_nodes, ranks, owner); /* vertex v on rank v mod R */
     if (status == TF_OK)
         status = stale_schedule_parse(schedule, &rule, err);
     if (status == TF_OK)

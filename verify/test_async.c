@@ -21,6 +21,7 @@
 #include "ref/async_embeddings.h"
 #include "ref/core/digest.h"
 #include "ref/nn/sgd.h"
+#include "ref/partition.h"
 #include "verify/testing.h"
 #include "verify/testing_events.h"
 
@@ -496,8 +497,7 @@ static int64_t simulate(const dataset *d, model_kind kind, const char *schedule,
     ck_assert(trainer_create(&plain, &d->snapshots, &config, &o, &err) == TF_OK);
     ck_assert(trainer_create(&stale, &d->snapshots, &config, &o, &err) == TF_OK);
     int32_t *owner = malloc((size_t)d->snapshots.num_nodes * sizeof(int32_t));
-    for (int64_t v = 0; v < d->snapshots.num_nodes; v++)
-        owner[v] = (int32_t)(v % ranks);
+    partition_hash(d->snapshots.num_nodes, ranks, owner); /* vertex v on rank v mod R */
     stale_schedule rule;
     ck_assert(stale_schedule_parse(schedule, &rule, &err) == TF_OK);
     stale_simulation s;

@@ -80,12 +80,6 @@ static int choose_technique(void *command, const char *word, tf_error *err)
 static const option_table demo_table = {
     .command = "demo", .options = demo_options, .pages = demo_pages, .word = choose_technique};
 
-/* Whether a launcher (Open MPI's mpiexec, MPICH's Hydra, Slurm) started this process. */
-static int started_by_launcher(void)
-{
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
-}
-
 /* Runs @p args (args[0] a path, NULL-terminated) with its output discarded, for at most
  * PROBE_SECONDS. Returns its exit status, or -1 when it did not run or did not finish. */
 static int run_quietly(char *const *args)

@@ -10,6 +10,7 @@
 #include "opt/train.h"
 #include "ref/core/clock.h"
 #include "ref/core/memory.h"
+#include "ref/partition.h"
 
 /* ---- the ranks: data-parallel steps under mpiexec ------------------------------------------------ */
 
@@ -224,8 +225,7 @@ static int stale_embeddings_start(train_run *r, tf_error *err)
     const int ranks = r->c->replicas;
     if (!(r->owner = tf_alloc((size_t)r->seq->num_nodes, sizeof(int32_t), "owners", err)))
         return TF_ERR_INPUT;
-    for (int64_t v = 0; v < r->seq->num_nodes; v++)
-        r->owner[v] = (int32_t)(v % ranks);
+    partition_hash(r->seq->num_nodes, ranks, r->owner);
     if (stale_simulation_create(&r->stale, r->seq, r->owner, ranks, &r->c->stale, &ref_kernels, err) != TF_OK)
         return err->code;
     r->tr->model.kernels = &r->stale.table;

@@ -64,6 +64,10 @@ int start_ranks(comm *group, int quiet, tf_error *err);
  */
 int finish_ranks(comm *group, int status, tf_error *err);
 
+/** 1 if a launcher started this process (Open MPI's mpiexec sets OMPI_COMM_WORLD_SIZE, MPICH's
+ *  Hydra and Slurm's PMI PMI_SIZE, a PMIx launcher PMIX_RANK), even as one rank of one. */
+int started_by_launcher(void);
+
 /**
  * How many ranks this process was launched among: MPI's world size when MPI is running, else
  * the launcher's environment (OMPI_COMM_WORLD_SIZE of Open MPI, PMI_SIZE of MPICH or Slurm),

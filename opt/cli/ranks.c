@@ -11,6 +11,11 @@
 #include <omp.h>
 #endif
 
+int started_by_launcher(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
+}
+
 int start_ranks(comm *group, int quiet, tf_error *err)
 {
     char reason[256];
@@ -18,7 +23,7 @@ int start_ranks(comm *group, int quiet, tf_error *err)
      * process, which needs ssh or rsh on PATH even on this machine and aborts with a page of noise
      * without them (PATH stripped, a container); isolated, the one process starts none. A user's
      * own setting stays. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+    if (!started_by_launcher())
         setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     if (comm_init(group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
         return TF_ERR_SYSTEM;

@@ -29,6 +29,7 @@
 #include "ref/async_embeddings.h"
 #include "ref/core/memory.h"
 #include "ref/nn/compare.h"
+#include "ref/partition.h"
 #include "verify/techniques/async.h"
 
 /* Indexed by the ASYNC_VARIANT_ values (verify/techniques/async.h). */
@@ -75,8 +76,7 @@ static int dgc_setup(async_state *s, const technique_context *context, tf_error 
         return err->code;
     if (!(s->owner = tf_alloc((size_t)s->seq->num_nodes, sizeof(int32_t), "owners", err)))
         return err->code;
-    for (int64_t v = 0; v < s->seq->num_nodes; v++)
-        s->owner[v] = (int32_t)(v % s->dgc.ranks);
+    partition_hash(s->seq->num_nodes, s->dgc.ranks, s->owner); /* vertex v on rank v mod R */
     stale_schedule zero = {STALE_ZERO, 0};
     if (stale_simulation_create(&s->simulated, s->seq, s->owner, s->dgc.ranks, &zero, &ref_kernels, err) != TF_OK)
         return err->code;
