@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "ref/core/io.h"
 #include "ref/data/npy.h"
 #include "verify/testing.h"
 
@@ -139,6 +141,39 @@ START_TEST(write_is_atomic)
 }
 END_TEST
 
+/* What is at a path and is not a regular file is never replaced, nor read: a FIFO (which would
+ * block the read for ever) is refused both ways and is still a FIFO afterwards; a write into a
+ * directory that does not exist names it; a discarded output leaves no file. */
+START_TEST(fifo_neither_replaced_nor_read)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/fifo.npy", temporary_directory());
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    float values[2] = {1, 2};
+    int64_t shape[1] = {2};
+    tf_error err;
+    int status = npy_write(path, NPY_FLOAT32, 1, shape, values, &err);
+    EXPECT_INPUT_ERROR(status, &err, "fifo.npy", "is a FIFO, which writing would replace");
+    npy_array back;
+    status = npy_read(path, &back, &err);
+    EXPECT_INPUT_ERROR(status, &err, "fifo.npy", "is a FIFO, expected a regular file");
+    struct stat info;
+    ck_assert(lstat(path, &info) == 0 && S_ISFIFO(info.st_mode));
+    status = npy_write("/nonexistent-twofold-dir/x.npy", NPY_FLOAT32, 1, shape, values, &err);
+    EXPECT_INPUT_ERROR(status, &err, "x.npy", "the directory /nonexistent-twofold-dir does not exist");
+    output_file out;
+    snprintf(path, sizeof path, "%s/discarded.csv", temporary_directory());
+    ck_assert_int_eq(output_open(&out, "--test", path, &err), TF_OK);
+    fputs("a,b\n", out.stream);
+    char temporary[sizeof out.temporary];
+    memcpy(temporary, out.temporary, sizeof temporary);
+    output_discard(&out);
+    printf("FIFO refused both ways and still a FIFO; a discarded output leaves neither %s nor %s\n", path, temporary);
+    ck_assert(lstat(path, &info) != 0 && lstat(temporary, &info) != 0);
+}
+END_TEST
+
 /* A valid header for a float32 array of `count` elements followed by `data_bytes` bytes. */
 static size_t make_npy(unsigned char *out, const char *dict, size_t data_bytes)
 {
@@ -242,6 +277,7 @@ int main(void)
     tcase_add_test(cases, header_text_matches_numpy);
     tcase_add_test(cases, reads_files_numpy_wrote);
     tcase_add_test(cases, write_is_atomic);
+    tcase_add_test(cases, fifo_neither_replaced_nor_read);
     tcase_add_test(cases, bad_files);
     tcase_add_test(cases, fortran_order_is_reordered);
     tcase_add_test(cases, missing_and_non_finite);
