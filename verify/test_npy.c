@@ -4,6 +4,7 @@
 #include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "ref/core/io.h"
 #include "ref/data/npy.h"
@@ -227,6 +228,51 @@ START_TEST(bad_files)
 }
 END_TEST
 
+/* @p size bytes to a file @p name in the test directory (gzip-compressed when @p gzip); its path. */
+static const char *write_file(const char *name, const void *bytes, size_t size, int gzip)
+{
+    static char path[300];
+    snprintf(path, sizeof path, "%s/%s", temporary_directory(), name);
+    if (gzip) {
+        gzFile file = gzopen(path, "wb");
+        ck_assert(file && gzwrite(file, bytes, (unsigned)size) == (int)size && gzclose(file) == Z_OK);
+    } else {
+        FILE *file = fopen(path, "wb");
+        ck_assert(file && fwrite(bytes, 1, size, file) == size && fclose(file) == 0);
+    }
+    return path;
+}
+
+/* npy_read() reads a file prefix, header, body, each checked before the next: a version-2 header
+ * announcing 4 GiB is refused before it is allocated, a gzip stream cut short says so, and a
+ * Fortran-order file read from disk comes back row-major. */
+START_TEST(read_checks_header_before_body)
+{
+    npy_array a;
+    tf_error err;
+    const unsigned char long_header[13] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0x00, 0xff, 0xff, 0xff, '{'};
+    int status = npy_read(write_file("long_header.npy", long_header, sizeof long_header, 0), &a, &err);
+    EXPECT_INPUT_ERROR(status, &err, "long_header.npy", "4294967040 bytes announced, expected at most 65536");
+    unsigned char buffer[256] = {0};
+    const float column_major[6] = {1, 4, 2, 5, 3, 6};
+    size_t size = make_npy(buffer, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", sizeof column_major);
+    memcpy(buffer + size - sizeof column_major, column_major, sizeof column_major);
+    ck_assert_msg(npy_read(write_file("fortran.npy.gz", buffer, size, 1), &a, &err) == TF_OK, "%s", err.message);
+    const float *v = a.data;
+    printf("Fortran-order .npy.gz read from disk as rows: [%g %g %g] [%g %g %g]\n", v[0], v[1], v[2], v[3], v[4],
+           v[5]);
+    for (int i = 0; i < 6; i++)
+        ck_assert_float_eq(v[i], (float)(i + 1));
+    npy_free(&a);
+    /* The same gzip file cut by 8 bytes (its CRC and length trailer): zlib's "unexpected end of file". */
+    const char *path = write_file("cut.npy.gz", buffer, size, 1);
+    struct stat info;
+    ck_assert(stat(path, &info) == 0 && truncate(path, info.st_size - 8) == 0);
+    status = npy_read(path, &a, &err);
+    EXPECT_INPUT_ERROR(status, &err, "cut.npy.gz", "gzip data truncated or corrupt");
+}
+END_TEST
+
 /* A Fortran-order file (numpy's np.save(x.T)) reads back in row-major order. */
 START_TEST(fortran_order_is_reordered)
 {
@@ -278,6 +324,7 @@ int main(void)
     tcase_add_test(cases, reads_files_numpy_wrote);
     tcase_add_test(cases, write_is_atomic);
     tcase_add_test(cases, fifo_neither_replaced_nor_read);
+    tcase_add_test(cases, read_checks_header_before_body);
     tcase_add_test(cases, bad_files);
     tcase_add_test(cases, fortran_order_is_reordered);
     tcase_add_test(cases, missing_and_non_finite);

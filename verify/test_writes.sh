@@ -23,6 +23,7 @@ cd "$work" || exit 1
 D=powerlaw:nodes=200,edges=1000,snapshots=6
 E=events:nodes=100,events=1000
 failures=0 cases=0
+as_user= # a command that runs twofold as another user (setpriv ...), or nothing
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # run EXPECTED_STATUS TEXT ARG...: twofold ARG... (20 s at most) must exit EXPECTED_STATUS with
@@ -31,7 +32,7 @@ run() {
     local expected=$1 text=$2
     shift 2
     cases=$((cases + 1))
-    timeout 20 "$twofold" "$@" > out 2> err
+    timeout 20 $as_user "$twofold" "$@" > out 2> err
     local status=$? lines
     lines=$(wc -l < err)
     if [ "$status" -ne "$expected" ] || [ "$lines" -ne 1 ] || ! grep -qF -- "$text" err; then
@@ -86,6 +87,26 @@ run 2 "train: --dump-outputs target.npy: is a regular file, expected a directory
     train --model tgcn --data $D --epochs 1 --dump-outputs target.npy
 run 2 "partition: --save dump: is a directory" partition --data $D --ranks 4 --method hash --save dump
 grep -q "edge cut" out && fail "partition partitioned before refusing --save DIR"
+
+echo "== 2b. the longest name a file may have is written; a read-only file is not replaced"
+long=$(printf 'n%.0s' $(seq 251)).npy # 255 bytes: its temporary's name is cut to fit
+cases=$((cases + 1))
+timeout 20 "$twofold" partition --data $D --ranks 4 --method hash --save "$long" > out 2> err && [ -f "$long" ] ||
+    fail "a 255-byte name: $(cat err)"
+# As another user (root may write anything): a read-only file in a writable directory.
+if [ "$(id -u)" -eq 0 ] && setpriv --reuid=65534 --regid=65534 --clear-groups "$twofold" --help > /dev/null 2>&1; then
+    mkdir shared && chmod 777 shared && echo original > shared/kept.npy && chmod 444 shared/kept.npy
+    chmod 755 "$work"
+    cd shared || exit 1
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    run 2 "partition: --save kept.npy: cannot write it: Permission denied" \
+        partition --data $D --ranks 4 --method hash --save kept.npy
+    as_user=
+    cd .. || exit 1
+    [ "$(cat shared/kept.npy)" = original ] || fail "the read-only kept.npy was replaced"
+else
+    echo "(not root, or the program is out of another user's reach: the read-only case is skipped)"
+fi
 
 echo "== 3. a full disk: exit 3, one line, the old file kept, no temporary"
 echo original > owners.npy

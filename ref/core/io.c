@@ -291,9 +291,13 @@ int output_check(const char *option, const char *path, tf_error *err)
     if (length + 16 > sizeof ((output_file *)0)->path)
         return tf_error_set(err, TF_ERR_INPUT, "%.80s...: path too long", name);
     struct stat info;
-    if (lstat(path, &info) == 0 && !S_ISREG(info.st_mode))
+    const int exists = lstat(path, &info) == 0;
+    if (exists && !S_ISREG(info.st_mode))
         return tf_error_set(err, TF_ERR_INPUT, "%s: is %s, which writing would replace; give a new name or a "
                             "regular file", name, file_kind(info.st_mode));
+    /* The rename would replace a file we may not write (its directory allows it): refuse as open() would. */
+    if (exists && access(path, W_OK) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot write it: %s", name, strerror(errno));
     char directory[4096];
     directory_of(path, directory, sizeof directory);
     if (stat(directory, &info) != 0 || !S_ISDIR(info.st_mode))
@@ -317,7 +321,14 @@ int output_open(output_file *out, const char *option, const char *path, tf_error
     if (output_check(option, path, err) != TF_OK)
         return TF_ERR_INPUT;
     snprintf(out->path, sizeof out->path, "%s", path);
-    snprintf(out->temporary, sizeof out->temporary, "%s.tmpXXXXXX", path);
+    /* PATH.tmpXXXXXX, its name cut to 245 bytes first where needed: a name of up to 255 bytes (the
+     * longest Linux file systems take) must not be refused because its temporary's is longer. */
+    const char *slash = strrchr(path, '/');
+    const size_t directory_length = slash ? (size_t)(slash + 1 - path) : 0;
+    size_t name_length = strlen(path) - directory_length;
+    name_length = name_length > 245 ? 245 : name_length;
+    snprintf(out->temporary, sizeof out->temporary, "%.*s%.*s.tmpXXXXXX", (int)directory_length, path,
+             (int)name_length, path + directory_length);
     int fd = mkstemp(out->temporary);
     if (fd < 0)
         return tf_error_set(err, create_failure(errno), "%s: cannot create a file beside it: %s", path,

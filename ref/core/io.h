@@ -56,8 +56,8 @@ const char *file_kind(unsigned mode);
 
 /**
  * Check an output path before any work: @p path must be absent or a regular file (not a symbolic
- * link, directory, FIFO, device or socket, which writing would replace), and its directory must
- * exist and be writable. @p option names the path in messages ("--gantt"; NULL: the path alone).
+ * link, directory, FIFO, device or socket, which writing would replace) that this process may
+ * write, and its directory must exist and be writable. @p option names the path in messages ("--gantt"; NULL: the path alone).
  * @return TF_OK, or TF_ERR_INPUT with one line naming the path and what is there.
  */
 int output_check(const char *option, const char *path, tf_error *err);

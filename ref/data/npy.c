@@ -213,7 +213,10 @@ static int64_t read_fully(gzFile file, void *into, size_t size)
     while (done < size) {
         const size_t chunk = size - done > (1u << 30) ? (1u << 30) : size - done;
         const int got = gzread(file, (char *)into + done, (unsigned)chunk);
-        if (got < 0)
+        int zerr = Z_OK;
+        if (got == 0) /* the end, or a gzip stream cut short (zlib then reports an error) */
+            gzerror(file, &zerr);
+        if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
             return -1;
         if (got == 0)
             break;
@@ -221,6 +224,10 @@ static int64_t read_fully(gzFile file, void *into, size_t size)
     }
     return (int64_t)done;
 }
+
+/* The longest header read: numpy writes about a hundred bytes (a shape of 32 dimensions fits
+ * in a few hundred) and np.load itself refuses headers over 10,000 bytes. */
+#define NPY_HEADER_LIMIT 65536
 
 /* read_open()'s status when gzread() failed: npy_read() asks zlib why. */
 #define READ_FAILED (-1)
@@ -243,6 +250,9 @@ static int read_open(gzFile file, const char *path, npy_array *out, tf_error *er
         return READ_FAILED;
     if (parse_prefix(prefix, (size_t)got, path, &header_start, &header_length, err) != TF_OK)
         return err->code;
+    if (header_length > NPY_HEADER_LIMIT) /* before allocating it: version 2 announces up to 4 GiB */
+        return tf_error_set(err, TF_ERR_INPUT, "%s: .npy header of %zu bytes announced, expected at most %d",
+                            path, header_length, NPY_HEADER_LIMIT);
     unsigned char *header = tf_alloc(header_length + 1, 1, "the .npy header", err);
     if (!header) {
         tf_error_prefix(err, "%s", path);
