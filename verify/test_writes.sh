@@ -14,9 +14,10 @@
 #     ever; /dev/zero was read for gigabytes), under a time limit so that a hang fails the test;
 #  5. a .npy.gz whose header is valid and whose body inflates far past its shape stops one byte
 #     past the shape, under a --memory-limit the whole body would exceed.
-# Usage: test_writes.sh TWOFOLD
+#  6. the bench program's CSV files go the same way: on a full disk the old metrics.csv is kept.
+# Usage: test_writes.sh TWOFOLD BENCH
 set -u
-twofold=$1
+twofold=$1 bench=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -130,6 +131,19 @@ limited 8 3 "write failed: File too large" export --data powerlaw:nodes=2000,edg
 leftovers=$(find . -name '*.tmp??????' | wc -l)
 echo "temporary files left behind: $leftovers"
 [ "$leftovers" -eq 0 ] || fail "$leftovers temporary file(s) left: $(find . -name '*.tmp??????')"
+
+echo "== 3b. the bench program's CSV on a full disk"
+mkdir benchout && echo original > benchout/metrics.csv
+cases=$((cases + 1))
+# stdout to /dev/null: a log file would be cut by the same limit
+message=$( (ulimit -f 4; trap '' XFSZ; timeout 60 "$bench" partition --quick --out benchout 2>&1 > /dev/null) | grep 'bench:')
+echo "bench partition under a 4-block limit: $message"
+case "$message" in
+    *"metrics.csv: write failed"*"left as it was"*) ;;
+    *) fail "bench partition on a full disk: '$message'" ;;
+esac
+[ "$(cat benchout/metrics.csv)" = original ] || fail "bench partition replaced metrics.csv with a cut file"
+[ -z "$(ls benchout | grep tmp)" ] || fail "bench partition left a temporary: $(ls benchout)"
 
 echo "== 4. a FIFO or a device as input is refused at once"
 mkfifo data.json

@@ -357,8 +357,9 @@ int output_commit(output_file *out, tf_error *err)
     int error = out->error;
     if (!error && fflush(out->stream) != 0)
         error = errno;
-    if (!error && ferror(out->stream))
-        error = EIO; /* a fprintf failed earlier and its bytes were dropped */
+    const int dropped = !error && ferror(out->stream); /* a fprintf failed earlier, its errno is gone */
+    if (dropped)
+        error = EIO;
     if (!error && fsync(fileno(out->stream)) != 0)
         error = errno;
     if (fclose(out->stream) != 0 && !error)
@@ -378,7 +379,7 @@ int output_commit(output_file *out, tf_error *err)
     out->temporary[0] = '\0'; /* renamed or removed: output_discard() has nothing left to do */
     if (error)
         return tf_error_set(err, TF_ERR_SYSTEM, "%s: write failed: %s; %s is left as it was", out->path,
-                            strerror(error), out->path);
+                            dropped ? "a write to it failed (disk full or I/O error)" : strerror(error), out->path);
     return TF_OK;
 }
 
