@@ -170,21 +170,19 @@ static int dgc_sweep(const benchmark_options *o, FILE *csv, FILE *theta_csv, tf_
 
 int async_benchmark(const benchmark_options *o, tf_error *err)
 {
-    char path[2][4096];
     const char *files[2] = {"dgc.csv", "dgc_theta.csv"};
-    FILE *csv[2] = {NULL, NULL};
+    output_file csv[2] = {{0}, {0}};
     int status = 0;
-    for (int i = 0; i < 2 && status == 0; i++) {
-        snprintf(path[i], sizeof path[i], "%s/%s", o->out, files[i]);
-        if (!(csv[i] = fopen(path[i], "w")))
-            status = -tf_error_set(err, TF_ERR_INPUT, "bench async: cannot write %s", path[i]);
-    }
+    for (int i = 0; i < 2 && status == 0; i++)
+        if (bench_csv_open(&csv[i], o->out, files[i], 0, err) != TF_OK)
+            status = -1;
     if (status == 0)
-        status = dgc_sweep(o, csv[0], csv[1], err);
+        status = dgc_sweep(o, csv[0].stream, csv[1].stream, err);
     for (int i = 0; i < 2; i++)
-        if (csv[i])
-            fclose(csv[i]);
+        if (bench_csv_close(&csv[i], status >= 0, err) < 0)
+            status = -1;
     if (status >= 0)
-        printf("\nCSV: %s, %s (the straggler experiment runs on MPI ranks: bench/async.sh)\n", path[0], path[1]);
+        printf("\nCSV: %s/%s, %s/%s (the straggler experiment runs on MPI ranks: bench/async.sh)\n", o->out, files[0],
+               o->out, files[1]);
     return status;
 }

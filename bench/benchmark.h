@@ -11,6 +11,7 @@
 #define TWOFOLD_BENCH_BENCHMARK_H
 
 #include "ref/core/error.h"
+#include "ref/core/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,21 @@ int hybrid_benchmark(const benchmark_options *options, tf_error *err);
  * @p program is NULL: the ranks of an MPI program that do not report).
  */
 int bench_parse_count(const char *program, const char *name, const char *value, int maximum);
+
+/**
+ * Open @p directory/@p name for a sweep's CSV rows through ref/core/io.h's output_open(): the rows
+ * go to a temporary beside it, which bench_csv_close() renames over it once whole, so a sweep that
+ * fails, or a full disk, leaves the last whole file. With @p append the file's rows so far are
+ * copied first (bench/dispatch.sh collects the runs at every R in one file). @return TF_OK, or
+ * the error naming the path.
+ */
+int bench_csv_open(output_file *csv, const char *directory, const char *name, int append, tf_error *err);
+
+/**
+ * Rename @p csv over its path when @p keep, else remove it; nothing when it was never opened
+ * (csv->stream NULL). @return 0, or -1 with @p err when a write failed (the old file is kept).
+ */
+int bench_csv_close(output_file *csv, int keep, tf_error *err);
 
 #ifdef __cplusplus
 }

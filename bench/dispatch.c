@@ -379,18 +379,15 @@ static int epoch_times(comm *group, FILE *csv, tf_error *err)
     return status == TF_OK ? wrong : -1;
 }
 
-/* A CSV file in the output directory, opened for appending on rank 0 (other ranks: NULL): one
- * file collects the runs at every R of bench/dispatch.sh. */
-static FILE *open_csv(const benchmark_options *o, const comm *group, const char *name, tf_error *err)
+/* A CSV file in the output directory on rank 0 (other ranks: NULL), its rows so far copied first:
+ * one file collects the runs at every R of bench/dispatch.sh. *file is zeroed on the other ranks. */
+static FILE *open_csv(const benchmark_options *o, const comm *group, const char *name, output_file *file,
+                      tf_error *err)
 {
-    if (group->rank != 0)
+    memset(file, 0, sizeof *file);
+    if (group->rank != 0 || bench_csv_open(file, o->out, name, 1, err) != TF_OK)
         return NULL;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", o->out, name);
-    FILE *f = fopen(path, "a");
-    if (!f)
-        tf_error_set(err, TF_ERR_INPUT, "bench dispatch: cannot write %s", path);
-    return f;
+    return file->stream;
 }
 
 int dispatch_benchmark(const benchmark_options *o, tf_error *err)
@@ -407,34 +404,35 @@ int dispatch_benchmark(const benchmark_options *o, tf_error *err)
            reason);
     int result = 0;
     FILE *csv = NULL;
+    output_file file;
     if (group.size == 1) {
-        if (!(csv = open_csv(o, &group, "eta.csv", err)))
+        if (!(csv = open_csv(o, &group, "eta.csv", &file, err)))
             result = -1;
         if (result == 0)
             result = eta_sweep(o, csv, err);
-        if (csv)
-            fclose(csv);
+        if (bench_csv_close(&file, result >= 0, err) < 0)
+            result = -1;
     } else {
-        if (!(csv = open_csv(o, &group, "bytes.csv", err)) && group.rank == 0)
+        if (!(csv = open_csv(o, &group, "bytes.csv", &file, err)) && group.rank == 0)
             result = -1;
         double failed = result < 0; /* every rank must agree before the collectives start */
         if (comm_allreduce_sum_double(&group, &failed, 1, err) != TF_OK || failed)
             result = -1;
         if (result == 0)
             result = bytes_sweep(&group, o, csv, err);
-        if (csv)
-            fclose(csv);
+        if (bench_csv_close(&file, result >= 0, err) < 0)
+            result = -1;
     }
     if (result >= 0 && group.size <= 2 && !o->quick) {
         int wrong_before = result;
-        if (!(csv = open_csv(o, &group, "epoch.csv", err)) && group.rank == 0)
+        if (!(csv = open_csv(o, &group, "epoch.csv", &file, err)) && group.rank == 0)
             result = -1;
         if (result >= 0) {
             int outcome = epoch_times(&group, csv, err);
             result = outcome < 0 ? -1 : wrong_before + outcome;
         }
-        if (csv)
-            fclose(csv);
+        if (bench_csv_close(&file, result >= 0, err) < 0)
+            result = -1;
     }
     comm_finalize(&group);
     return result;

@@ -95,17 +95,13 @@ static int spatial_case(const char *name, const dataset *data, int64_t chunks, d
     return 0;
 }
 
-static FILE *open_csv(const char *directory, const char *name, const char *header, tf_error *err)
+/* DIR/NAME through bench_csv_open(), @p header its first line; the stream, or NULL. */
+static FILE *open_csv(output_file *csv, const char *directory, const char *name, const char *header, tf_error *err)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", directory, name);
-    FILE *file = fopen(path, "w");
-    if (!file) {
-        tf_error_set(err, TF_ERR_INPUT, "bench fusion: cannot write %s", path);
+    if (bench_csv_open(csv, directory, name, 0, err) != TF_OK)
         return NULL;
-    }
-    fprintf(file, "%s\n", header);
-    return file;
+    fprintf(csv->stream, "%s\n", header);
+    return csv->stream;
 }
 
 /* Adds a case's outcome: wrong rows, or a failure (negative). */
@@ -119,17 +115,17 @@ static void tally(int outcome, int *wrong, int *failed)
 
 int fusion_benchmark(const benchmark_options *o, tf_error *err)
 {
-    FILE *temporal = open_csv(o->out, "fusion_temporal.csv",
+    output_file files[2] = {{0}, {0}}; /* the two CSV files: renamed into place at the end */
+    FILE *temporal = open_csv(&files[0], o->out, "fusion_temporal.csv",
                               "data,cell,sequences,useful_steps,max_length,padded_computed_per_useful,"
                               "fused_computed_per_useful,padded_occupancy,fused_occupancy,lanes,padded_error,"
                               "fused_error,ref_ms,padded_ms,fused_ms",
                               err);
-    FILE *spatial = temporal ? open_csv(o->out, "fusion_spatial.csv",
+    FILE *spatial = temporal ? open_csv(&files[1], o->out, "fusion_spatial.csv",
                                         "data,chunks,cap_fraction,groups,unfused_bytes,fused_bytes,alone_ms,fused_ms", err)
                              : NULL;
     if (!spatial) {
-        if (temporal)
-            fclose(temporal);
+        bench_csv_close(&files[0], 0, err);
         return -1;
     }
     printf("temporal fusion: time encoder input 16, hidden 32, %d thread(s), best of %d runs; one forward + "
@@ -191,8 +187,9 @@ int fusion_benchmark(const benchmark_options *o, tf_error *err)
         failed = 1, fprintf(stderr, "%s\n", err->message);
     }
     dataset_free(&tennis), dataset_free(&messages), dataset_free(&generated);
-    fclose(temporal);
-    fclose(spatial);
+    for (int k = 0; k < 2; k++) /* the rows measured are kept, also when another case failed */
+        if (bench_csv_close(&files[k], 1, err) < 0)
+            failed = 1, fprintf(stderr, "%s\n", err->message);
     printf("\nCSV in %s/fusion_temporal.csv and %s/fusion_spatial.csv\n", o->out, o->out);
     return failed ? -1 : wrong;
 }

@@ -76,11 +76,10 @@ int hybrid_benchmark(const benchmark_options *o, tf_error *err)
     static const double shares[5] = {0, 0.01, 0.05, 0.1, 0};
     static const char *const names[5] = {"snapshot batches", "hybrid 1% x 20%", "hybrid 5% x 20%", "hybrid 10% x 20%",
                                          "hybrid, DQN"};
-    char path[4096];
-    snprintf(path, sizeof path, "%s/hybrid.csv", o->out);
-    FILE *csv = fopen(path, "w");
-    if (!csv)
-        return -tf_error_set(err, TF_ERR_INPUT, "bench hybrid: cannot write %s", path);
+    output_file file;
+    if (bench_csv_open(&file, o->out, "hybrid.csv", 0, err) != TF_OK)
+        return -1;
+    FILE *csv = file.stream;
     fprintf(csv, "data,batching,epoch,seconds,test_mse\n");
     printf("\nhybrid vs snapshot batches: T-GCN hidden 32, opt kernels, %d thread(s), one process, %lld epochs; an "
            "epoch of hybrid batches covers the vertex-snapshot pairs once in expectation at 5 %% x 20 %%\n",
@@ -122,8 +121,7 @@ int hybrid_benchmark(const benchmark_options *o, tf_error *err)
     }
     free(seconds);
     free(mse);
-    fclose(csv);
-    if (status != TF_OK)
+    if (bench_csv_close(&file, status == TF_OK, err) < 0 || status != TF_OK)
         return -1;
     /* batch building against training, and the reservoir that takes it off the training thread */
     dataset tennis;
@@ -172,6 +170,6 @@ int hybrid_benchmark(const benchmark_options *o, tf_error *err)
     }
     dataset_free(&tennis);
     if (status == TF_OK)
-        printf("\nCSV: %s\n", path);
+        printf("\nCSV: %s/hybrid.csv\n", o->out);
     return status == TF_OK ? 0 : -1;
 }

@@ -421,29 +421,26 @@ static int epoch_compare(int quick, FILE *csv)
 int incremental_benchmark(const benchmark_options *o, tf_error *err)
 {
     printf("opt side: %d OpenMP thread(s); ref: one thread\n", o->threads);
-    char path[3][4096];
     const char *files[3] = {"churn.csv", "cache.csv", "epoch.csv"};
-    FILE *csv[3] = {NULL, NULL, NULL};
+    output_file csv[3] = {{0}, {0}, {0}};
     int status = 0;
-    for (int i = 0; i < 3 && status == 0; i++) {
-        snprintf(path[i], sizeof path[i], "%s/%s", o->out, files[i]);
-        if (!(csv[i] = fopen(path[i], "w")))
-            status = -tf_error_set(err, TF_ERR_INPUT, "bench incremental: cannot write %s", path[i]);
-    }
+    for (int i = 0; i < 3 && status == 0; i++)
+        if (bench_csv_open(&csv[i], o->out, files[i], 0, err) != TF_OK)
+            status = -1;
     double crossovers[2] = {NAN, NAN};
     if (status == 0)
-        status = churn_sweep(o, csv[0], crossovers, err);
+        status = churn_sweep(o, csv[0].stream, crossovers, err);
     if (status == 0) {
         printf("=> crossovers between %.2f and %.2f delta entries per edge (INCREMENTAL_DEFAULT_THRESHOLD = %g)\n",
                crossovers[0], crossovers[1], INCREMENTAL_DEFAULT_THRESHOLD);
-        status = cache_sweep(o->quick, csv[1], err);
+        status = cache_sweep(o->quick, csv[1].stream, err);
     }
     if (status == 0)
-        status = epoch_compare(o->quick, csv[2]);
+        status = epoch_compare(o->quick, csv[2].stream);
     for (int i = 0; i < 3; i++)
-        if (csv[i])
-            fclose(csv[i]);
+        if (bench_csv_close(&csv[i], status >= 0, err) < 0)
+            status = -1;
     if (status == 0)
-        printf("\nCSV: %s, %s, %s\n", path[0], path[1], path[2]);
+        printf("\nCSV in %s: %s, %s, %s\n", o->out, files[0], files[1], files[2]);
     return status;
 }

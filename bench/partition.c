@@ -116,11 +116,10 @@ int partition_benchmark(const benchmark_options *options, tf_error *err)
     const partition_method methods[] = {PARTITION_HASH, PARTITION_PTS,    PARTITION_METIS, PARTITION_DYNAHB,
                                         PARTITION_DGC,  PARTITION_PSS,    PARTITION_DGC_ST};
     const int count = options->quick ? 2 : 5;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/metrics.csv", options->out);
-    FILE *csv = fopen(path, "w");
-    if (!csv)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create", path), -1;
+    output_file file;
+    if (bench_csv_open(&file, options->out, "metrics.csv", 0, err) != TF_OK)
+        return -1;
+    FILE *csv = file.stream;
     fprintf(csv, "dataset,method,ranks,cut_percent,vertices_max_over_mean,load_max_over_mean,load_max_over_min,"
                  "halo_rows,replication_depth1,replication_gclstm_w8,bytes_tgcn_h32,bytes_gclstm_h32,seconds\n");
     printf("partition metrics, one process (pss: load = present + edges per snapshot block; dgc-st: cost-model work "
@@ -147,9 +146,8 @@ int partition_benchmark(const benchmark_options *options, tf_error *err)
         }
         dataset_free(&d);
     }
-    fclose(csv);
-    if (status != TF_OK)
+    if (bench_csv_close(&file, status == TF_OK, err) < 0 || status != TF_OK)
         return -1;
-    printf("wrote %s (training under mpiexec: bench/partition.sh)\n", path);
+    printf("wrote %s/metrics.csv (training under mpiexec: bench/partition.sh)\n", options->out);
     return 0;
 }

@@ -31,18 +31,6 @@ static int cycled_times(const dataset *d, int64_t snapshots, double **times, int
     return status;
 }
 
-static FILE *open_csv(const benchmark_options *o, const char *name, const char *header, tf_error *err)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", o->out, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        tf_error_set(err, TF_ERR_INPUT, "bench schedule: cannot write %s", path);
-    else
-        fprintf(f, "%s\n", header);
-    return f;
-}
-
 /* 1. DyGNeX-G's solve time against the number of groups, ref and opt, validated bitwise first by the
  * engine (greedy variant with the benchmark's times). Table 5 beside it. */
 static int greedy_times(const benchmark_options *o, const dataset *tennis, FILE *csv, tf_error *err)
@@ -214,23 +202,26 @@ int schedule_benchmark(const benchmark_options *o, tf_error *err)
         "groups,seconds,status,gap,below_greedy,columns,table6_seconds",
         "data,groups,ranks,method,iterations,gap_to_bound,imbalance,efficiency",
         "ranks,method,groups,iterations,efficiency,imbalance,solve_seconds"};
-    FILE *csv[4] = {NULL, NULL, NULL, NULL};
+    output_file csv[4] = {{0}, {0}, {0}, {0}};
     int outcome = 0;
-    for (int k = 0; k < 4 && outcome == 0; k++)
-        if (!(csv[k] = open_csv(o, names[k], headers[k], err)))
+    for (int k = 0; k < 4 && outcome == 0; k++) {
+        if (bench_csv_open(&csv[k], o->out, names[k], 0, err) != TF_OK)
             outcome = -1;
+        else
+            fprintf(csv[k].stream, "%s\n", headers[k]);
+    }
     int wrong = 0;
     if (outcome == 0)
-        outcome = wrong = greedy_times(o, &tennis, csv[0], err);
+        outcome = wrong = greedy_times(o, &tennis, csv[0].stream, err);
     if (outcome >= 0)
-        outcome = ilp_times(o, &tennis, csv[1], err);
+        outcome = ilp_times(o, &tennis, csv[1].stream, err);
     if (outcome >= 0)
-        outcome = bound_gaps(o, csv[2], err);
+        outcome = bound_gaps(o, csv[2].stream, err);
     if (outcome >= 0)
-        outcome = simulation(o, &tennis, csv[3], err);
+        outcome = simulation(o, &tennis, csv[3].stream, err);
     for (int k = 0; k < 4; k++)
-        if (csv[k])
-            fclose(csv[k]);
+        if (bench_csv_close(&csv[k], outcome >= 0, err) < 0)
+            outcome = -1;
     dataset_free(&tennis);
     if (outcome >= 0)
         printf("\nCSV in %s: %s, %s, %s, %s\n", o->out, names[0], names[1], names[2], names[3]);

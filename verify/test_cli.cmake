@@ -109,7 +109,7 @@ expect_failure("expected a whole number in 1.." partition --data chickenpox --ra
 expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
 expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
 expect_failure("is an event stream (use reflexbicut" partition --data collegemsg --ranks 2 --method dynahb)
-expect_failure("cannot create" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
+expect_failure("--save /nonexistent/x.npy: the directory /nonexistent does not exist" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
 expect_failure("cannot split 20 vertices into 21 parts" partition --data chickenpox --ranks 21 --method dgc)
 expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm or evolvegcn" partition --data chickenpox

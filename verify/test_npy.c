@@ -3,7 +3,10 @@
 #include <dirent.h>
 #include <math.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
+#include "ref/core/io.h"
 #include "ref/data/npy.h"
 #include "verify/testing.h"
 
@@ -139,6 +142,39 @@ START_TEST(write_is_atomic)
 }
 END_TEST
 
+/* What is at a path and is not a regular file is never replaced, nor read: a FIFO (which would
+ * block the read for ever) is refused both ways and is still a FIFO afterwards; a write into a
+ * directory that does not exist names it; a discarded output leaves no file. */
+START_TEST(fifo_neither_replaced_nor_read)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/fifo.npy", temporary_directory());
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    float values[2] = {1, 2};
+    int64_t shape[1] = {2};
+    tf_error err;
+    int status = npy_write(path, NPY_FLOAT32, 1, shape, values, &err);
+    EXPECT_INPUT_ERROR(status, &err, "fifo.npy", "is a FIFO, which writing would replace");
+    npy_array back;
+    status = npy_read(path, &back, &err);
+    EXPECT_INPUT_ERROR(status, &err, "fifo.npy", "is a FIFO, expected a regular file");
+    struct stat info;
+    ck_assert(lstat(path, &info) == 0 && S_ISFIFO(info.st_mode));
+    status = npy_write("/nonexistent-twofold-dir/x.npy", NPY_FLOAT32, 1, shape, values, &err);
+    EXPECT_INPUT_ERROR(status, &err, "x.npy", "the directory /nonexistent-twofold-dir does not exist");
+    output_file out;
+    snprintf(path, sizeof path, "%s/discarded.csv", temporary_directory());
+    ck_assert_int_eq(output_open(&out, "--test", path, &err), TF_OK);
+    fputs("a,b\n", out.stream);
+    char temporary[sizeof out.temporary];
+    memcpy(temporary, out.temporary, sizeof temporary);
+    output_discard(&out);
+    printf("FIFO refused both ways and still a FIFO; a discarded output leaves neither %s nor %s\n", path, temporary);
+    ck_assert(lstat(path, &info) != 0 && lstat(temporary, &info) != 0);
+}
+END_TEST
+
 /* A valid header for a float32 array of `count` elements followed by `data_bytes` bytes. */
 static size_t make_npy(unsigned char *out, const char *dict, size_t data_bytes)
 {
@@ -192,6 +228,51 @@ START_TEST(bad_files)
 }
 END_TEST
 
+/* @p size bytes to a file @p name in the test directory (gzip-compressed when @p gzip); its path. */
+static const char *write_file(const char *name, const void *bytes, size_t size, int gzip)
+{
+    static char path[300];
+    snprintf(path, sizeof path, "%s/%s", temporary_directory(), name);
+    if (gzip) {
+        gzFile file = gzopen(path, "wb");
+        ck_assert(file && gzwrite(file, bytes, (unsigned)size) == (int)size && gzclose(file) == Z_OK);
+    } else {
+        FILE *file = fopen(path, "wb");
+        ck_assert(file && fwrite(bytes, 1, size, file) == size && fclose(file) == 0);
+    }
+    return path;
+}
+
+/* npy_read() reads a file prefix, header, body, each checked before the next: a version-2 header
+ * announcing 4 GiB is refused before it is allocated, a gzip stream cut short says so, and a
+ * Fortran-order file read from disk comes back row-major. */
+START_TEST(read_checks_header_before_body)
+{
+    npy_array a;
+    tf_error err;
+    const unsigned char long_header[13] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0x00, 0xff, 0xff, 0xff, '{'};
+    int status = npy_read(write_file("long_header.npy", long_header, sizeof long_header, 0), &a, &err);
+    EXPECT_INPUT_ERROR(status, &err, "long_header.npy", "4294967040 bytes announced, expected at most 65536");
+    unsigned char buffer[256] = {0};
+    const float column_major[6] = {1, 4, 2, 5, 3, 6};
+    size_t size = make_npy(buffer, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", sizeof column_major);
+    memcpy(buffer + size - sizeof column_major, column_major, sizeof column_major);
+    ck_assert_msg(npy_read(write_file("fortran.npy.gz", buffer, size, 1), &a, &err) == TF_OK, "%s", err.message);
+    const float *v = a.data;
+    printf("Fortran-order .npy.gz read from disk as rows: [%g %g %g] [%g %g %g]\n", v[0], v[1], v[2], v[3], v[4],
+           v[5]);
+    for (int i = 0; i < 6; i++)
+        ck_assert_float_eq(v[i], (float)(i + 1));
+    npy_free(&a);
+    /* The same gzip file cut by 8 bytes (its CRC and length trailer): zlib's "unexpected end of file". */
+    const char *path = write_file("cut.npy.gz", buffer, size, 1);
+    struct stat info;
+    ck_assert(stat(path, &info) == 0 && truncate(path, info.st_size - 8) == 0);
+    status = npy_read(path, &a, &err);
+    EXPECT_INPUT_ERROR(status, &err, "cut.npy.gz", "gzip data truncated or corrupt");
+}
+END_TEST
+
 /* A Fortran-order file (numpy's np.save(x.T)) reads back in row-major order. */
 START_TEST(fortran_order_is_reordered)
 {
@@ -242,6 +323,8 @@ int main(void)
     tcase_add_test(cases, header_text_matches_numpy);
     tcase_add_test(cases, reads_files_numpy_wrote);
     tcase_add_test(cases, write_is_atomic);
+    tcase_add_test(cases, fifo_neither_replaced_nor_read);
+    tcase_add_test(cases, read_checks_header_before_body);
     tcase_add_test(cases, bad_files);
     tcase_add_test(cases, fortran_order_is_reordered);
     tcase_add_test(cases, missing_and_non_finite);

@@ -65,8 +65,8 @@ static const option_page demo_pages[] = {
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), demo says so in one line and runs in one process,\n"
     "where those rows send nothing.\n"
     "\n"
-    "Exit status 1 when a twin was not equal; TWOFOLD_BREAK_TWIN=NAME spoils the twins of NAME\n"
-    "on purpose, as for twofold verify.\n",
+    "Exit status 1 when a twin was not equal (TWOFOLD_BREAK_TWIN=NAME spoils the twins of NAME\n"
+    "on purpose, as for twofold verify); 2 bad input; 3 the machine failed (MPI, I/O error).\n",
      NULL},
     {0, 0, NULL, NULL},
 };

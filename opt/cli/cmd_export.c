@@ -57,7 +57,8 @@ static const option_page export_pages[] = {
      "                   features; not in the loss); only where some vertex is absent\n"
      "\n"
      "Event streams (wikipedia, JODIE-style CSVs, events: specs) are not exported: they are one\n"
-     "table already, the file itself, and the peer scripts race snapshot models only.\n"},
+     "table already, the file itself, and the peer scripts race snapshot models only.\n"
+     "\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
 };
 
@@ -161,9 +162,10 @@ static int write_manifest(const export_names *n, const dataset *d, int64_t masks
     char path[4200];
     if (format_path(path, sizeof path, err, "%s/manifest.json", n->partial) != TF_OK)
         return err->code;
-    FILE *out = fopen(path, "w");
-    if (!out)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot create: %s", path, strerror(errno));
+    output_file file;
+    if (output_open(&file, NULL, path, err) != TF_OK)
+        return err->code;
+    FILE *out = file.stream;
     const snapshot_edge_stats edges = snapshot_seq_edge_stats(seq);
     fputs("{\n  \"format\": \"twofold export 1\",\n  \"name\": ", out);
     json_string(out, d->name);
@@ -179,10 +181,7 @@ static int write_manifest(const export_names *n, const dataset *d, int64_t masks
             "where some vertex is absent\"\n}\n",
             (long long)seq->num_snapshots, (long long)seq->num_nodes, (long long)seq->feature_width,
             (long long)seq->target_width, (long long)edges.total_edges, (long long)masks);
-    const int failed = ferror(out);
-    if (fclose(out) != 0 || failed)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
-    return TF_OK;
+    return output_commit(&file, err);
 }
 
 /* @p directory/@p name as a .npy file. */

@@ -52,7 +52,7 @@ static const option_page info_pages[] = {
      "or a generator spec such as powerlaw:nodes=100000,edges=1e6,snapshots=10,churn=0.01\n"
      "or events:nodes=1000,events=1e5,repeat=0.5.\n"
      "\n",
-     NULL},
+     "\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
 };
 

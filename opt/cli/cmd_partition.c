@@ -9,6 +9,7 @@
 #include "opt/cli/cli.h"
 #include "opt/cli/commands.h"
 #include "ref/core/clock.h"
+#include "ref/core/io.h"
 #include "ref/core/memory.h"
 #include "ref/data/npy.h"
 #include "ref/partition.h"
@@ -72,7 +73,7 @@ static const option_page partition_pages[] = {
      "load, halo rows and cache rows; then the imbalance, the edge cut, the bytes exchange-mode\n"
      "training would move per epoch (counted from the graph) and the cache's replication.\n"
      "\n",
-     NULL},
+     "\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
 };
 
@@ -389,6 +390,9 @@ int command_partition(int argc, char **argv, tf_error *err)
         options_help(&partition_table, -1, stdout);
         return TF_OK;
     }
+    /* A path the save could not write (or would destroy) is said before the work, not after. */
+    if (c.save && output_check("partition: --save", c.save, err) != TF_OK)
+        return err->code;
     cli_progress_state progress = {0, ""};
     dataset_options data_options = {0, cli_progress, &progress, NULL, NULL};
     dataset d;

@@ -13,6 +13,7 @@
 #include "opt/schedule_simulate.h"
 #include "opt/train.h"
 #include "ref/core/clock.h"
+#include "ref/core/io.h"
 #include "ref/core/memory.h"
 #include "ref/schedule_cost.h"
 
@@ -106,7 +107,7 @@ static const option_page schedule_pages[] = {
      "sum_i max_j load_ij, objective, gap to the lower bound max(t_max, sum t / R), the predicted\n"
      "imbalance (busiest rank's total / idlest's) and efficiency sum t / (R x critical path).\n"
      "\n",
-     NULL},
+     "\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
 };
 
@@ -270,7 +271,7 @@ typedef struct schedule_run {
     int64_t *rows, *edges;    /* [groups], with --data */
     cost_model model;         /* the fit (measured) or the given model */
     int have_model;
-    FILE *gantt;
+    output_file gantt;        /* --gantt's temporary, renamed over FILE at the end (gantt.stream NULL without) */
 } schedule_run;
 
 static int speaks(const schedule_run *r) { return r->group->rank == 0; }
@@ -487,8 +488,8 @@ static int one_method(schedule_run *r, schedule_method method, double alpha, tf_
         printf("\n");
         if (r->c.print_schedule)
             print_schedule(&s, method);
-        if (r->gantt)
-            write_gantt(r->gantt, &s, r->times, alpha, method);
+        if (r->gantt.stream)
+            write_gantt(r->gantt.stream, &s, r->times, alpha, method);
     }
     if (status == TF_OK && r->c.run)
         status = measure(r, &s, alpha, err);
@@ -558,9 +559,9 @@ static int simulate(schedule_run *r, tf_error *err)
 static int run_schedule(schedule_run *r, tf_error *err)
 {
     if (r->c.gantt && speaks(r)) { /* before any work: a bad path fails at once */
-        if (!(r->gantt = fopen(r->c.gantt, "w")))
-            return tf_error_set(err, TF_ERR_INPUT, "schedule: cannot write %s", r->c.gantt);
-        fprintf(r->gantt, "method,iteration,rank,group,start,end\n");
+        if (output_open(&r->gantt, "schedule: --gantt", r->c.gantt, err) != TF_OK)
+            return err->code;
+        fprintf(r->gantt.stream, "method,iteration,rank,group,start,end\n");
     }
     if (group_times(r, err) != TF_OK)
         return err->code;
@@ -598,8 +599,11 @@ static int run_schedule(schedule_run *r, tf_error *err)
         print_baselines(r);
     if (status == TF_OK && r->c.simulate)
         status = simulate(r, err);
-    if (status == TF_OK && r->gantt && speaks(r))
-        printf("wrote %s\n", r->c.gantt);
+    if (status == TF_OK && r->gantt.stream) {
+        status = output_commit(&r->gantt, err); /* a full disk is said here, never "wrote" */
+        if (status == TF_OK)
+            printf("wrote %s\n", r->c.gantt);
+    }
     return status;
 }
 
@@ -623,8 +627,7 @@ int command_schedule(int argc, char **argv, tf_error *err)
         return finish_ranks(&group, err->code, err);
     }
     int status = run_schedule(&r, err);
-    if (r.gantt)
-        fclose(r.gantt);
+    output_discard(&r.gantt); /* after a failure: FILE is left as it was */
     if (r.have_trainer)
         trainer_free(&r.tr);
     if (r.have_data)

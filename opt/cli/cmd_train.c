@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "opt/cli/commands.h"
 #include "opt/cli/train.h"
@@ -21,6 +22,36 @@ void note_interrupted_save(const char *load)
     char located[4096];
     if (checkpoint_interrupted(load, located))
         printf("note: the last save to %s was interrupted; loading the complete checkpoint %s\n", load, located);
+}
+
+/* The names dump_outputs() writes in its directory. */
+static const char *const dump_files[] = {"predictions.npy", "targets.npy"};
+
+/* --dump-outputs DIR checked before training, so that a path it cannot write costs no run: DIR
+ * is a directory we can write in (a link to one is fine: the files go inside it), or absent in
+ * a directory we can write in; what is at DIR/predictions.npy and DIR/targets.npy must be
+ * replaceable (output_check()). */
+static int dump_check(const char *directory, tf_error *err)
+{
+    char path[4200];
+    struct stat info;
+    if (directory[0] == '\0')
+        return tf_error_set(err, TF_ERR_INPUT, "train: --dump-outputs \"\": expected a directory name");
+    if (stat(directory, &info) != 0) {
+        /* absent: output_check() asks for its parent; a dangling link or "DIR/" is refused there */
+        return output_check("train: --dump-outputs", directory, err);
+    }
+    if (!S_ISDIR(info.st_mode))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --dump-outputs %s: is %s, expected a directory (the outputs "
+                            "are written inside it)", directory, file_kind(info.st_mode));
+    if (access(directory, W_OK | X_OK) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --dump-outputs %s: cannot write in it: %s", directory,
+                            strerror(errno));
+    for (size_t f = 0; f < sizeof dump_files / sizeof *dump_files; f++)
+        if (format_path(path, sizeof path, err, "%s/%s", directory, dump_files[f]) != TF_OK ||
+            output_check("train: --dump-outputs", path, err) != TF_OK)
+            return TF_ERR_INPUT;
+    return TF_OK;
 }
 
 /* predictions.npy and targets.npy for every snapshot, the model run in its windows. */
@@ -45,14 +76,13 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
                                   predictions.data + tr->train_snapshots * n * out, err);
     for (int64_t s = 0; s < t; s++)
         memcpy(targets.data + s * n * out, seq->snapshots[s].targets.data, (size_t)(n * out) * sizeof(float));
-    if (status == TF_OK)
-        status = format_path(path, sizeof path, err, "%s/predictions.npy", directory);
-    if (status == TF_OK)
-        status = npy_write_tensor(path, &predictions, err);
-    if (status == TF_OK)
-        status = format_path(path, sizeof path, err, "%s/targets.npy", directory);
-    if (status == TF_OK)
-        status = npy_write_tensor(path, &targets, err);
+    const tensor *written[2] = {&predictions, &targets};
+    for (size_t f = 0; f < sizeof dump_files / sizeof *dump_files; f++) {
+        if (status == TF_OK)
+            status = format_path(path, sizeof path, err, "%s/%s", directory, dump_files[f]);
+        if (status == TF_OK)
+            status = npy_write_tensor(path, written[f], err);
+    }
     if (status == TF_OK)
         printf("wrote %s/predictions.npy and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld train)\n", directory,
                (long long)t, (long long)n, (long long)out, (long long)tr->train_snapshots - 1);
@@ -240,8 +270,10 @@ int command_train(int argc, char **argv, tf_error *err)
      * so that the ranks can compare their command lines and fail together with one line
      * (ranks_agree()) instead of leaving the others waiting in MPI_Init. */
     const int launched = ranks_launched();
-    /* A save that cannot work is reported now, not after the training it would lose. */
-    const int ready = parsed == TF_OK && c.save ? checkpoint_check_target(c.save, err) : parsed;
+    /* A save or dump that cannot work is reported now, not after the training it would lose. */
+    int ready = parsed == TF_OK && c.save ? checkpoint_check_target(c.save, err) : parsed;
+    if (ready == TF_OK && c.dump)
+        ready = dump_check(c.dump, err);
     if (launched <= 1 && ready != TF_OK)
         return TF_ERR_INPUT;
     if (launched <= 1 && !c.optimized)

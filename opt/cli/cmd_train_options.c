@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "opt/async_pipeline.h"
+#include "opt/cli/commands.h"
 #include "opt/cli/train.h"
 #include "ref/models/model.h"
 
@@ -321,7 +322,8 @@ static const option_page train_pages[] = {
      "Train a snapshot model with a temporal train/test split; print the train loss and the\n"
      "test MSE after every epoch. The same options and seed give the same result, bit for bit.\n"
      "\n",
-     "\nRun distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n"},
+     "\nRun distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n"
+     "\n" EXIT_STATUS_HELP},
     {EVENT_MODELS, 23,
      "usage: twofold train --model tgn|jodie --data DATASET [options]\n"
      "\n"
@@ -333,7 +335,8 @@ static const option_page train_pages[] = {
      "options and seed give the same result, bit for bit.\n"
      "\n",
      "\nRun distributed: mpiexec -n 4 twofold train --model tgn --data wikipedia --impl opt --dispatch sven\n"
-     "  --placement hash\n"},
+     "  --placement hash\n"
+     "\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
 };
 

@@ -35,7 +35,7 @@ static const option_page verify_pages[] = {
      "Each row prints the worst error over all steps beside its tolerance (bitwise, or fp:\n"
      "|twin - ref| / max(1, |ref|) <= 1e-5 on the CPU). A technique that does not apply to the\n"
      "data (snapshots wanted, events given) is skipped and says why. Exit status: 0 when every\n"
-     "twin is equal, 1 when one is not, 2 for bad input.\n"
+     "twin is equal, 1 when one is not, 2 for bad input, 3 when the machine failed (MPI, I/O).\n"
      "\n"
      "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n"
      "\n",

@@ -125,4 +125,10 @@ int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err);
 /** Exit status of demo and verify when a twin is not equal to its reference. */
 #define EXIT_WRONG 1
 
+/** The exit statuses (ref/core/error.h), as the --help of every command that writes or reads files lists them. */
+#define EXIT_STATUS_HELP                                                                                    \
+    "Exit status: 0 done; 2 bad input (one line naming the file, option or path); 3 the machine\n"         \
+    "failed (disk full, I/O error, MPI or CUDA): a file that a failed write was to replace is left\n"       \
+    "as it was.\n"
+
 #endif

@@ -1,5 +1,5 @@
 /* twofold: the command line. One program, subcommands; errors become one line on stderr
- * and the exit status of their tf_error_code (2 for bad input). */
+ * and the exit status of their tf_error_code (2 for bad input, 3 when the machine failed). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,7 @@ static const option_spec global_option_specs[] = {
 };
 
 static const option_page global_pages[] = {
-    {0, 23, "\n", "\n'twofold COMMAND --help' describes a command.\n"},
+    {0, 23, "\n", "\n'twofold COMMAND --help' describes a command.\n\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
 };
 

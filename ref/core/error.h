@@ -18,11 +18,15 @@
 extern "C" {
 #endif
 
-/** Error codes; they double as the process exit status. */
+/**
+ * Error codes; they double as the process exit status. 1 is left to `twofold verify` and
+ * `twofold demo`, which exit with 1 when a twin differs from its reference: a script can tell
+ * "the code is wrong" (1) from "the input is wrong" (2) from "the machine failed" (3).
+ */
 enum tf_error_code {
     TF_OK = 0,           /**< success */
-    TF_ERR_SYSTEM = 1,   /**< the machine failed us: I/O error mid-read, MPI or CUDA failure */
-    TF_ERR_INPUT = 2,    /**< bad input: malformed or missing data, bad option, too large for memory */
+    TF_ERR_INPUT = 2,    /**< bad input: malformed or missing data, bad option or path, too large for memory */
+    TF_ERR_SYSTEM = 3,   /**< the machine failed us: disk full, I/O error, MPI or CUDA failure */
 };
 
 /** Room for one line of message (long file paths included). */

@@ -1,16 +1,31 @@
 /**
  * @file ref/core/io.h
- * @brief Reading data files: whole file into memory (gzip or plain), lines, numbers.
+ * @brief Reading data files (whole file into memory, gzip or plain; lines, numbers) and writing
+ *        output files so that a failure never destroys what was at the path.
  *
  * The loaders parse from memory, never from a FILE*, for two reasons: the same parser then
  * serves files and fuzzers (which hand over bytes), and gzip becomes invisible — zlib's
  * gzread() returns plain files unchanged and decompresses gzip ones.
+ *
+ * Every read starts with stat(): only a regular file is read. A FIFO would block the open until
+ * some other process writes to it (a hang), and a device such as /dev/zero never ends; both are
+ * refused in one line before anything is opened.
+ *
+ * Every write goes through output_open() and output_commit(): the bytes go to a temporary file
+ * PATH.tmpXXXXXX in the target's directory, every write, the flush, the fsync and the close are
+ * checked, and only then is the temporary renamed over PATH. So a full disk or an I/O error
+ * leaves PATH as it was (and no temporary behind), and a kill leaves at most the temporary. The
+ * rename replaces only a regular file or nothing: a symbolic link, directory, FIFO, device or
+ * socket at PATH is refused (output_check(), which callers also run before their work, so that
+ * a bad output path never costs a training run). Failures of the machine (disk full, I/O error)
+ * are TF_ERR_SYSTEM, bad paths TF_ERR_INPUT.
  */
 #ifndef TWOFOLD_REF_IO_H
 #define TWOFOLD_REF_IO_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ref/core/error.h"
 
@@ -22,10 +37,59 @@ typedef struct text {
 
 /**
  * Read all of @p path into @p out, decompressing if it is gzip.
- * Errors (TF_ERR_INPUT): missing or unreadable file, a directory, a truncated or corrupt
- * gzip stream, content larger than available memory. The message starts with the path.
+ * Errors (TF_ERR_INPUT): missing or unreadable file, anything but a regular file (a directory,
+ * FIFO, device or socket, refused before it is opened), a truncated or corrupt gzip stream,
+ * content larger than available memory or the --memory-limit (a plain file's size is checked
+ * before any byte is read). TF_ERR_SYSTEM: an I/O error while reading. The message starts with
+ * the path.
  */
 int text_read_file(const char *path, text *out, tf_error *err);
+
+/**
+ * TF_OK if @p path is a regular file (symbolic links followed), else TF_ERR_INPUT "PATH: is a
+ * FIFO, expected a regular file" (or a directory, a device, a socket; "cannot open" when missing).
+ */
+int input_check(const char *path, tf_error *err);
+
+/** What a file of mode @p mode is, for messages: "a regular file", "a FIFO", "a directory", ... */
+const char *file_kind(unsigned mode);
+
+/**
+ * Check an output path before any work: @p path must be absent or a regular file (not a symbolic
+ * link, directory, FIFO, device or socket, which writing would replace) that this process may
+ * write, and its directory must exist and be writable. @p option names the path in messages ("--gantt"; NULL: the path alone).
+ * @return TF_OK, or TF_ERR_INPUT with one line naming the path and what is there.
+ */
+int output_check(const char *option, const char *path, tf_error *err);
+
+/** An output file being written: a temporary beside the target, renamed over it when whole. */
+typedef struct output_file {
+    FILE *stream;          /**< write here (fprintf, fwrite, output_write()); owned until commit or discard */
+    int error;             /**< the errno of the first write that failed (output_write()), 0 if none */
+    char path[4096];       /**< the target */
+    char temporary[4128];  /**< PATH.tmpXXXXXX, in the target's directory */
+} output_file;
+
+/**
+ * Check @p path with output_check() and create its temporary. @return TF_OK with @p out open, or
+ * TF_ERR_INPUT (a bad path) / TF_ERR_SYSTEM (the temporary could not be created for lack of
+ * space) with nothing created.
+ */
+int output_open(output_file *out, const char *option, const char *path, tf_error *err);
+
+/** fwrite() that remembers the first failure for output_commit(). */
+void output_write(output_file *out, const void *bytes, size_t size);
+
+/**
+ * Finish @p out: flush, fsync and close the temporary, checking each, and rename it over the path
+ * (refused if something other than a regular file appeared there meanwhile). On any failure the
+ * temporary is removed and the path left as it was: TF_ERR_SYSTEM "PATH: write failed: No space
+ * left on device; PATH is left as it was". @p out is closed either way.
+ */
+int output_commit(output_file *out, tf_error *err);
+
+/** Abandon @p out: close and remove the temporary; the path is left as it was. */
+void output_discard(output_file *out);
 
 /** Copy @p size bytes into a new text (used by fuzzers and tests). */
 int text_from_bytes(const void *bytes, size_t size, text *out, tf_error *err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "ref/core/io.h"
 #include "ref/core/memory.h"
@@ -85,49 +86,53 @@ static void fortran_to_c_order(const unsigned char *from, unsigned char *to, int
     }
 }
 
-int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out, tf_error *err)
+/* The fixed prefix of raw [size] (the first 10 bytes, 12 from version 2): magic and version
+ * checked, *header_start and *header_length set. A prefix cut short is "truncated". */
+static int parse_prefix(const unsigned char *raw, size_t size, const char *source, size_t *header_start,
+                        size_t *header_length, tf_error *err)
 {
-    memset(out, 0, sizeof *out);
-    const unsigned char *raw = bytes;
     if (size == 0)
         return tf_error_set(err, TF_ERR_INPUT, "%s: file is empty, expected a .npy array", source);
     if (size < 10 || memcmp(raw, npy_magic, sizeof npy_magic) != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%s: not a .npy file (no \\x93NUMPY magic at the start)", source);
     int major = raw[6];
-    size_t header_length, header_start;
     if (major == 1) {
-        header_length = raw[8] | (size_t)raw[9] << 8;
-        header_start = 10;
+        *header_length = raw[8] | (size_t)raw[9] << 8;
+        *header_start = 10;
     } else if (major == 2 || major == 3) {
         if (size < 12)
             return tf_error_set(err, TF_ERR_INPUT, "%s: truncated .npy header", source);
-        header_length = raw[8] | (size_t)raw[9] << 8 | (size_t)raw[10] << 16 | (size_t)raw[11] << 24;
-        header_start = 12;
+        *header_length = raw[8] | (size_t)raw[9] << 8 | (size_t)raw[10] << 16 | (size_t)raw[11] << 24;
+        *header_start = 12;
     } else {
         return tf_error_set(err, TF_ERR_INPUT, "%s: .npy format version %d, expected 1, 2 or 3", source, major);
     }
-    if (header_length > size - header_start)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: truncated .npy header (%zu bytes announced, %zu present)",
-                            source, header_length, size - header_start);
+    return TF_OK;
+}
+
+/* The header dict raw [header_length] (not '\0'-terminated): out's dtype, ndim, shape and size,
+ * *fortran_order and *item_size set. */
+static int parse_header(const unsigned char *raw, size_t header_length, const char *source, npy_array *out,
+                        int *fortran_order, size_t *item_size, tf_error *err)
+{
     char *header = malloc(header_length + 1);
     if (!header)
         return tf_error_set(err, TF_ERR_SYSTEM, "%s: out of memory reading the header", source);
-    memcpy(header, raw + header_start, header_length);
+    memcpy(header, raw, header_length);
     header[header_length] = '\0';
 
     int status = TF_OK;
     const char *descr = header_value(header, "descr");
     const char *order = header_value(header, "fortran_order");
     const char *shape_text = header_value(header, "shape");
-    size_t item_size = 0;
     if (!descr || !order || !shape_text) {
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy header lacks 'descr', 'fortran_order' or 'shape'", source);
     } else if (strncmp(descr, "'<f4'", 5) == 0) {
         out->dtype = NPY_FLOAT32;
-        item_size = 4;
+        *item_size = 4;
     } else if (strncmp(descr, "'<i8'", 5) == 0) {
         out->dtype = NPY_INT64;
-        item_size = 8;
+        *item_size = 8;
     } else {
         char found[16];
         const char *end = strchr(descr, ',');
@@ -135,8 +140,8 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy dtype %s, expected '<f4' (float32) or '<i8' (int64)",
                               source, found);
     }
-    int fortran_order = status == TF_OK && strncmp(order, "True", 4) == 0;
-    if (status == TF_OK && !fortran_order && strncmp(order, "False", 5) != 0)
+    *fortran_order = status == TF_OK && strncmp(order, "True", 4) == 0;
+    if (status == TF_OK && !*fortran_order && strncmp(order, "False", 5) != 0)
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy 'fortran_order' is neither True nor False", source);
     if (status == TF_OK && (out->ndim = parse_shape(shape_text, out->shape)) < 0)
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy shape is not a tuple of at most %d integers", source,
@@ -144,7 +149,6 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
     free(header);
     if (status != TF_OK)
         return status;
-
     int64_t count = 1;
     for (int d = 0; d < out->ndim; d++) {
         if (out->shape[d] != 0 && count > INT64_MAX / 8 / out->shape[d])
@@ -152,36 +156,169 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
         count *= out->shape[d];
     }
     out->size = count;
-    /* Check the size against memory before checking it against the file: a header that
-     * announces terabytes is "too large", whatever follows it. */
-    void *data = tf_alloc((size_t)count, item_size, "the .npy array", err);
-    if (!data) {
+    return TF_OK;
+}
+
+/* The array's memory, checked against memory and the budget before a byte of data is read: a
+ * header that announces terabytes is "too large", whatever follows it. */
+static void *alloc_data(const npy_array *a, size_t item_size, const char *source, tf_error *err)
+{
+    void *data = tf_alloc((size_t)a->size, item_size, "the .npy array", err);
+    if (!data)
         tf_error_prefix(err, "%s", source);
+    return data;
+}
+
+/* The data as C order into out->data (taking ownership of data [size][item_size]). */
+static void store_data(npy_array *out, void *data, const unsigned char *raw, int fortran_order, size_t item_size)
+{
+    if (fortran_order)
+        fortran_to_c_order(raw, data, out->ndim, out->shape, item_size);
+    else
+        memcpy(data, raw, (size_t)out->size * item_size);
+    out->data = data;
+}
+
+int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out, tf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const unsigned char *raw = bytes;
+    size_t header_start, header_length, item_size = 0;
+    int fortran_order = 0;
+    if (parse_prefix(raw, size, source, &header_start, &header_length, err) != TF_OK)
+        return err->code;
+    if (header_length > size - header_start)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: truncated .npy header (%zu bytes announced, %zu present)",
+                            source, header_length, size - header_start);
+    if (parse_header(raw + header_start, header_length, source, out, &fortran_order, &item_size, err) != TF_OK)
+        return err->code;
+    void *data = alloc_data(out, item_size, source, err);
+    if (!data)
         return TF_ERR_INPUT;
-    }
-    size_t data_bytes = (size_t)count * item_size;
+    size_t data_bytes = (size_t)out->size * item_size;
     size_t present = size - header_start - header_length;
     if (present != data_bytes) {
         free(data);
         return tf_error_set(err, TF_ERR_INPUT, "%s: .npy data is %zu bytes, the shape needs %zu (%s)", source,
                             present, data_bytes, present < data_bytes ? "truncated" : "trailing bytes");
     }
-    if (fortran_order)
-        fortran_to_c_order(raw + header_start + header_length, data, out->ndim, out->shape, item_size);
-    else
-        memcpy(data, raw + header_start + header_length, data_bytes);
-    out->data = data;
+    store_data(out, data, raw + header_start + header_length, fortran_order, item_size);
     return TF_OK;
+}
+
+/* Read up to @p size bytes (gzread takes at most INT_MAX at a time); the count read, or -1. */
+static int64_t read_fully(gzFile file, void *into, size_t size)
+{
+    size_t done = 0;
+    while (done < size) {
+        const size_t chunk = size - done > (1u << 30) ? (1u << 30) : size - done;
+        const int got = gzread(file, (char *)into + done, (unsigned)chunk);
+        int zerr = Z_OK;
+        if (got == 0) /* the end, or a gzip stream cut short (zlib then reports an error) */
+            gzerror(file, &zerr);
+        if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+            return -1;
+        if (got == 0)
+            break;
+        done += (size_t)got;
+    }
+    return (int64_t)done;
+}
+
+/* The longest header read: numpy writes about a hundred bytes (a shape of 32 dimensions fits
+ * in a few hundred) and np.load itself refuses headers over 10,000 bytes. */
+#define NPY_HEADER_LIMIT 65536
+
+/* read_open()'s status when gzread() failed: npy_read() asks zlib why. */
+#define READ_FAILED (-1)
+
+/* npy_read() on an open file: the prefix, then the header, then the body, each checked before
+ * the next is read, so a wrong file is refused after its first bytes and a body is read only
+ * into memory the budget has granted (a .npy.gz whose body inflates past its shape stops one
+ * byte past it). raw [12 + header] holds the prefix and header. */
+static int read_open(gzFile file, const char *path, npy_array *out, tf_error *err)
+{
+    unsigned char prefix[12];
+    int64_t got = read_fully(file, prefix, 10);
+    size_t header_start = 0, header_length = 0, item_size = 0;
+    int fortran_order = 0;
+    if (got >= 10 && prefix[6] >= 2 && prefix[6] <= 3 && memcmp(prefix, npy_magic, sizeof npy_magic) == 0) {
+        int64_t more = read_fully(file, prefix + 10, 2);
+        got = more < 0 ? -1 : got + more;
+    }
+    if (got < 0)
+        return READ_FAILED;
+    if (parse_prefix(prefix, (size_t)got, path, &header_start, &header_length, err) != TF_OK)
+        return err->code;
+    if (header_length > NPY_HEADER_LIMIT) /* before allocating it: version 2 announces up to 4 GiB */
+        return tf_error_set(err, TF_ERR_INPUT, "%s: .npy header of %zu bytes announced, expected at most %d",
+                            path, header_length, NPY_HEADER_LIMIT);
+    unsigned char *header = tf_alloc(header_length + 1, 1, "the .npy header", err);
+    if (!header) {
+        tf_error_prefix(err, "%s", path);
+        return TF_ERR_INPUT;
+    }
+    got = read_fully(file, header, header_length);
+    int status = got < 0 ? READ_FAILED : TF_OK;
+    if (status == TF_OK && (size_t)got < header_length)
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: truncated .npy header (%zu bytes announced, %lld present)",
+                              path, header_length, (long long)got);
+    if (status == TF_OK)
+        status = parse_header(header, header_length, path, out, &fortran_order, &item_size, err);
+    free(header);
+    void *data = status == TF_OK ? alloc_data(out, item_size, path, err) : NULL;
+    if (status != TF_OK || !data)
+        return status != TF_OK ? status : TF_ERR_INPUT;
+    const size_t data_bytes = (size_t)out->size * item_size;
+    /* Fortran order needs the bytes as stored, then reordered; C order reads into place. */
+    unsigned char *stored = fortran_order ? tf_alloc(data_bytes, 1, "the .npy array as stored", err) : data;
+    unsigned char extra;
+    got = stored ? read_fully(file, stored, data_bytes) : 0;
+    const int64_t after = got >= 0 ? read_fully(file, &extra, 1) : 0;
+    if (!stored) {
+        tf_error_prefix(err, "%s", path);
+        status = TF_ERR_INPUT;
+    } else if (got < 0 || after < 0) {
+        status = READ_FAILED;
+    } else if ((size_t)got < data_bytes) {
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy data is %lld bytes, the shape needs %zu (truncated)", path,
+                              (long long)got, data_bytes);
+    } else if (after > 0) {
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy data is more than the %zu bytes the shape needs "
+                              "(trailing bytes)", path, data_bytes);
+    }
+    if (status == TF_OK && fortran_order)
+        store_data(out, data, stored, 1, item_size);
+    else if (status == TF_OK)
+        out->data = data;
+    if (fortran_order)
+        free(stored);
+    if (status != TF_OK)
+        free(data);
+    return status;
 }
 
 int npy_read(const char *path, npy_array *out, tf_error *err)
 {
     memset(out, 0, sizeof *out);
-    text content;
-    if (text_read_file(path, &content, err) != TF_OK)
+    if (input_check(path, err) != TF_OK)
         return TF_ERR_INPUT;
-    int status = npy_parse(content.data, content.size, path, out, err);
-    text_free(&content);
+    gzFile file = gzopen(path, "rb");
+    if (!file)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: cannot open: %s", path,
+                            errno ? strerror(errno) : "out of memory in zlib");
+    int status = read_open(file, path, out, err);
+    if (status == READ_FAILED) {
+        int zerr;
+        const char *why = gzerror(file, &zerr);
+        if (zerr == Z_ERRNO)
+            status = tf_error_set(err, TF_ERR_SYSTEM, "%s: read failed: %s", path, strerror(errno));
+        else
+            status = tf_error_set(err, TF_ERR_INPUT, "%s: gzip data truncated or corrupt (zlib: %s)", path, why);
+    }
+    gzclose(file);
+    if (status != TF_OK)
+        memset(out, 0, sizeof *out);
     return status;
 }
 
@@ -196,7 +333,7 @@ int npy_read_tensor(const char *path, tensor *out, tf_error *err)
     memset(out, 0, sizeof *out);
     npy_array array;
     if (npy_read(path, &array, err) != TF_OK)
-        return TF_ERR_INPUT;
+        return err->code;
     int status = TF_OK;
     if (array.dtype != NPY_FLOAT32)
         status = tf_error_set(err, TF_ERR_INPUT, "%s: .npy dtype is int64, expected float32", path);
@@ -250,38 +387,13 @@ int npy_write(const char *path, npy_dtype dtype, int ndim, const int64_t *shape,
     memset(header + 10 + length, ' ', header_length - (size_t)length - 1);
     header[10 + header_length - 1] = '\n';
 
-    size_t temporary_size = strlen(path) + 16;
-    char *temporary = malloc(temporary_size);
-    if (!temporary)
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: out of memory", path);
-    snprintf(temporary, temporary_size, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(temporary);
-    if (fd < 0) {
-        int status = tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", path, strerror(errno));
-        free(temporary);
-        return status;
-    }
-    FILE *file = fdopen(fd, "wb");
-    size_t item_size = dtype == NPY_FLOAT32 ? 4 : 8;
-    int ok = file && fwrite(header, 1, 10 + header_length, file) == 10 + header_length &&
-             (count == 0 || fwrite(data, item_size, (size_t)count, file) == (size_t)count) &&
-             fflush(file) == 0 && fsync(fd) == 0;
-    int saved_errno = errno;
-    if (file)
-        ok = (fclose(file) == 0) && ok;
-    else
-        close(fd);
-    if (ok && rename(temporary, path) != 0) {
-        saved_errno = errno;
-        ok = 0;
-    }
-    if (!ok) {
-        unlink(temporary);
-        free(temporary);
-        return tf_error_set(err, TF_ERR_SYSTEM, "%s: write failed: %s", path, strerror(saved_errno));
-    }
-    free(temporary);
-    return TF_OK;
+    output_file out;
+    if (output_open(&out, NULL, path, err) != TF_OK)
+        return err->code;
+    output_write(&out, header, 10 + header_length);
+    if (count > 0)
+        output_write(&out, data, (size_t)count * (dtype == NPY_FLOAT32 ? 4 : 8));
+    return output_commit(&out, err);
 }
 
 int npy_write_tensor(const char *path, const tensor *t, tf_error *err)

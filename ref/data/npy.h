@@ -8,11 +8,14 @@
  * newline so the data starts on a 64-byte boundary, then the raw C-order data.
  *
  * twofold writes parameters, outputs and golden files this way so they load with
- * `numpy.load` and `torch.from_numpy` on the other side. Writes are atomic: the array goes
- * to a temporary file in the same directory, which is then renamed over the target, so a
- * crash never leaves a half-written file under the real name. Reads accept gzip-compressed
- * files, and Fortran-order files (numpy's way of saving a transposed array), which are
- * reordered to row-major on reading.
+ * `numpy.load` and `torch.from_numpy` on the other side. Writes go through ref/core/io.h's
+ * output_open() and output_commit(): the array goes to a temporary file in the same directory,
+ * which is renamed over the target once every byte is written, so a crash or a full disk never
+ * leaves a half-written file under the real name, and a symbolic link, FIFO, device or directory
+ * at the path is refused, never replaced. Reads take regular files only, check the magic, then
+ * the header, then the size the shape needs against the memory budget, before reading the body.
+ * They accept gzip-compressed files, and Fortran-order files (numpy's way of saving a transposed
+ * array), which are reordered to row-major on reading.
  */
 #ifndef TWOFOLD_REF_NPY_H
 #define TWOFOLD_REF_NPY_H
@@ -50,7 +53,11 @@ int npy_parse(const void *bytes, size_t size, const char *source, npy_array *out
 /** Release an array's data and zero it. */
 void npy_free(npy_array *a);
 
-/** Atomically write @p data (C order) with the given dtype and shape [ndim] to @p path. */
+/**
+ * Atomically write @p data (C order) with the given dtype and shape [ndim] to @p path.
+ * TF_ERR_INPUT for a path that output_check() refuses; TF_ERR_SYSTEM when the disk is full or
+ * fails, with @p path left as it was.
+ */
 int npy_write(const char *path, npy_dtype dtype, int ndim, const int64_t *shape, const void *data,
               tf_error *err);
 
