@@ -42,5 +42,22 @@ grep 'train ' "$work/out"
 expect 0 "#wrong 0" "verify train on one vertex, 2 ranks" -- \
     "$mpiexec" --oversubscribe -n 2 "$twofold" verify train schedule --data "$work/one_vertex.json"
 
+# --- an MPMD job that mixes commands: one line on every launch, never a hang ----------------------
+D=powerlaw:nodes=200,edges=1000,snapshots=6
+for launch in 1 2 3 4; do
+    expect 2 "ranks disagree on the command: rank 0 runs info, rank 1 runs train" "info : train, launch $launch" -- \
+        "$mpiexec" --oversubscribe -n 1 "$twofold" info "$D" : -n 1 "$twofold" train --impl opt --model tgcn --epochs 1 --data "$D"
+done
+expect 2 "ranks disagree on the command: rank 0 runs partition, rank 1 runs verify" "partition : verify" -- \
+    "$mpiexec" --oversubscribe -n 1 "$twofold" partition --data "$D" --ranks 2 --method hash : -n 1 "$twofold" verify --data "$D"
+expect 0 "vertices" "info under mpiexec -n 2 (one command)" -- "$mpiexec" --oversubscribe -n 2 "$twofold" info "$D"
+
+# --- --memory-limit is the whole run's budget: each of 2 ranks has half ----------------------------
+# (one process loads this graph under 16M; before, each rank had the whole 24M and the run went on)
+big=powerlaw:nodes=20000,edges=100000,snapshots=4
+expect 2 "over the --memory-limit of 24.0 MiB (12.0 MiB for each of 2 ranks)" "--memory-limit 24M on 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" --memory-limit 24M train --impl opt --model tgcn --epochs 1 --data "$big"
+expect 0 "loaded in" "--memory-limit 24M on 1 process" -- "$twofold" --memory-limit 24M info "$big"
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -122,6 +122,26 @@ int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset 
  */
 int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err);
 
+/**
+ * Under a launcher that started R > 1 processes, before any command runs: start MPI and compare
+ * every rank's command (its name, options, other words and --memory-limit) as ranks_agree() does,
+ * so that an MPMD job giving ranks different commands ("mpiexec -n 1 twofold info D : -n 1 twofold
+ * train ...") is refused with one line on every launch instead of leaving some ranks waiting for
+ * the others in MPI for ever. The command's own ranks_agree() calls then compare the same
+ * @p command. Started alone (or as one rank), nothing happens.
+ * @param command the subcommand's name
+ * @param argc    its arguments
+ * @param argv    the arguments
+ * @param err     in: the error so far; out: the verdict (already reported and MPI finished when
+ *                it is not TF_OK, with the message left to main on the one rank that prints it)
+ * @return TF_OK when the command may run
+ */
+int ranks_agree_on_command(const char *command, int argc, char **argv, tf_error *err);
+
+/** After the command: end MPI where ranks_agree_on_command() started it and the command left it
+ *  running (a one-process command such as info under mpiexec). */
+void ranks_finish_command(void);
+
 /** Exit status of demo and verify when a twin is not equal to its reference. */
 #define EXIT_WRONG 1
 

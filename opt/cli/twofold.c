@@ -58,7 +58,8 @@ static const option_spec global_option_specs[] = {
     {"--memory-limit", OPTION_PARSED, OPTION_FIELD(global_options, memory_limit), .parse = parse_memory_limit,
      .expected = "a size of at least 1M, such as 512M or 8G", .value_name = "SIZE",
      .help = "a budget for the whole run (at least 1M, e.g. 8G): stop with one\n"
-             "line when the memory in use would pass SIZE"},
+             "line when the memory in use would pass SIZE; under mpiexec -n R\n"
+             "each rank has SIZE/R (the libraries' own start-up memory aside)"},
     {.name = NULL},
 };
 
@@ -106,9 +107,15 @@ int main(int argc, char **argv)
         return TF_ERR_INPUT;
     }
     if (err.code == TF_OK) {
+        /* Under mpiexec -n R the run's budget is shared: each rank has 1/R of it. */
         if (options.memory_limit)
-            tf_set_memory_limit(options.memory_limit);
-        run_command(argc - 1 - parsed.rest, argv + 1 + parsed.rest, &err);
+            tf_set_memory_limit_shared(options.memory_limit, ranks_launched());
+        /* An MPMD job (mpiexec -n 1 twofold info D : -n 1 twofold train ...) must run one command on
+         * every rank: they compare their command lines before the command starts. */
+        char **words = argv + 1 + parsed.rest;
+        if (ranks_agree_on_command(words[0], argc - 2 - parsed.rest, words + 1, &err) == TF_OK)
+            run_command(argc - 1 - parsed.rest, words, &err);
+        ranks_finish_command();
     }
     if (err.code != TF_OK) {
         /* Under mpiexec, finish_ranks() leaves the message to the one rank that reports it. */
