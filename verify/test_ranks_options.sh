@@ -59,5 +59,54 @@ expect 2 "over the --memory-limit of 24.0 MiB (12.0 MiB for each of 2 ranks)" "-
     "$mpiexec" --oversubscribe -n 2 "$twofold" --memory-limit 24M train --impl opt --model tgcn --epochs 1 --data "$big"
 expect 0 "loaded in" "--memory-limit 24M on 1 process" -- "$twofold" --memory-limit 24M info "$big"
 
+# --- every file a rank reads is compared: --edge-features, --placement file: -----------------------
+# npy_f32 FILE ROWS COLUMNS WORD: a float32 .npy [ROWS][COLUMNS] of one 4-byte word repeated.
+npy_f32() {
+    local header="{'descr': '<f4', 'fortran_order': False, 'shape': ($2, $3), }"
+    while [ $(( (10 + ${#header} + 1) % 64 )) -ne 0 ]; do header="$header "; done
+    {
+        printf '\x93NUMPY\x01\x00'
+        printf "\\x$(printf %02x $(( (${#header} + 1) % 256 )))\\x$(printf %02x $(( (${#header} + 1) / 256 )))"
+        printf '%s\n' "$header"
+        for _ in $(seq $(($2 * $3))); do printf "$4"; done
+    } > "$1"
+}
+E=events:nodes=100,events=1000
+mkdir -p "$work/a" "$work/b"
+npy_f32 "$work/a/ef.npy" 1000 2 '\x00\x00\x80\x3f' # 1.0
+npy_f32 "$work/b/ef.npy" 1000 2 '\x00\x00\x00\x3f' # 0.5
+tgn=(train --model tgn --impl opt --data "$E" --epochs 1)
+expect 2 "ranks disagree on the data of --edge-features: rank 0 loaded digest" "--edge-features: other contents" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --edge-features ef.npy : \
+    -n 1 -wdir "$work/b" "$twofold" "${tgn[@]}" --edge-features ef.npy
+mkdir -p "$work/c"
+expect 2 "rank 1 of 2: ef.npy: cannot open" "--edge-features missing on rank 1" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --edge-features ef.npy : \
+    -n 1 -wdir "$work/c" "$twofold" "${tgn[@]}" --edge-features ef.npy
+"$twofold" partition --data "$E" --ranks 2 --method hash --save "$work/a/p.npy" > /dev/null
+"$twofold" partition --data "$E" --ranks 2 --method pts --save "$work/b/p.npy" > /dev/null
+expect 2 "ranks disagree on the data of --placement: rank 0 loaded digest" "--placement file: other contents" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --placement file:p.npy : \
+    -n 1 -wdir "$work/b" "$twofold" "${tgn[@]}" --placement file:p.npy
+expect 2 "rank 1 of 2: p.npy: cannot open" "--placement file: missing on rank 1" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --placement file:p.npy : \
+    -n 1 -wdir "$work/c" "$twofold" "${tgn[@]}" --placement file:p.npy
+expect 0 "AP" "the same files on both ranks" -- "$mpiexec" --oversubscribe -n 2 -wdir "$work/a" "$twofold" "${tgn[@]}" \
+    --edge-features ef.npy --placement file:p.npy
+
+# --- verify skips what does not apply, with the reason in the row ------------------------------------
+expect 0 "#wrong 0" "verify on edge-less data, 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" verify --data powerlaw:nodes=2,edges=0,snapshots=5
+grep -F "none in any snapshot" "$work/out" | head -1 || fail "no row says why the fusion rows were skipped"
+grep -q "temporal fusion.*needs edges" "$work/out" || fail "the temporal fusion rows do not say they need edges"
+expect 0 "needs a vertex for each rank; one_vertex has 1 for 2 ranks" "verify on one vertex, 2 ranks: partition" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" verify partition --data "$work/one_vertex.json"
+# verify's ranks compare the data they loaded (the same name, other contents: one line, not a hang)
+cp "$work/one_vertex.json" "$work/a/d.json"
+sed 's/2.17/2.5/' "$work/one_vertex.json" > "$work/b/d.json"
+expect 2 "ranks disagree on the data of --data" "verify: same --data, other contents" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" verify train --data d.json : \
+    -n 1 -wdir "$work/b" "$twofold" verify train --data d.json
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -279,7 +279,7 @@ static int speaks(const schedule_run *r) { return r->group->rank == 0; }
 static int group_times(schedule_run *r, tf_error *err)
 {
     if (r->c.times_text) {
-        int status = parse_times(r->c.times_text, &r->times, &r->groups, err);
+        int status = err->code != TF_OK ? err->code : parse_times(r->c.times_text, &r->times, &r->groups, err);
         if (status == TF_OK && speaks(r))
             printf("twofold schedule: %lld groups of the given times on %lld ranks, at most %lld per rank and "
                    "iteration\n", (long long)r->groups, (long long)r->c.ranks, (long long)r->c.per_rank);
@@ -287,8 +287,11 @@ static int group_times(schedule_run *r, tf_error *err)
     }
     cli_progress_state progress = {0, ""};
     dataset_options options = {0, cli_progress, &progress, NULL, NULL};
-    if (dataset_load(r->c.data, &options, &r->data, err) != TF_OK)
-        return TF_ERR_INPUT;
+    /* Every rank loads its own and they compare it, as train's ranks do (ranks_agree_on_data()); an
+     * error this rank already has (rank 0's --gantt) is compared instead. */
+    const int loaded = err->code != TF_OK ? err->code : dataset_load(r->c.data, &options, &r->data, err);
+    if (ranks_agree_on_data(r->group->size > 1 ? r->group : NULL, 0, NULL, loaded, &r->data, err) != TF_OK)
+        return err->code;
     r->have_data = 1;
     if (r->data.kind != DATASET_SNAPSHOTS)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: %s is an event stream; scheduling windows needs a snapshot "
@@ -559,9 +562,12 @@ static int run_schedule(schedule_run *r, tf_error *err)
 {
     if (r->c.gantt && speaks(r)) { /* before any work: a bad path fails at once */
         if (!(r->gantt = fopen(r->c.gantt, "w")))
-            return tf_error_set(err, TF_ERR_INPUT, "schedule: cannot write %s", r->c.gantt);
-        fprintf(r->gantt, "method,iteration,rank,group,start,end\n");
+            tf_error_set(err, TF_ERR_INPUT, "schedule: cannot write %s", r->c.gantt);
+        else
+            fprintf(r->gantt, "method,iteration,rank,group,start,end\n");
     }
+    /* Rank 0's error (a --gantt it cannot write) goes on to group_times(), where the ranks compare
+     * their data and errors: the others must not wait there for it. */
     if (group_times(r, err) != TF_OK)
         return err->code;
     double alpha = r->c.alpha;

@@ -97,6 +97,21 @@ uint64_t dataset_digest(const dataset *d);
 int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err);
 
 /**
+ * After every rank read the file of option @p option (`--edge-features`, `--placement file:`): its
+ * error, else the digest of what it read, compared as ranks_agree() compares the data's, so that a
+ * rank that could not read it is one line ("rank 1 of 2: FILE: cannot open ...") and different
+ * contents under the same name are "ranks disagree on the data of --edge-features: ...". Every
+ * rank must call it. Without ranks (@p group NULL or of one) it only passes @p status on.
+ * @param group  the ranks, or NULL
+ * @param option the option that named the file
+ * @param status this rank's reading of it (its message in @p err when not TF_OK)
+ * @param digest tf_digest() of what it read, when @p status is TF_OK
+ * @param err    as for ranks_agree()
+ * @return TF_OK when every rank read the same, else the verdict's code
+ */
+int ranks_agree_on_file(comm *group, const char *option, int status, uint64_t digest, tf_error *err);
+
+/**
  * ranks_agree() right after a train command loaded its data: the digest of @p d when it loaded,
  * and @p d freed when the ranks do not agree. Without ranks (@p group NULL) it only passes
  * @p loaded on.

@@ -209,8 +209,9 @@ static int unpack(const char *buffer, const int *offsets, int size, record *reco
     return TF_OK;
 }
 
-/* Compare the records: the same verdict, computed from the same gathered bytes on every rank. */
-static int judge(const record *records, int size, tf_error *err)
+/* Compare the records: the same verdict, computed from the same gathered bytes on every rank;
+ * @p what names the option whose file the digests are of ("--data"). */
+static int judge(const record *records, int size, const char *what, tf_error *err)
 {
     /* 0. The command: ranks running different ones would wait in each other's collectives. */
     for (int r = 1; r < size; r++)
@@ -256,14 +257,15 @@ static int judge(const record *records, int size, tf_error *err)
     /* 3. The data: the same options can name different files on different machines. */
     for (int r = 1; r < size; r++)
         if (records[r].header.digest != records[0].header.digest)
-            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the data of --data: rank 0 loaded digest "
+            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the data of %s: rank 0 loaded digest "
                                                    "%016llx, rank %d %016llx (give every rank the same file)",
-                                (unsigned long long)records[0].header.digest, r,
+                                what, (unsigned long long)records[0].header.digest, r,
                                 (unsigned long long)records[r].header.digest);
     return TF_OK;
 }
 
-int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err)
+/* ranks_agree(), the digests being of the file of option @p what. */
+static int agree(comm *group, int argc, char **argv, uint64_t digest, const char *what, tf_error *err)
 {
     if (group->size <= 1)
         return err->code;
@@ -306,7 +308,7 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
     if (status == TF_OK) {
         tf_error verdict;
         tf_error_clear(&verdict);
-        status = judge(records, group->size, &verdict);
+        status = judge(records, group->size, what, &verdict);
         *err = verdict;
     } else if (err->code == TF_OK) {
         tf_error_set(err, TF_ERR_SYSTEM, "ranks: could not compare the ranks' command lines (out of memory or MPI)");
@@ -319,6 +321,19 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
     free(lengths);
     free(mine);
     return status;
+}
+
+int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err)
+{
+    return agree(group, argc, argv, digest, "--data", err);
+}
+
+int ranks_agree_on_file(comm *group, const char *option, int status, uint64_t digest, tf_error *err)
+{
+    if (!group || group->size <= 1)
+        return status;
+    /* No arguments to compare (the command's were): the status, its message and the digest. */
+    return agree(group, 0, NULL, status == TF_OK ? digest : 0, option, err);
 }
 
 int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset *d, tf_error *err)
