@@ -108,5 +108,16 @@ expect 2 "ranks disagree on the data of --data" "verify: same --data, other cont
     "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" verify train --data d.json : \
     -n 1 -wdir "$work/b" "$twofold" verify train --data d.json
 
+# --- schedule: run-time bounds and nonsense refused -------------------------------------------------
+expect 2 "makes 99997 groups, more than the simulator's limit of 4096" "schedule --simulate --snapshots 100000" -- \
+    "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 100000 --cost linear:1,1,1 --sim-ranks 4
+expect 0 "greedy" "schedule --simulate --snapshots 300 (rows as they come)" -- \
+    "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 300 --cost linear:1,1,1 --sim-ranks 4,16
+[ "$(grep -c '^ *16 .*greedy' "$work/out")" -eq 1 ] || fail "no greedy row for 16 ranks"
+expect 2 "schedule: --times gives the groups inf s in all, more than 1e+09 s" "schedule --times 1e308,1e308,1e308" -- \
+    "$twofold" schedule --times 1e308,1e308,1e308 --ranks 2
+expect 2 "schedule: --cost linear:0,0,0 gives every group a time of 0 s" "schedule --cost linear:0,0,0" -- \
+    "$twofold" schedule --data "$D" --ranks 2 --cost linear:0,0,0
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -35,6 +35,16 @@ static const option_choice methods[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"l
 
 #define AT(member) OPTION_FIELD(schedule_command, member)
 
+/* The most groups --simulate schedules: its greedy took 0.6 s for 1,024 groups, 4.4 s for 2,048 and
+ * 27 s for 4,096 on this project's 2-core machine (loaded), about the cube of the groups, for each
+ * rank count; 4,096 (the default --snapshots) is where a run stops being a matter of seconds. */
+#define SIMULATE_GROUPS_MAX 4096
+
+/* The most seconds the groups' times may sum to: 1e9 s is 31 years of training windows. Beyond it
+ * the sums of a schedule's cost (imbalance, critical path) lose meaning, and past 1.8e308 they
+ * are infinite. */
+#define TIMES_TOTAL_MAX 1e9
+
 static const option_spec schedule_options[] = {
     {"--data", OPTION_TEXT, AT(data), .value_name = "D",
      .help = "a snapshot sequence whose training windows are the groups"},
@@ -90,7 +100,9 @@ static const option_spec schedule_options[] = {
      .help = "replay round-robin, LPT and greedy with the cost model on the data's\n"
              "snapshot sizes cycled to --snapshots T at --sim-ranks LIST"},
     {"--snapshots", OPTION_WHOLE, AT(snapshots), .min = 1, .max = 100000000, .configures = "--simulate",
-     .value_name = "T", .help = "with --simulate: snapshots to cycle to (default 4096)"},
+     .value_name = "T",
+     .help = "with --simulate: snapshots to cycle to (default 4096; their windows\n"
+             "at most 4096 groups, as greedy's time grows with their cube)"},
     {"--sim-ranks", OPTION_TEXT, AT(sim_ranks_text), .configures = "--simulate", .value_name = "LIST",
      .help = "with --simulate: rank counts (default 4,16,64,128,256,512,1024)"},
     {.name = NULL},
@@ -159,10 +171,19 @@ static int check_command(const schedule_command *c, const option_parse *parsed, 
     if (c->simulate && c->snapshots < c->options.window)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --snapshots %lld is shorter than one window of %lld",
                             (long long)c->snapshots, (long long)c->options.window);
+    const int64_t simulated = (c->snapshots - c->options.window) / c->options.stride + 1;
+    if (c->simulate && simulated > SIMULATE_GROUPS_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: --simulate --snapshots %lld makes %lld groups, more than the "
+                                               "simulator's limit of %d (greedy's time grows with about the cube of the "
+                                               "groups: %d take 10 to 30 s per rank count); give --snapshots %lld or "
+                                               "fewer",
+                            (long long)c->snapshots, (long long)simulated, SIMULATE_GROUPS_MAX, SIMULATE_GROUPS_MAX,
+                            (long long)(SIMULATE_GROUPS_MAX - 1) * c->options.stride + c->options.window);
     return TF_OK;
 }
 
 static int parse_times(const char *text, double **times, int64_t *count, tf_error *err);
+static int check_total(const char *given, const double *times, int64_t count, tf_error *err);
 static int parse_rank_list(const char *text, int **ranks, int *count, tf_error *err);
 
 /* The lists --times and --sim-ranks give, read once here so that a bad one is refused before the
@@ -228,6 +249,27 @@ static int parse_times(const char *text, double **times, int64_t *count, tf_erro
         at = end + 1;
     }
     *count = n;
+    if (check_total("--times", *times, n, err) != TF_OK) {
+        free(*times);
+        *times = NULL;
+        return err->code;
+    }
+    return TF_OK;
+}
+
+/* The groups' times, from @p given: their total must be positive (a schedule of nothing has no
+ * imbalance: 0 / 0) and at most TIMES_TOTAL_MAX seconds. */
+static int check_total(const char *given, const double *times, int64_t count, tf_error *err)
+{
+    double total = 0;
+    for (int64_t k = 0; k < count; k++)
+        total += times[k];
+    if (!(total > 0))
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: %s gives every group a time of 0 s: nothing to balance "
+                                               "(expected a positive time somewhere)", given);
+    if (!(total <= TIMES_TOTAL_MAX))
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: %s gives the groups %.10g s in all, more than %g s (31 years): "
+                                               "expected seconds of training windows", given, total, TIMES_TOTAL_MAX);
     return TF_OK;
 }
 
@@ -317,7 +359,9 @@ static int group_times(schedule_run *r, tf_error *err)
         cost_model_parse(r->c.cost_text, &r->model, err);
         for (int64_t k = 0; k < r->groups; k++)
             r->times[k] = cost_model_predict(&r->model, r->rows[k], r->edges[k]);
-        if (schedule_check_times(r->times, r->groups, err) != TF_OK)
+        char given[160];
+        snprintf(given, sizeof given, "--cost %s", r->c.cost_text);
+        if (schedule_check_times(r->times, r->groups, err) != TF_OK || check_total(given, r->times, r->groups, err) != TF_OK)
             return TF_ERR_INPUT;
         if (speaks(r))
             printf("group times from the cost model: t = %g rows + %g edges + %g s\n", r->model.per_row,
@@ -544,12 +588,19 @@ static int simulate(schedule_run *r, tf_error *err)
         printf("%6s %12s %-11s %10s %10s %10s %9s\n", "ranks", "groups/rank", "method", "iterations", "efficiency",
                "imbalance", "solve s");
         fflush(stdout);
-        status = opt_schedule_simulate(times, groups, ranks, count, &rows, err);
     }
-    for (int k = 0; status == TF_OK && k < 3 * count; k++)
-        printf("%6d %12.2f %-11s %10lld %10.4f %10.4f %9.3f\n", rows[k].ranks, (double)groups / rows[k].ranks,
-               schedule_method_name(rows[k].method), (long long)rows[k].iterations, rows[k].efficiency,
-               rows[k].imbalance, rows[k].solve_seconds);
+    /* A rank count at a time, its rows printed as they come: greedy on thousands of groups takes
+     * seconds per rank count, and the lines show how far the run is. */
+    for (int j = 0; status == TF_OK && j < count; j++) {
+        status = opt_schedule_simulate(times, groups, &ranks[j], 1, &rows, err);
+        for (int k = 0; status == TF_OK && k < 3; k++)
+            printf("%6d %12.2f %-11s %10lld %10.4f %10.4f %9.3f\n", rows[k].ranks, (double)groups / rows[k].ranks,
+                   schedule_method_name(rows[k].method), (long long)rows[k].iterations, rows[k].efficiency,
+                   rows[k].imbalance, rows[k].solve_seconds);
+        fflush(stdout);
+        free(rows);
+        rows = NULL;
+    }
     free(ranks);
     free(nodes);
     free(edges);
