@@ -119,5 +119,50 @@ expect 2 "schedule: --times gives the groups inf s in all, more than 1e+09 s" "s
 expect 2 "schedule: --cost linear:0,0,0 gives every group a time of 0 s" "schedule --cost linear:0,0,0" -- \
     "$twofold" schedule --data "$D" --ranks 2 --cost linear:0,0,0
 
+# --- twitter_tennis layout: a negative degree or count is refused, not encoded ----------------------
+tennis() { # tennis FILE X_ROW Y0: two snapshots of two vertices
+    local step
+    for step in 0 1; do
+        printf '"%d": {"index": %d, "edges": [[0, 1]], "weights": [1], "y": [%s, 1], "X": [%s, [1, 0]]}' \
+            $step $step "$3" "$2"
+        [ $step -eq 0 ] && printf ', '
+    done | { printf '{"time_periods": 2, '; cat; printf '}\n'; } > "$1"
+}
+tennis "$work/tt_degree.json" "[-5, 0.5]" 1
+tennis "$work/tt_count.json" "[2, 0.5]" -0.5
+tennis "$work/tt_ok.json" "[2, 0.5]" 3
+expect 2 'tt_degree.json: $.0.X[0]: degree -5 and transitivity 0.5, expected degree >= 0' "twitter_tennis degree -5" -- \
+    "$twofold" info "$work/tt_degree.json"
+expect 2 'tt_count.json: $.1.y[0]: -0.5, expected a count >= 0' "twitter_tennis y -0.5" -- "$twofold" info "$work/tt_count.json"
+expect 0 "snapshots       2" "twitter_tennis valid" -- "$twofold" info "$work/tt_ok.json"
+
+# --- options that do not apply are refused, not ignored ------------------------------------------------
+expect 2 "train: --partition-seed configures --split vertex: add it" "--partition-seed without --split vertex" -- \
+    "$twofold" train --model tgcn --data "$D" --epochs 1 --partition-seed 3
+expect 2 "train: --blocks places windows in steps; hybrid batches are not windows: drop --blocks" \
+    "--blocks with --batching hybrid" -- "$twofold" train --model tgcn --data "$D" --impl opt --batching hybrid --blocks
+expect 2 "powerlaw:nodes=10,nodes=20,edges=5,snapshots=3: nodes given twice, expected each parameter once" \
+    "a generator key given twice" -- "$twofold" info powerlaw:nodes=10,nodes=20,edges=5,snapshots=3
+printf '0 1 0x10\n1 2 20\n2 0 30\n0 2 40\n1 0 50\n' > "$work/hex.txt"
+expect 2 'hex.txt:1: field 3 is "0x10", expected a timestamp' "timestamp 0x10" -- "$twofold" info "$work/hex.txt"
+# (already refused, kept so: JODIE with TGN's options, --list with a word, schedule --times with --seed)
+expect 2 "train: --heads applies to tgn, not jodie" "jodie --heads" -- "$twofold" train --model jodie --data "$E" --heads 2
+expect 2 "info: --list lists the bundled datasets and takes nothing else; drop extra" "info --list extra" -- \
+    "$twofold" info --list extra
+expect 2 "schedule: --seed configures --data: add it" "schedule --times with --seed" -- \
+    "$twofold" schedule --times 1,2,3 --ranks 2 --seed 3
+
+# --- messages name their file and give a right hint --------------------------------------------------
+expect 2 "events:nodes=2,events=1: 1 events are too few to split 70/15/15" "1 event" -- \
+    "$twofold" train --model tgn --data events:nodes=2,events=1 --epochs 1
+echo '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": []}' > "$work/fx_empty.json"
+expect 2 'fx_empty.json: $.FX: 0 x 0, expected a row per snapshot and a column per vertex' "FX: []" -- \
+    "$twofold" info "$work/fx_empty.json"
+expect 2 "powerlaw: edges=1 is too dense for 2 present vertices, which hold at most 0 (a quarter of their ordered pairs): give fewer edges or nodes=3 or more" \
+    "nodes=2,edges=1" -- "$twofold" info powerlaw:nodes=2,edges=1
+expect 0 "vertices" "nodes=3,edges=1 (the hint holds)" -- "$twofold" info powerlaw:nodes=3,edges=1,snapshots=2
+expect 2 "option --dump-outputs needs a value (it was empty)" "--dump-outputs ''" -- \
+    "$twofold" train --model tgcn --data "$D" --epochs 1 --dump-outputs ''
+
 echo "$failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -154,6 +154,8 @@ static int create_trainer(event_run *r, tf_error *err)
      * asks for more memory than the machine has: name the file and its id range. */
     if (status != TF_OK && strncmp(err->message, "too large for memory", 20) == 0)
         tf_error_prefix(err, "%s (vertex ids 0..%lld)", r->data.source, (long long)es->num_nodes - 1);
+    else if (status == TF_ERR_INPUT && es->num_events < 4) /* "N events are too few to split": whose events */
+        tf_error_prefix(err, "%s", r->data.source);
     if (status == TF_OK && r->pipelined)
         status = event_pipeline_create(&r->pipeline, &r->twin, o->prefetch > 0 ? o->prefetch : 0, r->staleness,
                                        o->micro_batches, err);
