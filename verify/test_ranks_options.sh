@@ -50,6 +50,10 @@ for launch in 1 2 3 4; do
 done
 expect 2 "ranks disagree on the command: rank 0 runs partition, rank 1 runs verify" "partition : verify" -- \
     "$mpiexec" --oversubscribe -n 1 "$twofold" partition --data "$D" --ranks 2 --method hash : -n 1 "$twofold" verify --data "$D"
+expect 2 "ranks disagree on the command: rank 0 runs --help, rank 1 runs train" "--help : train" -- \
+    "$mpiexec" --oversubscribe -n 1 "$twofold" --help : -n 1 "$twofold" train --impl opt --model tgcn --epochs 1 --data "$D"
+expect 2 "rank 0 of 2: unknown option --bogus (see twofold --help)" "twofold --bogus : train" -- \
+    "$mpiexec" --oversubscribe -n 1 "$twofold" --bogus : -n 1 "$twofold" train --impl opt --model tgcn --epochs 1 --data "$D"
 expect 0 "vertices" "info under mpiexec -n 2 (one command)" -- "$mpiexec" --oversubscribe -n 2 "$twofold" info "$D"
 
 # --- --memory-limit is the whole run's budget: each of 2 ranks has half ----------------------------
@@ -111,6 +115,9 @@ expect 2 "ranks disagree on the data of --data" "verify: same --data, other cont
 # --- schedule: run-time bounds and nonsense refused -------------------------------------------------
 expect 2 "makes 99997 groups, more than the simulator's limit of 4096" "schedule --simulate --snapshots 100000" -- \
     "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 100000 --cost linear:1,1,1 --sim-ranks 4
+expect 2 "schedule: greedy on 5000 groups is more than its limit of 4096" "schedule --times of 5000 groups" -- \
+    "$twofold" schedule --times "$(seq 1 5000 | paste -sd,)" --ranks 4
+expect 0 "lpt" "the same with --method lpt" -- "$twofold" schedule --times "$(seq 1 5000 | paste -sd,)" --ranks 4 --method lpt
 expect 0 "greedy" "schedule --simulate --snapshots 300 (rows as they come)" -- \
     "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 300 --cost linear:1,1,1 --sim-ranks 4,16
 [ "$(grep -c '^ *16 .*greedy' "$work/out")" -eq 1 ] || fail "no greedy row for 16 ranks"

@@ -35,10 +35,11 @@ static const option_choice methods[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"l
 
 #define AT(member) OPTION_FIELD(schedule_command, member)
 
-/* The most groups --simulate schedules: its greedy took 0.6 s for 1,024 groups, 4.4 s for 2,048 and
- * 27 s for 4,096 on this project's 2-core machine (loaded), about the cube of the groups, for each
- * rank count; 4,096 (the default --snapshots) is where a run stops being a matter of seconds. */
-#define SIMULATE_GROUPS_MAX 4096
+/* The most groups the greedy schedules (with --simulate, for each rank count): it took 0.6 s for 1,024
+ * groups, 4.4 s for 2,048 and 27 s for 4,096 on this project's 2-core machine (loaded), about the
+ * cube of the groups; 4,096 (the default --snapshots) is where a run stops being a matter of
+ * seconds. */
+#define GREEDY_GROUPS_MAX 4096
 
 /* The most seconds the groups' times may sum to: 1e9 s is 31 years of training windows. Beyond it
  * the sums of a schedule's cost (imbalance, critical path) lose meaning, and past 1.8e308 they
@@ -52,7 +53,8 @@ static const option_spec schedule_options[] = {
     {"--ranks", OPTION_WHOLE, AT(ranks), .min = 1, .max = 1 << 20, .required = 1, .value_name = "R",
      .help = "ranks to schedule on"},
     {"--method", OPTION_CHOICE, AT(method), .choices = methods, .value_name = "M",
-     .help = "roundrobin, lpt, greedy, ilp or all (default all)"},
+     .help = "roundrobin, lpt, greedy, ilp or all (default all; greedy takes at most\n"
+             "4096 groups: its time grows with their cube)"},
     {"--per-rank", OPTION_WHOLE, AT(per_rank), .min = 1, .max = 64, .value_name = "L",
      .help = "groups per rank and iteration (default 2; greedy needs 2)"},
     {"--batch", OPTION_WHOLE, AT(batch), .min = 1, .max = INT32_MAX, .value_name = "B",
@@ -172,13 +174,13 @@ static int check_command(const schedule_command *c, const option_parse *parsed, 
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --snapshots %lld is shorter than one window of %lld",
                             (long long)c->snapshots, (long long)c->options.window);
     const int64_t simulated = (c->snapshots - c->options.window) / c->options.stride + 1;
-    if (c->simulate && simulated > SIMULATE_GROUPS_MAX)
+    if (c->simulate && simulated > GREEDY_GROUPS_MAX)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --simulate --snapshots %lld makes %lld groups, more than the "
                                                "simulator's limit of %d (greedy's time grows with about the cube of the "
                                                "groups: %d take 10 to 30 s per rank count); give --snapshots %lld or "
                                                "fewer",
-                            (long long)c->snapshots, (long long)simulated, SIMULATE_GROUPS_MAX, SIMULATE_GROUPS_MAX,
-                            (long long)(SIMULATE_GROUPS_MAX - 1) * c->options.stride + c->options.window);
+                            (long long)c->snapshots, (long long)simulated, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX,
+                            (long long)(GREEDY_GROUPS_MAX - 1) * c->options.stride + c->options.window);
     return TF_OK;
 }
 
@@ -621,6 +623,12 @@ static int run_schedule(schedule_run *r, tf_error *err)
      * their data and errors: the others must not wait there for it. */
     if (group_times(r, err) != TF_OK)
         return err->code;
+    const int greedy = r->c.method < 0 || r->c.method == SCHEDULE_GREEDY;
+    if (greedy && r->groups > GREEDY_GROUPS_MAX) /* every rank has the groups: they refuse together */
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: greedy on %lld groups is more than its limit of %d (its time "
+                                               "grows with about the cube of the groups: %d take 10 to 30 s); give "
+                                               "--method roundrobin, lpt or ilp, or fewer groups",
+                            (long long)r->groups, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX);
     double alpha = r->c.alpha;
     if (r->c.run) {
         const int64_t floats = parameters_size(&r->tr.model.parameters);

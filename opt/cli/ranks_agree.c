@@ -209,24 +209,26 @@ static int unpack(const char *buffer, const int *offsets, int size, record *reco
     return TF_OK;
 }
 
-/* Compare the records: the same verdict, computed from the same gathered bytes on every rank;
- * @p what names the option whose file the digests are of ("--data"). */
-static int judge(const record *records, int size, const char *what, tf_error *err)
+/* Steps 0 and 1 of judge(): the command, the options and words, --memory-limit; 1 with @p err set
+ * when some differ. */
+static int lines_differ(const record *records, int size, tf_error *err)
 {
     /* 0. The command: ranks running different ones would wait in each other's collectives. */
     for (int r = 1; r < size; r++)
-        if (strcmp(records[r].command, records[0].command) != 0)
-            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the command: rank 0 runs %s, rank %d runs %s "
-                                                   "(an mpiexec job runs one twofold command on every rank)",
-                                *records[0].command ? records[0].command : "none", r,
-                                *records[r].command ? records[r].command : "none");
+        if (strcmp(records[r].command, records[0].command) != 0) {
+            tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the command: rank 0 runs %s, rank %d runs %s (an mpiexec "
+                                            "job runs one twofold command on every rank)",
+                         *records[0].command ? records[0].command : "none", r,
+                         *records[r].command ? records[r].command : "none");
+            return 1;
+        }
     /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has), and the
      *    words besides them; then --memory-limit, which twofold's main takes before the command's
      *    arguments. */
     for (int r = 1; r < size; r++)
         if (first_difference(&records[0], 0, &records[r], r, err) ||
             first_difference(&records[r], r, &records[0], 0, err) || words_differ(&records[0], &records[r], r, err))
-            return err->code;
+            return 1;
     for (int r = 1; r < size; r++)
         if (records[r].header.memory_limit != records[0].header.memory_limit) {
             char limits[2][48];
@@ -237,10 +239,25 @@ static int judge(const record *records, int size, const char *what, tf_error *er
                 else
                     snprintf(limits[k], sizeof limits[k], "no --memory-limit");
             }
-            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on --memory-limit: rank 0 has %s, rank %d has %s "
-                                                   "(every rank must be given the same options)",
-                                limits[0], r, limits[1]);
+            tf_error_set(err, TF_ERR_INPUT, "ranks disagree on --memory-limit: rank 0 has %s, rank %d has %s (every "
+                                            "rank must be given the same options)",
+                         limits[0], r, limits[1]);
+            return 1;
         }
+    return 0;
+}
+
+/* Compare the records: the same verdict, computed from the same gathered bytes on every rank;
+ * @p what names the option whose file the digests are of ("--data"). */
+static int judge(const record *records, int size, const char *what, tf_error *err)
+{
+    /* 0, 1. The command lines, unless a rank failed before it had a command (twofold's own option
+     *    refused): that error (step 2) is the one to tell, not the words it could not read. */
+    int early = 0;
+    for (int r = 0; r < size; r++)
+        early |= records[r].header.code != TF_OK && !records[r].command[0];
+    if (!early && lines_differ(records, size, err))
+        return err->code;
     /* 2. An error a rank already had (a bad option, a file it could not read): the lowest rank's,
      *    named by rank when not every rank had it. */
     int failed = 0, first = -1, code = TF_OK;
