@@ -36,9 +36,9 @@ static const option_choice methods[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"l
 #define AT(member) OPTION_FIELD(schedule_command, member)
 
 /* The most groups the greedy schedules (with --simulate, for each rank count): it took 0.6 s for 1,024
- * groups, 4.4 s for 2,048 and 27 s for 4,096 on this project's 2-core machine (loaded), about the
- * cube of the groups; 4,096 (the default --snapshots) is where a run stops being a matter of
- * seconds. */
+ * groups, 4.4 s for 2,048 and 27 s for 4,096 on this project's 2-core machine (load 4), 66 s for
+ * 4,096 at load 7: about the cube of the groups. 4,096 (the default --snapshots) is where a run
+ * stops being a matter of seconds. */
 #define GREEDY_GROUPS_MAX 4096
 
 /* The most seconds the groups' times may sum to: 1e9 s is 31 years of training windows. Beyond it
@@ -177,7 +177,7 @@ static int check_command(const schedule_command *c, const option_parse *parsed, 
     if (c->simulate && simulated > GREEDY_GROUPS_MAX)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --simulate --snapshots %lld makes %lld groups, more than the "
                                                "simulator's limit of %d (greedy's time grows with about the cube of the "
-                                               "groups: %d take 10 to 30 s per rank count); give --snapshots %lld or "
+                                               "groups: %d took 20 to 70 s per rank count on a shared 2-core machine); give --snapshots %lld or "
                                                "fewer",
                             (long long)c->snapshots, (long long)simulated, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX,
                             (long long)(GREEDY_GROUPS_MAX - 1) * c->options.stride + c->options.window);
@@ -626,7 +626,7 @@ static int run_schedule(schedule_run *r, tf_error *err)
     const int greedy = r->c.method < 0 || r->c.method == SCHEDULE_GREEDY;
     if (greedy && r->groups > GREEDY_GROUPS_MAX) /* every rank has the groups: they refuse together */
         return tf_error_set(err, TF_ERR_INPUT, "schedule: greedy on %lld groups is more than its limit of %d (its time "
-                                               "grows with about the cube of the groups: %d take 10 to 30 s); give "
+                                               "grows with about the cube of the groups: %d took 20 to 70 s on a shared 2-core machine); give "
                                                "--method roundrobin, lpt or ilp, or fewer groups",
                             (long long)r->groups, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX);
     double alpha = r->c.alpha;
