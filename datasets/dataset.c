@@ -48,6 +48,7 @@ static int parse_spec_values(const char *spec, const char *list, const char *con
                              tf_error *err)
 {
     const char *position = list, *end = list + strlen(list), *begin, *stop;
+    unsigned given = 0; /* bit k: keys[k] seen (a spec has fewer than 32 keys) */
     while (*list && next_field(&position, end, ',', &begin, &stop)) {
         const char *equals = memchr(begin, '=', (size_t)(stop - begin));
         char field[64];
@@ -63,6 +64,9 @@ static int parse_spec_values(const char *spec, const char *list, const char *con
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", j ? ", " : "", keys[j]);
             return tf_error_set(err, TF_ERR_INPUT, "%s: unknown parameter in \"%s\", expected one of %s", spec, field, known);
         }
+        if (given & (1u << k)) /* the second would silently replace the first */
+            return tf_error_set(err, TF_ERR_INPUT, "%s: %s given twice, expected each parameter once", spec, keys[k]);
+        given |= 1u << k;
         if (parse_double(equals + 1, stop, &values[k]) != 0)
             return tf_error_set(err, TF_ERR_INPUT, "%s: \"%s\": expected a finite number after '='", spec, field);
     }

@@ -212,15 +212,22 @@ static int check_powerlaw_params(const powerlaw_params *p, tf_error *err)
      * has P (P - 1) edges, and the skewed draw needs slack: allow a quarter of them. */
     double present = floor((double)p->num_nodes * (1 - 2 * p->vertex_churn));
     const int64_t most = powerlaw_edges_at(p, p->num_snapshots - 1); /* the largest snapshot */
+    /* The hint: the fewest vertices whose quarter of ordered pairs holds the edges, P (P - 1) / 4 >= most,
+     * and the nodes= that keeps that many present. */
+    const double needed = ceil((1 + sqrt(1 + 16 * (double)most)) / 2);
+    const double nodes = ceil(needed / (1 - 2 * p->vertex_churn));
     if ((double)most > present * (present - 1) / 4 && p->growth != 1)
         return tf_error_set(err, TF_ERR_INPUT,
                             "powerlaw: edges=%lld with growth=%g (%lld in the last snapshot) is too dense for %.0f "
-                            "present vertices, expected at most %.0f",
-                            (long long)p->num_edges, p->growth, (long long)most, present, floor(present * (present - 1) / 4));
+                            "present vertices, which hold at most %.0f (a quarter of their ordered pairs): give fewer "
+                            "edges or nodes=%.0f or more",
+                            (long long)p->num_edges, p->growth, (long long)most, present,
+                            floor(present * (present - 1) / 4), nodes);
     if ((double)most > present * (present - 1) / 4)
         return tf_error_set(err, TF_ERR_INPUT,
-                            "powerlaw: edges=%lld is too dense for %.0f present vertices, expected at most %.0f",
-                            (long long)most, present, floor(present * (present - 1) / 4));
+                            "powerlaw: edges=%lld is too dense for %.0f present vertices, which hold at most %.0f (a "
+                            "quarter of their ordered pairs): give fewer edges or nodes=%.0f or more",
+                            (long long)most, present, floor(present * (present - 1) / 4), nodes);
     double per_snapshot = (double)most * (sizeof(int32_t) + sizeof(float)) + (double)(p->num_nodes + 1) * 8 +
                           (double)p->num_nodes * (double)(p->feature_width + 1) * sizeof(float) + (double)p->num_nodes;
     double working = (double)most * (3 * 4 + 8 + 2 * 2 * 16) + (double)p->num_nodes * 40;

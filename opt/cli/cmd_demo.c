@@ -123,7 +123,7 @@ static char **mpiexec_command(const char *mpiexec, char *self, int argc, char **
         args[n++] = (char *)head[k];
     args[n++] = self;
     if (tf_memory_limit()) { /* given before the command: the relaunched demo keeps its budget */
-        snprintf(limit, size, "%llu", (unsigned long long)tf_memory_limit());
+        snprintf(limit, size, "%llu", (unsigned long long)tf_memory_limit_total());
         args[n++] = "--memory-limit";
         args[n++] = limit;
     }

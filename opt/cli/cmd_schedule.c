@@ -36,6 +36,17 @@ static const option_choice methods[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"l
 
 #define AT(member) OPTION_FIELD(schedule_command, member)
 
+/* The most groups the greedy schedules (with --simulate, for each rank count): it took 0.6 s for 1,024
+ * groups, 4.4 s for 2,048 and 27 s for 4,096 on this project's 2-core machine (load 4), 66 s for
+ * 4,096 at load 7: about the cube of the groups. 4,096 (the default --snapshots) is where a run
+ * stops being a matter of seconds. */
+#define GREEDY_GROUPS_MAX 4096
+
+/* The most seconds the groups' times may sum to: 1e9 s is 31 years of training windows. Beyond it
+ * the sums of a schedule's cost (imbalance, critical path) lose meaning, and past 1.8e308 they
+ * are infinite. */
+#define TIMES_TOTAL_MAX 1e9
+
 static const option_spec schedule_options[] = {
     {"--data", OPTION_TEXT, AT(data), .value_name = "D",
      .help = "a snapshot sequence whose training windows are the groups"},
@@ -43,7 +54,8 @@ static const option_spec schedule_options[] = {
     {"--ranks", OPTION_WHOLE, AT(ranks), .min = 1, .max = 1 << 20, .required = 1, .value_name = "R",
      .help = "ranks to schedule on"},
     {"--method", OPTION_CHOICE, AT(method), .choices = methods, .value_name = "M",
-     .help = "roundrobin, lpt, greedy, ilp or all (default all)"},
+     .help = "roundrobin, lpt, greedy, ilp or all (default all; greedy takes at most\n"
+             "4096 groups: its time grows with their cube)"},
     {"--per-rank", OPTION_WHOLE, AT(per_rank), .min = 1, .max = 64, .value_name = "L",
      .help = "groups per rank and iteration (default 2; greedy needs 2)"},
     {"--batch", OPTION_WHOLE, AT(batch), .min = 1, .max = INT32_MAX, .value_name = "B",
@@ -91,7 +103,9 @@ static const option_spec schedule_options[] = {
      .help = "replay round-robin, LPT and greedy with the cost model on the data's\n"
              "snapshot sizes cycled to --snapshots T at --sim-ranks LIST"},
     {"--snapshots", OPTION_WHOLE, AT(snapshots), .min = 1, .max = 100000000, .configures = "--simulate",
-     .value_name = "T", .help = "with --simulate: snapshots to cycle to (default 4096)"},
+     .value_name = "T",
+     .help = "with --simulate: snapshots to cycle to (default 4096; their windows\n"
+             "at most 4096 groups, as greedy's time grows with their cube)"},
     {"--sim-ranks", OPTION_TEXT, AT(sim_ranks_text), .configures = "--simulate", .value_name = "LIST",
      .help = "with --simulate: rank counts (default 4,16,64,128,256,512,1024)"},
     {.name = NULL},
@@ -160,10 +174,19 @@ static int check_command(const schedule_command *c, const option_parse *parsed, 
     if (c->simulate && c->snapshots < c->options.window)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: --snapshots %lld is shorter than one window of %lld",
                             (long long)c->snapshots, (long long)c->options.window);
+    const int64_t simulated = (c->snapshots - c->options.window) / c->options.stride + 1;
+    if (c->simulate && simulated > GREEDY_GROUPS_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: --simulate --snapshots %lld makes %lld groups, more than the "
+                                               "simulator's limit of %d (greedy's time grows with about the cube of the "
+                                               "groups: %d took 20 to 70 s per rank count on a shared 2-core machine); give --snapshots %lld or "
+                                               "fewer",
+                            (long long)c->snapshots, (long long)simulated, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX,
+                            (long long)(GREEDY_GROUPS_MAX - 1) * c->options.stride + c->options.window);
     return TF_OK;
 }
 
 static int parse_times(const char *text, double **times, int64_t *count, tf_error *err);
+static int check_total(const char *given, const double *times, int64_t count, tf_error *err);
 static int parse_rank_list(const char *text, int **ranks, int *count, tf_error *err);
 
 /* The lists --times and --sim-ranks give, read once here so that a bad one is refused before the
@@ -229,6 +252,27 @@ static int parse_times(const char *text, double **times, int64_t *count, tf_erro
         at = end + 1;
     }
     *count = n;
+    if (check_total("--times", *times, n, err) != TF_OK) {
+        free(*times);
+        *times = NULL;
+        return err->code;
+    }
+    return TF_OK;
+}
+
+/* The groups' times, from @p given: their total must be positive (a schedule of nothing has no
+ * imbalance: 0 / 0) and at most TIMES_TOTAL_MAX seconds. */
+static int check_total(const char *given, const double *times, int64_t count, tf_error *err)
+{
+    double total = 0;
+    for (int64_t k = 0; k < count; k++)
+        total += times[k];
+    if (!(total > 0))
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: %s gives every group a time of 0 s: nothing to balance "
+                                               "(expected a positive time somewhere)", given);
+    if (!(total <= TIMES_TOTAL_MAX))
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: %s gives the groups %.10g s in all, more than %g s (31 years): "
+                                               "expected seconds of training windows", given, total, TIMES_TOTAL_MAX);
     return TF_OK;
 }
 
@@ -280,7 +324,7 @@ static int speaks(const schedule_run *r) { return r->group->rank == 0; }
 static int group_times(schedule_run *r, tf_error *err)
 {
     if (r->c.times_text) {
-        int status = parse_times(r->c.times_text, &r->times, &r->groups, err);
+        int status = err->code != TF_OK ? err->code : parse_times(r->c.times_text, &r->times, &r->groups, err);
         if (status == TF_OK && speaks(r))
             printf("twofold schedule: %lld groups of the given times on %lld ranks, at most %lld per rank and "
                    "iteration\n", (long long)r->groups, (long long)r->c.ranks, (long long)r->c.per_rank);
@@ -288,8 +332,11 @@ static int group_times(schedule_run *r, tf_error *err)
     }
     cli_progress_state progress = {0, ""};
     dataset_options options = {0, cli_progress, &progress, NULL, NULL};
-    if (dataset_load(r->c.data, &options, &r->data, err) != TF_OK)
-        return TF_ERR_INPUT;
+    /* Every rank loads its own and they compare it, as train's ranks do (ranks_agree_on_data()); an
+     * error this rank already has (rank 0's --gantt) is compared instead. */
+    const int loaded = err->code != TF_OK ? err->code : dataset_load(r->c.data, &options, &r->data, err);
+    if (ranks_agree_on_data(r->group->size > 1 ? r->group : NULL, 0, NULL, loaded, &r->data, err) != TF_OK)
+        return err->code;
     r->have_data = 1;
     if (r->data.kind != DATASET_SNAPSHOTS)
         return tf_error_set(err, TF_ERR_INPUT, "schedule: %s is an event stream; scheduling windows needs a snapshot "
@@ -315,7 +362,9 @@ static int group_times(schedule_run *r, tf_error *err)
         cost_model_parse(r->c.cost_text, &r->model, err);
         for (int64_t k = 0; k < r->groups; k++)
             r->times[k] = cost_model_predict(&r->model, r->rows[k], r->edges[k]);
-        if (schedule_check_times(r->times, r->groups, err) != TF_OK)
+        char given[160];
+        snprintf(given, sizeof given, "--cost %s", r->c.cost_text);
+        if (schedule_check_times(r->times, r->groups, err) != TF_OK || check_total(given, r->times, r->groups, err) != TF_OK)
             return TF_ERR_INPUT;
         if (speaks(r))
             printf("group times from the cost model: t = %g rows + %g edges + %g s\n", r->model.per_row,
@@ -542,12 +591,19 @@ static int simulate(schedule_run *r, tf_error *err)
         printf("%6s %12s %-11s %10s %10s %10s %9s\n", "ranks", "groups/rank", "method", "iterations", "efficiency",
                "imbalance", "solve s");
         fflush(stdout);
-        status = opt_schedule_simulate(times, groups, ranks, count, &rows, err);
     }
-    for (int k = 0; status == TF_OK && k < 3 * count; k++)
-        printf("%6d %12.2f %-11s %10lld %10.4f %10.4f %9.3f\n", rows[k].ranks, (double)groups / rows[k].ranks,
-               schedule_method_name(rows[k].method), (long long)rows[k].iterations, rows[k].efficiency,
-               rows[k].imbalance, rows[k].solve_seconds);
+    /* A rank count at a time, its rows printed as they come: greedy on thousands of groups takes
+     * seconds per rank count, and the lines show how far the run is. */
+    for (int j = 0; status == TF_OK && j < count; j++) {
+        status = opt_schedule_simulate(times, groups, &ranks[j], 1, &rows, err);
+        for (int k = 0; status == TF_OK && k < 3; k++)
+            printf("%6d %12.2f %-11s %10lld %10.4f %10.4f %9.3f\n", rows[k].ranks, (double)groups / rows[k].ranks,
+                   schedule_method_name(rows[k].method), (long long)rows[k].iterations, rows[k].efficiency,
+                   rows[k].imbalance, rows[k].solve_seconds);
+        fflush(stdout);
+        free(rows);
+        rows = NULL;
+    }
     free(ranks);
     free(nodes);
     free(edges);
@@ -559,12 +615,19 @@ static int simulate(schedule_run *r, tf_error *err)
 static int run_schedule(schedule_run *r, tf_error *err)
 {
     if (r->c.gantt && speaks(r)) { /* before any work: a bad path fails at once */
-        if (output_open(&r->gantt, "schedule: --gantt", r->c.gantt, err) != TF_OK)
-            return err->code;
-        fprintf(r->gantt.stream, "method,iteration,rank,group,start,end\n");
+        if (output_open(&r->gantt, "schedule: --gantt", r->c.gantt, err) == TF_OK)
+            fprintf(r->gantt.stream, "method,iteration,rank,group,start,end\n");
     }
+    /* Rank 0's error (a --gantt it cannot write) goes on to group_times(), where the ranks compare
+     * their data and errors: the others must not wait there for it. */
     if (group_times(r, err) != TF_OK)
         return err->code;
+    const int greedy = r->c.method < 0 || r->c.method == SCHEDULE_GREEDY;
+    if (greedy && r->groups > GREEDY_GROUPS_MAX) /* every rank has the groups: they refuse together */
+        return tf_error_set(err, TF_ERR_INPUT, "schedule: greedy on %lld groups is more than its limit of %d (its time "
+                                               "grows with about the cube of the groups: %d took 20 to 70 s on a shared 2-core machine); give "
+                                               "--method roundrobin, lpt or ilp, or fewer groups",
+                            (long long)r->groups, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX);
     double alpha = r->c.alpha;
     if (r->c.run) {
         const int64_t floats = parameters_size(&r->tr.model.parameters);

@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "opt/async_pipeline.h"
+#include "opt/dispatch_placement.h"
 #include "opt/cli/commands.h"
 #include "opt/cli/train.h"
 #include "opt/train_events.h"
 #include "ref/core/clock.h"
+#include "ref/core/digest.h"
+#include "ref/core/memory.h"
 
 /* The edge features to use: the user's .npy (checked against the event count), none, or the
  * dataset's own. On success *owned is what the caller frees (NULL when borrowed). */
@@ -96,6 +99,37 @@ static int load_events(event_run *r, tf_error *err)
     return ranks_agree_on_data(r->group, c->argc, c->argv, loaded, &r->data, err);
 }
 
+/* Under MPI, the files each rank read besides the data (--edge-features, --placement file:P): the
+ * ranks compare what they read before the trainer's first collective, so that different files under
+ * one name are refused instead of training on a mix, and a file one rank could not read is one line
+ * instead of an abort. The placement file is read here only to be compared; the trainer reads it. */
+static int agree_on_files(const event_run *r, int status, tf_error *err)
+{
+    const train_events_options *o = &r->c->events;
+    const event_stream *es = &r->data.events;
+    if (!r->group)
+        return status;
+    if (o->edge_features && strcmp(o->edge_features, "none") != 0) {
+        const size_t bytes = status == TF_OK ? (size_t)(es->num_events * r->config.edge_width) * sizeof(float) : 0;
+        status = ranks_agree_on_file(r->group, "--edge-features", status, tf_digest(TF_DIGEST_START, r->features, bytes),
+                                     err);
+    }
+    const placement_method *method;
+    int64_t interval;
+    const char *file = NULL;
+    if (placement_parse(r->placement, &method, &interval, &file, NULL) != TF_OK || !file)
+        return status;
+    int32_t *owner = NULL;
+    int read = status;
+    if (read == TF_OK && (owner = tf_alloc((size_t)es->num_nodes, sizeof *owner, "placement", err)))
+        read = placement_read_file(file, es->num_nodes, r->group->size, owner, err);
+    else if (read == TF_OK)
+        read = err->code;
+    const uint64_t digest = read == TF_OK ? tf_digest(TF_DIGEST_START, owner, (size_t)es->num_nodes * sizeof *owner) : 0;
+    free(owner);
+    return ranks_agree_on_file(r->group, "--placement", read, digest, err);
+}
+
 /* The trainer, its pipeline, and the checkpoint of --load. */
 static int create_trainer(event_run *r, tf_error *err)
 {
@@ -111,6 +145,7 @@ static int create_trainer(event_run *r, tf_error *err)
     r->placement = o->placement ? o->placement : "hash";
     int status = choose_edge_features(o->edge_features, es, &r->features, &r->config.edge_width, &r->owned_features,
                                       err);
+    status = agree_on_files(r, status, err);
     if (status == TF_OK)
         status = r->group ? opt_event_trainer_create(&r->twin, es, r->features, &r->config, &r->options, o->mode,
                                                         r->placement, r->group, err)
@@ -119,6 +154,8 @@ static int create_trainer(event_run *r, tf_error *err)
      * asks for more memory than the machine has: name the file and its id range. */
     if (status != TF_OK && strncmp(err->message, "too large for memory", 20) == 0)
         tf_error_prefix(err, "%s (vertex ids 0..%lld)", r->data.source, (long long)es->num_nodes - 1);
+    else if (status == TF_ERR_INPUT && es->num_events < 4) /* "N events are too few to split": whose events */
+        tf_error_prefix(err, "%s", r->data.source);
     if (status == TF_OK && r->pipelined)
         status = event_pipeline_create(&r->pipeline, &r->twin, o->prefetch > 0 ? o->prefetch : 0, r->staleness,
                                        o->micro_batches, err);

@@ -236,7 +236,8 @@ static const option_spec train_options_table[] = {
      .help = "with --split vertex: exchange (default: products fetch halo rows from\n"
              "their owners) or cache (DynaHB: each rank keeps its vertices' receptive\n"
              "field once; no feature bytes)"},
-    {"--partition-seed", OPTION_WHOLE, AT(split.seed), .min = 0, .max = INT64_MAX, SNAPSHOT, .value_name = "S",
+    {"--partition-seed", OPTION_WHOLE, AT(split.seed), .min = 0, .max = INT64_MAX, .configures = "--split vertex",
+     SNAPSHOT, .value_name = "S",
      .help = "METIS's seed (default 1)"},
     {"--schedule", OPTION_CHOICE, AT(scheduling.method), .choices = schedules, .given = AT(scheduling.enabled),
      .needs = "--impl opt", SNAPSHOT, .value_name = "M",

@@ -173,6 +173,9 @@ static int batching_check(const train_command *c, tf_error *err)
     if (c->scheduling.enabled)
         return tf_error_set(err, TF_ERR_INPUT, "train: --schedule places windows; hybrid batches are not windows: drop "
                                                "one of --schedule and --batching hybrid");
+    if (c->blocks)
+        return tf_error_set(err, TF_ERR_INPUT, "train: --blocks places windows in steps; hybrid batches are not windows: "
+                                               "drop --blocks");
     if (c->incremental)
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental serves whole snapshots' aggregations; hybrid "
                                                "batches aggregate their targets' rows themselves: drop --incremental");

@@ -80,7 +80,10 @@ static void print_usage(void)
 static int verify_all(const verify_command *c, comm *group, tf_error *err)
 {
     dataset d;
-    if (dataset_load(c->data, NULL, &d, err) != TF_OK)
+    /* Every rank loads its own; they compare what they loaded (one line for a file one rank could not
+     * read, a refusal for different contents) before the first row's collectives. */
+    const int loaded = dataset_load(c->data, NULL, &d, err);
+    if (ranks_agree_on_data(group, 0, NULL, loaded, &d, err) != TF_OK)
         return err->code;
     if (group->rank == 0)
         printf("twofold verify: %s (%s), %d rank(s); no timing\n\n", d.name, d.format, group->size);

@@ -97,6 +97,21 @@ uint64_t dataset_digest(const dataset *d);
 int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err);
 
 /**
+ * After every rank read the file of option @p option (`--edge-features`, `--placement file:`): its
+ * error, else the digest of what it read, compared as ranks_agree() compares the data's, so that a
+ * rank that could not read it is one line ("rank 1 of 2: FILE: cannot open ...") and different
+ * contents under the same name are "ranks disagree on the data of --edge-features: ...". Every
+ * rank must call it. Without ranks (@p group NULL or of one) it only passes @p status on.
+ * @param group  the ranks, or NULL
+ * @param option the option that named the file
+ * @param status this rank's reading of it (its message in @p err when not TF_OK)
+ * @param digest tf_digest() of what it read, when @p status is TF_OK
+ * @param err    as for ranks_agree()
+ * @return TF_OK when every rank read the same, else the verdict's code
+ */
+int ranks_agree_on_file(comm *group, const char *option, int status, uint64_t digest, tf_error *err);
+
+/**
  * ranks_agree() right after a train command loaded its data: the digest of @p d when it loaded,
  * and @p d freed when the ranks do not agree. Without ranks (@p group NULL) it only passes
  * @p loaded on.
@@ -121,6 +136,26 @@ int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset 
  * @return TF_OK with @p group started, else the exit status (the ranks already finished)
  */
 int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err);
+
+/**
+ * Under a launcher that started R > 1 processes, before any command runs: start MPI and compare
+ * every rank's command (its name, options, other words and --memory-limit) as ranks_agree() does,
+ * so that an MPMD job giving ranks different commands ("mpiexec -n 1 twofold info D : -n 1 twofold
+ * train ...") is refused with one line on every launch instead of leaving some ranks waiting for
+ * the others in MPI for ever. The command's own ranks_agree() calls then compare the same
+ * @p command. Started alone (or as one rank), nothing happens.
+ * @param command the subcommand's name
+ * @param argc    its arguments
+ * @param argv    the arguments
+ * @param err     in: the error so far; out: the verdict (already reported and MPI finished when
+ *                it is not TF_OK, with the message left to main on the one rank that prints it)
+ * @return TF_OK when the command may run
+ */
+int ranks_agree_on_command(const char *command, int argc, char **argv, tf_error *err);
+
+/** After the command: end MPI where ranks_agree_on_command() started it and the command left it
+ *  running (a one-process command such as info under mpiexec). */
+void ranks_finish_command(void);
 
 /** Exit status of demo and verify when a twin is not equal to its reference. */
 #define EXIT_WRONG 1

@@ -50,12 +50,17 @@ typedef struct record_header {
     uint64_t memory_limit; /* --memory-limit, given before the command (0: none) */
 } record_header;
 
-/* A rank's view of a gathered record: where its message and arguments start. */
+/* A rank's view of a gathered record: where its message, command and arguments start. */
 typedef struct record {
     record_header header;
     const char *message;
-    const char **argv; /* [header.argc] */
+    const char *command; /* the subcommand ("" before ranks_agree_on_command()) */
+    const char **argv;   /* [header.argc] */
 } record;
+
+/* The subcommand this process runs, as ranks_agree_on_command() was given it; every record carries
+ * it, so that ranks running different commands never agree. */
+static const char *this_command = "";
 
 /* The value the last "--name VALUE" or "--name=VALUE" of @p argv gives option @p name (length
  * @p length): its value, "" for a flag without one, NULL when the option is absent. A value is the
@@ -191,6 +196,8 @@ static int unpack(const char *buffer, const int *offsets, int size, record *reco
         p += sizeof records[r].header;
         records[r].message = p;
         p += strlen(p) + 1;
+        records[r].command = p;
+        p += strlen(p) + 1;
         records[r].argv = calloc((size_t)records[r].header.argc + 1, sizeof *records[r].argv);
         if (!records[r].argv)
             return tf_error_set(err, TF_ERR_SYSTEM, "ranks: out of memory comparing the command lines");
@@ -202,16 +209,26 @@ static int unpack(const char *buffer, const int *offsets, int size, record *reco
     return TF_OK;
 }
 
-/* Compare the records: the same verdict, computed from the same gathered bytes on every rank. */
-static int judge(const record *records, int size, tf_error *err)
+/* Steps 0 and 1 of judge(): the command, the options and words, --memory-limit; 1 with @p err set
+ * when some differ. */
+static int lines_differ(const record *records, int size, tf_error *err)
 {
+    /* 0. The command: ranks running different ones would wait in each other's collectives. */
+    for (int r = 1; r < size; r++)
+        if (strcmp(records[r].command, records[0].command) != 0) {
+            tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the command: rank 0 runs %s, rank %d runs %s (an mpiexec "
+                                            "job runs one twofold command on every rank)",
+                         *records[0].command ? records[0].command : "none", r,
+                         *records[r].command ? records[r].command : "none");
+            return 1;
+        }
     /* 1. Options: every rank's against rank 0's, both ways (an option only one of them has), and the
      *    words besides them; then --memory-limit, which twofold's main takes before the command's
      *    arguments. */
     for (int r = 1; r < size; r++)
         if (first_difference(&records[0], 0, &records[r], r, err) ||
             first_difference(&records[r], r, &records[0], 0, err) || words_differ(&records[0], &records[r], r, err))
-            return err->code;
+            return 1;
     for (int r = 1; r < size; r++)
         if (records[r].header.memory_limit != records[0].header.memory_limit) {
             char limits[2][48];
@@ -222,10 +239,25 @@ static int judge(const record *records, int size, tf_error *err)
                 else
                     snprintf(limits[k], sizeof limits[k], "no --memory-limit");
             }
-            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on --memory-limit: rank 0 has %s, rank %d has %s "
-                                                   "(every rank must be given the same options)",
-                                limits[0], r, limits[1]);
+            tf_error_set(err, TF_ERR_INPUT, "ranks disagree on --memory-limit: rank 0 has %s, rank %d has %s (every "
+                                            "rank must be given the same options)",
+                         limits[0], r, limits[1]);
+            return 1;
         }
+    return 0;
+}
+
+/* Compare the records: the same verdict, computed from the same gathered bytes on every rank;
+ * @p what names the option whose file the digests are of ("--data"). */
+static int judge(const record *records, int size, const char *what, tf_error *err)
+{
+    /* 0, 1. The command lines, unless a rank failed before it had a command (twofold's own option
+     *    refused): that error (step 2) is the one to tell, not the words it could not read. */
+    int early = 0;
+    for (int r = 0; r < size; r++)
+        early |= records[r].header.code != TF_OK && !records[r].command[0];
+    if (!early && lines_differ(records, size, err))
+        return err->code;
     /* 2. An error a rank already had (a bad option, a file it could not read): the lowest rank's,
      *    named by rank when not every rank had it. */
     int failed = 0, first = -1, code = TF_OK;
@@ -242,20 +274,21 @@ static int judge(const record *records, int size, tf_error *err)
     /* 3. The data: the same options can name different files on different machines. */
     for (int r = 1; r < size; r++)
         if (records[r].header.digest != records[0].header.digest)
-            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the data of --data: rank 0 loaded digest "
+            return tf_error_set(err, TF_ERR_INPUT, "ranks disagree on the data of %s: rank 0 loaded digest "
                                                    "%016llx, rank %d %016llx (give every rank the same file)",
-                                (unsigned long long)records[0].header.digest, r,
+                                what, (unsigned long long)records[0].header.digest, r,
                                 (unsigned long long)records[r].header.digest);
     return TF_OK;
 }
 
-int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err)
+/* ranks_agree(), the digests being of the file of option @p what. */
+static int agree(comm *group, int argc, char **argv, uint64_t digest, const char *what, tf_error *err)
 {
     if (group->size <= 1)
         return err->code;
     /* This rank's record. */
-    record_header header = {err->code, argc, digest, tf_memory_limit()};
-    size_t bytes = sizeof header + strlen(err->message) + 1;
+    record_header header = {err->code, argc, digest, tf_memory_limit_total()};
+    size_t bytes = sizeof header + strlen(err->message) + 1 + strlen(this_command) + 1;
     for (int i = 0; i < argc; i++)
         bytes += strlen(argv[i]) + 1;
     /* A command line is bounded by the system's ARG_MAX (a few MiB): its records fit MPI's int counts. */
@@ -270,6 +303,7 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
         memcpy(p, &header, sizeof header);
         p += sizeof header;
         p = stpcpy(p, err->message) + 1;
+        p = stpcpy(p, this_command) + 1;
         for (int i = 0; i < argc; i++)
             p = stpcpy(p, argv[i]) + 1;
         /* The one exchange: each record's length, then the records themselves. */
@@ -291,7 +325,7 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
     if (status == TF_OK) {
         tf_error verdict;
         tf_error_clear(&verdict);
-        status = judge(records, group->size, &verdict);
+        status = judge(records, group->size, what, &verdict);
         *err = verdict;
     } else if (err->code == TF_OK) {
         tf_error_set(err, TF_ERR_SYSTEM, "ranks: could not compare the ranks' command lines (out of memory or MPI)");
@@ -304,6 +338,19 @@ int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *e
     free(lengths);
     free(mine);
     return status;
+}
+
+int ranks_agree(comm *group, int argc, char **argv, uint64_t digest, tf_error *err)
+{
+    return agree(group, argc, argv, digest, "--data", err);
+}
+
+int ranks_agree_on_file(comm *group, const char *option, int status, uint64_t digest, tf_error *err)
+{
+    if (!group || group->size <= 1)
+        return status;
+    /* No arguments to compare (the command's were): the status, its message and the digest. */
+    return agree(group, 0, NULL, status == TF_OK ? digest : 0, option, err);
 }
 
 int ranks_agree_on_data(comm *group, int argc, char **argv, int loaded, dataset *d, tf_error *err)
@@ -327,4 +374,31 @@ int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err)
     if (ranks_agree(group, argc, argv, 0, err) != TF_OK)
         return finish_ranks(group, err->code, err);
     return TF_OK;
+}
+
+/* MPI started by ranks_agree_on_command() for the whole command (1), or not (0). */
+static int command_started_mpi;
+
+int ranks_agree_on_command(const char *command, int argc, char **argv, tf_error *err)
+{
+    this_command = command ? command : "";
+    if (ranks_launched() <= 1 || !started_by_launcher())
+        return err->code;
+    comm group;
+    char reason[256];
+    if (comm_init(&group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
+        return TF_ERR_SYSTEM;
+    command_started_mpi = 1;
+    if (ranks_agree(&group, argc, argv, 0, err) != TF_OK)
+        return finish_ranks(&group, err->code, err);
+    return TF_OK;
+}
+
+void ranks_finish_command(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (command_started_mpi && initialized && !finalized)
+        MPI_Finalize();
 }

@@ -58,7 +58,8 @@ static const option_spec global_option_specs[] = {
     {"--memory-limit", OPTION_PARSED, OPTION_FIELD(global_options, memory_limit), .parse = parse_memory_limit,
      .expected = "a size of at least 1M, such as 512M or 8G", .value_name = "SIZE",
      .help = "a budget for the whole run (at least 1M, e.g. 8G): stop with one\n"
-             "line when the memory in use would pass SIZE"},
+             "line when the memory in use would pass SIZE; under mpiexec -n R\n"
+             "each rank has SIZE/R (the libraries' own start-up memory aside)"},
     {.name = NULL},
 };
 
@@ -97,24 +98,30 @@ int main(int argc, char **argv)
     tf_error_clear(&err);
     global_options options = {0};
     option_parse parsed;
-    if (options_parse(&global_table, argc - 1, argv + 1, &options, &parsed, &err) == TF_OK && parsed.help) {
-        print_usage(stdout);
-        return 0;
+    const int read = options_parse(&global_table, argc - 1, argv + 1, &options, &parsed, &err);
+    const int has_command = read == TF_OK && !parsed.help && parsed.rest < argc - 1;
+    char **words = argv + 1 + (read == TF_OK ? parsed.rest : 0);
+    /* An MPMD job (mpiexec -n 1 twofold info D : -n 1 twofold train ...) must run one command on every
+     * rank: under a launcher the ranks compare their command lines before anything runs, --help, a
+     * bad option of twofold's own and a missing command included (a rank that left without MPI
+     * once left the others waiting in it). */
+    const char *command = !has_command ? (read == TF_OK && parsed.help ? "--help" : "") : words[0];
+    if (read == TF_OK && options.memory_limit) /* under mpiexec -n R each rank has 1/R of the run's budget */
+        tf_set_memory_limit_shared(options.memory_limit, ranks_launched());
+    if (ranks_agree_on_command(command, has_command ? argc - 2 - parsed.rest : 0, words + has_command, &err) == TF_OK) {
+        if (parsed.help)
+            print_usage(stdout);
+        else if (!has_command)
+            print_usage(stderr);
+        else
+            run_command(argc - 1 - parsed.rest, words, &err);
     }
-    if (err.code == TF_OK && parsed.rest >= argc - 1) {
-        print_usage(stderr);
-        return TF_ERR_INPUT;
-    }
-    if (err.code == TF_OK) {
-        if (options.memory_limit)
-            tf_set_memory_limit(options.memory_limit);
-        run_command(argc - 1 - parsed.rest, argv + 1 + parsed.rest, &err);
-    }
+    ranks_finish_command();
     if (err.code != TF_OK) {
         /* Under mpiexec, finish_ranks() leaves the message to the one rank that reports it. */
         if (err.message[0])
             fprintf(stderr, "twofold: error: %s\n", err.message);
         return err.code;
     }
-    return 0;
+    return !has_command && !parsed.help ? TF_ERR_INPUT : 0;
 }

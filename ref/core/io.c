@@ -235,6 +235,11 @@ int parse_double(const char *begin, const char *end, double *value)
     buffer[length] = '\0';
     if (buffer[0] == ' ' || buffer[0] == '\t')
         return -1;
+    /* strtod also reads C's hexadecimal ("0x10" as 16): no data file writes numbers so, and a field
+     * that does is garbage to refuse, not a time or a weight to read. */
+    const char *digits = buffer + (buffer[0] == '-' || buffer[0] == '+');
+    if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+        return -1;
     char *stop;
     double parsed = strtod(buffer, &stop);
     if (stop == buffer || *stop != '\0')

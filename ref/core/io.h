@@ -138,7 +138,8 @@ long count_fields(const char *begin, const char *end, char delimiter);
 int parse_int64(const char *begin, const char *end, int64_t *value);
 
 /**
- * Parse a finite floating-point number occupying exactly [begin, end) into value [1].
+ * Parse a finite floating-point number written in decimal (not C's hexadecimal "0x10") occupying
+ * exactly [begin, end) into value [1].
  * @return 0 on success, -1 if not a number, -2 if NaN or infinite (callers word the error).
  */
 int parse_double(const char *begin, const char *end, double *value);

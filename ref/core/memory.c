@@ -12,11 +12,22 @@
 #define TWOFOLD_HAVE_MALLINFO2 1
 #endif
 
-static uint64_t memory_limit;  /* 0 = none; set once by the command line */
+static uint64_t memory_limit;  /* this process's share (0 = none); set once by the command line */
+static uint64_t memory_limit_total; /* the budget of the whole run the share comes from */
+static int memory_limit_ranks = 1;  /* the processes that share it */
 
-void tf_set_memory_limit(uint64_t bytes) { memory_limit = bytes; }
+void tf_set_memory_limit(uint64_t bytes) { tf_set_memory_limit_shared(bytes, 1); }
+
+void tf_set_memory_limit_shared(uint64_t total, int ranks)
+{
+    memory_limit_ranks = ranks > 1 ? ranks : 1;
+    memory_limit_total = total;
+    memory_limit = total / (uint64_t)memory_limit_ranks;
+}
 
 uint64_t tf_memory_limit(void) { return memory_limit; }
+
+uint64_t tf_memory_limit_total(void) { return memory_limit_total; }
 
 uint64_t tf_heap_in_use(void)
 {
@@ -75,11 +86,16 @@ static int check_limit(double bytes, const char *what, tf_error *err)
     uint64_t in_use;
     if (tf_memory_fits(bytes, &in_use))
         return TF_OK;
-    char need[32], used[32], limit[32];
-    return tf_error_set(err, TF_ERR_INPUT, "too large for memory: %s needs %s with %s in use, over the --memory-limit of %s",
+    char need[32], used[32], limit[32], share[96] = "";
+    if (memory_limit_ranks > 1) { /* the share is what was passed: say it */
+        char each[32];
+        snprintf(share, sizeof share, " (%s for each of %d ranks)",
+                 tf_format_bytes((double)memory_limit, each, sizeof each), memory_limit_ranks);
+    }
+    return tf_error_set(err, TF_ERR_INPUT, "too large for memory: %s needs %s with %s in use, over the --memory-limit of %s%s",
                         what, tf_format_bytes(bytes, need, sizeof need),
                         tf_format_bytes((double)in_use, used, sizeof used),
-                        tf_format_bytes((double)memory_limit, limit, sizeof limit));
+                        tf_format_bytes((double)memory_limit_total, limit, sizeof limit), share);
 }
 
 /* What the kernel can still give: MemAvailable already leaves out the pages this process

@@ -9,7 +9,9 @@
  *  - refuses a request larger than the memory the kernel reports available
  *    (`MemAvailable` in /proc/meminfo),
  *  - refuses a request that, added to the heap already in use, would pass the limit set by
- *    tf_set_memory_limit() (`--memory-limit`): the limit is a budget for the whole process,
+ *    tf_set_memory_limit() (`--memory-limit`): the limit is a budget for the whole process
+ *    (under mpiexec, the command line gives each of R processes 1/R of the run's budget:
+ *    tf_set_memory_limit_shared()),
  *  - and says what it was for and how many bytes it wanted.
  * Memory is returned zeroed. Free it with free().
  *
@@ -86,8 +88,18 @@ int tf_check_memory(double bytes, const char *what, tf_error *err);
  */
 void tf_set_memory_limit(uint64_t bytes);
 
-/** The budget set by tf_set_memory_limit() (0 = none). */
+/**
+ * Set this process's budget to its share of a whole run's: @p total / @p ranks, for a run of
+ * @p ranks processes (`--memory-limit` under `mpiexec -n R`, where the run's budget is shared
+ * by its ranks). A refusal names the run's budget and the share.
+ */
+void tf_set_memory_limit_shared(uint64_t total, int ranks);
+
+/** This process's budget: the one set by tf_set_memory_limit(), or its share (0 = none). */
 uint64_t tf_memory_limit(void);
+
+/** The whole run's budget that tf_set_memory_limit_shared() was given (0 = none). */
+uint64_t tf_memory_limit_total(void);
 
 /**
  * Bytes of heap this process has allocated and not freed (glibc `mallinfo2()`: `uordblks +

@@ -109,6 +109,11 @@ static int load_static_series(const pygt_json_context *c, const cJSON *root, con
     float *weights = NULL;
     const cJSON *item = pygt_json_member(c, root, "$", series_key);
     int status = item ? pygt_json_matrix(c, item, path, &steps, &num_nodes, &series) : TF_ERR_INPUT;
+    /* Its columns are the vertices: an empty series would make every edge's id "out of range in 0..-1". */
+    if (status == TF_OK && (steps < 1 || num_nodes < 1))
+        status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld x %lld, expected a row per snapshot and a column per "
+                                                    "vertex (at least 1 x 1)",
+                              c->source, path, (long long)steps, (long long)num_nodes);
     if (status == TF_OK && (item = pygt_json_member(c, root, "$", "edges")))
         status = pygt_json_edges(c, item, "$.edges", num_nodes, &count, &src, &dst);
     else
@@ -191,7 +196,10 @@ static int tennis_encode(const pygt_json_context *c, const char *path, const dou
         double degree = raw[2 * v], transitivity = raw[2 * v + 1];
         double degree_class = fmin(ceil(log(degree + 1.0)), TENNIS_DEGREE_CLASSES - 1);
         double transitivity_class = floor(transitivity * 10);
-        if (!(degree_class >= 0) || !(transitivity_class >= 0) || transitivity_class >= TENNIS_TRANSITIVITY_CLASSES)
+        /* The degree itself, not its class: log of a degree below -1 is NaN, and fmin() returns the
+         * other operand for NaN, which made -5 the top class. */
+        if (!(degree >= 0) || !isfinite(degree) || !(transitivity_class >= 0) ||
+            transitivity_class >= TENNIS_TRANSITIVITY_CLASSES)
             return tf_error_set(c->err, TF_ERR_INPUT,
                                 "%s: %s[%lld]: degree %g and transitivity %g, expected degree >= 0 and transitivity in [0, 1.1)",
                                 c->source, path, (long long)v, degree, transitivity);
@@ -323,7 +331,7 @@ static int load_twitter_tennis(const pygt_json_context *c, const cJSON *root, sn
             status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s: %lld values, expected one per vertex (%lld)",
                                   c->source, path, (long long)length, (long long)num_nodes);
         for (int64_t v = 0; status == TF_OK && v < num_nodes; v++) {
-            if (counts[v] <= -1.0)
+            if (!(counts[v] >= 0) || !isfinite(counts[v])) /* a count, as the message says (-0.5 passed a > -1 check) */
                 status = tf_error_set(c->err, TF_ERR_INPUT, "%s: %s[%lld]: %g, expected a count >= 0", c->source,
                                       path, (long long)v, counts[v]);
             else

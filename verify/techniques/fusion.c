@@ -101,6 +101,13 @@ static int temporal_setup(const technique_context *context, const dataset *data,
     if (params && params->set) {
         s->set = params->set;
     } else {
+        /* A snapshot vertex's sequence runs while it has an edge: edge-less data has none to encode. */
+        int64_t edges = 0;
+        for (int64_t t = 0; data->kind == DATASET_SNAPSHOTS && t < data->snapshots.num_snapshots; t++)
+            edges += data->snapshots.snapshots[t].graph.row_ptr[data->snapshots.num_nodes];
+        if (data->kind == DATASET_SNAPSHOTS && edges == 0)
+            return tf_error_set(err, TECHNIQUE_SKIP, "needs edges (a vertex's sequence runs while it has one); %s has "
+                                "none in any snapshot", data->name);
         int status = data->kind == DATASET_SNAPSHOTS ? sequence_set_from_snapshots(&data->snapshots, 1, &s->own, err)
                                                      : sequence_set_from_events(&data->events, 64, &s->own, err);
         if (status != TF_OK)

@@ -105,8 +105,8 @@ static int partition_setup(const technique_context *context, const dataset *data
     s->alone.size = 1;
     s->group = context->group ? context->group : &s->alone;
     if (s->group->size > s->seq->num_nodes)
-        return tf_error_set(err, TECHNIQUE_SKIP, "%d ranks for %lld vertices", s->group->size,
-                            (long long)s->seq->num_nodes);
+        return tf_error_set(err, TECHNIQUE_SKIP, "needs a vertex for each rank; %s has %lld for %d ranks", data->name,
+                            (long long)s->seq->num_nodes, s->group->size);
     /* model (kind, in, hidden, out, Chebyshev K): in and out come from the data */
     model_config config = {MODEL_TGCN, 0, PARTITION_HIDDEN, 0, 2};
     if (context->params)
@@ -124,8 +124,8 @@ static int partition_setup(const technique_context *context, const dataset *data
     po.ranks = s->group->size;
     po.model = config;
     if (method == PARTITION_PSS_TS && po.ranks > s->seq->num_snapshots)
-        return tf_error_set(err, TECHNIQUE_SKIP, "pss-ts: %d ranks for %lld snapshots", po.ranks,
-                            (long long)s->seq->num_snapshots);
+        return tf_error_set(err, TECHNIQUE_SKIP, "pss-ts needs a snapshot for each rank; %s has %lld for %d ranks",
+                            data->name, (long long)s->seq->num_snapshots, po.ranks);
     if (ref_partition_snapshots(s->seq, method, &po, &s->p, err) != TF_OK ||
         trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK ||
         partition_trainer_create(&s->twin, s->group, s->seq, s->p.vertex_owner,

@@ -13,7 +13,8 @@
  *    window's gradient. Work = windows.
  *  - "train": two epochs under the greedy schedule: ref_schedule_epoch() in one process with
  *    ref kernels against opt_schedule_epoch() on the ranks with opt kernels, parameters compared
- *    after each epoch: fp. Work = snapshots trained.
+ *    after each epoch: fp, both with SGD (verify/techniques/train.c says why). Work = snapshots
+ *    trained.
  * The model is T-GCN with hidden 8, windows of 4 with stride 1 over the default split: small,
  * so the table's test runs under Valgrind. Where the ILP of the data's windows is too large for
  * opt_schedule_build(), the gradient row is skipped and says so (verify goes on with the others).
@@ -94,6 +95,7 @@ static int schedule_setup(const technique_context *context, const dataset *data,
     options.window = SCHEDULE_WINDOW;
     options.stride = 1;
     options.epochs = SCHEDULE_EPOCHS;
+    options.optimizer = OPTIMIZER_SGD; /* as verify/techniques/train.c, and for its reason */
     if (s->seq->num_snapshots < 3)
         return tf_error_set(err, TECHNIQUE_SKIP, "needs at least 3 snapshots to split; %s has %lld", data->name,
                             (long long)s->seq->num_snapshots);

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Ranks, verify and options (verify/ERRORS.md, the section of that name): what the ranks compare
+# (the command, every file they read), what verify skips and why, bounds on run time, options
+# refused where they do not apply, messages that name their file. Each case prints what it
+# measured; MPI cases run on 2 ranks, under a time limit that only catches a hang.
+# Usage: test_ranks_options.sh TWOFOLD MPIEXEC
+set -u
+twofold=$(realpath "$1") mpiexec=$2
+limit=60
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
+
+# expect STATUS TEXT NAME -- COMMAND...: the exit status, and TEXT in stderr (one error line)
+# or, for status 0 and 1, in stdout.
+expect() {
+    local status=$1 expected=$2 name=$3
+    shift 4
+    local start=$(date +%s%N)
+    timeout -k 10 -s TERM "$limit" "$@" > "$work/out" 2> "$work/err"
+    local got=$? elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    local errors=$(grep -c 'twofold: error' "$work/err")
+    local where="$work/err"
+    [ "$status" -eq 2 ] || where="$work/out"
+    printf '%-40s exit %3d in %d.%03d s: %s\n' "$name" "$got" $((elapsed_ms / 1000)) $((elapsed_ms % 1000)) \
+        "$(grep -m1 -F -- "$expected" "$where" || head -c 300 "$work/err")"
+    if [ "$got" -ne "$status" ] || ! grep -qF -- "$expected" "$where" || { [ "$status" -eq 2 ] && [ "$errors" -ne 1 ]; } ||
+        grep -q 'MPI_ABORT' "$work/err"; then
+        fail "$name: expected exit $status and '$expected' (one error line for 2, no MPI_ABORT); stdout, stderr:"
+        tail -5 "$work/out"
+        cat "$work/err"
+    fi
+}
+
+# --- verify on a one-vertex graph with a self-loop: the twins agree, verify says so -------------
+# (Adam turned the opt kernels' last-bit rounding of a gradient that is zero to float precision into
+# 1.8e-05 > 1e-05 for tgcn on this graph; chapter 01, "What verify compares".)
+echo '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": [[2.17], [-1.108], [0.326], [-0.261], [-0.879], [-0.574], [-0.519], [-0.099], [0.387], [1.013], [0.199], [1.084]]}' > "$work/one_vertex.json"
+expect 0 "#wrong 0" "verify train on one vertex, 1 rank" -- "$twofold" verify train schedule --data "$work/one_vertex.json"
+grep 'train ' "$work/out"
+expect 0 "#wrong 0" "verify train on one vertex, 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" verify train schedule --data "$work/one_vertex.json"
+
+# --- an MPMD job that mixes commands: one line on every launch, never a hang ----------------------
+D=powerlaw:nodes=200,edges=1000,snapshots=6
+for launch in 1 2 3 4; do
+    expect 2 "ranks disagree on the command: rank 0 runs info, rank 1 runs train" "info : train, launch $launch" -- \
+        "$mpiexec" --oversubscribe -n 1 "$twofold" info "$D" : -n 1 "$twofold" train --impl opt --model tgcn --epochs 1 --data "$D"
+done
+expect 2 "ranks disagree on the command: rank 0 runs partition, rank 1 runs verify" "partition : verify" -- \
+    "$mpiexec" --oversubscribe -n 1 "$twofold" partition --data "$D" --ranks 2 --method hash : -n 1 "$twofold" verify --data "$D"
+expect 2 "ranks disagree on the command: rank 0 runs --help, rank 1 runs train" "--help : train" -- \
+    "$mpiexec" --oversubscribe -n 1 "$twofold" --help : -n 1 "$twofold" train --impl opt --model tgcn --epochs 1 --data "$D"
+expect 2 "rank 0 of 2: unknown option --bogus (see twofold --help)" "twofold --bogus : train" -- \
+    "$mpiexec" --oversubscribe -n 1 "$twofold" --bogus : -n 1 "$twofold" train --impl opt --model tgcn --epochs 1 --data "$D"
+expect 0 "vertices" "info under mpiexec -n 2 (one command)" -- "$mpiexec" --oversubscribe -n 2 "$twofold" info "$D"
+
+# --- --memory-limit is the whole run's budget: each of 2 ranks has half ----------------------------
+# (one process loads this graph under 16M; before, each rank had the whole 24M and the run went on)
+big=powerlaw:nodes=20000,edges=100000,snapshots=4
+expect 2 "over the --memory-limit of 24.0 MiB (12.0 MiB for each of 2 ranks)" "--memory-limit 24M on 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" --memory-limit 24M train --impl opt --model tgcn --epochs 1 --data "$big"
+expect 0 "loaded in" "--memory-limit 24M on 1 process" -- "$twofold" --memory-limit 24M info "$big"
+
+# --- every file a rank reads is compared: --edge-features, --placement file: -----------------------
+# npy_f32 FILE ROWS COLUMNS WORD: a float32 .npy [ROWS][COLUMNS] of one 4-byte word repeated.
+npy_f32() {
+    local header="{'descr': '<f4', 'fortran_order': False, 'shape': ($2, $3), }"
+    while [ $(( (10 + ${#header} + 1) % 64 )) -ne 0 ]; do header="$header "; done
+    {
+        printf '\x93NUMPY\x01\x00'
+        printf "\\x$(printf %02x $(( (${#header} + 1) % 256 )))\\x$(printf %02x $(( (${#header} + 1) / 256 )))"
+        printf '%s\n' "$header"
+        for _ in $(seq $(($2 * $3))); do printf "$4"; done
+    } > "$1"
+}
+E=events:nodes=100,events=1000
+mkdir -p "$work/a" "$work/b"
+npy_f32 "$work/a/ef.npy" 1000 2 '\x00\x00\x80\x3f' # 1.0
+npy_f32 "$work/b/ef.npy" 1000 2 '\x00\x00\x00\x3f' # 0.5
+tgn=(train --model tgn --impl opt --data "$E" --epochs 1)
+expect 2 "ranks disagree on the data of --edge-features: rank 0 loaded digest" "--edge-features: other contents" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --edge-features ef.npy : \
+    -n 1 -wdir "$work/b" "$twofold" "${tgn[@]}" --edge-features ef.npy
+mkdir -p "$work/c"
+expect 2 "rank 1 of 2: ef.npy: cannot open" "--edge-features missing on rank 1" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --edge-features ef.npy : \
+    -n 1 -wdir "$work/c" "$twofold" "${tgn[@]}" --edge-features ef.npy
+"$twofold" partition --data "$E" --ranks 2 --method hash --save "$work/a/p.npy" > /dev/null
+"$twofold" partition --data "$E" --ranks 2 --method pts --save "$work/b/p.npy" > /dev/null
+expect 2 "ranks disagree on the data of --placement: rank 0 loaded digest" "--placement file: other contents" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --placement file:p.npy : \
+    -n 1 -wdir "$work/b" "$twofold" "${tgn[@]}" --placement file:p.npy
+expect 2 "rank 1 of 2: p.npy: cannot open" "--placement file: missing on rank 1" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" "${tgn[@]}" --placement file:p.npy : \
+    -n 1 -wdir "$work/c" "$twofold" "${tgn[@]}" --placement file:p.npy
+expect 0 "AP" "the same files on both ranks" -- "$mpiexec" --oversubscribe -n 2 -wdir "$work/a" "$twofold" "${tgn[@]}" \
+    --edge-features ef.npy --placement file:p.npy
+
+# --- verify skips what does not apply, with the reason in the row ------------------------------------
+expect 0 "#wrong 0" "verify on edge-less data, 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" verify --data powerlaw:nodes=2,edges=0,snapshots=5
+grep -F "none in any snapshot" "$work/out" | head -1 || fail "no row says why the fusion rows were skipped"
+grep -q "temporal fusion.*needs edges" "$work/out" || fail "the temporal fusion rows do not say they need edges"
+expect 0 "needs a vertex for each rank; one_vertex has 1 for 2 ranks" "verify on one vertex, 2 ranks: partition" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" verify partition --data "$work/one_vertex.json"
+# verify's ranks compare the data they loaded (the same name, other contents: one line, not a hang)
+cp "$work/one_vertex.json" "$work/a/d.json"
+sed 's/2.17/2.5/' "$work/one_vertex.json" > "$work/b/d.json"
+expect 2 "ranks disagree on the data of --data" "verify: same --data, other contents" -- \
+    "$mpiexec" --oversubscribe -n 1 -wdir "$work/a" "$twofold" verify train --data d.json : \
+    -n 1 -wdir "$work/b" "$twofold" verify train --data d.json
+
+# --- schedule: run-time bounds and nonsense refused -------------------------------------------------
+expect 2 "makes 99997 groups, more than the simulator's limit of 4096" "schedule --simulate --snapshots 100000" -- \
+    "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 100000 --cost linear:1,1,1 --sim-ranks 4
+expect 2 "schedule: greedy on 5000 groups is more than its limit of 4096" "schedule --times of 5000 groups" -- \
+    "$twofold" schedule --times "$(seq 1 5000 | paste -sd,)" --ranks 4
+expect 0 "lpt" "the same with --method lpt" -- "$twofold" schedule --times "$(seq 1 5000 | paste -sd,)" --ranks 4 --method lpt
+expect 0 "greedy" "schedule --simulate --snapshots 300 (rows as they come)" -- \
+    "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 300 --cost linear:1,1,1 --sim-ranks 4,16
+[ "$(grep -c '^ *16 .*greedy' "$work/out")" -eq 1 ] || fail "no greedy row for 16 ranks"
+expect 2 "schedule: --times gives the groups inf s in all, more than 1e+09 s" "schedule --times 1e308,1e308,1e308" -- \
+    "$twofold" schedule --times 1e308,1e308,1e308 --ranks 2
+expect 2 "schedule: --cost linear:0,0,0 gives every group a time of 0 s" "schedule --cost linear:0,0,0" -- \
+    "$twofold" schedule --data "$D" --ranks 2 --cost linear:0,0,0
+
+# --- twitter_tennis layout: a negative degree or count is refused, not encoded ----------------------
+tennis() { # tennis FILE X_ROW Y0: two snapshots of two vertices
+    local step
+    for step in 0 1; do
+        printf '"%d": {"index": %d, "edges": [[0, 1]], "weights": [1], "y": [%s, 1], "X": [%s, [1, 0]]}' \
+            $step $step "$3" "$2"
+        [ $step -eq 0 ] && printf ', '
+    done | { printf '{"time_periods": 2, '; cat; printf '}\n'; } > "$1"
+}
+tennis "$work/tt_degree.json" "[-5, 0.5]" 1
+tennis "$work/tt_count.json" "[2, 0.5]" -0.5
+tennis "$work/tt_ok.json" "[2, 0.5]" 3
+expect 2 'tt_degree.json: $.0.X[0]: degree -5 and transitivity 0.5, expected degree >= 0' "twitter_tennis degree -5" -- \
+    "$twofold" info "$work/tt_degree.json"
+expect 2 'tt_count.json: $.1.y[0]: -0.5, expected a count >= 0' "twitter_tennis y -0.5" -- "$twofold" info "$work/tt_count.json"
+expect 0 "snapshots       2" "twitter_tennis valid" -- "$twofold" info "$work/tt_ok.json"
+
+# --- options that do not apply are refused, not ignored ------------------------------------------------
+expect 2 "train: --partition-seed configures --split vertex: add it" "--partition-seed without --split vertex" -- \
+    "$twofold" train --model tgcn --data "$D" --epochs 1 --partition-seed 3
+expect 2 "train: --blocks places windows in steps; hybrid batches are not windows: drop --blocks" \
+    "--blocks with --batching hybrid" -- "$twofold" train --model tgcn --data "$D" --impl opt --batching hybrid --blocks
+expect 2 "powerlaw:nodes=10,nodes=20,edges=5,snapshots=3: nodes given twice, expected each parameter once" \
+    "a generator key given twice" -- "$twofold" info powerlaw:nodes=10,nodes=20,edges=5,snapshots=3
+printf '0 1 0x10\n1 2 20\n2 0 30\n0 2 40\n1 0 50\n' > "$work/hex.txt"
+expect 2 'hex.txt:1: field 3 is "0x10", expected a timestamp' "timestamp 0x10" -- "$twofold" info "$work/hex.txt"
+# (already refused, kept so: JODIE with TGN's options, --list with a word, schedule --times with --seed)
+expect 2 "train: --heads applies to tgn, not jodie" "jodie --heads" -- "$twofold" train --model jodie --data "$E" --heads 2
+expect 2 "info: --list lists the bundled datasets and takes nothing else; drop extra" "info --list extra" -- \
+    "$twofold" info --list extra
+expect 2 "schedule: --seed configures --data: add it" "schedule --times with --seed" -- \
+    "$twofold" schedule --times 1,2,3 --ranks 2 --seed 3
+
+# --- messages name their file and give a right hint --------------------------------------------------
+expect 2 "events:nodes=2,events=1: 1 events are too few to split 70/15/15" "1 event" -- \
+    "$twofold" train --model tgn --data events:nodes=2,events=1 --epochs 1
+echo '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": []}' > "$work/fx_empty.json"
+expect 2 'fx_empty.json: $.FX: 0 x 0, expected a row per snapshot and a column per vertex' "FX: []" -- \
+    "$twofold" info "$work/fx_empty.json"
+expect 2 "powerlaw: edges=1 is too dense for 2 present vertices, which hold at most 0 (a quarter of their ordered pairs): give fewer edges or nodes=3 or more" \
+    "nodes=2,edges=1" -- "$twofold" info powerlaw:nodes=2,edges=1
+expect 0 "vertices" "nodes=3,edges=1 (the hint holds)" -- "$twofold" info powerlaw:nodes=3,edges=1,snapshots=2
+expect 2 "option --dump-outputs needs a value (it was empty)" "--dump-outputs ''" -- \
+    "$twofold" train --model tgcn --data "$D" --epochs 1 --dump-outputs ''
+
+echo "$failures failure(s)"
+[ "$failures" -eq 0 ]
