@@ -358,6 +358,8 @@ START_TEST(model_gclstm) { check_model(MODEL_GCLSTM); }
 END_TEST
 START_TEST(model_evolvegcn) { check_model(MODEL_EVOLVEGCN); }
 END_TEST
+START_TEST(model_tgcn2) { check_model(MODEL_TGCN2); }
+END_TEST
 
 int main(void)
 {
@@ -375,6 +377,7 @@ int main(void)
     tcase_add_test(models, model_gconvgru);
     tcase_add_test(models, model_gclstm);
     tcase_add_test(models, model_evolvegcn);
+    tcase_add_test(models, model_tgcn2);
     suite_add_tcase(suite, models);
     return run_suite(suite);
 }

@@ -13,6 +13,8 @@
  * its constants: with 1 - beta2 formed in float the first step still agreed and the later
  * ones drifted (chapter 01, "Peer check against PyTorch Geometric Temporal"). */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "datasets/dataset.h"
 #include "ref/nn/adam.h"
@@ -194,12 +196,107 @@ static void check_case(const peer_case *c)
 START_TEST(matches_pytorch_geometric_temporal) { check_case(&cases[_i]); }
 END_TEST
 
+/* ---- models PyTorch Geometric Temporal does not have: a case worked by hand ------------------------ */
+
+/* The value of parameter @p name of @p m (every tensor here holds one number). */
+static float *value_of(model *m, const char *name)
+{
+    for (int64_t i = 0; i < m->parameters.count; i++)
+        if (strcmp(m->parameters.items[i].name, name) == 0)
+            return m->parameters.items[i].value.data;
+    ck_abort_msg("no parameter %s", name);
+    return NULL;
+}
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* The two-layer T-GCN on the path 0 - 1 - 2, one feature, H = 1, one snapshot from H = 0, worked out
+ * here in double from the paper's equations with nothing of ref/: A^ = D^-1/2 (A + I) D^-1/2 with
+ * degrees (self loop included) 2, 3, 2, so A^_ij = 1 / sqrt(d_i d_j) on the path and its loops;
+ * C_g = sigmoid(A^ ReLU(A^ x w0_g + b0_g) w1_g + b1_g), Z = sigmoid(l_z0 C_z + c_z), H~ = tanh(l_h0 C_h
+ * + c_h) (H = 0 zeroes the other terms), H' = (1 - Z) H~, y = w ReLU(H') + b. Vertex 0's output reads
+ * x_2, two hops away: a second feature vector that changes x_2 alone must change it. */
+START_TEST(tgcn2_worked_by_hand)
+{
+    const int32_t src[4] = {0, 1, 1, 2}, dst[4] = {1, 0, 2, 1};
+    const double degree[3] = {2, 3, 2};
+    const double features[2][3] = {{0.5, -1.0, 2.0}, {0.5, -1.0, -0.7}};
+    static const char *const gates[3] = {"z", "r", "h"};
+    /* per gate: b0, w0, b1, w1, the linear's two weights and its bias */
+    const double set[3][7] = {{0.1, 0.8, -0.2, 1.3, 0.7, -0.4, 0.05}, {-0.3, 0.5, 0.2, -0.9, 0.3, 0.6, -0.1},
+                              {0.2, -1.1, 0.1, 0.9, 1.2, 0.8, 0.3}};
+    const double head_w = 1.5, head_b = -0.25;
+    double worst = 0, change = 0, first_output = 0;
+    for (int variant = 0; variant < 2; variant++) {
+        tf_error err;
+        snapshot_seq seq;
+        ck_assert_int_eq(snapshot_seq_alloc(&seq, 1, 3, 1, 1, &err), TF_OK);
+        ck_assert_int_eq(snapshot_seq_set_edges(&seq, 0, 4, src, dst, NULL, &err), TF_OK);
+        for (int v = 0; v < 3; v++)
+            seq.snapshots[0].features.data[v] = (float)features[variant][v];
+        model_config config = {MODEL_TGCN2, 1, 1, 1, 2};
+        model m;
+        ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+        for (int g = 0; g < 3; g++) {
+            char name[64];
+            const char *roles[6] = {"conv_%s.0.bias", "conv_%s.0.lin.weight", "conv_%s.1.bias", "conv_%s.1.lin.weight",
+                                    "linear_%s.weight", "linear_%s.bias"};
+            for (int r = 0; r < 6; r++) {
+                char role[32];
+                snprintf(role, sizeof role, roles[r], gates[g]);
+                snprintf(name, sizeof name, "recurrent.%s", role);
+                value_of(&m, name)[0] = (float)set[g][r < 5 ? r : 6];
+                if (r == 4)
+                    value_of(&m, name)[1] = (float)set[g][5];
+            }
+        }
+        value_of(&m, "linear.weight")[0] = (float)head_w;
+        value_of(&m, "linear.bias")[0] = (float)head_b;
+        float predictions[3];
+        window_tape tape;
+        ck_assert_int_eq(model_forward(&m, &seq, 0, 1, &tape, predictions, &err), TF_OK);
+        window_tape_free(&m, &tape);
+        for (int v = 0; v < 3; v++) {
+            double convolved[3];
+            for (int g = 0; g < 3; g++) {
+                double second = 0;
+                for (int u = 0; u < 3; u++) {
+                    if (u != v && u != v - 1 && u != v + 1)
+                        continue;
+                    double aggregated = 0; /* (A^ x)_u */
+                    for (int w = 0; w < 3; w++)
+                        if (w == u || w == u - 1 || w == u + 1)
+                            aggregated += features[variant][w] / sqrt(degree[u] * degree[w]);
+                    second += fmax(0.0, aggregated * set[g][1] + set[g][0]) / sqrt(degree[v] * degree[u]);
+                }
+                convolved[g] = sigmoid(second * set[g][3] + set[g][2]);
+            }
+            const double z = sigmoid(set[0][4] * convolved[0] + set[0][6]);
+            const double candidate = tanh(set[2][4] * convolved[2] + set[2][6]);
+            const double expected = head_w * fmax(0.0, (1 - z) * candidate) + head_b;
+            worst = fmax(worst, fabs(predictions[v] - expected) / fmax(1.0, fabs(expected)));
+            if (v == 0 && variant == 0)
+                first_output = predictions[0];
+            if (v == 0 && variant == 1)
+                change = fabs(predictions[0] - first_output);
+        }
+        model_free(&m);
+        snapshot_seq_free(&seq);
+    }
+    printf("tgcn2 worked by hand (path of 3, H = 1): max error %.2e; vertex 0's output moved %.3e when only x_2 "
+           "(two hops away) changed\n", worst, change);
+    ck_assert_msg(worst <= TOLERANCE, "the two-layer T-GCN differs from the hand computation by %g", worst);
+    ck_assert_msg(change > 1e-4, "vertex 0 does not see x_2 two hops away (moved %g)", change);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("models_peer");
     TCase *peer = tcase_create("peer");
     tcase_set_timeout(peer, 300);
     tcase_add_loop_test(peer, matches_pytorch_geometric_temporal, 0, (int)(sizeof cases / sizeof *cases));
+    tcase_add_test(peer, tgcn2_worked_by_hand);
     suite_add_tcase(suite, peer);
     return run_suite(suite);
 }

@@ -32,7 +32,7 @@ START_TEST(same_seed_same_bits)
     dataset d;
     load_or_fail("england_covid", &d);
     train_options o = train_options_windows(6, 0, 2, 0.5);
-    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
+    for (int kind = 0; kind < MODEL_COUNT; kind++) {
         trainer a, b;
         double loss_a = 0, loss_b = 0;
         make_trainer(&a, &d.snapshots, (model_kind)kind, &o);
@@ -60,7 +60,7 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
     train_options o = train_options_windows(6, 0, 2, 0.5);
     char directory[256];
     snprintf(directory, sizeof directory, "%s/checkpoint", temporary_directory());
-    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++) {
+    for (int kind = 0; kind < MODEL_COUNT; kind++) {
         trainer straight, first, resumed;
         double loss_straight = 0, loss_resumed = 0, unused = 0;
         tf_error err;

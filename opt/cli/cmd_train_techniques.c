@@ -276,7 +276,7 @@ static const train_technique stale_embeddings_technique = {
 
 static int incremental_check(const train_command *c, tf_error *err)
 {
-    if (c->incremental && c->config.kind == MODEL_GCONVGRU && c->config.chebyshev_k < 2)
+    if (c->incremental && model_info_of(c->config.kind)->inputs == MODEL_INPUTS_CHEBYSHEV && c->config.chebyshev_k < 2)
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental with gconvgru serves the Chebyshev terms L^ X_t "
                                                "..; with --k 1 the basis is X_t itself: use --k 2 or more");
     return TF_OK;

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     tf_error_clear(&err);
     global_options options = {0};
     option_parse parsed;
+    cli_models_init();
     if (options_parse(&global_table, argc - 1, argv + 1, &options, &parsed, &err) == TF_OK && parsed.help) {
         print_usage(stdout);
         return 0;
