@@ -2,7 +2,7 @@
  * and torch.optim.Adam.
  *
  * bench/peer/peer_models.py loaded twofold's initial parameters into the library's own
- * TGCN, GConvGRU, GCLSTM and EvolveGCNO (plus the Linear(ReLU(H)) head of its examples) and
+ * TGCN, GConvGRU, GCLSTM, EvolveGCNO and GConvLSTM (plus the Linear(ReLU(H)) head of its examples) and
  * took 10 torch.optim.Adam steps (lr 0.01), step s on the window of `count` chickenpox or
  * twitter_tennis snapshots (as loaded by the library) starting at first + s * count, from a
  * zero state. It wrote to verify/golden/models/CASE/ the first step's outputs, loss, gradients
@@ -48,6 +48,11 @@ static const peer_case cases[] = {
     {"gclstm_twitter_tennis", MODEL_GCLSTM, "twitter_tennis", 8, 2, 0, 8},
     {"evolvegcn_chickenpox", MODEL_EVOLVEGCN, "chickenpox", 8, 2, 0, 8},
     {"evolvegcn_twitter_tennis", MODEL_EVOLVEGCN, "twitter_tennis", 8, 2, 0, 8},
+    {"gconvlstm_chickenpox", MODEL_GCONVLSTM, "chickenpox", 8, 2, 0, 8},
+    {"gconvlstm_chickenpox_k1", MODEL_GCONVLSTM, "chickenpox", 8, 1, 0, 8},
+    {"gconvlstm_twitter_tennis", MODEL_GCONVLSTM, "twitter_tennis", 8, 2, 0, 8},
+    {"mpnnlstm_chickenpox", MODEL_MPNNLSTM, "chickenpox", 8, 2, 0, 8},
+    {"mpnnlstm_twitter_tennis", MODEL_MPNNLSTM, "twitter_tennis", 8, 2, 0, 8},
 };
 
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */
@@ -290,6 +295,66 @@ START_TEST(tgcn2_worked_by_hand)
 }
 END_TEST
 
+/* WD-GCN on the same path over two snapshots (the second with other features, so the LSTM's state
+ * carries something), one feature, H = 1, worked out here in double from the paper's equations:
+ * Z_t = ReLU(A^ x_t theta + b), then per vertex i, f, o = sigmoid(w_q z + u_q h + b_q + b'_q),
+ * g = tanh(...), c' = f c + i g, h' = o tanh(c'), y = w ReLU(h') + b, from h = c = 0. */
+START_TEST(wdgcn_worked_by_hand)
+{
+    const int32_t src[4] = {0, 1, 1, 2}, dst[4] = {1, 0, 2, 1};
+    const double degree[3] = {2, 3, 2};
+    const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
+    const double conv_bias = 0.1, conv_weight = 0.8, head_w = 1.5, head_b = -0.25;
+    /* i, f, g, o: weight_ih, weight_hh, bias_ih, bias_hh */
+    const double lstm[4][4] = {{0.7, -0.4, 0.05, 0.1}, {0.3, 0.6, -0.1, 0.2}, {1.2, 0.8, 0.3, -0.2},
+                               {-0.5, 0.9, 0.2, 0.0}};
+    tf_error err;
+    snapshot_seq seq;
+    ck_assert_int_eq(snapshot_seq_alloc(&seq, 2, 3, 1, 1, &err), TF_OK);
+    for (int t = 0; t < 2; t++) {
+        ck_assert_int_eq(snapshot_seq_set_edges(&seq, t, 4, src, dst, NULL, &err), TF_OK);
+        for (int v = 0; v < 3; v++)
+            seq.snapshots[t].features.data[v] = (float)features[t][v];
+    }
+    model_config config = {MODEL_WDGCN, 1, 1, 1, 2};
+    model m;
+    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    value_of(&m, "recurrent.conv.bias")[0] = (float)conv_bias;
+    value_of(&m, "recurrent.conv.lin.weight")[0] = (float)conv_weight;
+    static const char *const lstm_names[4] = {"recurrent.lstm.weight_ih_l0", "recurrent.lstm.weight_hh_l0",
+                                              "recurrent.lstm.bias_ih_l0", "recurrent.lstm.bias_hh_l0"};
+    for (int which = 0; which < 4; which++)
+        for (int q = 0; q < 4; q++)
+            value_of(&m, lstm_names[which])[q] = (float)lstm[q][which];
+    value_of(&m, "linear.weight")[0] = (float)head_w;
+    value_of(&m, "linear.bias")[0] = (float)head_b;
+    float predictions[2][3];
+    window_tape tape;
+    ck_assert_int_eq(model_forward(&m, &seq, 0, 2, &tape, &predictions[0][0], &err), TF_OK);
+    window_tape_free(&m, &tape);
+    double worst = 0, state[3] = {0, 0, 0}, cell[3] = {0, 0, 0};
+    for (int t = 0; t < 2; t++)
+        for (int v = 0; v < 3; v++) {
+            double aggregated = 0;
+            for (int u = 0; u < 3; u++)
+                if (u == v || u == v - 1 || u == v + 1)
+                    aggregated += features[t][u] / sqrt(degree[v] * degree[u]);
+            const double z = fmax(0.0, aggregated * conv_weight + conv_bias);
+            double pre[4];
+            for (int q = 0; q < 4; q++)
+                pre[q] = lstm[q][0] * z + lstm[q][1] * state[v] + lstm[q][2] + lstm[q][3];
+            cell[v] = sigmoid(pre[1]) * cell[v] + sigmoid(pre[0]) * tanh(pre[2]);
+            state[v] = sigmoid(pre[3]) * tanh(cell[v]);
+            const double expected = head_w * fmax(0.0, state[v]) + head_b;
+            worst = fmax(worst, fabs(predictions[t][v] - expected) / fmax(1.0, fabs(expected)));
+        }
+    printf("wdgcn worked by hand (path of 3, H = 1, 2 snapshots): max error %.2e\n", worst);
+    ck_assert_msg(worst <= TOLERANCE, "WD-GCN differs from the hand computation by %g", worst);
+    model_free(&m);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("models_peer");
@@ -297,6 +362,7 @@ int main(void)
     tcase_set_timeout(peer, 300);
     tcase_add_loop_test(peer, matches_pytorch_geometric_temporal, 0, (int)(sizeof cases / sizeof *cases));
     tcase_add_test(peer, tgcn2_worked_by_hand);
+    tcase_add_test(peer, wdgcn_worked_by_hand);
     suite_add_tcase(suite, peer);
     return run_suite(suite);
 }

@@ -373,7 +373,7 @@ static void train_table_fill(void)
     for (int k = 0; k < MODEL_COUNT; k++) {
         train_models[k] = (option_choice){model_names[k], k};
         used += (size_t)snprintf(model_help + used, sizeof model_help - used, "%-9s %s%s\n", model_names[k],
-                                 model_table[k].summary, model_table[k].peer ? "" : " (not in PyG Temporal)");
+                                 model_table[k].summary, model_table[k].peer ? "" : "; not in PyG Temporal");
     }
     snprintf(model_help + used, sizeof model_help - used,
              "(chapter 01); the event models tgn and jodie take other options:\n"

@@ -12,13 +12,15 @@
 /* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
  * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
  * trains it and which PyTorch Geometric Temporal cell it is. */
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", NULL};
 
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
     "nothing to aggregate"
 #define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
 #define NOT_YET_SERVED "its gates read A^ X_t and then a second hop of their own: not served yet"
+#define NOT_YET_SERVED_STACKED "its GCN reads A^ X_t, but the engine does not serve it yet"
+#define NOT_YET_SERVED_CHEBYSHEV "its x-convolutions read the Chebyshev terms of X_t, but the engine does not serve them yet"
 
 const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN] = {.title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
@@ -37,6 +39,15 @@ const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN2] = {.title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
                      .no_inputs = NOT_YET_SERVED},
+    [MODEL_WDGCN] = {.title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
+                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .no_inputs = NOT_YET_SERVED_STACKED},
+    [MODEL_GCONVLSTM] = {.title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
+                         .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV,
+                         .peer = "GConvLSTM"},
+    [MODEL_MPNNLSTM] = {.title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
+                        .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
+                        .no_inputs = NOT_YET_SERVED_STACKED, .peer = "MPNNLSTM", .output_blocks = 2},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
@@ -61,7 +72,10 @@ int model_kind_parse(const char *name, model_kind *kind, tf_error *err)
 
 int64_t model_state_width(const model *m)
 {
-    return model_table[m->config.kind].takes & MODEL_TAKES_HIDDEN ? m->config.hidden : m->config.in_features;
+    const model_info *info = &model_table[m->config.kind];
+    if (!(info->takes & MODEL_TAKES_HIDDEN))
+        return m->config.in_features;
+    return info->output_blocks > 1 ? info->output_blocks * m->config.hidden : m->config.hidden;
 }
 
 /* Operator `kind` of snapshot t: from the model's source, or built from the snapshot's graph. */

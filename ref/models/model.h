@@ -52,6 +52,9 @@ typedef enum model_kind {
     MODEL_GCLSTM,      /**< GC-LSTM: LSTM whose hidden-state term is a Chebyshev convolution (Chen et al., 2022) */
     MODEL_EVOLVEGCN,   /**< EvolveGCN-O: a GRU evolves the GCN weight (Pareja et al., 2020) */
     MODEL_TGCN2,       /**< T-GCN with the paper's two-layer GCN in every gate (Zhao et al., 2019) */
+    MODEL_WDGCN,       /**< WD-GCN: a GCN layer, then an LSTM per vertex (Manessi et al., 2020) */
+    MODEL_GCONVLSTM,   /**< GConvLSTM (ReInc's GCRN-M2): Chebyshev convolutions in every LSTM gate (Seo et al., 2018) */
+    MODEL_MPNNLSTM,    /**< MPNN-LSTM: a two-layer GCN, then a two-layer LSTM per vertex (Panagopoulos et al., 2021) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -240,6 +243,8 @@ typedef struct model_info {
                                     (T-GCN): what hybrid batches, pss-ts and cache mode's smaller part rely on */
     int vertex_split;          /**< 1: --split vertex trains it (chapter 06's partition parts) */
     const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
+    int output_blocks;         /**< the cell's output is this many --hidden-wide blocks side by side (0: one;
+                                    MPNN-LSTM's [H1 | H2]: 2) */
 } model_info;
 
 /** The model table, indexed by #model_kind (ref/models/model.c). */
@@ -262,6 +267,12 @@ extern const model_ops gclstm_ops;
 extern const model_ops evolvegcn_ops;
 /** The two-layer T-GCN's functions (ref/models/model_tgcn.c: the same cell with two GCN layers). */
 extern const model_ops tgcn2_ops;
+/** WD-GCN's functions (ref/models/model_wdgcn.c). */
+extern const model_ops wdgcn_ops;
+/** GConvLSTM's functions (ref/models/model_gconvlstm.c). */
+extern const model_ops gconvlstm_ops;
+/** MPNN-LSTM's functions (ref/models/model_mpnnlstm.c). */
+extern const model_ops mpnnlstm_ops;
 
 #ifdef __cplusplus
 }
