@@ -363,21 +363,8 @@ static void check_model(model_kind kind)
     dataset_free(&d);
 }
 
-START_TEST(model_tgcn) { check_model(MODEL_TGCN); }
-END_TEST
-START_TEST(model_gconvgru) { check_model(MODEL_GCONVGRU); }
-END_TEST
-START_TEST(model_gclstm) { check_model(MODEL_GCLSTM); }
-END_TEST
-START_TEST(model_evolvegcn) { check_model(MODEL_EVOLVEGCN); }
-END_TEST
-START_TEST(model_tgcn2) { check_model(MODEL_TGCN2); }
-END_TEST
-START_TEST(model_wdgcn) { check_model(MODEL_WDGCN); }
-END_TEST
-START_TEST(model_gconvlstm) { check_model(MODEL_GCONVLSTM); }
-END_TEST
-START_TEST(model_mpnnlstm) { check_model(MODEL_MPNNLSTM); }
+/* Every model of the table (ref/models/model.c). */
+START_TEST(model_gradients) { check_model((model_kind)_i); }
 END_TEST
 
 int main(void)
@@ -392,14 +379,7 @@ int main(void)
     suite_add_tcase(suite, layers);
     TCase *models = tcase_create("models");
     tcase_set_timeout(models, 300);
-    tcase_add_test(models, model_tgcn);
-    tcase_add_test(models, model_gconvgru);
-    tcase_add_test(models, model_gclstm);
-    tcase_add_test(models, model_evolvegcn);
-    tcase_add_test(models, model_tgcn2);
-    tcase_add_test(models, model_wdgcn);
-    tcase_add_test(models, model_gconvlstm);
-    tcase_add_test(models, model_mpnnlstm);
+    tcase_add_loop_test(models, model_gradients, 0, MODEL_COUNT);
     suite_add_tcase(suite, models);
     return run_suite(suite);
 }

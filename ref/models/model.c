@@ -142,6 +142,18 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
     return TF_OK;
 }
 
+void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t nh, float *dstate, float *dcell,
+                      float *dprevious, float *dprevious_cell)
+{
+    const int last = t + 1 == count;
+    for (int64_t i = 0; i < nh; i++) {
+        dstate[i] = dstates_t[i] + (last ? 0.0f : dprevious[i]);
+        dcell[i] = last ? 0.0f : dprevious_cell[i];
+    }
+    memset(dprevious, 0, (size_t)nh * sizeof(float));
+    memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
+}
+
 void model_free(model *m)
 {
     parameters_free(&m->parameters);

@@ -196,6 +196,15 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 /** The scaled Laplacian of snapshot @p t (Chebyshev models), as model_gcn_operator(). */
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
 
+/**
+ * The start of an LSTM cell's backward at snapshot @p t of a window of @p count, every array [nh]:
+ * dstate = the head's gradient dstates_t + what snapshot t + 1 sent (dprevious), dcell = what t + 1
+ * sent the cell (dprevious_cell), or zero at the window's last snapshot; then dprevious and
+ * dprevious_cell zeroed, for the gradients this snapshot sends to t - 1.
+ */
+void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t nh, float *dstate, float *dcell,
+                      float *dprevious, float *dprevious_cell);
+
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);
 

@@ -179,13 +179,7 @@ static int gconvlstm_backward(model *m, const snapshot_seq *seq, const window_ta
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
         const float *in = s->gate[GATE_I], *forget = s->gate[GATE_F], *candidate = s->gate[GATE_C],
                     *out = s->gate[GATE_O];
-        const int last = t + 1 == tape->count;
-        for (int64_t i = 0; i < nh; i++) {
-            dstate[i] = dstates[t * nh + i] + (last ? 0.0f : dprevious[i]);
-            dcell[i] = last ? 0.0f : dprevious_cell[i];
-        }
-        memset(dprevious, 0, (size_t)nh * sizeof(float));
-        memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
+        model_lstm_carry(dstates + t * nh, t, tape->count, nh, dstate, dcell, dprevious, dprevious_cell);
         memset(dbasis_h, 0, (size_t)(k * nh) * sizeof(float));
         /* H' = O tanh(C'): to O, and to C' (which also reaches it through O's peephole) */
         for (int64_t i = 0; i < nh; i++) {

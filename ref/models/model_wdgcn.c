@@ -111,14 +111,8 @@ static int wdgcn_backward(model *m, const snapshot_seq *seq, const window_tape *
         const wdgcn_step *s = &steps[t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
-        const int last = t + 1 == tape->count;
         /* This snapshot's state gets the head's gradient plus what the next snapshot sent. */
-        for (int64_t i = 0; i < nh; i++) {
-            dstate[i] = dstates[t * nh + i] + (last ? 0.0f : dprevious[i]);
-            dcell[i] = last ? 0.0f : dprevious_cell[i];
-        }
-        memset(dprevious, 0, (size_t)nh * sizeof(float));
-        memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
+        model_lstm_carry(dstates + t * nh, t, tape->count, nh, dstate, dcell, dprevious, dprevious_cell);
         memset(dconvolved, 0, (size_t)nh * sizeof(float));
         memset(dlayer, 0, (size_t)nh * sizeof(float));
         k->lstm_pointwise_backward(s->gates, previous_cell, s->cell, dstate, dcell, n, h, dpreactivation,
