@@ -12,7 +12,7 @@
 
 static void make_trainer(trainer *tr, const snapshot_seq *seq, model_kind kind, const train_options *options)
 {
-    model_config config = {kind, 0, 6, 0, 2};
+    model_config config = {kind, 0, 6, 0, 2, 0};
     tf_error err;
     ck_assert_msg(trainer_create(tr, seq, &config, options, &err) == TF_OK, "%s", err.message);
 }
@@ -256,7 +256,7 @@ START_TEST(checkpoint_errors)
                        "this run trains gclstm");
     trainer_free(&other);
     /* The same model with another width: trainer.npy names the width. */
-    model_config wider = {MODEL_TGCN, 0, 7, 0, 2};
+    model_config wider = {MODEL_TGCN, 0, 7, 0, 2, 0};
     ck_assert(trainer_create(&other, &d.snapshots, &wider, &o, &err) == TF_OK);
     EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with hidden 6;",
                        "this run has hidden 7");
@@ -271,7 +271,7 @@ START_TEST(checkpoint_errors)
     /* Options that cannot work. */
     train_options bad = o;
     bad.train_ratio = 1.5;
-    model_config config = {MODEL_TGCN, 0, 6, 0, 2};
+    model_config config = {MODEL_TGCN, 0, 6, 0, 2, 0};
     EXPECT_INPUT_ERROR(trainer_create(&other, &d.snapshots, &config, &bad, &err), &err, "train ratio 1.5");
     bad = o;
     bad.train_ratio = 0.001;

@@ -32,7 +32,7 @@ static void compare(const char *data, model_kind kind, int64_t epochs)
     options.batch = 4;
     options.train_ratio = 0.5;
     options.learning_rate = 0.01;
-    model_config config = {kind, 0, 12, 0, 2};
+    model_config config = {kind, 0, 12, 0, 2, 0};
     trainer reference, twin;
     ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
     ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);
@@ -82,6 +82,7 @@ START_TEST(generated_graph)
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_WDGCN, 3);
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCONVLSTM, 3);
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_MPNNLSTM, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCRNM1, 3);
 }
 END_TEST
 

@@ -209,7 +209,7 @@ static int demo_model(model_kind kind, const char *data, tf_error *err)
     dataset d;
     if (dataset_load(data, NULL, &d, err) != TF_OK)
         return err->code;
-    model_config config = {kind, 0, 32, 0, 2};
+    model_config config = {kind, 0, 32, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.epochs = 20;

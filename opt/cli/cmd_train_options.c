@@ -92,12 +92,14 @@ static option_spec train_options_table[] = {
     {"--lr", OPTION_NUMBER, AT(events.options.learning_rate), .low = 0, .high = 1e3,
      .ends = OPTION_LOW_OPEN | OPTION_HIGH_OPEN, EVENTS, .value_name = "X",
      .help = "Adam learning rate (default 1e-3; TGL uses 1e-4 with batches of 600)"},
-    /* the models of --hidden, --k and --incremental come from the model table (train_table_fill()) */
+    /* the models of --hidden, --k, --layers and --incremental come from the model table (train_table_fill()) */
     {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, .value_name = "H",
      .why = "EvolveGCN-O's state is its weight matrix, as wide as the features",
      .help = "state width (default 32; EvolveGCN-O's is the feature width)"},
     {"--k", OPTION_WHOLE, AT(config.chebyshev_k), .min = 1, .max = 16, .value_name = "K",
      .help = "Chebyshev order of the Chebyshev models (default 2)"},
+    {"--layers", OPTION_WHOLE, AT(config.layers), .min = 1, .max = 16, .value_name = "L",
+     .help = "stacked pairs of a stacked model (gcrnm1: default 2, as ReInc stacks)"},
     {"--window", OPTION_WHOLE, AT(options.window), .min = 0, .max = INT64_MAX, SNAPSHOT, .value_name = "W",
      .help = "snapshots per window, state from zero in each (default 0: the whole split)"},
     {"--stride", OPTION_WHOLE, AT(options.stride), .min = 1, .max = INT64_MAX, SNAPSHOT, .value_name = "S",
@@ -352,6 +354,7 @@ static unsigned snapshot_models_where(int (*takes)(const model_info *))
 
 static int has_hidden(const model_info *info) { return (info->takes & MODEL_TAKES_HIDDEN) != 0; }
 static int has_k(const model_info *info) { return (info->takes & MODEL_TAKES_K) != 0; }
+static int has_layers(const model_info *info) { return (info->takes & MODEL_TAKES_LAYERS) != 0; }
 static int has_inputs(const model_info *info) { return info->inputs != MODEL_INPUTS_NONE; }
 
 /* The snapshot options of @p name get the models the table gives them. */
@@ -362,7 +365,7 @@ static void option_models(const char *name, unsigned models)
             s->models = models;
 }
 
-/* Fills --model's words and help, and the models of --hidden, --k and --incremental, from the model
+/* Fills --model's words and help, and the models of --hidden, --k, --layers and --incremental, from the model
  * table: adding a model to the table adds it here. Once, before the table is read. */
 static void train_table_fill(void)
 {
@@ -386,6 +389,7 @@ static void train_table_fill(void)
             s->help = model_help;
     option_models("--hidden", snapshot_models_where(has_hidden));
     option_models("--k", snapshot_models_where(has_k));
+    option_models("--layers", snapshot_models_where(has_layers));
     option_models("--incremental", snapshot_models_where(has_inputs));
 }
 

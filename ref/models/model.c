@@ -12,7 +12,7 @@
 /* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
  * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
  * trains it and which PyTorch Geometric Temporal cell it is. */
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", NULL};
 
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
@@ -48,6 +48,9 @@ const model_info model_table[MODEL_COUNT] = {
     [MODEL_MPNNLSTM] = {.title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
                         .no_inputs = NOT_YET_SERVED_STACKED, .peer = "MPNNLSTM", .output_blocks = 2},
+    [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
+                      .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
+                      .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
@@ -121,6 +124,13 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
     if ((info->takes & MODEL_TAKES_K) && (config->chebyshev_k < 1 || config->chebyshev_k > 16))
         return tf_error_set(err, TF_ERR_INPUT, "model %s: Chebyshev order K = %d, expected 1..16",
                             model_kind_name(config->kind), config->chebyshev_k);
+    if (info->takes & MODEL_TAKES_LAYERS) {
+        if (m->config.layers == 0)
+            m->config.layers = info->layers;
+        if (m->config.layers < 1 || m->config.layers > 16)
+            return tf_error_set(err, TF_ERR_INPUT, "model %s: %d layers, expected 1..16", model_kind_name(config->kind),
+                                m->config.layers);
+    }
     if (!(m->scratch = tf_alloc(1, sizeof *m->scratch, "model workspace", err)))
         return TF_ERR_INPUT;
     workspace_init(m->scratch);

@@ -55,6 +55,7 @@ typedef enum model_kind {
     MODEL_WDGCN,       /**< WD-GCN: a GCN layer, then an LSTM per vertex (Manessi et al., 2020) */
     MODEL_GCONVLSTM,   /**< GConvLSTM (ReInc's GCRN-M2): Chebyshev convolutions in every LSTM gate (Seo et al., 2018) */
     MODEL_MPNNLSTM,    /**< MPNN-LSTM: a two-layer GCN, then a two-layer LSTM per vertex (Panagopoulos et al., 2021) */
+    MODEL_GCRNM1,      /**< GCRN-M1: pairs of a Chebyshev convolution then an LSTM, stacked (Seo et al., 2018) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -65,6 +66,7 @@ typedef struct model_config {
     int64_t hidden;         /**< H: state width (EvolveGCN-O ignores it: its weight is F x F) */
     int64_t out_features;   /**< target width of the data */
     int chebyshev_k;        /**< K, Chebyshev order of the models that take it (#MODEL_TAKES_K; >= 1) */
+    int layers;             /**< L, stacked pairs of a stacked model (#MODEL_TAKES_LAYERS); 0: the table's default */
 } model_config;
 
 struct model_ops;
@@ -226,10 +228,11 @@ typedef struct model_ops {
     size_t step_size;
 } model_ops;
 
-/** Which options of a model's shape it takes (#model_info::takes): --hidden, --k. */
+/** Which options of a model's shape it takes (#model_info::takes): --hidden, --k, --layers. */
 enum model_takes {
     MODEL_TAKES_HIDDEN = 1,   /**< a state of --hidden H columns (without it the state is F wide) */
     MODEL_TAKES_K = 2,        /**< a Chebyshev order --k K */
+    MODEL_TAKES_LAYERS = 4,   /**< --layers L stacked pairs */
 };
 
 /** What aggregation of X_t a model can take from an #input_aggregations source (--incremental). */
@@ -252,6 +255,7 @@ typedef struct model_info {
                                     (T-GCN): what hybrid batches, pss-ts and cache mode's smaller part rely on */
     int vertex_split;          /**< 1: --split vertex trains it (chapter 06's partition parts) */
     const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
+    int layers;                /**< with #MODEL_TAKES_LAYERS: the default of --layers */
     int output_blocks;         /**< the cell's output is this many --hidden-wide blocks side by side (0: one;
                                     MPNN-LSTM's [H1 | H2]: 2) */
 } model_info;
@@ -282,6 +286,8 @@ extern const model_ops wdgcn_ops;
 extern const model_ops gconvlstm_ops;
 /** MPNN-LSTM's functions (ref/models/model_mpnnlstm.c). */
 extern const model_ops mpnnlstm_ops;
+/** GCRN-M1's functions (ref/models/model_gcrnm1.c). */
+extern const model_ops gcrnm1_ops;
 
 #ifdef __cplusplus
 }

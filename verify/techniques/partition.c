@@ -108,7 +108,7 @@ static int partition_setup(const technique_context *context, const dataset *data
         return tf_error_set(err, TECHNIQUE_SKIP, "%d ranks for %lld vertices", s->group->size,
                             (long long)s->seq->num_nodes);
     /* model (kind, in, hidden, out, Chebyshev K): in and out come from the data */
-    model_config config = {MODEL_TGCN, 0, PARTITION_HIDDEN, 0, 2};
+    model_config config = {MODEL_TGCN, 0, PARTITION_HIDDEN, 0, 2, 0};
     if (context->params)
         config = *(const model_config *)context->params;
     const partition_mode mode = strstr(partition_variants[variant], "cache") ? PARTITION_CACHE : PARTITION_EXCHANGE;

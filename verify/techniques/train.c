@@ -41,7 +41,7 @@ static int train_setup(const technique_context *context, const dataset *data, in
         return err->code;
     s->seq = &data->snapshots;
     /* model (kind, in, hidden, out, Chebyshev K): in and out come from the data */
-    model_config config = {(model_kind)variant, 0, TRAIN_HIDDEN, 0, 2};
+    model_config config = {(model_kind)variant, 0, TRAIN_HIDDEN, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.epochs = TRAIN_EPOCHS;
