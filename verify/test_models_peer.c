@@ -50,9 +50,7 @@ static const peer_case cases[] = {
     {"evolvegcn_twitter_tennis", MODEL_EVOLVEGCN, "twitter_tennis", 8, 2, 0, 8},
     {"gconvlstm_chickenpox", MODEL_GCONVLSTM, "chickenpox", 8, 2, 0, 8},
     {"gconvlstm_chickenpox_k1", MODEL_GCONVLSTM, "chickenpox", 8, 1, 0, 8},
-    {"gconvlstm_twitter_tennis", MODEL_GCONVLSTM, "twitter_tennis", 8, 2, 0, 8},
     {"mpnnlstm_chickenpox", MODEL_MPNNLSTM, "chickenpox", 8, 2, 0, 8},
-    {"mpnnlstm_twitter_tennis", MODEL_MPNNLSTM, "twitter_tennis", 8, 2, 0, 8},
 };
 
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */

@@ -55,9 +55,9 @@ CASES = [
     ("evolvegcn_twitter_tennis", "evolvegcn", "twitter_tennis", 8, 2, 0, 8),
     ("gconvlstm_chickenpox", "gconvlstm", "chickenpox", 8, 2, 0, 8),
     ("gconvlstm_chickenpox_k1", "gconvlstm", "chickenpox", 8, 1, 0, 8),
-    ("gconvlstm_twitter_tennis", "gconvlstm", "twitter_tennis", 8, 2, 0, 8),
     ("mpnnlstm_chickenpox", "mpnnlstm", "chickenpox", 8, 2, 0, 8),
-    ("mpnnlstm_twitter_tennis", "mpnnlstm", "twitter_tennis", 8, 2, 0, 8),
+    # (the models added after the first four: chickenpox only, so that the Valgrind run stays short;
+    # twitter_tennis's 1000 vertices doubled this test's time under Valgrind)
 ]
 
 
