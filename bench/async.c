@@ -29,7 +29,7 @@ typedef struct dgc_run {
 static int dgc_simulate(const snapshot_seq *seq, model_kind kind, int64_t hidden, int ranks, const char *schedule,
                         int epochs, dgc_run *out, tf_error *err)
 {
-    model_config config = {kind, 0, hidden, 0, 2};
+    model_config config = {kind, 0, hidden, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.window = ASYNC_WINDOW;

@@ -29,7 +29,7 @@ static int training_run(const snapshot_seq *seq, int batching, double vertex_sha
     const int64_t snapshots = train / 5 > 0 ? train / 5 : 1; /* 20 % */
     options.window = snapshots;
     options.epochs = epochs;
-    model_config config = {MODEL_TGCN, 0, 32, 0, 2};
+    model_config config = {MODEL_TGCN, 0, 32, 0, 2, 0};
     trainer tr;
     if (trainer_create(&tr, seq, &config, &options, err) != TF_OK)
         return err->code;
@@ -138,7 +138,7 @@ int hybrid_benchmark(const benchmark_options *o, tf_error *err)
     if (status == TF_OK) {
         int32_t *scratch = malloc((size_t)tennis.snapshots.num_nodes * sizeof *scratch);
         memset(scratch, 0xff, (size_t)tennis.snapshots.num_nodes * sizeof *scratch);
-        model_config config = {MODEL_TGCN, tennis.snapshots.feature_width, 32, tennis.snapshots.target_width, 2};
+        model_config config = {MODEL_TGCN, tennis.snapshots.feature_width, 32, tennis.snapshots.target_width, 2, 0};
         model m;
         status = model_create(&m, &config, 1, err);
         m.kernels = &opt_kernels;

@@ -309,7 +309,7 @@ static int epoch_model(const dataset *d, const char *spec, model_kind kind, int 
     opts.stride = 2;
     opts.batch = 1;
     opts.epochs = epochs;
-    model_config config = {kind, 0, 16, 0, k};
+    model_config config = {kind, 0, 16, 0, k, 0};
     const char *names[3] = {"ref (recompute in every window)", "opt kernels, recompute",
                             "opt kernels + incremental inputs and cache"};
     double reference_seconds = 0, reference_losses[2] = {0}, seconds[3][EPOCHS_FULL], losses[3][EPOCHS_FULL];

@@ -28,8 +28,8 @@ static int measure_one(FILE *csv, const char *name, const snapshot_seq *seq, par
     if (ref_partition_snapshots(seq, method, &o, &p, err) != TF_OK)
         return TF_ERR_INPUT;
     const double seconds = wall_seconds() - started;
-    const model_config tgcn = {MODEL_TGCN, seq->feature_width, 32, seq->target_width, 2};
-    const model_config gclstm = {MODEL_GCLSTM, seq->feature_width, 32, seq->target_width, 2};
+    const model_config tgcn = {MODEL_TGCN, seq->feature_width, 32, seq->target_width, 2, 0};
+    const model_config gclstm = {MODEL_GCLSTM, seq->feature_width, 32, seq->target_width, 2, 0};
     const int64_t train = (int64_t)(0.8 * (double)seq->num_snapshots);
     const int deep = partition_cache_depth(&gclstm, 8);
     int status = TF_OK;

@@ -116,7 +116,7 @@ static int bound_gaps(const benchmark_options *o, FILE *csv, tf_error *err)
         train_options_default(&options);
         options.window = SCHEDULE_WINDOW;
         options.stride = 1;
-        model_config config = {MODEL_TGCN, 0, SCHEDULE_HIDDEN, 0, 2};
+        model_config config = {MODEL_TGCN, 0, SCHEDULE_HIDDEN, 0, 2, 0};
         trainer tr;
         double *times = NULL; /* [groups] */
         int64_t groups = 0;

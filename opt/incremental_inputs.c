@@ -1,6 +1,7 @@
 #include "opt/incremental_inputs.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,26 +77,27 @@ static double chebyshev_lambda_max(const csr *g, double *scale)
 /* What the model takes from the server, or an input error saying why it takes nothing. */
 static int served_terms(const model_config *config, aggregator *kind, int64_t *terms, tf_error *err)
 {
-    if (config->kind == MODEL_TGCN) {
+    const model_info *info = model_info_of(config->kind);
+    if (info->inputs == MODEL_INPUTS_GCN) {
         *kind = AGGREGATOR_SYMMETRIC;
         *terms = 1;
         return TF_OK;
     }
-    if (config->kind == MODEL_GCONVGRU && config->chebyshev_k >= 2) {
+    if (info->inputs == MODEL_INPUTS_CHEBYSHEV && config->chebyshev_k >= 2) {
         *kind = AGGREGATOR_CHEBYSHEV;
         *terms = config->chebyshev_k - 1;
         return TF_OK;
     }
-    if (config->kind == MODEL_GCONVGRU)
-        return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: GConvGRU with K = 1 convolves X_t itself (its "
-                                               "Chebyshev basis is T_0 = X_t): nothing to aggregate; use K >= 2");
-    if (config->kind == MODEL_GCLSTM)
-        return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: GC-LSTM's input term is X_t W, a plain product "
-                                               "with a parameter (its Chebyshev convolutions act on H only): nothing "
-                                               "to aggregate; incremental inputs serve tgcn and gconvgru");
-    return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s convolves with a weight that evolves inside the "
-                                           "window: nothing to aggregate ahead; they serve tgcn and gconvgru",
-                        model_kind_name(config->kind));
+    if (info->inputs == MODEL_INPUTS_CHEBYSHEV)
+        return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s with K = 1 convolves X_t itself (its "
+                                               "Chebyshev basis is T_0 = X_t): nothing to aggregate; use K >= 2",
+                            info->title);
+    char served[256] = ""; /* the models the table gives an aggregation to serve */
+    for (int k = 0; k < MODEL_COUNT; k++)
+        if (model_table[k].inputs != MODEL_INPUTS_NONE)
+            snprintf(served + strlen(served), sizeof served - strlen(served), "%s%s", served[0] ? " and " : "",
+                     model_names[k]);
+    return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s; they serve %s", info->no_inputs, served);
 }
 
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,

@@ -44,7 +44,7 @@ static void small_options(train_options *o, int64_t batch)
     o->learning_rate = 0.01;
 }
 
-static const model_config small_model = {MODEL_TGCN, 0, 4, 0, 2};
+static const model_config small_model = {MODEL_TGCN, 0, 4, 0, 2, 0};
 
 /* Chickenpox and small_options() with 4 windows a step: the data most checks here train on. */
 static void load_chickenpox(dataset *d, train_options *o)
@@ -492,7 +492,7 @@ static int64_t simulate(const dataset *d, model_kind kind, const char *schedule,
     tf_error err;
     train_options o;
     stale_options(&o);
-    model_config config = {kind, 0, 4, 0, 2};
+    model_config config = {kind, 0, 4, 0, 2, 0};
     trainer plain, stale;
     ck_assert(trainer_create(&plain, &d->snapshots, &config, &o, &err) == TF_OK);
     ck_assert(trainer_create(&stale, &d->snapshots, &config, &o, &err) == TF_OK);

@@ -101,7 +101,7 @@ START_TEST(zero_threshold_is_exchange_mode)
     stale_schedule zero;
     ck_assert(stale_schedule_parse("zero", &zero, &err) == TF_OK);
     for (int k = 0; k < 2; k++) {
-        const model_config config = {kinds[k], 0, 8, 0, 2};
+        const model_config config = {kinds[k], 0, 8, 0, 2, 0};
         partition_trainer plain, stale;
         make_trainer(&plain, seq, owner, &config);
         make_trainer(&stale, seq, owner, &config);
@@ -179,7 +179,7 @@ static void check_schedule(const snapshot_seq *seq, const int32_t *owner, model_
     tf_error err;
     stale_schedule rule;
     ck_assert(stale_schedule_parse(name, &rule, &err) == TF_OK);
-    const model_config config = {kind, 0, 8, 0, 2};
+    const model_config config = {kind, 0, 8, 0, 2, 0};
     train_options options;
     options_for(&options);
     /* The MPI run, caches compared after every step. */

@@ -57,7 +57,7 @@ static void load_with_options(const char *data, optimizer_kind optimizer, datase
 
 static void make_trainer(trainer *tr, const snapshot_seq *seq, model_kind kind, const train_options *o)
 {
-    model_config config = {kind, 0, 12, 0, 2};
+    model_config config = {kind, 0, 12, 0, 2, 0};
     tf_error err;
     ck_assert_msg(trainer_create(tr, seq, &config, o, &err) == TF_OK, "%s", err.message);
 }
@@ -88,7 +88,7 @@ static void average_against_simulation(const char *data, model_kind kind, int64_
     async_trainer twin;
     make_async(&twin, &mine, SYNC_AVERAGE, every, 0, NULL);
     replica_set simulation; /* every rank simulates all R replicas, on the twin's kernels */
-    model_config config = {kind, 0, 12, 0, 2};
+    model_config config = {kind, 0, 12, 0, 2, 0};
     ck_assert(replica_set_create(&simulation, &d.snapshots, &config, &o, world.size, every, &err) == TF_OK);
     for (int i = 0; i < world.size; i++)
         simulation.replicas[i].model.kernels = &opt_kernels;

@@ -46,7 +46,7 @@ static void run_create(run *r, int events)
         o.batch_size = 50;
         ck_assert_msg(event_trainer_create(&r->event, &stream, NULL, &config, &o, &err) == TF_OK, "%s", err.message);
     } else {
-        model_config config = {MODEL_TGCN, 0, 4, 0, 2};
+        model_config config = {MODEL_TGCN, 0, 4, 0, 2, 0};
         train_options o = train_options_windows(4, 0, 1, 0.1);
         ck_assert_msg(trainer_create(&r->snapshot, &snapshots.snapshots, &config, &o, &err) == TF_OK, "%s",
                       err.message);

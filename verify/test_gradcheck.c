@@ -300,6 +300,7 @@ typedef struct model_case {
     const snapshot_seq *seq;
     int64_t first, count;
     float *predictions;
+    uint8_t *signs;   /* [count][N][width] out unless NULL: which inputs of the head's ReLU are > 0 */
 } model_case;
 
 static double model_loss(void *context)
@@ -308,8 +309,46 @@ static double model_loss(void *context)
     window_tape tape;
     tf_error err;
     ck_assert(model_forward(c->m, c->seq, c->first, c->count, &tape, c->predictions, &err) == TF_OK);
+    const int64_t size = c->count * c->seq->num_nodes * model_state_width(c->m);
+    for (int64_t i = 0; c->signs && i < size; i++)
+        c->signs[i] = tape.states[i] > 0.0f;
     window_tape_free(c->m, &tape);
     return model_window_loss(c->seq, c->first, c->count, c->predictions, 1.0f, NULL);
+}
+
+/* finite_difference_error() for a whole model, leaving out each element that disagrees beyond
+ * TOLERANCE while its two forwards, at +STEP and -STEP, put some input of the head's ReLU(H) on
+ * different sides of zero: a kink lies between them and the central difference mixes two slopes
+ * (an LSTM's bias moves many vertices' H at once, and one H within 1e-4 of zero is enough).
+ * *skipped counts them; an element across a kink that agrees is checked as any other. */
+static double model_difference_error(model_case *c, float *values, const float *analytic, int64_t count,
+                                     int64_t *skipped)
+{
+    const int64_t size = c->count * c->seq->num_nodes * model_state_width(c->m);
+    uint8_t *plus_signs = calloc((size_t)size, 1), *minus_signs = calloc((size_t)size, 1);
+    ck_assert(plus_signs && minus_signs);
+    double worst = 0;
+    for (int64_t i = 0; i < count; i++) {
+        const float saved = values[i];
+        values[i] = saved + STEP;
+        c->signs = plus_signs;
+        const double plus = model_loss(c);
+        values[i] = saved - STEP;
+        c->signs = minus_signs;
+        const double minus = model_loss(c);
+        values[i] = saved;
+        c->signs = NULL;
+        const double numeric = (plus - minus) / (2.0 * (double)STEP);
+        const double error = fabs(analytic[i] - numeric) / fmax(1.0, fabs(numeric));
+        if (error > TOLERANCE && memcmp(plus_signs, minus_signs, (size_t)size) != 0) {
+            (*skipped)++;
+            continue;
+        }
+        worst = fmax(worst, error);
+    }
+    free(plus_signs);
+    free(minus_signs);
+    return worst;
 }
 
 /* The whole model, window loss included, on a small generated graph where vertices come and go. */
@@ -319,10 +358,23 @@ static void check_model(model_kind kind)
     const snapshot_seq *seq =
         load_snapshots("powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11", &d);
     tf_error err;
-    model_config config = {kind, seq->feature_width, 4, seq->target_width, 2};
+    model_config config = {kind, seq->feature_width, 4, seq->target_width, 2, 0};
     model m;
     ck_assert(model_create(&m, &config, 7, &err) == TF_OK);
-    model_case c = {&m, seq, 1, 3, zero_array(3 * seq->num_nodes * seq->target_width)};
+    if (kind >= MODEL_TGCN2) {
+        /* Zero biases (GCNConv's) put every vertex whose aggregation is zero (an absent vertex has no
+         * features) exactly on the kink of the ReLU after a GCN layer, where a central difference
+         * sees half a slope: draw the biases away from zero. (An input of the head's ReLU that a step
+         * moves across zero is model_difference_error()'s to leave out; with draws 1 to 5 every model
+         * passed, the worst error 9.6e-4.) */
+        rng r;
+        rng_seed(&r, 1);
+        for (int64_t i = 0; i < m.parameters.count; i++)
+            if (m.parameters.items[i].value.ndim == 1 || strstr(m.parameters.items[i].name, ".b_"))
+                for (int64_t j = 0; j < m.parameters.items[i].value.size; j++)
+                    m.parameters.items[i].value.data[j] = (float)(0.2 * rng_uniform(&r) - 0.1);
+    }
+    model_case c = {&m, seq, 1, 3, zero_array(3 * seq->num_nodes * seq->target_width), NULL};
     float *dpredictions = zero_array(3 * seq->num_nodes * seq->target_width);
     window_tape tape;
     ck_assert(model_forward(&m, seq, c.first, c.count, &tape, c.predictions, &err) == TF_OK);
@@ -332,31 +384,30 @@ static void check_model(model_kind kind)
     window_tape_free(&m, &tape);
     double worst = 0;
     const char *worst_name = "";
+    int64_t skipped = 0;
     for (int64_t i = 0; i < m.parameters.count; i++) {
         parameter *q = &m.parameters.items[i];
-        double e = finite_difference_error(model_loss, &c, q->value.data, q->grad.data, q->value.size);
+        double e = model_difference_error(&c, q->value.data, q->grad.data, q->value.size, &skipped);
         if (e >= worst) {
             worst = e;
             worst_name = q->name;
         }
     }
-    char what[128];
-    snprintf(what, sizeof what, "model %s, %lld parameters (worst: %s)", model_kind_name(kind),
-             (long long)parameters_size(&m.parameters), worst_name);
+    char what[224];
+    snprintf(what, sizeof what, "model %s, %lld parameters (%lld off across a kink; worst: %s)", model_kind_name(kind),
+             (long long)parameters_size(&m.parameters), (long long)skipped, worst_name);
     report(what, worst);
+    /* a check of almost nothing would pass: at most 2 % of the elements may be left out */
+    ck_assert_msg(skipped * 50 <= parameters_size(&m.parameters), "model %s: %lld of %lld elements across a kink",
+                  model_kind_name(kind), (long long)skipped, (long long)parameters_size(&m.parameters));
     free(c.predictions);
     free(dpredictions);
     model_free(&m);
     dataset_free(&d);
 }
 
-START_TEST(model_tgcn) { check_model(MODEL_TGCN); }
-END_TEST
-START_TEST(model_gconvgru) { check_model(MODEL_GCONVGRU); }
-END_TEST
-START_TEST(model_gclstm) { check_model(MODEL_GCLSTM); }
-END_TEST
-START_TEST(model_evolvegcn) { check_model(MODEL_EVOLVEGCN); }
+/* Every model of the table (ref/models/model.c). */
+START_TEST(model_gradients) { check_model((model_kind)_i); }
 END_TEST
 
 int main(void)
@@ -371,10 +422,7 @@ int main(void)
     suite_add_tcase(suite, layers);
     TCase *models = tcase_create("models");
     tcase_set_timeout(models, 300);
-    tcase_add_test(models, model_tgcn);
-    tcase_add_test(models, model_gconvgru);
-    tcase_add_test(models, model_gclstm);
-    tcase_add_test(models, model_evolvegcn);
+    tcase_add_loop_test(models, model_gradients, 0, MODEL_COUNT);
     suite_add_tcase(suite, models);
     return run_suite(suite);
 }

@@ -32,7 +32,7 @@ static void compare(const char *data, model_kind kind, int k, int64_t window, in
     load_or_fail(data, &d);
     train_options options = train_options_windows(window, stride, 4, 0.75);
     options.batching = BATCH_ACROSS_BLOCKS;
-    model_config config = {kind, 0, 8, 0, k};
+    model_config config = {kind, 0, 8, 0, k, 0};
     trainer reference, twin;
     ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
     ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);

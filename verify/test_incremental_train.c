@@ -41,7 +41,7 @@ typedef struct run_result {
 /* The model of a run: T-GCN, or GConvGRU of order k (hidden 8 for both). */
 static model_config config_of(model_kind kind, int k)
 {
-    model_config config = {kind, 0, 8, 0, k};
+    model_config config = {kind, 0, 8, 0, k, 0};
     return config;
 }
 
@@ -309,7 +309,7 @@ START_TEST(reuse_across_gates_counted)
     const int k = 3;
     const int64_t count = d.snapshots.num_snapshots;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        model_config config = {cases[i].kind, d.snapshots.feature_width, 8, d.snapshots.target_width, k};
+        model_config config = {cases[i].kind, d.snapshots.feature_width, 8, d.snapshots.target_width, k, 0};
         model m;
         ck_assert(model_create(&m, &config, 1, &err) == TF_OK);
         m.kernels = &counting;

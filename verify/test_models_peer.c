@@ -2,7 +2,7 @@
  * and torch.optim.Adam.
  *
  * bench/peer/peer_models.py loaded twofold's initial parameters into the library's own
- * TGCN, GConvGRU, GCLSTM and EvolveGCNO (plus the Linear(ReLU(H)) head of its examples) and
+ * TGCN, GConvGRU, GCLSTM, EvolveGCNO and GConvLSTM (plus the Linear(ReLU(H)) head of its examples) and
  * took 10 torch.optim.Adam steps (lr 0.01), step s on the window of `count` chickenpox or
  * twitter_tennis snapshots (as loaded by the library) starting at first + s * count, from a
  * zero state. It wrote to verify/golden/models/CASE/ the first step's outputs, loss, gradients
@@ -13,6 +13,8 @@
  * its constants: with 1 - beta2 formed in float the first step still agreed and the later
  * ones drifted (chapter 01, "Peer check against PyTorch Geometric Temporal"). */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "datasets/dataset.h"
 #include "ref/nn/adam.h"
@@ -46,6 +48,9 @@ static const peer_case cases[] = {
     {"gclstm_twitter_tennis", MODEL_GCLSTM, "twitter_tennis", 8, 2, 0, 8},
     {"evolvegcn_chickenpox", MODEL_EVOLVEGCN, "chickenpox", 8, 2, 0, 8},
     {"evolvegcn_twitter_tennis", MODEL_EVOLVEGCN, "twitter_tennis", 8, 2, 0, 8},
+    {"gconvlstm_chickenpox", MODEL_GCONVLSTM, "chickenpox", 8, 2, 0, 8},
+    {"gconvlstm_chickenpox_k1", MODEL_GCONVLSTM, "chickenpox", 8, 1, 0, 8},
+    {"mpnnlstm_chickenpox", MODEL_MPNNLSTM, "chickenpox", 8, 2, 0, 8},
 };
 
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */
@@ -106,7 +111,7 @@ static void check_case(const peer_case *c)
     const snapshot_seq *seq = load_snapshots(c->data, &d);
     ck_assert_msg(c->first + STEPS * c->count <= seq->num_snapshots, "%s: %d windows of %lld snapshots do not fit in %lld",
                   c->name, STEPS, (long long)c->count, (long long)seq->num_snapshots);
-    model_config config = {c->kind, seq->feature_width, c->hidden, seq->target_width, c->k};
+    model_config config = {c->kind, seq->feature_width, c->hidden, seq->target_width, c->k, 0};
     model m;
     ck_assert_msg(model_create(&m, &config, 99, &err) == TF_OK, "%s", err.message);
     char directory[512];
@@ -194,12 +199,256 @@ static void check_case(const peer_case *c)
 START_TEST(matches_pytorch_geometric_temporal) { check_case(&cases[_i]); }
 END_TEST
 
+/* ---- models PyTorch Geometric Temporal does not have: a case worked by hand ------------------------ */
+
+/* The value of parameter @p name of @p m (every tensor here holds one number). */
+static float *value_of(model *m, const char *name)
+{
+    for (int64_t i = 0; i < m->parameters.count; i++)
+        if (strcmp(m->parameters.items[i].name, name) == 0)
+            return m->parameters.items[i].value.data;
+    ck_abort_msg("no parameter %s", name);
+    return NULL;
+}
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* The path 0 - 1 - 2 (both directions of each edge) over @p snapshots snapshots, one feature each,
+ * snapshot t's from features[t]. */
+static void path_of_three(snapshot_seq *seq, int snapshots, const double (*features)[3])
+{
+    const int32_t src[4] = {0, 1, 1, 2}, dst[4] = {1, 0, 2, 1};
+    tf_error err;
+    ck_assert_int_eq(snapshot_seq_alloc(seq, snapshots, 3, 1, 1, &err), TF_OK);
+    for (int t = 0; t < snapshots; t++) {
+        ck_assert_int_eq(snapshot_seq_set_edges(seq, t, 4, src, dst, NULL, &err), TF_OK);
+        for (int v = 0; v < 3; v++)
+            seq->snapshots[t].features.data[v] = (float)features[t][v];
+    }
+}
+
+/* The two-layer T-GCN on the path 0 - 1 - 2, one feature, H = 1, one snapshot from H = 0, worked out
+ * here in double from the paper's equations with nothing of ref/: A^ = D^-1/2 (A + I) D^-1/2 with
+ * degrees (self loop included) 2, 3, 2, so A^_ij = 1 / sqrt(d_i d_j) on the path and its loops;
+ * C_g = sigmoid(A^ ReLU(A^ x w0_g + b0_g) w1_g + b1_g), Z = sigmoid(l_z0 C_z + c_z), H~ = tanh(l_h0 C_h
+ * + c_h) (H = 0 zeroes the other terms), H' = (1 - Z) H~, y = w ReLU(H') + b. Vertex 0's output reads
+ * x_2, two hops away: a second feature vector that changes x_2 alone must change it. */
+START_TEST(tgcn2_worked_by_hand)
+{
+    const double degree[3] = {2, 3, 2};
+    const double features[2][3] = {{0.5, -1.0, 2.0}, {0.5, -1.0, -0.7}};
+    static const char *const gates[3] = {"z", "r", "h"};
+    /* per gate: b0, w0, b1, w1, the linear's two weights and its bias */
+    const double set[3][7] = {{0.1, 0.8, -0.2, 1.3, 0.7, -0.4, 0.05}, {-0.3, 0.5, 0.2, -0.9, 0.3, 0.6, -0.1},
+                              {0.2, -1.1, 0.1, 0.9, 1.2, 0.8, 0.3}};
+    const double head_w = 1.5, head_b = -0.25;
+    double worst = 0, change = 0, first_output = 0;
+    for (int variant = 0; variant < 2; variant++) {
+        tf_error err;
+        snapshot_seq seq;
+        path_of_three(&seq, 1, &features[variant]);
+        model_config config = {MODEL_TGCN2, 1, 1, 1, 2, 0};
+        model m;
+        ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+        for (int g = 0; g < 3; g++) {
+            char name[64];
+            const char *roles[6] = {"conv_%s.0.bias", "conv_%s.0.lin.weight", "conv_%s.1.bias", "conv_%s.1.lin.weight",
+                                    "linear_%s.weight", "linear_%s.bias"};
+            for (int r = 0; r < 6; r++) {
+                char role[32];
+                snprintf(role, sizeof role, roles[r], gates[g]);
+                snprintf(name, sizeof name, "recurrent.%s", role);
+                value_of(&m, name)[0] = (float)set[g][r < 5 ? r : 6];
+                if (r == 4)
+                    value_of(&m, name)[1] = (float)set[g][5];
+            }
+        }
+        value_of(&m, "linear.weight")[0] = (float)head_w;
+        value_of(&m, "linear.bias")[0] = (float)head_b;
+        float predictions[3];
+        window_tape tape;
+        ck_assert_int_eq(model_forward(&m, &seq, 0, 1, &tape, predictions, &err), TF_OK);
+        window_tape_free(&m, &tape);
+        for (int v = 0; v < 3; v++) {
+            double convolved[3];
+            for (int g = 0; g < 3; g++) {
+                double second = 0;
+                for (int u = 0; u < 3; u++) {
+                    if (u != v && u != v - 1 && u != v + 1)
+                        continue;
+                    double aggregated = 0; /* (A^ x)_u */
+                    for (int w = 0; w < 3; w++)
+                        if (w == u || w == u - 1 || w == u + 1)
+                            aggregated += features[variant][w] / sqrt(degree[u] * degree[w]);
+                    second += fmax(0.0, aggregated * set[g][1] + set[g][0]) / sqrt(degree[v] * degree[u]);
+                }
+                convolved[g] = sigmoid(second * set[g][3] + set[g][2]);
+            }
+            const double z = sigmoid(set[0][4] * convolved[0] + set[0][6]);
+            const double candidate = tanh(set[2][4] * convolved[2] + set[2][6]);
+            const double expected = head_w * fmax(0.0, (1 - z) * candidate) + head_b;
+            worst = fmax(worst, fabs(predictions[v] - expected) / fmax(1.0, fabs(expected)));
+            if (v == 0 && variant == 0)
+                first_output = predictions[0];
+            if (v == 0 && variant == 1)
+                change = fabs(predictions[0] - first_output);
+        }
+        model_free(&m);
+        snapshot_seq_free(&seq);
+    }
+    printf("tgcn2 worked by hand (path of 3, H = 1): max error %.2e; vertex 0's output moved %.3e when only x_2 "
+           "(two hops away) changed\n", worst, change);
+    ck_assert_msg(worst <= TOLERANCE, "the two-layer T-GCN differs from the hand computation by %g", worst);
+    ck_assert_msg(change > 1e-4, "vertex 0 does not see x_2 two hops away (moved %g)", change);
+}
+END_TEST
+
+/* WD-GCN on the same path over two snapshots (the second with other features, so the LSTM's state
+ * carries something), one feature, H = 1, worked out here in double from the paper's equations:
+ * Z_t = ReLU(A^ x_t theta + b), then per vertex i, f, o = sigmoid(w_q z + u_q h + b_q + b'_q),
+ * g = tanh(...), c' = f c + i g, h' = o tanh(c'), y = w ReLU(h') + b, from h = c = 0. */
+START_TEST(wdgcn_worked_by_hand)
+{
+    const double degree[3] = {2, 3, 2};
+    const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
+    const double conv_bias = 0.1, conv_weight = 0.8, head_w = 1.5, head_b = -0.25;
+    /* i, f, g, o: weight_ih, weight_hh, bias_ih, bias_hh */
+    const double lstm[4][4] = {{0.7, -0.4, 0.05, 0.1}, {0.3, 0.6, -0.1, 0.2}, {1.2, 0.8, 0.3, -0.2},
+                               {-0.5, 0.9, 0.2, 0.0}};
+    tf_error err;
+    snapshot_seq seq;
+    path_of_three(&seq, 2, features);
+    model_config config = {MODEL_WDGCN, 1, 1, 1, 2, 0};
+    model m;
+    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    value_of(&m, "recurrent.conv.bias")[0] = (float)conv_bias;
+    value_of(&m, "recurrent.conv.lin.weight")[0] = (float)conv_weight;
+    static const char *const lstm_names[4] = {"recurrent.lstm.weight_ih_l0", "recurrent.lstm.weight_hh_l0",
+                                              "recurrent.lstm.bias_ih_l0", "recurrent.lstm.bias_hh_l0"};
+    for (int which = 0; which < 4; which++)
+        for (int q = 0; q < 4; q++)
+            value_of(&m, lstm_names[which])[q] = (float)lstm[q][which];
+    value_of(&m, "linear.weight")[0] = (float)head_w;
+    value_of(&m, "linear.bias")[0] = (float)head_b;
+    float predictions[2][3];
+    window_tape tape;
+    ck_assert_int_eq(model_forward(&m, &seq, 0, 2, &tape, &predictions[0][0], &err), TF_OK);
+    window_tape_free(&m, &tape);
+    double worst = 0, state[3] = {0, 0, 0}, cell[3] = {0, 0, 0};
+    for (int t = 0; t < 2; t++)
+        for (int v = 0; v < 3; v++) {
+            double aggregated = 0;
+            for (int u = 0; u < 3; u++)
+                if (u == v || u == v - 1 || u == v + 1)
+                    aggregated += features[t][u] / sqrt(degree[v] * degree[u]);
+            const double z = fmax(0.0, aggregated * conv_weight + conv_bias);
+            double pre[4];
+            for (int q = 0; q < 4; q++)
+                pre[q] = lstm[q][0] * z + lstm[q][1] * state[v] + lstm[q][2] + lstm[q][3];
+            cell[v] = sigmoid(pre[1]) * cell[v] + sigmoid(pre[0]) * tanh(pre[2]);
+            state[v] = sigmoid(pre[3]) * tanh(cell[v]);
+            const double expected = head_w * fmax(0.0, state[v]) + head_b;
+            worst = fmax(worst, fabs(predictions[t][v] - expected) / fmax(1.0, fabs(expected)));
+        }
+    printf("wdgcn worked by hand (path of 3, H = 1, 2 snapshots): max error %.2e\n", worst);
+    ck_assert_msg(worst <= TOLERANCE, "WD-GCN differs from the hand computation by %g", worst);
+    model_free(&m);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+/* GCRN-M1 with two pairs, K = 2, on the same path over two snapshots, one feature, H = 1, worked out
+ * here in double: L^ = -D^-1/2 A D^-1/2 (PyTorch Geometric's ChebConv with lambda_max = 2; degrees 1,
+ * 2, 1), so (L^ u)_v = -sum over the path's neighbours w of u_w / sqrt(d_v d_w); each pair
+ * z = theta0 u + theta1 L^ u + b, then the LSTM with peepholes: i = sigmoid(a_i + p_i c),
+ * f = sigmoid(a_f + p_f c), g = tanh(a_g), c' = f c + i g, o = sigmoid(a_o + p_o c'), h' = o tanh(c'),
+ * with a_q = w_q z + u_q h + b_q + b'_q; pair 2 reads pair 1's h'; y = w ReLU(h'_2) + b. */
+START_TEST(gcrnm1_worked_by_hand)
+{
+    const double degree[3] = {1, 2, 1};
+    const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
+    /* per pair: conv bias, theta0, theta1; then per gate i, f, g, o: w, u, b, b'; then p_i, p_f, p_o */
+    const double conv[2][3] = {{0.1, 0.8, -0.6}, {-0.2, 1.1, 0.4}};
+    const double gates[2][4][4] = {{{0.7, -0.4, 0.05, 0.1}, {0.3, 0.6, -0.1, 0.2}, {1.2, 0.8, 0.3, -0.2},
+                                    {-0.5, 0.9, 0.2, 0.0}},
+                                   {{0.4, 0.5, -0.3, 0.1}, {-0.6, 0.2, 0.3, 0.0}, {0.9, -0.7, 0.1, 0.2},
+                                    {0.8, 0.3, -0.1, 0.1}}};
+    const double peepholes[2][3] = {{0.3, -0.5, 0.7}, {-0.4, 0.6, 0.2}};
+    const double head_w = 1.5, head_b = -0.25;
+    tf_error err;
+    snapshot_seq seq;
+    path_of_three(&seq, 2, features);
+    model_config config = {MODEL_GCRNM1, 1, 1, 1, 2, 2};
+    model m;
+    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    static const char *const lstm_names[4] = {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"};
+    static const char *const peephole_names[3] = {"w_c_i", "w_c_f", "w_c_o"};
+    for (int l = 0; l < 2; l++) {
+        char name[96];
+        snprintf(name, sizeof name, "recurrent.layers.%d.conv.bias", l);
+        value_of(&m, name)[0] = (float)conv[l][0];
+        for (int k = 0; k < 2; k++) {
+            snprintf(name, sizeof name, "recurrent.layers.%d.conv.lins.%d.weight", l, k);
+            value_of(&m, name)[0] = (float)conv[l][1 + k];
+        }
+        for (int which = 0; which < 4; which++)
+            for (int q = 0; q < 4; q++) {
+                snprintf(name, sizeof name, "recurrent.layers.%d.lstm.%s", l, lstm_names[which]);
+                value_of(&m, name)[q] = (float)gates[l][q][which];
+            }
+        for (int p = 0; p < 3; p++) {
+            snprintf(name, sizeof name, "recurrent.layers.%d.lstm.%s", l, peephole_names[p]);
+            value_of(&m, name)[0] = (float)peepholes[l][p];
+        }
+    }
+    value_of(&m, "linear.weight")[0] = (float)head_w;
+    value_of(&m, "linear.bias")[0] = (float)head_b;
+    float predictions[2][3];
+    window_tape tape;
+    ck_assert_int_eq(model_forward(&m, &seq, 0, 2, &tape, &predictions[0][0], &err), TF_OK);
+    window_tape_free(&m, &tape);
+    double worst = 0, state[2][3] = {{0}}, cell[2][3] = {{0}};
+    for (int t = 0; t < 2; t++) {
+        double input[3] = {features[t][0], features[t][1], features[t][2]};
+        for (int l = 0; l < 2; l++) {
+            for (int v = 0; v < 3; v++) {
+                double laplacian = 0; /* (L^ u)_v */
+                for (int w = v - 1; w <= v + 1; w += 2)
+                    if (w >= 0 && w < 3)
+                        laplacian -= input[w] / sqrt(degree[v] * degree[w]);
+                const double z = conv[l][1] * input[v] + conv[l][2] * laplacian + conv[l][0];
+                double a[4];
+                for (int q = 0; q < 4; q++)
+                    a[q] = gates[l][q][0] * z + gates[l][q][1] * state[l][v] + gates[l][q][2] + gates[l][q][3];
+                const double in = sigmoid(a[0] + peepholes[l][0] * cell[l][v]);
+                const double forget = sigmoid(a[1] + peepholes[l][1] * cell[l][v]);
+                cell[l][v] = forget * cell[l][v] + in * tanh(a[2]);
+                state[l][v] = sigmoid(a[3] + peepholes[l][2] * cell[l][v]) * tanh(cell[l][v]);
+            }
+            for (int v = 0; v < 3; v++)
+                input[v] = state[l][v]; /* the next pair's input */
+        }
+        for (int v = 0; v < 3; v++) {
+            const double expected = head_w * fmax(0.0, state[1][v]) + head_b;
+            worst = fmax(worst, fabs(predictions[t][v] - expected) / fmax(1.0, fabs(expected)));
+        }
+    }
+    printf("gcrnm1 worked by hand (2 pairs, K = 2, path of 3, H = 1, 2 snapshots): max error %.2e\n", worst);
+    ck_assert_msg(worst <= TOLERANCE, "GCRN-M1 differs from the hand computation by %g", worst);
+    model_free(&m);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("models_peer");
     TCase *peer = tcase_create("peer");
     tcase_set_timeout(peer, 300);
     tcase_add_loop_test(peer, matches_pytorch_geometric_temporal, 0, (int)(sizeof cases / sizeof *cases));
+    tcase_add_test(peer, tgcn2_worked_by_hand);
+    tcase_add_test(peer, wdgcn_worked_by_hand);
+    tcase_add_test(peer, gcrnm1_worked_by_hand);
     suite_add_tcase(suite, peer);
     return run_suite(suite);
 }

@@ -285,7 +285,7 @@ static void matrix(const char *spec, const char *name, double ratio)
     options_for(&options, ratio);
     const model_kind kinds[] = {MODEL_TGCN, MODEL_GCLSTM};
     for (int k = 0; k < 2; k++) {
-        const model_config config = {kinds[k], 0, 8, 0, 2};
+        const model_config config = {kinds[k], 0, 8, 0, 2, 0};
         reference_run ref;
         run_reference(seq, &config, &options, &ref);
         for (size_t m = 0; m < sizeof trainable / sizeof *trainable; m++) {
@@ -341,7 +341,7 @@ START_TEST(other_models_and_edges)
     ck_assert(ref_partition_snapshots(seq, PARTITION_DYNAHB, &o, &p, &err) == TF_OK);
     const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN};
     for (int k = 0; k < 2; k++) {
-        const model_config config = {kinds[k], 0, 8, 0, 2};
+        const model_config config = {kinds[k], 0, 8, 0, 2, 0};
         reference_run ref;
         run_reference(seq, &config, &options, &ref);
         for (int mode = 0; mode < 2; mode++)
@@ -350,7 +350,7 @@ START_TEST(other_models_and_edges)
         free_reference(&ref);
     }
     /* A rank without vertices still joins every collective. */
-    const model_config gclstm = {MODEL_GCLSTM, 0, 8, 0, 2};
+    const model_config gclstm = {MODEL_GCLSTM, 0, 8, 0, 2, 0};
     reference_run ref;
     run_reference(seq, &gclstm, &options, &ref);
     if (world.size > 1) {

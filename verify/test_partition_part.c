@@ -56,7 +56,7 @@ START_TEST(local_product_bitwise)
     fill(dy, n * width, 2);
     for (int kind = 0; kind < 2; kind++) {
         const model_kind model = kind == 0 ? MODEL_TGCN : MODEL_GCLSTM; /* GCN and Chebyshev operators */
-        const model_config config = {model, seq->feature_width, 4, seq->target_width, 2};
+        const model_config config = {model, seq->feature_width, 4, seq->target_width, 2, 0};
         partition_operators ops;
         ck_assert_int_eq(partition_operators_create(&ops, seq, model, &err), TF_OK);
         for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
@@ -137,7 +137,7 @@ START_TEST(local_degrees_fail)
     const int64_t n = seq->num_nodes, width = 2;
     const int ranks = 3;
     tf_error err;
-    const model_config config = {MODEL_TGCN, seq->feature_width, 4, seq->target_width, 2};
+    const model_config config = {MODEL_TGCN, seq->feature_width, 4, seq->target_width, 2, 0};
     partition_operators ops;
     ck_assert_int_eq(partition_operators_create(&ops, seq, MODEL_TGCN, &err), TF_OK);
     int32_t *owner = owners_of(seq, PARTITION_HASH, ranks);
@@ -273,7 +273,7 @@ START_TEST(cache_forward_bitwise)
     const model_kind kinds[] = {MODEL_TGCN, MODEL_GCLSTM, MODEL_EVOLVEGCN, MODEL_GCONVGRU};
     const int64_t first = 2, count = 3;
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-        const model_config config = {kinds[k], seq->feature_width, 4, seq->target_width, 2};
+        const model_config config = {kinds[k], seq->feature_width, 4, seq->target_width, 2, 0};
         whole_run whole;
         run_whole(seq, &config, first, count, &whole);
         for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
@@ -312,7 +312,7 @@ START_TEST(cache_depth_tight)
         fill(seq.snapshots[t].features.data, n * 2, (int)t);
         fill(seq.snapshots[t].targets.data, n, (int)t + 9);
     }
-    const model_config config = {MODEL_GCLSTM, 2, 4, 1, 2};
+    const model_config config = {MODEL_GCLSTM, 2, 4, 1, 2, 0};
     int32_t owner[40];
     partition_range(n, 4, owner);
     const int64_t first = 0, count = 4;
@@ -341,7 +341,7 @@ START_TEST(tgcn_cached_inputs)
     const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t n = seq->num_nodes, f = seq->feature_width;
     tf_error err;
-    const model_config config = {MODEL_TGCN, f, 4, seq->target_width, 2};
+    const model_config config = {MODEL_TGCN, f, 4, seq->target_width, 2, 0};
     partition_operators ops;
     ck_assert_int_eq(partition_operators_create(&ops, seq, MODEL_TGCN, &err), TF_OK);
     int32_t *owner = owners_of(seq, PARTITION_DYNAHB, 4);

@@ -637,7 +637,7 @@ START_TEST(roundrobin_epoch_is_trainer_epoch)
     tf_error err;
     dataset d;
     load_or_fail("chickenpox", &d);
-    model_config config = {MODEL_TGCN, 0, 8, 0, 2};
+    model_config config = {MODEL_TGCN, 0, 8, 0, 2, 0};
     for (int blocks = 0; blocks <= 1; blocks++) {
         train_options options = train_options_windows(6, 2, 3, 0.15); /* 39 windows: small under Valgrind */
         options.batching = blocks ? BATCH_ACROSS_BLOCKS : BATCH_CONSECUTIVE;

@@ -200,7 +200,7 @@ static void equality_on(const char *spec, uint64_t batches, int want_absent)
     dataset d;
     const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t train = seq->num_snapshots / 2;
-    model_config config = {MODEL_TGCN, seq->feature_width, 8, seq->target_width, 2};
+    model_config config = {MODEL_TGCN, seq->feature_width, 8, seq->target_width, 2, 0};
     model oracle, ours;
     ck_assert(model_create(&oracle, &config, 3, &err) == TF_OK);
     ck_assert(model_create(&ours, &config, 3, &err) == TF_OK);

@@ -44,7 +44,7 @@ static void make_trainer(trainer *tr, int parallel)
 {
     tf_error err;
     train_options options = train_options_windows(4, 1, 1, 0.5);
-    model_config config = {MODEL_TGCN, 0, 8, 0, 2};
+    model_config config = {MODEL_TGCN, 0, 8, 0, 2, 0};
     ck_assert_msg(trainer_create(tr, &data.snapshots, &config, &options, &err) == TF_OK, "%s", err.message);
     if (parallel)
         ck_assert_msg(opt_trainer_parallel(tr, &world, &err) == TF_OK, "%s", err.message);

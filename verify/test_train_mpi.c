@@ -32,7 +32,7 @@ static void compare(const char *data, model_kind kind, int64_t epochs)
     options.batch = 4;
     options.train_ratio = 0.5;
     options.learning_rate = 0.01;
-    model_config config = {kind, 0, 12, 0, 2};
+    model_config config = {kind, 0, 12, 0, 2, 0};
     trainer reference, twin;
     ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
     ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);
@@ -69,7 +69,7 @@ static void compare(const char *data, model_kind kind, int64_t epochs)
 
 START_TEST(chickenpox_all_models)
 {
-    for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++)
+    for (int kind = 0; kind < MODEL_COUNT; kind++)
         compare("chickenpox", (model_kind)kind, 4);
 }
 END_TEST
@@ -78,6 +78,11 @@ START_TEST(generated_graph)
 {
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_TGCN, 3);
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCLSTM, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_TGCN2, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_WDGCN, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCONVLSTM, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_MPNNLSTM, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCRNM1, 3);
 }
 END_TEST
 
@@ -86,8 +91,11 @@ END_TEST
 START_TEST(two_threads_per_rank)
 {
     opt_set_threads(threads = 2);
+    /* the four PyG Temporal cells and one stacked model (the threads share out windows, whatever the
+     * model: every model of the table runs on one thread per rank above) */
     for (int kind = MODEL_TGCN; kind <= MODEL_EVOLVEGCN; kind++)
         compare("chickenpox", (model_kind)kind, 4);
+    compare("chickenpox", MODEL_MPNNLSTM, 4);
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCONVGRU, 3);
     opt_set_threads(threads = 1);
 }

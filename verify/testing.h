@@ -170,7 +170,7 @@ static inline void compare_model_on_kernels(const snapshot_seq *seq, model_kind 
                                             int64_t first, int64_t count, double *output, double *gradient)
 {
     tf_error err;
-    model_config config = {kind, seq->feature_width, 16, seq->target_width, 2};
+    model_config config = {kind, seq->feature_width, 16, seq->target_width, 2, 0};
     model a, b;
     ck_assert(model_create(&a, &config, 5, &err) == TF_OK);
     ck_assert(model_create(&b, &config, 5, &err) == TF_OK);

@@ -26,7 +26,8 @@ def local_urlopen(url, *args, **kwargs):
 urllib.request.urlopen = local_urlopen
 
 from torch_geometric_temporal.dataset import ChickenpoxDatasetLoader, TwitterTennisDatasetLoader  # noqa: E402
-from torch_geometric_temporal.nn.recurrent import GCLSTM, TGCN, EvolveGCNO, GConvGRU  # noqa: E402
+from torch_geometric_temporal.nn.recurrent import (  # noqa: E402
+    GCLSTM, TGCN, EvolveGCNO, GConvGRU, GConvLSTM, MPNNLSTM)
 from torch_geometric_temporal.signal import DynamicGraphTemporalSignal  # noqa: E402
 
 
@@ -73,6 +74,15 @@ class RecurrentGCN(torch.nn.Module):
             self.recurrent = GConvGRU(features, hidden, k)
         elif kind == "gclstm":
             self.recurrent = GCLSTM(features, hidden, k)
+        elif kind == "gconvlstm":
+            self.recurrent = GConvLSTM(features, hidden, k)
+        elif kind == "mpnnlstm":
+            # The library's layers without its batch norm and dropout, which twofold leaves out
+            # (ref/models/model_mpnnlstm.c says why); window() runs them a snapshot at a time.
+            self.recurrent = MPNNLSTM(features, hidden, 1, 1, 0.0)
+            self.recurrent._batch_norm_1 = torch.nn.Identity()
+            self.recurrent._batch_norm_2 = torch.nn.Identity()
+            hidden = 2 * hidden  # the head reads [H1 | H2]
         else:
             self.recurrent = EvolveGCNO(features)
             hidden = features
@@ -81,11 +91,14 @@ class RecurrentGCN(torch.nn.Module):
     def window(self, snapshots):
         """Outputs for consecutive snapshots, state from zero at the first."""
         h = c = None
+        states = (None, None)  # MPNN-LSTM's two LSTMs' (h, c)
         if self.kind == "evolvegcn":
             self.recurrent.reinitialize_weight()
         outputs = []
         for s in snapshots:
-            if self.kind == "gclstm":
+            if self.kind == "mpnnlstm":
+                h, states = self.mpnnlstm_step(s, *states)
+            elif self.kind in ("gclstm", "gconvlstm"):
                 h, c = self.recurrent(s.x, s.edge_index, s.edge_attr, h, c)
             elif self.kind == "evolvegcn":
                 h = self.recurrent(s.x, s.edge_index, s.edge_attr)
@@ -93,6 +106,19 @@ class RecurrentGCN(torch.nn.Module):
                 h = self.recurrent(s.x, s.edge_index, s.edge_attr, h)
             outputs.append(self.linear(F.relu(h)))
         return torch.stack(outputs)
+
+
+    def mpnnlstm_step(self, s, states_1, states_2):
+        """One snapshot of MPNN-LSTM as twofold runs it, with the library's own layers: the two GCN
+        layers, their outputs side by side into LSTM 1, its output into LSTM 2, each LSTM from its
+        state (h, c) at the previous snapshot. Returns (h = [H1 | H2], the two states)."""
+        r = self.recurrent
+        first = F.relu(r._convolution_1(s.x, s.edge_index, s.edge_attr))
+        second = F.relu(r._convolution_2(first, s.edge_index, s.edge_attr))
+        joined = torch.cat([first, second], dim=1).unsqueeze(0)  # a sequence of one, the vertices as batch
+        out_1, states_1 = r._recurrent_1(joined, states_1)
+        _, states_2 = r._recurrent_2(out_1, states_2)
+        return torch.cat([states_1[0][0], states_2[0][0]], dim=1), (states_1, states_2)
 
 
 def snapshot_mse(output, s):

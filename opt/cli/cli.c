@@ -22,10 +22,14 @@ const option_choice partition_method_choices[] = {
     {"interval", PARTITION_INTERVAL}, {NULL, 0},
 };
 
-const option_choice snapshot_model_choices[] = {
-    {"tgcn", MODEL_TGCN}, {"gconvgru", MODEL_GCONVGRU}, {"gclstm", MODEL_GCLSTM}, {"evolvegcn", MODEL_EVOLVEGCN},
-    {NULL, 0},
-};
+option_choice snapshot_model_choices[MODEL_COUNT + 1];
+
+void cli_models_init(void)
+{
+    for (int k = 0; k < MODEL_COUNT; k++)
+        snapshot_model_choices[k] = (option_choice){model_names[k], k};
+    snapshot_model_choices[MODEL_COUNT] = (option_choice){NULL, 0};
+}
 
 int cli_parse_cost(const char *value, void *field)
 {

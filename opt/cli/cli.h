@@ -18,8 +18,12 @@
 /** The words of --partition and --method: every partitioner of chapter 06 (#partition_method). */
 extern const option_choice partition_method_choices[];
 
-/** The words of a snapshot model (#model_kind): tgcn, gconvgru, gclstm, evolvegcn. */
-extern const option_choice snapshot_model_choices[];
+/** The words of a snapshot model (#model_kind), from the model table (ref/models/model.h); filled by
+ *  cli_models_init(). */
+extern option_choice snapshot_model_choices[];
+
+/** Fill the option words that come from the model table: main() calls it before any command. */
+void cli_models_init(void);
 
 /** What --cost accepts (cli_parse_cost()). */
 #define CLI_COST_EXPECTED "measured or linear:A,B,C (seconds per row, per edge, per group)"

@@ -209,7 +209,7 @@ static int demo_model(model_kind kind, const char *data, tf_error *err)
     dataset d;
     if (dataset_load(data, NULL, &d, err) != TF_OK)
         return err->code;
-    model_config config = {kind, 0, 32, 0, 2};
+    model_config config = {kind, 0, 32, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.epochs = 20;
@@ -245,7 +245,7 @@ static int demo_data_and_models(tf_error *err)
         status = demo_dataset("events:nodes=10000,events=1000000,repeat=0.5,seed=1", "events 1M", err);
     if (status == TF_OK)
         printf("\nmodels (ref/, chapter 01; train ratio 0.2, lr 0.01, hidden 32):\n");
-    for (int kind = MODEL_TGCN; status == TF_OK && kind <= MODEL_EVOLVEGCN; kind++)
+    for (int kind = 0; status == TF_OK && kind < MODEL_COUNT; kind++)
         status = demo_model((model_kind)kind, "chickenpox", err);
     return status;
 }

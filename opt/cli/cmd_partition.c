@@ -90,6 +90,12 @@ static int parse_arguments(int argc, char **argv, partition_command *c, int *hel
     if (options_parse(&partition_table, argc, argv, c, &c->parsed, err) != TF_OK)
         return TF_ERR_INPUT;
     *help = c->parsed.help;
+    /* chapter 06's cost model (ref/partition.h: layers, cache depth, traffic) knows the models the
+     * model table marks for vertex splitting; the others would be charged another model's costs */
+    if (!*help && c->have_model && !model_info_of(c->options.model.kind)->vertex_split)
+        return tf_error_set(err, TF_ERR_INPUT, "partition: chapter 06's cost model does not know %s yet (its halos "
+                                               "and traffic); it knows the models --split vertex trains",
+                            model_kind_name(c->options.model.kind));
     if (!c->have_layers)
         c->options.layers = c->have_model ? partition_model_layers(&c->options.model) : 2;
     return TF_OK;

@@ -8,11 +8,8 @@
 #include "opt/cli/train.h"
 #include "ref/models/model.h"
 
-/* --model's words, in train_model's order. */
-static const option_choice train_models[] = {
-    {"tgcn", TRAIN_TGCN}, {"gconvgru", TRAIN_GCONVGRU}, {"gclstm", TRAIN_GCLSTM}, {"evolvegcn", TRAIN_EVOLVEGCN},
-    {"tgn", TRAIN_TGN},   {"jodie", TRAIN_JODIE},       {NULL, 0},
-};
+/* --model's words, in train_model's order: the model table's, then tgn and jodie (train_table_fill()). */
+static option_choice train_models[TRAIN_MODELS + 1];
 
 static const option_choice implementations[] = {{"ref", 0}, {"opt", 1}, {NULL, 0}};
 static const option_choice devices[] = {{"cpu", 0}, {"cuda", 1}, {NULL, 0}};
@@ -77,10 +74,9 @@ static int parse_placement(const char *value, void *field)
 
 /* Every option of every model, in the order of both help pages: an option the two families take
  * with other fields, ranges or help has one entry for each (SNAPSHOT, EVENTS), side by side. */
-static const option_spec train_options_table[] = {
-    {"--model", OPTION_CHOICE, AT(model), .choices = train_models, .required = 1, SNAPSHOT, .value_name = "M",
-     .help = "tgcn, gconvgru, gclstm or evolvegcn; the event models tgn and jodie\n"
-             "take other options: twofold train --model tgn --help"},
+static option_spec train_options_table[] = {
+    /* its help lists the model table (train_table_fill()) */
+    {"--model", OPTION_CHOICE, AT(model), .choices = train_models, .required = 1, SNAPSHOT, .value_name = "M"},
     {"--model", OPTION_CHOICE, AT(model), .choices = train_models, .required = 1, EVENTS, .value_name = "M",
      .help = "tgn (GRU memory, temporal attention) or jodie (RNN memory, time projection)"},
     {"--data", OPTION_TEXT, AT(data), .required = 1, SNAPSHOT, .value_name = "D",
@@ -97,14 +93,14 @@ static const option_spec train_options_table[] = {
     {"--lr", OPTION_NUMBER, AT(events.options.learning_rate), .low = 0, .high = 1e3,
      .ends = OPTION_LOW_OPEN | OPTION_HIGH_OPEN, EVENTS, .value_name = "X",
      .help = "Adam learning rate (default 1e-3; TGL uses 1e-4 with batches of 600)"},
+    /* the models of --hidden, --k, --layers and --incremental come from the model table (train_table_fill()) */
     {"--hidden", OPTION_WHOLE, AT(config.hidden), .min = 1, .max = 65536, .value_name = "H",
-     .models = TRAIN_MODEL(TRAIN_TGCN) | TRAIN_MODEL(TRAIN_GCONVGRU) | TRAIN_MODEL(TRAIN_GCLSTM),
      .why = "EvolveGCN-O's state is its weight matrix, as wide as the features",
-     .help = "state width of tgcn, gconvgru and gclstm (default 32; EvolveGCN-O's is\n"
-             "the feature width)"},
+     .help = "state width (default 32; EvolveGCN-O's is the feature width)"},
     {"--k", OPTION_WHOLE, AT(config.chebyshev_k), .min = 1, .max = 16, .value_name = "K",
-     .models = TRAIN_MODEL(TRAIN_GCONVGRU) | TRAIN_MODEL(TRAIN_GCLSTM),
-     .help = "Chebyshev order of gconvgru and gclstm (default 2)"},
+     .help = "Chebyshev order of the Chebyshev models (default 2)"},
+    {"--layers", OPTION_WHOLE, AT(config.layers), .min = 1, .max = 16, .value_name = "L",
+     .help = "stacked pairs of a stacked model (gcrnm1: default 2, as ReInc stacks)"},
     {"--window", OPTION_WHOLE, AT(options.window), .min = 0, .max = INT64_MAX, SNAPSHOT, .value_name = "W",
      .help = "snapshots per window, state from zero in each (default 0: the whole split)"},
     {"--stride", OPTION_WHOLE, AT(options.stride), .min = 1, .max = INT64_MAX, SNAPSHOT, .value_name = "S",
@@ -208,9 +204,8 @@ static const option_spec train_options_table[] = {
              "rank's GPU (staging host data each call); without a GPU, says so and\n"
              "runs the CPU kernels"},
     {"--incremental", OPTION_FLAG, AT(incremental), .needs = "--impl opt",
-     .models = TRAIN_MODEL(TRAIN_TGCN) | TRAIN_MODEL(TRAIN_GCONVGRU),
-     .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, and EvolveGCN "
-            "convolves with a weight that evolves",
+     .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, EvolveGCN "
+            "convolves with a weight that evolves, and the two-layer T-GCN's is not served yet",
      .help = "tgcn or gconvgru with --impl opt: take the aggregation of X_t\n"
              "(T-GCN's A^ X_t; GConvGRU's Chebyshev terms L^ X_t, ..., with --k 2\n"
              "or more) from ReInc's incremental engine behind its cache instead\n"
@@ -349,6 +344,59 @@ static const option_table train_table = {
     .pages = train_pages,
 };
 
+/* ---- what comes from the model table ------------------------------------------------------------ */
+
+/* The mask of the snapshot models whose table line passes @p takes. */
+static unsigned snapshot_models_where(int (*takes)(const model_info *))
+{
+    unsigned mask = 0;
+    for (int k = 0; k < MODEL_COUNT; k++)
+        if (takes(&model_table[k]))
+            mask |= TRAIN_MODEL(k);
+    return mask;
+}
+
+static int has_hidden(const model_info *info) { return (info->takes & MODEL_TAKES_HIDDEN) != 0; }
+static int has_k(const model_info *info) { return (info->takes & MODEL_TAKES_K) != 0; }
+static int has_layers(const model_info *info) { return (info->takes & MODEL_TAKES_LAYERS) != 0; }
+static int has_inputs(const model_info *info) { return info->inputs != MODEL_INPUTS_NONE; }
+
+/* The snapshot options of @p name get the models the table gives them. */
+static void option_models(const char *name, unsigned models)
+{
+    for (option_spec *s = train_options_table; s->name; s++)
+        if (strcmp(s->name, name) == 0 && s->models == 0)
+            s->models = models;
+}
+
+/* Fills --model's words and help, and the models of --hidden, --k, --layers and --incremental, from the model
+ * table: adding a model to the table adds it here. Once, before the table is read. */
+static void train_table_fill(void)
+{
+    static char model_help[2048];
+    if (train_models[0].word)
+        return;
+    size_t used = 0;
+    for (int k = 0; k < MODEL_COUNT; k++) {
+        train_models[k] = (option_choice){model_names[k], k};
+        used += (size_t)snprintf(model_help + used, sizeof model_help - used, "%-9s %s%s\n", model_names[k],
+                                 model_table[k].summary, model_table[k].peer ? "" : "; not in PyG Temporal");
+    }
+    snprintf(model_help + used, sizeof model_help - used,
+             "(chapter 01); the event models tgn and jodie take other options:\n"
+             "twofold train --model tgn --help");
+    train_models[TRAIN_TGN] = (option_choice){"tgn", TRAIN_TGN};
+    train_models[TRAIN_JODIE] = (option_choice){"jodie", TRAIN_JODIE};
+    train_models[TRAIN_MODELS] = (option_choice){NULL, 0};
+    for (option_spec *s = train_options_table; s->name; s++)
+        if (strcmp(s->name, "--model") == 0 && !s->help)
+            s->help = model_help;
+    option_models("--hidden", snapshot_models_where(has_hidden));
+    option_models("--k", snapshot_models_where(has_k));
+    option_models("--layers", snapshot_models_where(has_layers));
+    option_models("--incremental", snapshot_models_where(has_inputs));
+}
+
 /* ---- the command line -------------------------------------------------------------------------- */
 
 /* Every model's defaults. */
@@ -401,6 +449,7 @@ static int events_check(const train_command *c, tf_error *err)
 
 int train_parse(int argc, char **argv, train_command *c, int *help, tf_error *err)
 {
+    train_table_fill();
     train_command_default(c, argc, argv);
     option_parse parsed;
     if (options_parse(&train_table, argc, argv, c, &parsed, err) != TF_OK)
@@ -425,5 +474,6 @@ int train_parse(int argc, char **argv, train_command *c, int *help, tf_error *er
 
 void train_print_help(const train_command *c)
 {
+    train_table_fill();
     options_help(&train_table, c->model, stdout);
 }

@@ -200,6 +200,10 @@ static int stale_embeddings_check(const train_command *c, tf_error *err)
 {
     if (!c->stale_embeddings)
         return TF_OK;
+    if (!model_info_of(c->config.kind)->vertex_split) /* its rows stale on other ranks: a vertex split */
+        return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings are a vertex split's, which does not take %s "
+                                               "yet (see --split vertex)",
+                            model_kind_name(c->config.kind));
     if (c->optimized && !c->split.on)
         return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings change what the exchange mode sends: use "
                                                "--split vertex --mode exchange (or --impl ref --replicas R for the "
@@ -276,7 +280,7 @@ static const train_technique stale_embeddings_technique = {
 
 static int incremental_check(const train_command *c, tf_error *err)
 {
-    if (c->incremental && c->config.kind == MODEL_GCONVGRU && c->config.chebyshev_k < 2)
+    if (c->incremental && model_info_of(c->config.kind)->inputs == MODEL_INPUTS_CHEBYSHEV && c->config.chebyshev_k < 2)
         return tf_error_set(err, TF_ERR_INPUT, "train: --incremental with gconvgru serves the Chebyshev terms L^ X_t "
                                                "..; with --k 1 the basis is X_t itself: use --k 2 or more");
     return TF_OK;

@@ -37,22 +37,18 @@
 #include "cuda/kernels.h"
 #endif
 
-/** The models `--model` names, in its order: the snapshot models (as #model_kind), then the event
- *  models (#event_model_kind after TRAIN_TGN). Bit m of a mask is model m. */
+/** The models `--model` names, in its order: the snapshot models (a #model_kind each, from the
+ *  model table), then the event models (#event_model_kind after TRAIN_TGN). Bit m of a mask is model m. */
 typedef enum train_model {
-    TRAIN_TGCN,       /**< MODEL_TGCN */
-    TRAIN_GCONVGRU,   /**< MODEL_GCONVGRU */
-    TRAIN_GCLSTM,     /**< MODEL_GCLSTM */
-    TRAIN_EVOLVEGCN,  /**< MODEL_EVOLVEGCN */
-    TRAIN_TGN,        /**< EVENT_MODEL_TGN */
-    TRAIN_JODIE,      /**< EVENT_MODEL_JODIE */
+    TRAIN_TGN = MODEL_COUNT,   /**< EVENT_MODEL_TGN */
+    TRAIN_JODIE,               /**< EVENT_MODEL_JODIE */
+    TRAIN_MODELS               /**< how many --model words there are */
 } train_model;
 
 /** The mask of one model. */
 #define TRAIN_MODEL(m) (1u << (m))
-/** The snapshot models' mask. */
-#define SNAPSHOT_MODELS (TRAIN_MODEL(TRAIN_TGCN) | TRAIN_MODEL(TRAIN_GCONVGRU) | TRAIN_MODEL(TRAIN_GCLSTM) | \
-                         TRAIN_MODEL(TRAIN_EVOLVEGCN))
+/** The snapshot models' mask: every line of the model table. */
+#define SNAPSHOT_MODELS (TRAIN_MODEL(MODEL_COUNT) - 1u)
 /** The event models' mask. */
 #define EVENT_MODELS (TRAIN_MODEL(TRAIN_TGN) | TRAIN_MODEL(TRAIN_JODIE))
 

@@ -98,6 +98,7 @@ int main(int argc, char **argv)
     tf_error_clear(&err);
     global_options options = {0};
     option_parse parsed;
+    cli_models_init();
     const int read = options_parse(&global_table, argc - 1, argv + 1, &options, &parsed, &err);
     const int has_command = read == TF_OK && !parsed.help && parsed.rest < argc - 1;
     char **words = argv + 1 + (read == TF_OK ? parsed.rest : 0);

@@ -1,46 +1,84 @@
-/* What the four snapshot models share: names, creation, the linear head, the window loss. */
+/* What the snapshot models share: the model table, creation, the linear head, the window loss. */
 #include "ref/models/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ref/nn/layers.h"
 #include "ref/core/memory.h"
 
-static const struct {
-    model_kind kind;
-    const char *name;
-    const model_ops *ops;
-} kinds[] = {
-    {MODEL_TGCN, "tgcn", &tgcn_ops},
-    {MODEL_GCONVGRU, "gconvgru", &gconvgru_ops},
-    {MODEL_GCLSTM, "gclstm", &gclstm_ops},
-    {MODEL_EVOLVEGCN, "evolvegcn", &evolvegcn_ops},
+/* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
+ * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
+ * trains it and which PyTorch Geometric Temporal cell it is. */
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", NULL};
+
+#define NOT_SERVED_GCLSTM                                                                                           \
+    "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
+    "nothing to aggregate"
+#define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
+#define NOT_YET_SERVED "its gates read A^ X_t and then a second hop of their own: not served yet"
+#define NOT_YET_SERVED_STACKED "its GCN reads A^ X_t, but the engine does not serve it yet"
+#define NOT_YET_SERVED_CHEBYSHEV "its x-convolutions read the Chebyshev terms of X_t, but the engine does not serve them yet"
+
+const model_info model_table[MODEL_COUNT] = {
+    [MODEL_TGCN] = {.title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
+                    .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
+                    .one_hop = 1, .vertex_split = 1, .peer = "TGCN"},
+    [MODEL_GCONVGRU] = {.title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
+                        .ops = &gconvgru_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
+                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .vertex_split = 1,
+                        .peer = "GConvGRU"},
+    [MODEL_GCLSTM] = {.title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
+                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV,
+                      .no_inputs = NOT_SERVED_GCLSTM, .vertex_split = 1, .peer = "GCLSTM"},
+    [MODEL_EVOLVEGCN] = {.title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
+                         .graph_operator = OPERATOR_GCN, .no_inputs = NOT_SERVED_EVOLVEGCN, .vertex_split = 1,
+                         .peer = "EvolveGCNO"},
+    [MODEL_TGCN2] = {.title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
+                     .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
+                     .no_inputs = NOT_YET_SERVED},
+    [MODEL_WDGCN] = {.title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
+                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .no_inputs = NOT_YET_SERVED_STACKED},
+    [MODEL_GCONVLSTM] = {.title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
+                         .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV,
+                         .peer = "GConvLSTM"},
+    [MODEL_MPNNLSTM] = {.title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
+                        .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
+                        .no_inputs = NOT_YET_SERVED_STACKED, .peer = "MPNNLSTM", .output_blocks = 2},
+    [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
+                      .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
+                      .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV},
 };
-#define KIND_COUNT ((int)(sizeof kinds / sizeof *kinds))
+
+const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
 
 const char *model_kind_name(model_kind kind)
 {
-    for (int i = 0; i < KIND_COUNT; i++)
-        if (kinds[i].kind == kind)
-            return kinds[i].name;
-    return "unknown";
+    return kind >= 0 && kind < MODEL_COUNT ? model_names[kind] : "unknown";
 }
 
 int model_kind_parse(const char *name, model_kind *kind, tf_error *err)
 {
-    for (int i = 0; i < KIND_COUNT; i++)
-        if (strcmp(kinds[i].name, name) == 0) {
-            *kind = kinds[i].kind;
+    char known[256] = "";
+    for (int k = 0; k < MODEL_COUNT; k++) {
+        if (strcmp(model_names[k], name) == 0) {
+            *kind = (model_kind)k;
             return TF_OK;
         }
-    return tf_error_set(err, TF_ERR_INPUT, "model \"%s\" is not one of tgcn, gconvgru, gclstm, evolvegcn", name);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "", model_names[k]);
+    }
+    return tf_error_set(err, TF_ERR_INPUT, "model \"%s\" is not one of %s", name, known);
 }
 
 int64_t model_state_width(const model *m)
 {
-    return m->config.kind == MODEL_EVOLVEGCN ? m->config.in_features : m->config.hidden;
+    const model_info *info = &model_table[m->config.kind];
+    if (!(info->takes & MODEL_TAKES_HIDDEN))
+        return m->config.in_features;
+    return info->output_blocks > 1 ? info->output_blocks * m->config.hidden : m->config.hidden;
 }
 
 /* Operator `kind` of snapshot t: from the model's source, or built from the snapshot's graph. */
@@ -75,20 +113,24 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
     memset(m, 0, sizeof *m);
     m->config = *config;
     m->kernels = &ref_kernels;
-    for (int i = 0; i < KIND_COUNT; i++)
-        if (kinds[i].kind == config->kind)
-            m->ops = kinds[i].ops;
-    if (!m->ops)
+    if (config->kind < 0 || config->kind >= MODEL_COUNT)
         return tf_error_set(err, TF_ERR_INPUT, "unknown model kind %d", (int)config->kind);
-    if (config->in_features < 1 || config->out_features < 1 ||
-        (config->kind != MODEL_EVOLVEGCN && config->hidden < 1))
+    const model_info *info = &model_table[config->kind];
+    m->ops = info->ops;
+    if (config->in_features < 1 || config->out_features < 1 || ((info->takes & MODEL_TAKES_HIDDEN) && config->hidden < 1))
         return tf_error_set(err, TF_ERR_INPUT, "model %s: features %lld, hidden %lld, outputs %lld; expected >= 1",
                             model_kind_name(config->kind), (long long)config->in_features, (long long)config->hidden,
                             (long long)config->out_features);
-    if ((config->kind == MODEL_GCONVGRU || config->kind == MODEL_GCLSTM) &&
-        (config->chebyshev_k < 1 || config->chebyshev_k > 16))
+    if ((info->takes & MODEL_TAKES_K) && (config->chebyshev_k < 1 || config->chebyshev_k > 16))
         return tf_error_set(err, TF_ERR_INPUT, "model %s: Chebyshev order K = %d, expected 1..16",
                             model_kind_name(config->kind), config->chebyshev_k);
+    if (info->takes & MODEL_TAKES_LAYERS) {
+        if (m->config.layers == 0)
+            m->config.layers = info->layers;
+        if (m->config.layers < 1 || m->config.layers > 16)
+            return tf_error_set(err, TF_ERR_INPUT, "model %s: %d layers, expected 1..16", model_kind_name(config->kind),
+                                m->config.layers);
+    }
     if (!(m->scratch = tf_alloc(1, sizeof *m->scratch, "model workspace", err)))
         return TF_ERR_INPUT;
     workspace_init(m->scratch);
@@ -108,6 +150,18 @@ int model_create(model *m, const model_config *config, uint64_t seed, tf_error *
     parameter_init_uniform(head_weight(m), 1.0 / sqrt((double)width), &r);
     parameter_init_uniform(head_bias(m), 1.0 / sqrt((double)width), &r);
     return TF_OK;
+}
+
+void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t nh, float *dstate, float *dcell,
+                      float *dprevious, float *dprevious_cell)
+{
+    const int last = t + 1 == count;
+    for (int64_t i = 0; i < nh; i++) {
+        dstate[i] = dstates_t[i] + (last ? 0.0f : dprevious[i]);
+        dcell[i] = last ? 0.0f : dprevious_cell[i];
+    }
+    memset(dprevious, 0, (size_t)nh * sizeof(float));
+    memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
 }
 
 void model_free(model *m)

@@ -1,11 +1,11 @@
 /**
  * @file ref/models/model.h
- * @brief The snapshot models: T-GCN, GConvGRU, GC-LSTM and EvolveGCN-O with a linear head,
- *        run forward and backward over a window of consecutive snapshots.
+ * @brief The snapshot models of #model_table (T-GCN, GConvGRU, GC-LSTM, EvolveGCN-O and the papers'
+ *        own forms) with a linear head, run forward and backward over a window of consecutive snapshots.
  *
- * Every model is PyTorch Geometric Temporal's cell of the same name followed by the head
- * used in that library's examples, y^ = Linear(ReLU(H)), with the same parameters under the
- * same names (chapters/01-models.md has the equations). A model runs over a *window*:
+ * Every model is a recurrent cell followed by the head used in PyTorch Geometric Temporal's
+ * examples, y^ = Linear(ReLU(H)). Where that library has the cell, it is the library's, with the
+ * same parameters under the same names (chapters/01-models.md has the equations). A model runs over a *window*:
  * snapshots first .. first+count-1, its state (H, and C for GC-LSTM, the evolving weight
  * for EvolveGCN-O) starting fresh at the window's first snapshot, and its backward is
  * back-propagation through time truncated at the window's start.
@@ -40,12 +40,23 @@
 extern "C" {
 #endif
 
-/** The four snapshot models. */
+/**
+ * The snapshot models, in the order of #model_table (and of a checkpoint's kind number: a new model
+ * goes at the end). A model is one file ref/models/model_NAME.c (its #model_ops) plus one line of
+ * #model_table and one word of #model_names; everything else (the CLI, checkpoints, `twofold verify`,
+ * the techniques, the benchmarks) reads the table.
+ */
 typedef enum model_kind {
-    MODEL_TGCN,        /**< T-GCN: GCN on X_t feeding a GRU (Zhao et al., 2019) */
+    MODEL_TGCN,        /**< T-GCN: GCN on X_t feeding a GRU (Zhao et al., 2019), PyG Temporal's one-layer form */
     MODEL_GCONVGRU,    /**< GConvGRU: Chebyshev convolutions inside every GRU gate (Seo et al., 2018) */
     MODEL_GCLSTM,      /**< GC-LSTM: LSTM whose hidden-state term is a Chebyshev convolution (Chen et al., 2022) */
     MODEL_EVOLVEGCN,   /**< EvolveGCN-O: a GRU evolves the GCN weight (Pareja et al., 2020) */
+    MODEL_TGCN2,       /**< T-GCN with the paper's two-layer GCN in every gate (Zhao et al., 2019) */
+    MODEL_WDGCN,       /**< WD-GCN: a GCN layer, then an LSTM per vertex (Manessi et al., 2020) */
+    MODEL_GCONVLSTM,   /**< GConvLSTM (ReInc's GCRN-M2): Chebyshev convolutions in every LSTM gate (Seo et al., 2018) */
+    MODEL_MPNNLSTM,    /**< MPNN-LSTM: a two-layer GCN, then a two-layer LSTM per vertex (Panagopoulos et al., 2021) */
+    MODEL_GCRNM1,      /**< GCRN-M1: pairs of a Chebyshev convolution then an LSTM, stacked (Seo et al., 2018) */
+    MODEL_COUNT        /**< how many there are */
 } model_kind;
 
 /** Shape of a model. */
@@ -54,7 +65,8 @@ typedef struct model_config {
     int64_t in_features;    /**< F: node feature width of the data */
     int64_t hidden;         /**< H: state width (EvolveGCN-O ignores it: its weight is F x F) */
     int64_t out_features;   /**< target width of the data */
-    int chebyshev_k;        /**< K, Chebyshev order of GConvGRU and GC-LSTM (>= 1) */
+    int chebyshev_k;        /**< K, Chebyshev order of the models that take it (#MODEL_TAKES_K; >= 1) */
+    int layers;             /**< L, stacked pairs of a stacked model (#MODEL_TAKES_LAYERS); 0: the table's default */
 } model_config;
 
 struct model_ops;
@@ -113,7 +125,7 @@ typedef struct window_tape {
     void *steps;        /**< [count] model-specific records of the cell (ref/models/model_*.c) */
 } window_tape;
 
-/** Name used on the command line ("tgcn", "gconvgru", "gclstm", "evolvegcn"). */
+/** Name used on the command line: model_names[kind], or "unknown". */
 const char *model_kind_name(model_kind kind);
 
 /** Parse a command-line model name. @return 0, or TF_ERR_INPUT listing the known names. */
@@ -186,12 +198,21 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 /** The scaled Laplacian of snapshot @p t (Chebyshev models), as model_gcn_operator(). */
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
 
+/**
+ * The start of an LSTM cell's backward at snapshot @p t of a window of @p count, every array [nh]:
+ * dstate = the head's gradient dstates_t + what snapshot t + 1 sent (dprevious), dcell = what t + 1
+ * sent the cell (dprevious_cell), or zero at the window's last snapshot; then dprevious and
+ * dprevious_cell zeroed, for the gradients this snapshot sends to t - 1.
+ */
+void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t nh, float *dstate, float *dcell,
+                      float *dprevious, float *dprevious_cell);
+
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);
 
 /**
  * The functions a model kind provides (ref/models/model_*.c): its recurrent cell. The linear head
- * shared by all four lives in model.c.
+ * every model shares lives in model.c.
  */
 typedef struct model_ops {
     /** Add and initialize the cell's parameters (in PyTorch's state_dict order). */
@@ -207,6 +228,48 @@ typedef struct model_ops {
     size_t step_size;
 } model_ops;
 
+/** Which options of a model's shape it takes (#model_info::takes): --hidden, --k, --layers. */
+enum model_takes {
+    MODEL_TAKES_HIDDEN = 1,   /**< a state of --hidden H columns (without it the state is F wide) */
+    MODEL_TAKES_K = 2,        /**< a Chebyshev order --k K */
+    MODEL_TAKES_LAYERS = 4,   /**< --layers L stacked pairs */
+};
+
+/** What aggregation of X_t a model can take from an #input_aggregations source (--incremental). */
+typedef enum model_inputs {
+    MODEL_INPUTS_NONE,        /**< none: #model_info::no_inputs says why */
+    MODEL_INPUTS_GCN,         /**< A^ X_t, one term */
+    MODEL_INPUTS_CHEBYSHEV,   /**< T_1 .. T_{K-1} of X_t (K >= 2) */
+} model_inputs;
+
+/** One line of the model table: what the rest of twofold needs to know of a model besides its functions. */
+typedef struct model_info {
+    const char *title;         /**< its name in the papers: "T-GCN" */
+    const char *summary;       /**< one line for `twofold train --help` */
+    const model_ops *ops;      /**< its cell (ref/models/model_NAME.c) */
+    unsigned takes;            /**< #model_takes: the shape options it takes */
+    operator_kind graph_operator; /**< the sparse operator it propagates with */
+    model_inputs inputs;       /**< what --incremental can serve it */
+    const char *no_inputs;     /**< with MODEL_INPUTS_NONE: why there is nothing to serve */
+    int one_hop;               /**< 1: its graph convolution reads X_t only, one hop, as the A^ X_t it is served
+                                    (T-GCN): what hybrid batches, pss-ts and cache mode's smaller part rely on */
+    int vertex_split;          /**< 1: --split vertex trains it (chapter 06's partition parts) */
+    const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
+    int layers;                /**< with #MODEL_TAKES_LAYERS: the default of --layers */
+    int output_blocks;         /**< the cell's output is this many --hidden-wide blocks side by side (0: one;
+                                    MPNN-LSTM's [H1 | H2]: 2) */
+} model_info;
+
+/** The model table, indexed by #model_kind (ref/models/model.c). */
+extern const model_info model_table[MODEL_COUNT];
+
+/** The --model words, indexed by #model_kind and ended by NULL: "tgcn", "gconvgru", ... (a checkpoint
+ *  names its model by the same word). */
+extern const char *const model_names[MODEL_COUNT + 1];
+
+/** The table's line of @p kind (a valid #model_kind). */
+const model_info *model_info_of(model_kind kind);
+
 /** T-GCN's functions (ref/models/model_tgcn.c). */
 extern const model_ops tgcn_ops;
 /** GConvGRU's functions (ref/models/model_gconvgru.c). */
@@ -215,6 +278,16 @@ extern const model_ops gconvgru_ops;
 extern const model_ops gclstm_ops;
 /** EvolveGCN-O's functions (ref/models/model_evolvegcn.c). */
 extern const model_ops evolvegcn_ops;
+/** The two-layer T-GCN's functions (ref/models/model_tgcn.c: the same cell with two GCN layers). */
+extern const model_ops tgcn2_ops;
+/** WD-GCN's functions (ref/models/model_wdgcn.c). */
+extern const model_ops wdgcn_ops;
+/** GConvLSTM's functions (ref/models/model_gconvlstm.c). */
+extern const model_ops gconvlstm_ops;
+/** MPNN-LSTM's functions (ref/models/model_mpnnlstm.c). */
+extern const model_ops mpnnlstm_ops;
+/** GCRN-M1's functions (ref/models/model_gcrnm1.c). */
+extern const model_ops gcrnm1_ops;
 
 #ifdef __cplusplus
 }

@@ -121,13 +121,7 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
         const gclstm_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
-        int last = t + 1 == tape->count;
-        for (int64_t i = 0; i < nh; i++) {
-            dstate[i] = dstates[t * nh + i] + (last ? 0.0f : dprevious[i]);
-            dcell[i] = last ? 0.0f : dprevious_cell[i];
-        }
-        memset(dprevious, 0, (size_t)nh * sizeof(float));
-        memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
+        model_lstm_carry(dstates + t * nh, t, tape->count, nh, dstate, dcell, dprevious, dprevious_cell);
         m->kernels->lstm_pointwise_backward(s->gates, previous_cell, s->cell, dstate, dcell, n, h, dpreactivation,
                                     dprevious_cell);
         memset(dbasis_h, 0, (size_t)(k * nh) * sizeof(float));

@@ -9,7 +9,17 @@
  * A^ is the symmetric GCN normalization with self loops of the whole snapshot (propagate.h).
  * The graph convolution acts on X only, never on H. The three gates share one aggregation
  * A^ X: GCN is linear, so A^ (X Theta^T) = (A^ X) Theta^T, and aggregating the F-wide X
- * once is cheaper than three H-wide products (aggregate-then-transform, as ReInc does). */
+ * once is cheaper than three H-wide products (aggregate-then-transform, as ReInc does).
+ *
+ * The two-layer T-GCN (tgcn2) is the T-GCN paper's own form: the GCN of every gate is its two-layer
+ * f(X, A) = sigmoid(A^ ReLU(A^ X W0 + b0) W1 + b1),
+ *
+ *     C_g = sigmoid(A^ ReLU(A^ X_t Theta0_g^T + b0_g) Theta1_g^T + b1_g)     for g = z, r, h
+ *
+ * with the GRU above unchanged. Its gates read two hops of X_t; the second layer aggregates the
+ * H-wide ReLU output of each gate (A^ (R Theta1^T) = (A^ R) Theta1^T, aggregate-then-transform
+ * again). PyTorch Geometric Temporal has no such cell: its parameters are named as that library
+ * would name a two-layer ModuleList per gate (recurrent.conv_z.0.lin.weight, ...). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +30,21 @@
 #include "ref/models/model.h"
 #include "ref/nn/propagate.h"
 
-/* Parameter order = PyTorch's state_dict order: per gate conv bias, conv weight, linear
- * weight, linear bias. */
-enum { CONV_BIAS, CONV_WEIGHT, LINEAR_WEIGHT, LINEAR_BIAS, PER_GATE };
+/* Parameter order = PyTorch's state_dict order: per gate conv bias, conv weight, (the two-layer
+ * form: the second conv's bias and weight,) linear weight, linear bias. */
+enum { CONV_BIAS, CONV_WEIGHT, LINEAR_WEIGHT, LINEAR_BIAS, SECOND_BIAS, SECOND_WEIGHT, ROLES };
 enum { GATE_Z, GATE_R, GATE_H, GATES };
 
-static parameter *param(const model *m, int gate, int which) { return &m->parameters.items[gate * PER_GATE + which]; }
+/* GCN layers in a gate: 1 (T-GCN) or 2 (the two-layer T-GCN). */
+static int depth(const model *m) { return m->config.kind == MODEL_TGCN2 ? 2 : 1; }
+
+static parameter *param(const model *m, int gate, int which)
+{
+    /* where each role sits in a gate's block, for one and for two GCN layers */
+    static const int place[2][ROLES] = {{0, 1, 2, 3, -1, -1}, {0, 1, 4, 5, 2, 3}};
+    const int layers = depth(m);
+    return &m->parameters.items[gate * (4 + 2 * (layers - 1)) + place[layers - 1][which]];
+}
 
 /* What one snapshot's forward keeps. */
 typedef struct tgcn_step {
@@ -33,21 +52,31 @@ typedef struct tgcn_step {
     float *aggregated;          /* [N][F] A^ X */
     float *gate_input[GATES];   /* [N][2H] [C_g | H] (for h: [C_h | H * R]) */
     float *gate[GATES];         /* [N][H] Z, R, H~ */
+    float *first[GATES];        /* two layers: [N][H] ReLU(A^ X Theta0_g^T + b0_g) */
+    float *second[GATES];       /* two layers: [N][H] A^ first_g */
+    float *convolved[GATES];    /* two layers: [N][H] C_g (after its sigmoid) */
 } tgcn_step;
 
 static int tgcn_create(model *m, rng *r, tf_error *err)
 {
     static const char *gate_names[GATES] = {"z", "r", "h"};
     const int64_t f = m->config.in_features, h = m->config.hidden;
-    int64_t vector[1] = {h}, conv[2] = {h, f}, linear[2] = {h, 2 * h};
+    const int layers = depth(m);
+    int64_t vector[1] = {h}, conv[2] = {h, f}, second[2] = {h, h}, linear[2] = {h, 2 * h};
     for (int g = 0; g < GATES; g++) {
-        char names[PER_GATE][96];
-        snprintf(names[CONV_BIAS], 96, "recurrent.conv_%s.bias", gate_names[g]);
-        snprintf(names[CONV_WEIGHT], 96, "recurrent.conv_%s.lin.weight", gate_names[g]);
+        char names[ROLES][96];
+        /* PyG Temporal's one conv per gate is conv_z; the two-layer form's are conv_z.0 and conv_z.1 */
+        const char *first = layers == 1 ? "" : ".0";
+        snprintf(names[CONV_BIAS], 96, "recurrent.conv_%s%s.bias", gate_names[g], first);
+        snprintf(names[CONV_WEIGHT], 96, "recurrent.conv_%s%s.lin.weight", gate_names[g], first);
+        snprintf(names[SECOND_BIAS], 96, "recurrent.conv_%s.1.bias", gate_names[g]);
+        snprintf(names[SECOND_WEIGHT], 96, "recurrent.conv_%s.1.lin.weight", gate_names[g]);
         snprintf(names[LINEAR_WEIGHT], 96, "recurrent.linear_%s.weight", gate_names[g]);
         snprintf(names[LINEAR_BIAS], 96, "recurrent.linear_%s.bias", gate_names[g]);
         if (parameters_add(&m->parameters, names[CONV_BIAS], 1, vector, err) < 0 ||
             parameters_add(&m->parameters, names[CONV_WEIGHT], 2, conv, err) < 0 ||
+            (layers == 2 && (parameters_add(&m->parameters, names[SECOND_BIAS], 1, vector, err) < 0 ||
+                             parameters_add(&m->parameters, names[SECOND_WEIGHT], 2, second, err) < 0)) ||
             parameters_add(&m->parameters, names[LINEAR_WEIGHT], 2, linear, err) < 0 ||
             parameters_add(&m->parameters, names[LINEAR_BIAS], 1, vector, err) < 0)
             return TF_ERR_INPUT;
@@ -55,6 +84,8 @@ static int tgcn_create(model *m, rng *r, tf_error *err)
     /* GCNConv: Glorot weight, zero bias; torch.nn.Linear: uniform(+-1/sqrt(fan_in = 2H)). */
     for (int g = 0; g < GATES; g++) {
         parameter_init_glorot(param(m, g, CONV_WEIGHT), r);
+        if (layers == 2)
+            parameter_init_glorot(param(m, g, SECOND_WEIGHT), r);
         parameter_init_uniform(param(m, g, LINEAR_WEIGHT), 1.0 / sqrt(2.0 * (double)h), r);
         parameter_init_uniform(param(m, g, LINEAR_BIAS), 1.0 / sqrt(2.0 * (double)h), r);
     }
@@ -66,6 +97,26 @@ static void copy_columns(const model *m, float *target, int64_t target_width, in
                          int64_t width, int64_t n)
 {
     m->kernels->copy_rows(target + offset, target_width, source, width, n, width);
+}
+
+/* C_g of gate g into convolved [n][h]: A^ X Theta_g^T + b_g, or with two layers
+ * sigmoid(A^ ReLU(A^ X Theta0_g^T + b0_g) Theta1_g^T + b1_g), keeping the layers in the step. */
+static void gate_convolution(const model *m, tgcn_step *s, int g, int64_t n, int64_t f, int64_t h, float *convolved)
+{
+    const kernels *k = m->kernels;
+    if (depth(m) == 1) {
+        k->linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data, n, f,
+                          h, convolved);
+        return;
+    }
+    k->linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data, n, f, h,
+                      s->first[g]);
+    k->relu_forward(s->first[g], n * h, s->first[g]);
+    k->propagate_forward(&s->graph, s->first[g], h, s->second[g]);
+    k->linear_forward(s->second[g], param(m, g, SECOND_WEIGHT)->value.data, param(m, g, SECOND_BIAS)->value.data, n, h,
+                      h, s->convolved[g]);
+    k->sigmoid_forward(s->convolved[g], n * h, s->convolved[g]);
+    memcpy(convolved, s->convolved[g], (size_t)(n * h) * sizeof(float));
 }
 
 static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *tape, tf_error *err)
@@ -86,17 +137,22 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
             status = m->inputs->get(m->inputs->context, tape->first + t, s->aggregated, err);
         else if ((status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err)) == TF_OK)
             m->kernels->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
+        if (status == TF_OK && m->inputs && depth(m) == 2) /* the second layer needs A^ itself */
+            status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err);
         for (int g = 0; status == TF_OK && g < GATES; g++)
             if (!(s->gate_input[g] = model_scratch(m, (size_t)(n * 2 * h), sizeof(float), "T-GCN tape", err)) ||
-                !(s->gate[g] = model_scratch(m, (size_t)(n * h), sizeof(float), "T-GCN tape", err)))
+                !(s->gate[g] = model_scratch(m, (size_t)(n * h), sizeof(float), "T-GCN tape", err)) ||
+                (depth(m) == 2 &&
+                 (!(s->first[g] = model_scratch(m, (size_t)(n * h), sizeof(float), "T-GCN tape", err)) ||
+                  !(s->second[g] = model_scratch(m, (size_t)(n * h), sizeof(float), "T-GCN tape", err)) ||
+                  !(s->convolved[g] = model_scratch(m, (size_t)(n * h), sizeof(float), "T-GCN tape", err)))))
                 status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
 
         float *convolved = masked; /* scratch: C_g, n x h */
         for (int g = 0; g < GATES; g++) {
-            m->kernels->linear_forward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, param(m, g, CONV_BIAS)->value.data,
-                               n, f, h, convolved);
+            gate_convolution(m, s, g, n, f, h, convolved);
             copy_columns(m, s->gate_input[g], 2 * h, 0, convolved, h, n);
         }
         copy_columns(m, s->gate_input[GATE_Z], 2 * h, h, previous, h, n);
@@ -122,7 +178,7 @@ static int tgcn_forward(const model *m, const snapshot_seq *seq, window_tape *ta
 /* Backward of one gate g = act([C_g | second] L_g^T + c_g), C_g = A^ X Theta_g^T + b_g, given
  * the gradient of its activated output dgate [n][h]. Adds into the gate's four parameter
  * gradients and returns, in dsecond [n][h] (overwritten), the gradient of the second half of
- * its input (H, or H * R for the candidate). scratch [n][3h]. */
+ * its input (H, or H * R for the candidate). scratch [n][3h], with two GCN layers [n][6h]. */
 static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgate, int64_t n, int64_t f, int64_t h,
                           float *dsecond, float *scratch)
 {
@@ -139,8 +195,23 @@ static void gate_backward(model *m, const tgcn_step *s, int g, const float *dgat
             dconvolved[i * h + j] = dgate_input[i * 2 * h + j];
             dsecond[i * h + j] = dgate_input[i * 2 * h + h + j];
         }
-    m->kernels->linear_backward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
-                        param(m, g, CONV_WEIGHT)->grad.data, param(m, g, CONV_BIAS)->grad.data);
+    if (depth(m) == 1) {
+        m->kernels->linear_backward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, dconvolved, n, f, h, NULL,
+                            param(m, g, CONV_WEIGHT)->grad.data, param(m, g, CONV_BIAS)->grad.data);
+        return;
+    }
+    /* The two layers, back from C_g: scratch [n][3h] onwards holds three more [n][h]. */
+    const kernels *k = m->kernels;
+    float *dlayer = scratch + 3 * n * h, *dsecond_input = dlayer + n * h, *dfirst = dsecond_input + n * h;
+    memset(dlayer, 0, (size_t)(3 * n * h) * sizeof(float));
+    k->sigmoid_backward(s->convolved[g], dconvolved, n * h, dlayer);
+    k->linear_backward(s->second[g], param(m, g, SECOND_WEIGHT)->value.data, dlayer, n, h, h, dsecond_input,
+                       param(m, g, SECOND_WEIGHT)->grad.data, param(m, g, SECOND_BIAS)->grad.data);
+    k->propagate_backward(&s->graph, dsecond_input, h, dfirst);
+    memset(dlayer, 0, (size_t)(n * h) * sizeof(float));
+    k->relu_backward(s->first[g], dfirst, n * h, dlayer);
+    k->linear_backward(s->aggregated, param(m, g, CONV_WEIGHT)->value.data, dlayer, n, f, h, NULL,
+                       param(m, g, CONV_WEIGHT)->grad.data, param(m, g, CONV_BIAS)->grad.data);
 }
 
 /* model_ops::backward (ref/models/model.h): dstates [tape->count][num_nodes][model_state_width(m)]. */
@@ -155,7 +226,7 @@ static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *t
     float *dprevious = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);  /* dL/dH_{t-1} */
     float *dgate = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);      /* dZ, dH~ or dR */
     float *dsecond = model_scratch(m, (size_t)nh, sizeof(float), "T-GCN gradients", err);
-    float *scratch = model_scratch(m, (size_t)(3 * nh), sizeof(float), "T-GCN gradients", err);
+    float *scratch = model_scratch(m, (size_t)((depth(m) == 2 ? 6 : 3) * nh), sizeof(float), "T-GCN gradients", err);
     int status = zeros && dstate && dprevious && dgate && dsecond && scratch ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
         const tgcn_step *s = &steps[t];
@@ -190,3 +261,5 @@ static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *t
 }
 
 const model_ops tgcn_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step)};
+/* The same cell; depth() tells the two apart by the model's kind. */
+const model_ops tgcn2_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step)};

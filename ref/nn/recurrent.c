@@ -100,6 +100,65 @@ void ref_lstm_pointwise_forward(const float *preactivation, const float *c, int6
     }
 }
 
+void ref_lstm_peephole_forward(const float *preactivation, const lstm_peepholes *peepholes, const float *c, int64_t n,
+                               int64_t hidden, float *c_out, float *h_out, float *gates)
+{
+    const int64_t H = hidden;
+    for (int64_t row = 0; row < n; row++) {
+        const float *a = preactivation + row * 4 * H, *c_row = c + row * H;
+        float *i = gates + row * 4 * H, *f = i + H, *g = f + H, *o = g + H;
+        for (int64_t j = 0; j < H; j++) {
+            i[j] = sigmoid(a[j] + peepholes->input[j] * c_row[j]);
+            f[j] = sigmoid(a[H + j] + peepholes->forget[j] * c_row[j]);
+            g[j] = tf_tanhf(a[2 * H + j]);
+            const float cell = f[j] * c_row[j] + i[j] * g[j];
+            o[j] = sigmoid(a[3 * H + j] + peepholes->output[j] * cell);
+            c_out[row * H + j] = cell;
+            h_out[row * H + j] = o[j] * tf_tanhf(cell);
+        }
+    }
+}
+
+void ref_lstm_peephole_backward(const float *gates, const lstm_peepholes *peepholes, const float *c,
+                                const float *c_out, const float *dh_out, const float *dc_out, int64_t n,
+                                int64_t hidden, float *dpreactivation, float *dc, float *const dpeepholes[3])
+{
+    const int64_t H = hidden;
+    for (int64_t row = 0; row < n; row++) {
+        const float *i = gates + row * 4 * H, *f = i + H, *g = f + H, *o = g + H;
+        float *d = dpreactivation + row * 4 * H;
+        for (int64_t j = 0; j < H; j++) {
+            const int64_t at = row * H + j;
+            const float squashed = tf_tanhf(c_out[at]);
+            /* o reads c', so c' gets gradient through h' = o tanh(c') and through o */
+            const float d_o = dh_out[at] * squashed * o[j] * (1.0f - o[j]);
+            const float d_cell = (dc_out ? dc_out[at] : 0.0f) + dh_out[at] * o[j] * (1.0f - squashed * squashed) +
+                                 d_o * peepholes->output[j];
+            const float d_i = d_cell * g[j] * i[j] * (1.0f - i[j]);
+            const float d_f = d_cell * c[at] * f[j] * (1.0f - f[j]);
+            d[j] = d_i;
+            d[H + j] = d_f;
+            d[2 * H + j] = d_cell * i[j] * (1.0f - g[j] * g[j]);
+            d[3 * H + j] = d_o;
+            if (dc)
+                dc[at] += d_cell * f[j] + d_i * peepholes->input[j] + d_f * peepholes->forget[j];
+        }
+    }
+    /* The peepholes' gradients are sums over rows: in double, as every such sum in ref/ (layers.h). */
+    for (int64_t j = 0; j < H; j++) {
+        double input = 0, forget = 0, output = 0;
+        for (int64_t row = 0; row < n; row++) {
+            const float *d = dpreactivation + row * 4 * H;
+            input += (double)d[j] * c[row * H + j];
+            forget += (double)d[H + j] * c[row * H + j];
+            output += (double)d[3 * H + j] * c_out[row * H + j];
+        }
+        dpeepholes[0][j] += (float)input;
+        dpeepholes[1][j] += (float)forget;
+        dpeepholes[2][j] += (float)output;
+    }
+}
+
 void ref_lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                  const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc)
 {

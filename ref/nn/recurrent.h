@@ -94,6 +94,34 @@ void ref_lstm_pointwise_forward(const float *preactivation, const float *c, int6
 void ref_lstm_pointwise_backward(const float *gates, const float *c, const float *c_out, const float *dh_out,
                                  const float *dc_out, int64_t n, int64_t hidden, float *dpreactivation, float *dc);
 
+/** The three peephole weights of an LSTM with peepholes, each [hidden] (their gradients alike). */
+typedef struct lstm_peepholes {
+    const float *input;    /**< w_ci: the input gate reads c */
+    const float *forget;   /**< w_cf: the forget gate reads c */
+    const float *output;   /**< w_co: the output gate reads the new c' */
+} lstm_peepholes;
+
+/**
+ * LSTM pointwise forward with peepholes (the LSTM of GCRN, Seo et al., and of PyTorch Geometric
+ * Temporal's GConvLSTM): from the sums @p preactivation [n][4 hidden] (i, f, g, o, each without its
+ * peephole term) and the previous cell @p c [n][hidden],
+ *     i = sigmoid(a_i + w_ci c), f = sigmoid(a_f + w_cf c), g = tanh(a_g),
+ *     c' = f c + i g,  o = sigmoid(a_o + w_co c'),  h' = o tanh(c');
+ * writes c_out, h_out [n][hidden] and the activated gates [n][4 hidden] for the backward.
+ */
+void ref_lstm_peephole_forward(const float *preactivation, const lstm_peepholes *peepholes, const float *c, int64_t n,
+                               int64_t hidden, float *c_out, float *h_out, float *gates);
+
+/**
+ * Backward of ref_lstm_peephole_forward() from its gates, c and c_out: given dh_out and dc_out
+ * [n][hidden] (dc_out: what reaches c' from later steps, may be NULL), writes dpreactivation
+ * [n][4 hidden] (overwritten) and adds into dc [n][hidden] (the previous cell's gradient) and into
+ * the peepholes' gradients @p dpeepholes (each [hidden], written through its const-cast pointers).
+ */
+void ref_lstm_peephole_backward(const float *gates, const lstm_peepholes *peepholes, const float *c,
+                                const float *c_out, const float *dh_out, const float *dc_out, int64_t n,
+                                int64_t hidden, float *dpreactivation, float *dc, float *const dpeepholes[3]);
+
 /**
  * LSTM cell forward (torch.nn.LSTMCell): a = x W_ih^T + b_ih + h W_hh^T + b_hh, then the
  * pointwise part. x [n][in]; h, c [n][hidden]; weight_ih [4H][in], weight_hh [4H][H], bias_ih

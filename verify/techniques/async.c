@@ -66,7 +66,7 @@ static int dgc_setup(async_state *s, const technique_context *context, tf_error 
     s->twins[0] = (technique_twin){"stale aggregation theta 0 (DGC)", TECHNIQUE_BITWISE, 0};
     if (!s->root)
         return TF_OK; /* a serial simulation: the other ranks of a group only wait */
-    model_config config = {s->dgc.kind, 0, s->dgc.hidden, 0, 2};
+    model_config config = {s->dgc.kind, 0, s->dgc.hidden, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.window = ASYNC_WINDOW;
@@ -101,7 +101,7 @@ static int async_setup(const technique_context *context, const dataset *data, in
     s->group = context->group ? context->group : &s->alone;
     s->root = s->group->rank == 0;
     const int ranks = s->group->size;
-    model_config config = {MODEL_TGCN, 0, ASYNC_HIDDEN, 0, 2};
+    model_config config = {MODEL_TGCN, 0, ASYNC_HIDDEN, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.epochs = ASYNC_EPOCHS;

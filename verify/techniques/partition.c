@@ -108,7 +108,7 @@ static int partition_setup(const technique_context *context, const dataset *data
         return tf_error_set(err, TECHNIQUE_SKIP, "needs a vertex for each rank; %s has %lld for %d ranks", data->name,
                             (long long)s->seq->num_nodes, s->group->size);
     /* model (kind, in, hidden, out, Chebyshev K): in and out come from the data */
-    model_config config = {MODEL_TGCN, 0, PARTITION_HIDDEN, 0, 2};
+    model_config config = {MODEL_TGCN, 0, PARTITION_HIDDEN, 0, 2, 0};
     if (context->params)
         config = *(const model_config *)context->params;
     const partition_mode mode = strstr(partition_variants[variant], "cache") ? PARTITION_CACHE : PARTITION_EXCHANGE;

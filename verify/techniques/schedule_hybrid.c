@@ -79,7 +79,7 @@ static int hybrid_setup(const technique_context *context, const dataset *data, i
         return err->code;
     memset(s->scratch, 0xff, (size_t)n * sizeof *s->scratch);
     if (variant == VARIANT_BATCH) {
-        model_config config = {MODEL_TGCN, s->seq->feature_width, HYBRID_HIDDEN, s->seq->target_width, 2};
+        model_config config = {MODEL_TGCN, s->seq->feature_width, HYBRID_HIDDEN, s->seq->target_width, 2, 0};
         if (model_create(&s->ref_model, &config, 3, err) != TF_OK)
             return err->code;
         s->models = 1;

@@ -21,7 +21,6 @@
 #include "ref/train.h"
 #include "verify/techniques/table.h"
 
-static const char *const model_variants[] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", NULL};
 
 /* The training every run uses (small, so `twofold verify` stays quick on the user's data). */
 enum { TRAIN_EPOCHS = 3, TRAIN_HIDDEN = 32, TRAIN_WINDOW = 8, TRAIN_BATCH = 4 };
@@ -44,7 +43,7 @@ static int train_setup(const technique_context *context, const dataset *data, in
         return err->code;
     s->seq = &data->snapshots;
     /* model (kind, in, hidden, out, Chebyshev K): in and out come from the data */
-    model_config config = {(model_kind)variant, 0, TRAIN_HIDDEN, 0, 2};
+    model_config config = {(model_kind)variant, 0, TRAIN_HIDDEN, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.epochs = TRAIN_EPOCHS;
@@ -170,7 +169,7 @@ const technique technique_train = {
     .chapter = "01",
     .title = "data-parallel train",
     .needs = "a snapshot sequence",
-    .variants = model_variants,
+    .variants = model_names, /* every model of the table */
     .distributed = 1,
     .demo = train_demo,
     .setup = train_setup,
