@@ -29,6 +29,23 @@ void opt_set_threads(int threads)
     openblas_set_num_threads(1);
 }
 
+/* The scratch of one thread, grown to the largest size asked and kept for the run: the event
+ * models call the products below thousands of times an epoch at the same few shapes, so after
+ * the first batch no call allocates. NULL if even growing fails. */
+static float *thread_scratch(size_t floats)
+{
+    static _Thread_local float *buffer;
+    static _Thread_local size_t size;
+    if (floats > size) {
+        float *grown = realloc(buffer, floats * sizeof *grown);
+        if (!grown)
+            return NULL;
+        buffer = grown;
+        size = floats;
+    }
+    return buffer;
+}
+
 /* ---- dense products -------------------------------------------------------------------- */
 
 void opt_linear_forward(const float *x, const float *weight, const float *bias, int64_t n, int64_t in, int64_t out,
@@ -131,6 +148,33 @@ void opt_linear_backward(const float *x, const float *weight, const float *dy, i
         column_sums(dy, n, out, dbias);
 }
 
+void opt_linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                              int64_t out, float *dx, double *dweight, double *dbias)
+{
+    float *block = dweight ? thread_scratch((size_t)(in * out)) : NULL;
+    if (dweight && !block) { /* no scratch: the reference's loops give the same sums */
+        ref_linear_backward_sums(x, weight, dy, n, in, out, dx, dweight, dbias);
+        return;
+    }
+    if (dx) /* dx [n][in] += dy [n][out] W [out][in] */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)in, (int)out, 1.0f, dy, (int)out, weight,
+                    (int)in, 1.0f, dx, (int)in);
+    /* dW [out][in] += dy^T x: blocks of ROWS_PER_BLOCK rows by sgemm, added into the double sums
+     * (as blocked_gram_accumulate(), without its rounding to float at the end). */
+    for (int64_t first = 0; dweight && first < n; first += ROWS_PER_BLOCK) {
+        const int64_t rows = n - first < ROWS_PER_BLOCK ? n - first : ROWS_PER_BLOCK, size = in * out;
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out, (int)in, (int)rows, 1.0f, dy + first * out,
+                    (int)out, x + first * in, (int)in, 0.0f, block, (int)in);
+#pragma omp simd /* each entry its own sum: lanes change nothing */
+        for (int64_t i = 0; i < size; i++)
+            dweight[i] += block[i];
+    }
+    for (int64_t i = 0; dbias && i < n; i++) /* rows in order, as ref's column sums */
+#pragma omp simd
+        for (int64_t j = 0; j < out; j++)
+            dbias[j] += dy[i * out + j];
+}
+
 void opt_matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
 {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)out, (int)in, 1.0f, x, (int)in, weight,
@@ -190,14 +234,12 @@ void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih
                           float *h_out, float *cache)
 {
     const int64_t H = hidden;
-    float *input = malloc((size_t)(n * 3 * H) * sizeof(float));
-    float *recurrent = malloc((size_t)(n * 3 * H) * sizeof(float));
-    if (!input || !recurrent) { /* too small to fail in practice; fall back to the reference */
-        free(input);
-        free(recurrent);
+    float *input = thread_scratch((size_t)(2 * n * 3 * H)); /* [n][3 H] of each map, kept for the run */
+    if (!input) { /* too small to fail in practice; fall back to the reference */
         ref_gru_cell_forward(x, h, weight_ih, weight_hh, bias_ih, bias_hh, n, in, hidden, h_out, cache);
         return;
     }
+    float *recurrent = input + n * 3 * H;
     opt_linear_forward(x, weight_ih, bias_ih, n, in, 3 * H, input);
     opt_linear_forward(h, weight_hh, bias_hh, n, H, 3 * H, recurrent);
 #pragma omp parallel for
@@ -207,8 +249,6 @@ void opt_gru_cell_forward(const float *x, const float *h, const float *weight_ih
             h_out[row * H + j] = gru_unit_forward(a[j], a[H + j], a[2 * H + j], b[j], b[H + j], b[2 * H + j], &hr[j], H,
                                                   cache + row * 4 * H + j);
     }
-    free(input);
-    free(recurrent);
 }
 
 void opt_gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
@@ -393,4 +433,5 @@ const kernels opt_kernels = {
     opt_mse_loss,
     opt_adam_step,
     ref_copy_rows, /* memcpy row by row: nothing to gain from a twin */
+    opt_linear_backward_sums,
 };

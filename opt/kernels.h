@@ -71,6 +71,16 @@ void opt_linear_backward(const float *x, const float *weight, const float *dy, i
                          float *dx, float *dweight, float *dbias);
 
 /**
+ * Twin of ref_linear_backward_sums(): dx += dy W by sgemm; dweight += dy^T x by sgemm over blocks
+ * of 32 rows, each block added into the double sums; dbias in double, rows in order. Its
+ * scratch is one buffer per thread, grown to the largest shape and kept (no allocation per call).
+ * Shapes: x [n][in], weight [out][in], dy [n][out]; dx [n][in], dweight [out][in], dbias [out] (any
+ * may be NULL).
+ */
+void opt_linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                              int64_t out, float *dx, double *dweight, double *dbias);
+
+/**
  * Twin of ref_matmul_accumulate(): y += x W with cblas_sgemm.
  * Shapes: x [n][in], weight [in][out], y [n][out].
  */

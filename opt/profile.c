@@ -78,6 +78,14 @@ static void linear_backward(const float *x, const float *weight, const float *dy
     count_dense(started, (dx != NULL) + (dweight != NULL), n, in, out, dbias ? (double)n * (double)out : 0);
 }
 
+static void linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                                 int64_t out, float *dx, double *dweight, double *dbias)
+{
+    const double started = wall_seconds();
+    inner->linear_backward_sums(x, weight, dy, n, in, out, dx, dweight, dbias);
+    count_dense(started, (dx != NULL) + (dweight != NULL), n, in, out, dbias ? (double)n * (double)out : 0);
+}
+
 static void matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
 {
     const double started = wall_seconds();
@@ -258,6 +266,7 @@ static const kernels profiled = {
     mse_loss,
     adam_step,
     copy_rows,
+    linear_backward_sums,
 };
 
 const kernels *profile_wrap(const kernels *table)

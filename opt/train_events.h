@@ -7,8 +7,11 @@
  *
  * **What it twins.** event_trainer_run_batch(), event_trainer_epoch() and
  * event_trainer_evaluate(): the same batches (event_trainer_epoch_batches()), the same negatives
- * (keyed by event), the same model stages (ref/models/event_model.h, called as they are: no BLAS), the
- * same Adam.
+ * (keyed by event), the same model stages (ref/models/event_model.h), the same Adam. The stages run
+ * on the kernels of the options (event_train_options.kernels): the reference's by default, which
+ * gives the bitwise equalities below; opt_kernels (BLAS, what `twofold train --impl opt` uses)
+ * gives the fast twin, equal within the fp tolerance after every batch, with the time encoders'
+ * weight gradients held to 1e-4 (verify/test_dispatch_mpi.c says why).
  *
  * **What changes.** Every rank holds the stream, its temporal CSR, the parameters and Adam's
  * state; the node memory, mailbox and timestamps are split by vertex over the ranks

@@ -10,6 +10,7 @@
 #include "opt/async_pipeline.h"
 #include "opt/cli/commands.h"
 #include "opt/cli/train.h"
+#include "opt/kernels.h"
 #include "opt/train_events.h"
 #include "ref/core/clock.h"
 
@@ -105,8 +106,10 @@ static int create_trainer(event_run *r, tf_error *err)
     r->options = o->options;
     r->staleness = o->options.staleness;
     r->pipelined = r->group && (o->prefetch >= 0 || r->staleness != 0 || o->micro_batches > 0);
-    if (r->group) /* the twin delays its gradients in its pipeline, not in its options */
+    if (r->group) { /* the twin delays its gradients in its pipeline, not in its options */
         r->options.staleness = 0;
+        r->options.kernels = &opt_kernels; /* BLAS products: within the fp tolerance of the reference */
+    }
     r->tr = r->group ? &r->twin.base : &r->reference;
     r->placement = o->placement ? o->placement : "hash";
     int status = choose_edge_features(o->edge_features, es, &r->features, &r->config.edge_width, &r->owned_features,

@@ -169,8 +169,9 @@ static const option_spec train_options_table[] = {
              "OMP_WAIT_POLICY=passive and --batch >= R x T)"},
     {"--impl", OPTION_CHOICE, AT(optimized), .choices = implementations, EVENTS, .value_name = "I",
      .help = "ref (default: the reference, one process) or opt (the distributed twin:\n"
-             "node memory partitioned over the ranks of mpiexec; bitwise the reference's\n"
-             "memory for the same parameters, fp-equal gradients; chapter 04)"},
+             "node memory partitioned over the ranks of mpiexec, BLAS products; the\n"
+             "reference's memory, scores and gradients within fp for the same parameters;\n"
+             "chapters 01 and 04)"},
     {"--dispatch", OPTION_CHOICE, AT(events.mode), .choices = dispatches, .needs = "--impl opt", EVENTS,
      .value_name = "M",
      .help = "with --impl opt, how node memory moves: sven (default: each unique row\n"
