@@ -274,7 +274,7 @@ static const option_spec train_options_table[] = {
              "T generator threads with --impl opt (at most 1 with fixed sizes, 9 with dqn)"},
     {"--optimizer", OPTION_CHOICE, AT(options.optimizer), .choices = optimizers, SNAPSHOT, .value_name = "O",
      .help = "adam (default) or sgd (p - lr g)"},
-    {"--profile", OPTION_FLAG, AT(profile), SNAPSHOT,
+    {"--profile", OPTION_FLAG, AT(profile), .models = SNAPSHOT_MODELS | EVENT_MODELS,
      .help = "after the epochs, print where their time went by kernel family (dense\n"
              "and sparse products, cells, activations, loss, Adam, copies,\n"
              "communication): calls, seconds, FLOPs and bytes by the formulas of\n"
