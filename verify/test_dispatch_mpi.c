@@ -335,6 +335,9 @@ static void fast_lockstep(const workload *w, const reference_run *run)
             }
         }
     }
+    double saved = (double)tr.updates_saved; /* the updater rows shared by duplicates, all ranks */
+    ck_assert(comm_allreduce_sum_double(&world, &saved, 1, &err) == TF_OK);
+    ck_assert_msg(saved > 0, "no entry shared its updater row: the fast twin did not deduplicate");
     if (world.rank == 0) {
         const double epoch_loss = fabs(loss - reference_loss) / fabs(reference_loss);
         double ap[2];
@@ -345,10 +348,10 @@ static void fast_lockstep(const workload *w, const reference_run *run)
         }
         printf("%-6s %-28s fast (opt_kernels) %d rank(s): %2lld batches; after every batch memory and mail %.1e, "
                "timestamps differing %lld (must be 0), scores %.1e, loss %.1e, gradients %.1e (%s), time encoders' "
-               "weights %.1e; the epoch's train "
+               "weights %.1e; %.0f updater rows shared by duplicates; the epoch's train "
                "loss %.1e, validation AP %.1e, test AP %.1e (relative)\n",
                event_model_kind_name(w->config.kind), w->label, world.size, (long long)count, memory,
-               (long long)timestamps, score, loss_error, gradient_error, worst, time_error, epoch_loss, ap[0], ap[1]);
+               (long long)timestamps, score, loss_error, gradient_error, worst, time_error, saved, epoch_loss, ap[0], ap[1]);
         ck_assert_int_eq(timestamps, 0);
         ck_assert_msg(memory <= TOLERANCE && score <= TOLERANCE && loss_error <= TOLERANCE &&
                           gradient_error <= TOLERANCE && time_error <= TIME_WEIGHT_TOLERANCE,
