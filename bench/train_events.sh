@@ -74,18 +74,8 @@ shared=(--model "$model" --memory-dim "$width" --time-dim "$width" --batch "$bat
 [ "$model" = tgn ] && shared+=(--embedding-dim "$width") # JODIE's embedding is its memory
 
 echo "bench/train_events.sh: $model on $data, $epochs epochs, widths $width, batches of $batch, lr $lr; 1 thread per rank and for the peer"
+. bench/race_common.sh # run, epoch_times, median_of, ratio
 echo "machine: $cores cores ($(lscpu | sed -n 's/^Model name: *//p')); load before: $(uptime | sed 's/.*load average: //'); logs in $runs"
-
-run() {
-  local label=$1; shift
-  local status=0
-  "$@" > "$runs/$label.log" 2>&1 || status=$?
-  if [ "$status" -ne 0 ]; then
-    echo "FAILED: $label (exit status $status): $(tail -n 1 "$runs/$label.log")"
-    echo "log: $runs/$label.log"
-    exit 1
-  fi
-}
 
 # 1. Every run, before anything is judged or timed.
 labels=(ref opt-1-rank opt-2-ranks)
@@ -117,11 +107,6 @@ for label in "${labels[@]:1}"; do
 done
 
 # 3. Times: median and spread of epochs 2..E from the epoch lines (twofold's and the peer's alike).
-epoch_times() {
-  awk '/^epoch/ && $2 > 1 { gsub(/[()]/, "", $(NF-1)); print $(NF-1) }' "$runs/$1.log" | sort -g |
-    awk '{ t[NR] = $1 }
-         END { m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; printf "%.2f %.2f %.2f\n", m, t[1], t[NR] }'
-}
 # bytes_of LABEL: the memory rows the ranks sent in the last epoch (2 ranks), from its traffic line.
 bytes_of() { sed -n 's/.*bytes sent: memory rows \([0-9.e+]* MB\).*/\1/p' "$runs/$1.log" | tail -n 1; }
 printf '%-12s %10s %21s %13s %s\n' run "median s" "spread (min..max) s" "final test AP" "memory rows sent per epoch"
@@ -129,8 +114,6 @@ for label in "${labels[@]}"; do
   read -r median low high < <(epoch_times "$label")
   printf '%-12s %10s %21s %13s %s\n' "$label" "$median" "$low..$high" "$(final_ap "$label")" "$(bytes_of "$label")"
 done
-median_of() { epoch_times "$1" | cut -d' ' -f1; }
-ratio() { awk -v a="$(median_of "$1")" -v b="$(median_of "$2")" 'BEGIN { printf "%.2fx", a / b }'; }
 echo "speedup over ref (medians): opt 1 rank $(ratio ref opt-1-rank), opt 2 ranks $(ratio ref opt-2-ranks)"
 if [ "${labels[-1]}" = peer ]; then
   echo "speedup over PyTorch Geometric's TGN (medians, same CPU, 1 thread each; twofold updates memory per" \

@@ -122,24 +122,38 @@ static const char *placement_file(const workload *w)
     return spec;
 }
 
+/* A twin of @p mode on @p kernels (NULL: the reference's) for lockstep: the epoch's batches, listed on
+ * every rank (the record is rank 0's), and on rank 0 a node memory for the gathered union. */
+static event_batch_spec *lockstep_start(const workload *w, dispatch_mode mode, const char *placement,
+                                        const kernels *kernels, opt_event_trainer *tr, int64_t *count,
+                                        node_memory *full)
+{
+    tf_error err;
+    event_train_options options = w->options;
+    options.kernels = kernels;
+    ck_assert_msg(opt_event_trainer_create(tr, &w->events, w->events.features, &w->config, &options, mode, placement,
+                                           &world, &err) == TF_OK,
+                  "%s", err.message);
+    *count = event_trainer_epoch_batches(&tr->base, NULL);
+    event_batch_spec *specs = malloc((size_t)*count * sizeof *specs);
+    event_trainer_epoch_batches(&tr->base, specs);
+    memset(full, 0, sizeof *full);
+    if (world.rank == 0)
+        ck_assert(node_memory_create(full, w->events.num_nodes, tr->base.model.config.memory_width,
+                                     event_model_mail_width(&tr->base.model), &err) == TF_OK);
+    return specs;
+}
+
 /* One twin in lockstep with the recorded reference; prints its line; returns its byte traffic. */
 static void lockstep(const workload *w, const reference_run *run, dispatch_mode mode, const char *placement,
                      dispatch_traffic *traffic)
 {
     tf_error err;
     opt_event_trainer tr;
-    ck_assert_msg(opt_event_trainer_create(&tr, &w->events, w->events.features, &w->config, &w->options, mode,
-                                           placement, &world, &err) == TF_OK,
-                  "%s", err.message);
-    const int64_t count = event_trainer_epoch_batches(&tr.base, NULL), B = w->options.batch_size;
-    /* every rank lists them (the record is rank 0's) */
-    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
-    event_trainer_epoch_batches(&tr.base, specs);
+    int64_t count;
     node_memory full;
-    memset(&full, 0, sizeof full);
-    if (world.rank == 0)
-        ck_assert(node_memory_create(&full, w->events.num_nodes, tr.base.model.config.memory_width,
-                                     event_model_mail_width(&tr.base.model), &err) == TF_OK);
+    event_batch_spec *specs = lockstep_start(w, mode, placement, NULL, &tr, &count, &full);
+    const int64_t B = w->options.batch_size;
     float *scores = malloc((size_t)(2 * B) * sizeof(float));
     float *gradient = malloc((size_t)parameters_size(&tr.base.model.parameters) * sizeof(float));
     int64_t differing = 0, score_differing = 0, rows = 0;
@@ -288,20 +302,11 @@ static double memory_error(const node_memory *ours, const node_memory *reference
 static void fast_lockstep(const workload *w, const reference_run *run)
 {
     tf_error err;
-    event_train_options options = w->options;
-    options.kernels = &opt_kernels;
     opt_event_trainer tr;
-    ck_assert_msg(opt_event_trainer_create(&tr, &w->events, w->events.features, &w->config, &options, DISPATCH_SVEN,
-                                           "hash", &world, &err) == TF_OK,
-                  "%s", err.message);
-    const int64_t count = event_trainer_epoch_batches(&tr.base, NULL), B = w->options.batch_size;
-    event_batch_spec *specs = malloc((size_t)count * sizeof *specs);
-    event_trainer_epoch_batches(&tr.base, specs);
+    int64_t count;
     node_memory full;
-    memset(&full, 0, sizeof full);
-    if (world.rank == 0)
-        ck_assert(node_memory_create(&full, w->events.num_nodes, tr.base.model.config.memory_width,
-                                     event_model_mail_width(&tr.base.model), &err) == TF_OK);
+    event_batch_spec *specs = lockstep_start(w, DISPATCH_SVEN, "hash", &opt_kernels, &tr, &count, &full);
+    const int64_t B = w->options.batch_size;
     float *scores = malloc((size_t)(count * 2 * B) * sizeof(float));
     float *gradient = malloc((size_t)parameters_size(&tr.base.model.parameters) * sizeof(float));
     int64_t timestamps = 0;
