@@ -27,3 +27,12 @@ ratio() {
   awk -v a="$(median_of "$1")" -v b="$(median_of "$2")" \
     'BEGIN { if (a < 0.010 || b < 0.010) printf "n/a (an epoch under 10 ms)"; else printf "%.2fx", a / b }'
 }
+
+# run_twins ARGS...: the rows every race has, `twofold train ARGS` as the reference and as the twin
+# on 1 and on 2 ranks (labels ref, opt-1-rank, opt-2-ranks, set in `labels`). Needs $twofold.
+run_twins() {
+  labels=(ref opt-1-rank opt-2-ranks)
+  run ref "$twofold" train "$@" --impl ref
+  run opt-1-rank "$twofold" train "$@" --impl opt
+  run opt-2-ranks mpiexec --oversubscribe -n 2 -x OMP_NUM_THREADS "$twofold" train "$@" --impl opt
+}

@@ -69,14 +69,11 @@ shared=(--model "$model" "${width[@]}" --window 8 --batch 4 --lr 0.01 --train-ra
 settings=("${shared[@]}" --data "$data" --epochs "$epochs")
 
 echo "bench/train.sh: $model on $data, $epochs epochs, $threads thread(s) per twofold rank and for the peer"
-. bench/race_common.sh # run, epoch_times, median_of, ratio
+. bench/race_common.sh # run, run_twins, epoch_times, median_of, ratio
 echo "machine: $cores cores ($(lscpu | sed -n 's/^Model name: *//p')); logs in $runs"
 
 # 1. Every run, before anything is judged or timed.
-labels=(ref opt-1-rank opt-2-ranks)
-run ref "$twofold" train "${settings[@]}" --impl ref
-run opt-1-rank "$twofold" train "${settings[@]}" --impl opt
-run opt-2-ranks mpiexec --oversubscribe -n 2 -x OMP_NUM_THREADS "$twofold" train "${settings[@]}" --impl opt
+run_twins "${settings[@]}"
 if PYTHONPATH=bench/peer/shim "$python" -c "import torch_geometric_temporal" > /dev/null 2>&1; then
   run export "$twofold" export --data "$data" --out "$runs/data"
   run initial-parameters "$twofold" train "${shared[@]}" --data "$data" --epochs 0 --save "$runs/init"

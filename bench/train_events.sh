@@ -74,14 +74,11 @@ shared=(--model "$model" --memory-dim "$width" --time-dim "$width" --batch "$bat
 [ "$model" = tgn ] && shared+=(--embedding-dim "$width") # JODIE's embedding is its memory
 
 echo "bench/train_events.sh: $model on $data, $epochs epochs, widths $width, batches of $batch, lr $lr; 1 thread per rank and for the peer"
-. bench/race_common.sh # run, epoch_times, median_of, ratio
+. bench/race_common.sh # run, run_twins, epoch_times, median_of, ratio
 echo "machine: $cores cores ($(lscpu | sed -n 's/^Model name: *//p')); load before: $(uptime | sed 's/.*load average: //'); logs in $runs"
 
 # 1. Every run, before anything is judged or timed.
-labels=(ref opt-1-rank opt-2-ranks)
-run ref "$twofold" train "${shared[@]}" --impl ref
-run opt-1-rank "$twofold" train "${shared[@]}" --impl opt
-run opt-2-ranks mpiexec --oversubscribe -n 2 -x OMP_NUM_THREADS "$twofold" train "${shared[@]}" --impl opt
+run_twins "${shared[@]}"
 if [ "$model" = tgn ] && "$python" -c "import torch_geometric" > /dev/null 2>&1; then
   run peer "$python" -W ignore bench/peer/peer_tgn.py --data "$data" --epochs "$epochs" --width "$width" \
       --batch "$batch" --lr "$lr" --threads 1
