@@ -10,6 +10,7 @@
 #include "ref/core/memory.h"
 #include "ref/nn/recurrent.h"
 #include "ref/nn/recurrent_gates.h"
+#include "ref/nn/time_encoding.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -411,6 +412,88 @@ void opt_adam_step(adam *optimizer, parameter_list *parameters)
     }
 }
 
+/* ---- the event models' time encodings ------------------------------------------------------ */
+
+/* cos and sin of a float argument, computed in double: reduced by 2 pi (split in two doubles) to
+ * [-pi, pi], then their Taylor series to the 20th and 21st power, whose remainders there are below
+ * 1e-10: within a float's rounding of the true value. Branch-free, so a loop of them vectorizes
+ * under `omp simd`; glibc's cosf and sinf do not, and take their slow path for the arguments of
+ * up to 1e6 radians these encodings get (w dt with dt in seconds): 60 % of an optimized TGN epoch
+ * went to them. */
+static inline double reduce_two_pi(double x)
+{
+    const double inverse = 0.15915494309189535, high = 6.283185307179586, low = 2.4492935982947064e-16;
+    const double round = 6755399441055744.0; /* 1.5 2^52: adding it rounds to an integer */
+    const double k = (x * inverse + round) - round;
+    return (x - k * high) - k * low;
+}
+
+static inline double cos_reduced(double r)
+{
+    const double r2 = r * r;
+    double p = 1.0 / 2432902008176640000.0; /* 1/20! */
+    p = p * r2 - 1.0 / 6402373705728000.0;
+    p = p * r2 + 1.0 / 20922789888000.0;
+    p = p * r2 - 1.0 / 87178291200.0;
+    p = p * r2 + 1.0 / 479001600.0;
+    p = p * r2 - 1.0 / 3628800.0;
+    p = p * r2 + 1.0 / 40320.0;
+    p = p * r2 - 1.0 / 720.0;
+    p = p * r2 + 1.0 / 24.0;
+    p = p * r2 - 0.5;
+    return p * r2 + 1.0;
+}
+
+static inline double sin_reduced(double r)
+{
+    const double r2 = r * r;
+    double p = 1.0 / 51090942171709440000.0; /* 1/21! */
+    p = p * r2 - 1.0 / 121645100408832000.0;
+    p = p * r2 + 1.0 / 355687428096000.0;
+    p = p * r2 - 1.0 / 1307674368000.0;
+    p = p * r2 + 1.0 / 6227020800.0;
+    p = p * r2 - 1.0 / 39916800.0;
+    p = p * r2 + 1.0 / 362880.0;
+    p = p * r2 - 1.0 / 5040.0;
+    p = p * r2 + 1.0 / 120.0;
+    p = p * r2 - 1.0 / 6.0;
+    return (p * r2 + 1.0) * r;
+}
+
+void opt_time_encoding_forward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                               int64_t stride, float *out)
+{
+    for (int64_t k = 0; k < n; k++) /* one thread: the event trainer runs one per rank */
+#pragma omp simd
+        for (int64_t i = 0; i < width; i++)
+            out[k * stride + i] = (float)cos_reduced(reduce_two_pi((double)(delta[k] * weight[i] + bias[i])));
+}
+
+void opt_time_encoding_backward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                                int64_t stride, const float *dout, double *dweight, double *dbias)
+{
+    double on_stack[2 * STACK_ENTRIES];
+    if (width > STACK_ENTRIES) {
+        ref_time_encoding_backward(delta, n, weight, bias, width, stride, dout, dweight, dbias);
+        return;
+    }
+    double *sum_weight = on_stack, *sum_bias = on_stack + width;
+    memset(on_stack, 0, 2 * (size_t)width * sizeof(double));
+    /* Row by row, the columns in vector lanes: each column's sums still add the rows in order. */
+    for (int64_t k = 0; k < n; k++)
+#pragma omp simd
+        for (int64_t i = 0; i < width; i++) {
+            const double g = (double)dout[k * stride + i] *
+                             -sin_reduced(reduce_two_pi((double)(delta[k] * weight[i] + bias[i])));
+            sum_weight[i] += g * (double)delta[k];
+            sum_bias[i] += g;
+        }
+    for (int64_t i = 0; i < width; i++) {
+        dweight[i] += sum_weight[i];
+        dbias[i] += sum_bias[i];
+    }
+}
+
 const kernels opt_kernels = {
     "opt",
     propagation_add_transpose,
@@ -438,4 +521,6 @@ const kernels opt_kernels = {
     opt_adam_step,
     ref_copy_rows, /* memcpy row by row: nothing to gain from a twin */
     opt_linear_backward_sums,
+    opt_time_encoding_forward,
+    opt_time_encoding_backward,
 };

@@ -81,6 +81,23 @@ void opt_linear_backward_sums(const float *x, const float *weight, const float *
                               int64_t out, float *dx, double *dweight, double *dbias);
 
 /**
+ * Twin of ref_time_encoding_forward(): cos(delta w + b) by a branch-free double-precision
+ * reduction and series, vectorized (glibc's cosf is not, and slow for large arguments): within a
+ * float's rounding of cosf's value, not bitwise. delta [n], weight, bias [width]; out rows of
+ * @p stride floats, the first @p width written.
+ */
+void opt_time_encoding_forward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                               int64_t stride, float *out);
+
+/**
+ * Twin of ref_time_encoding_backward(): the same sine series, the columns in vector lanes, each
+ * column's double sums adding the rows in ref's order. dout rows of @p stride floats; dweight,
+ * dbias [width] added into.
+ */
+void opt_time_encoding_backward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                                int64_t stride, const float *dout, double *dweight, double *dbias);
+
+/**
  * Twin of ref_matmul_accumulate(): y += x W with cblas_sgemm.
  * Shapes: x [n][in], weight [in][out], y [n][out].
  */

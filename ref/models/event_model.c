@@ -365,7 +365,7 @@ void event_model_update(const event_model *m, event_tape *tape)
         tape->updater_delta[k] = (float)(tape->time[k] - tape->memory_time[k]);
         memcpy(tape->updater_input + k * din, tape->mail + k * dmsg, (size_t)dmsg * sizeof(float));
     }
-    ref_time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
+    m->kernels->time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
                               m->memory_time_bias->value.data, dt, din, tape->updater_input + dmsg);
     const kernels *k = m->kernels;
     const float *x = tape->updater_input, *h = tape->memory, *w_ih = m->updater_weight_ih->value.data,
@@ -392,8 +392,8 @@ static int embed_tgn(const event_model *m, const event_batch *batch, event_tape 
         (de > 0 && !(tape->neighbour_edge = tf_alloc((size_t)(E * de), sizeof(float), "neighbour edge features", err))))
         return TF_ERR_INPUT;
     const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
-    ref_time_encoding_forward(tape->query_delta, R, w, b, dt, dt, tape->query_time); /* phi(0) */
-    ref_time_encoding_forward(tape->neighbour_delta, E, w, b, dt, dt, tape->neighbour_time);
+    m->kernels->time_encoding_forward(tape->query_delta, R, w, b, dt, dt, tape->query_time); /* phi(0) */
+    m->kernels->time_encoding_forward(tape->neighbour_delta, E, w, b, dt, dt, tape->neighbour_time);
     for (int64_t e = 0; e < E && de > 0; e++)
         memcpy(tape->neighbour_edge + e * de, batch->edge_features + tape->neighbour_event[e] * de,
                (size_t)de * sizeof(float));
@@ -489,8 +489,8 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
     if (status == TF_OK) {
         const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
         double *dw = m->attention_time_weight->sums, *db = m->attention_time_bias->sums;
-        ref_time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
-        ref_time_encoding_backward(tape->neighbour_delta, E, w, b, dt, dt, dneighbour_time, dw, db);
+        m->kernels->time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
+        m->kernels->time_encoding_backward(tape->neighbour_delta, E, w, b, dt, dt, dneighbour_time, dw, db);
     }
     free(dquery_time);
     free(dneighbour_time);
@@ -549,7 +549,7 @@ int event_model_backward_updater(event_model *m, const event_tape *tape, const f
         k->linear_backward_sums(h, w_hh, scratch, N, dm, dm, NULL, m->updater_weight_hh->sums,
                                 m->updater_bias_hh->sums);
     }
-    ref_time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
+    m->kernels->time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
                                m->memory_time_bias->value.data, dt, din, dinput + dmsg, m->memory_time_weight->sums,
                                m->memory_time_bias->sums);
     free(dinput);
