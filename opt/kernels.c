@@ -418,8 +418,8 @@ void opt_adam_step(adam *optimizer, parameter_list *parameters)
  * [-pi, pi], then their Taylor series to the 20th and 21st power, whose remainders there are below
  * 1e-10: within a float's rounding of the true value. Branch-free, so a loop of them vectorizes
  * under `omp simd`; glibc's cosf and sinf do not, and take their slow path for the arguments of
- * up to 1e6 radians these encodings get (w dt with dt in seconds): 60 % of an optimized TGN epoch
- * went to them. */
+ * up to 1e6 radians these encodings get (w dt with dt in seconds): a quarter of an optimized
+ * epoch went to them (perf: 23 % of TGN's on a Wikipedia prefix, 29 % of JODIE's). */
 static inline double reduce_two_pi(double x)
 {
     const double inverse = 0.15915494309189535, high = 6.283185307179586, low = 2.4492935982947064e-16;
@@ -428,37 +428,26 @@ static inline double reduce_two_pi(double x)
     return (x - k * high) - k * low;
 }
 
-static inline double cos_reduced(double r)
+/* The series' coefficients, highest power first: (-1)^n / (2n)! for cos, (-1)^n / (2n + 1)! for sin,
+ * n = 10 down to 0, summed by Horner's rule in r^2 (sin's then times r). */
+static const double cos_terms[11] = {1.0 / 2432902008176640000.0, -1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
+                                     -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800.0, 1.0 / 40320.0,
+                                     -1.0 / 720.0, 1.0 / 24.0, -0.5, 1.0};
+static const double sin_terms[11] = {1.0 / 51090942171709440000.0, -1.0 / 121645100408832000.0,
+                                     1.0 / 355687428096000.0, -1.0 / 1307674368000.0, 1.0 / 6227020800.0,
+                                     -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0, 1.0};
+
+static inline double series(const double *terms, double r2)
 {
-    const double r2 = r * r;
-    double p = 1.0 / 2432902008176640000.0; /* 1/20! */
-    p = p * r2 - 1.0 / 6402373705728000.0;
-    p = p * r2 + 1.0 / 20922789888000.0;
-    p = p * r2 - 1.0 / 87178291200.0;
-    p = p * r2 + 1.0 / 479001600.0;
-    p = p * r2 - 1.0 / 3628800.0;
-    p = p * r2 + 1.0 / 40320.0;
-    p = p * r2 - 1.0 / 720.0;
-    p = p * r2 + 1.0 / 24.0;
-    p = p * r2 - 0.5;
-    return p * r2 + 1.0;
+    double p = terms[0];
+    for (int i = 1; i < 11; i++)
+        p = p * r2 + terms[i];
+    return p;
 }
 
-static inline double sin_reduced(double r)
-{
-    const double r2 = r * r;
-    double p = 1.0 / 51090942171709440000.0; /* 1/21! */
-    p = p * r2 - 1.0 / 121645100408832000.0;
-    p = p * r2 + 1.0 / 355687428096000.0;
-    p = p * r2 - 1.0 / 1307674368000.0;
-    p = p * r2 + 1.0 / 6227020800.0;
-    p = p * r2 - 1.0 / 39916800.0;
-    p = p * r2 + 1.0 / 362880.0;
-    p = p * r2 - 1.0 / 5040.0;
-    p = p * r2 + 1.0 / 120.0;
-    p = p * r2 - 1.0 / 6.0;
-    return (p * r2 + 1.0) * r;
-}
+static inline double cos_reduced(double r) { return series(cos_terms, r * r); }
+
+static inline double sin_reduced(double r) { return series(sin_terms, r * r) * r; }
 
 void opt_time_encoding_forward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
                                int64_t stride, float *out)
