@@ -69,25 +69,11 @@ shared=(--model "$model" "${width[@]}" --window 8 --batch 4 --lr 0.01 --train-ra
 settings=("${shared[@]}" --data "$data" --epochs "$epochs")
 
 echo "bench/train.sh: $model on $data, $epochs epochs, $threads thread(s) per twofold rank and for the peer"
+. bench/race_common.sh # run, run_twins, epoch_times, median_of, ratio
 echo "machine: $cores cores ($(lscpu | sed -n 's/^Model name: *//p')); logs in $runs"
 
-# run LABEL COMMAND...: output to $runs/LABEL.log; a failure names the run and its log, and ends the script.
-run() {
-  local label=$1; shift
-  local status=0
-  "$@" > "$runs/$label.log" 2>&1 || status=$?
-  if [ "$status" -ne 0 ]; then
-    echo "FAILED: $label (exit status $status): $(tail -n 1 "$runs/$label.log")"
-    echo "log: $runs/$label.log"
-    exit 1
-  fi
-}
-
 # 1. Every run, before anything is judged or timed.
-labels=(ref opt-1-rank opt-2-ranks)
-run ref "$twofold" train "${settings[@]}" --impl ref
-run opt-1-rank "$twofold" train "${settings[@]}" --impl opt
-run opt-2-ranks mpiexec --oversubscribe -n 2 -x OMP_NUM_THREADS "$twofold" train "${settings[@]}" --impl opt
+run_twins "${settings[@]}"
 if PYTHONPATH=bench/peer/shim "$python" -c "import torch_geometric_temporal" > /dev/null 2>&1; then
   run export "$twofold" export --data "$data" --out "$runs/data"
   run initial-parameters "$twofold" train "${shared[@]}" --data "$data" --epochs 0 --save "$runs/init"
@@ -123,12 +109,6 @@ for label in "${labels[@]:1}"; do
 done
 
 # 3. Times: median and spread of epochs 2..E, from the epoch lines every run prints alike.
-# epoch_times LABEL: "median min max" in seconds.
-epoch_times() {
-  awk '/^epoch/ && $2 > 1 { gsub(/[()]/, "", $(NF-1)); print $(NF-1) }' "$runs/$1.log" | sort -g |
-    awk '{ t[NR] = $1 }
-         END { m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f\n", m, t[1], t[NR] }'
-}
 # threads_of LABEL: what the run reported using.
 threads_of() {
   case $1 in
@@ -142,12 +122,6 @@ for label in "${labels[@]}"; do
   read -r median low high < <(epoch_times "$label")
   printf '%-12s %-24s %10s %21s %15s\n' "$label" "$(threads_of "$label")" "$median" "$low..$high" "$(final_mse "$label")"
 done
-median_of() { epoch_times "$1" | cut -d' ' -f1; }
-# Epoch lines give milliseconds, so a median below 10 ms has under two digits: no ratio from it.
-ratio() {
-  awk -v a="$(median_of "$1")" -v b="$(median_of "$2")" \
-    'BEGIN { if (a < 0.010 || b < 0.010) printf "n/a (an epoch under 10 ms)"; else printf "%.2fx", a / b }'
-}
 echo "speedup over ref (medians): opt 1 rank $(ratio ref opt-1-rank), opt 2 ranks $(ratio ref opt-2-ranks)"
 if [ "${labels[-1]}" = peer ]; then
   echo "speedup over PyTorch Geometric Temporal (medians, same CPU, $threads thread(s) each): ref $(ratio peer ref)," \

@@ -357,6 +357,7 @@ const kernels cuda_kernels = {
     lstm_pointwise_backward,
     take_error,
     /* The elementwise work, the loss, Adam and copies stay on the host (the models' tensors live
-     * there, and staging each would cost more than it computes): the reference's functions. */
+     * there, and staging each would cost more than it computes): the reference's functions; so
+     * does the event models' double-sum backward (they do not run on a device). */
     REF_KERNELS_HOST_ENTRIES,
 };

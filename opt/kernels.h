@@ -71,6 +71,33 @@ void opt_linear_backward(const float *x, const float *weight, const float *dy, i
                          float *dx, float *dweight, float *dbias);
 
 /**
+ * Twin of ref_linear_backward_sums(): dx += dy W by sgemm; dweight += dy^T x by sgemm over blocks
+ * of 32 rows, each block added into the double sums; dbias in double, rows in order. Its
+ * scratch is one buffer per thread, grown to the largest shape and kept (no allocation per call).
+ * Shapes: x [n][in], weight [out][in], dy [n][out]; dx [n][in], dweight [out][in], dbias [out] (any
+ * may be NULL).
+ */
+void opt_linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                              int64_t out, float *dx, double *dweight, double *dbias);
+
+/**
+ * Twin of ref_time_encoding_forward(): cos(delta w + b) by a branch-free double-precision
+ * reduction and series, vectorized (glibc's cosf is not, and slow for large arguments): within a
+ * float's rounding of cosf's value, not bitwise. delta [n], weight, bias [width]; out rows of
+ * @p stride floats, the first @p width written.
+ */
+void opt_time_encoding_forward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                               int64_t stride, float *out);
+
+/**
+ * Twin of ref_time_encoding_backward(): the same sine series, the columns in vector lanes, each
+ * column's double sums adding the rows in ref's order. dout rows of @p stride floats; dweight,
+ * dbias [width] added into.
+ */
+void opt_time_encoding_backward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                                int64_t stride, const float *dout, double *dweight, double *dbias);
+
+/**
  * Twin of ref_matmul_accumulate(): y += x W with cblas_sgemm.
  * Shapes: x [n][in], weight [in][out], y [n][out].
  */

@@ -78,6 +78,32 @@ static void linear_backward(const float *x, const float *weight, const float *dy
     count_dense(started, (dx != NULL) + (dweight != NULL), n, in, out, dbias ? (double)n * (double)out : 0);
 }
 
+static void linear_backward_sums(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                                 int64_t out, float *dx, double *dweight, double *dbias)
+{
+    const double started = wall_seconds();
+    inner->linear_backward_sums(x, weight, dy, n, in, out, dx, dweight, dbias);
+    count_dense(started, (dx != NULL) + (dweight != NULL), n, in, out, dbias ? (double)n * (double)out : 0);
+}
+
+/* The time encodings count as activations: a cosine (backward: a sine) per value; the deltas and
+ * the values once (backward: the gradients read, the weight and bias sums in double). */
+static void time_encoding_forward(const float *delta, int64_t n, const float *weight, const float *bias, int64_t width,
+                                  int64_t stride, float *out)
+{
+    const double started = wall_seconds();
+    inner->time_encoding_forward(delta, n, weight, bias, width, stride, out);
+    count(PROFILE_ACTIVATIONS, started, 0, 4.0 * (double)n * (1.0 + (double)width));
+}
+
+static void time_encoding_backward(const float *delta, int64_t n, const float *weight, const float *bias,
+                                   int64_t width, int64_t stride, const float *dout, double *dweight, double *dbias)
+{
+    const double started = wall_seconds();
+    inner->time_encoding_backward(delta, n, weight, bias, width, stride, dout, dweight, dbias);
+    count(PROFILE_ACTIVATIONS, started, 0, 4.0 * (double)n * (1.0 + (double)width) + 32.0 * (double)width);
+}
+
 static void matmul_accumulate(const float *x, const float *weight, int64_t n, int64_t in, int64_t out, float *y)
 {
     const double started = wall_seconds();
@@ -116,12 +142,16 @@ static void propagate_backward(const propagation *p, const float *dy, int64_t wi
     count_sparse(started, p, width);
 }
 
-/* A GRU cell: six products, 2 n (in + H) 3H FLOPs forward, twice that backward (dx and dh, the
- * weight gradients); x, h, the weights, h_out and the cache [n][4H] once. */
-static void count_gru(double started, int64_t n, int64_t in, int64_t hidden, int passes)
+/* A GRU cell: its products with the input side (2 n in 3H FLOPs each) and with the hidden side
+ * (2 n H 3H each): forward one of each; backward one per gradient asked (dx and dweight_ih on the
+ * input side, dh and dweight_hh on the hidden side: the event models ask only dx, their weight
+ * gradients go through linear_backward_sums); x, h, the weights, h_out and the cache [n][4H] once. */
+static void count_gru(double started, int64_t n, int64_t in, int64_t hidden, int input_products,
+                      int hidden_products)
 {
     const double rows = (double)n, width = (double)in + (double)hidden, h = (double)hidden; /* (in + H) */
-    count(PROFILE_CELLS, started, passes * 6.0 * rows * h * width, 4.0 * (rows * width + 3.0 * h * width + 5.0 * rows * h));
+    count(PROFILE_CELLS, started, 6.0 * rows * h * (input_products * (double)in + hidden_products * h),
+          4.0 * (rows * width + 3.0 * h * width + 5.0 * rows * h));
 }
 
 static void gru_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
@@ -130,7 +160,7 @@ static void gru_cell_forward(const float *x, const float *h, const float *weight
 {
     const double started = wall_seconds();
     inner->gru_cell_forward(x, h, weight_ih, weight_hh, bias_ih, bias_hh, n, in, hidden, h_out, cache);
-    count_gru(started, n, in, hidden, 1);
+    count_gru(started, n, in, hidden, 1, 1);
 }
 
 static void gru_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
@@ -141,7 +171,7 @@ static void gru_cell_backward(const float *x, const float *h, const float *weigh
     const double started = wall_seconds();
     inner->gru_cell_backward(x, h, weight_ih, weight_hh, cache, dh_out, n, in, hidden, dpreactivation, dx, dh,
                              dweight_ih, dweight_hh, dbias_ih, dbias_hh);
-    count_gru(started, n, in, hidden, 2);
+    count_gru(started, n, in, hidden, (dx != NULL) + (dweight_ih != NULL), (dh != NULL) + (dweight_hh != NULL));
 }
 
 /* LSTM pointwise forward: reads the pre-activations [n][4H] and c, writes c_out, h_out and the
@@ -258,6 +288,9 @@ static const kernels profiled = {
     mse_loss,
     adam_step,
     copy_rows,
+    linear_backward_sums,
+    time_encoding_forward,
+    time_encoding_backward,
 };
 
 const kernels *profile_wrap(const kernels *table)

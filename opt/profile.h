@@ -14,7 +14,7 @@
  * |---------------|-----------------------------------------|---------------------------|-----------------------------------|
  * | dense         | linear_*, matmul_* (per product)        | 2 n in out                | 4 (n in + in out + n out)         |
  * | sparse        | propagate_forward, propagate_backward   | 2 (nnz + n) w             | 8 nnz + 4 n + 8 n w               |
- * | cells         | gru_cell_forward (backward: twice)      | 6 n H (in + H)            | 4 (n (in + H) + 3 H (in + H) + 5 n H) |
+ * | cells         | gru_cell_forward (backward: per gradient asked) | 6 n H (in + H)    | 4 (n (in + H) + 3 H (in + H) + 5 n H) |
  * |               | lstm_pointwise_forward / _backward      | -                         | 44 n H / 56 n H                   |
  * | activations   | sigmoid, tanh, relu, add_bias (+ backward) | -                      | 8 count (backward 16 count); bias 8 n w + 4 w, its backward 4 n w |
  * | loss          | mse_loss                                | -                         | 12 n w + n                        |

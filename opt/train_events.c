@@ -52,12 +52,18 @@ void opt_event_trainer_free(opt_event_trainer *tr)
     dispatch_exchange_free(&tr->fetch);
     dispatch_exchange_free(&tr->write);
     event_tape_free(&tr->serving);
+    event_tape_free(&tr->unique);
     void *arrays[] = {tr->send_rows, tr->receive_rows, tr->asked, tr->asked_time, tr->arrival, tr->scores,
-                      tr->dscores, tr->global_scores, tr->dupdated, tr->gradients};
+                      tr->dscores, tr->global_scores, tr->dupdated, tr->gradients, tr->unique_of, tr->slots};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     memset(tr, 0, sizeof *tr);
 }
+
+/* Whether the memory updater runs once per distinct (vertex, time), decided when the trainer is
+ * made: off the reference's kernels (their checks are bitwise, and adding duplicates' gradients
+ * first reorders a sum), and not in DepComm (its owners update per request). */
+static int deduplicating(const opt_event_trainer *tr) { return tr->unique_of != NULL; }
 
 /* The buffers of the exchanges, sized once: no exchange of a batch of this size holds more rows
  * than the entries of a whole global batch, 3 B (1 + k). */
@@ -78,10 +84,16 @@ static int allocate_buffers(opt_event_trainer *tr, tf_error *err)
         !(tr->dscores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
         !(tr->global_scores = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)) ||
         !(tr->gradients = tf_alloc((size_t)parameters_size(&m->parameters), sizeof(double), "gradients", err)) ||
-        (tr->mode == DISPATCH_DEPCOMM &&
-         !(tr->dupdated = tf_alloc(C * (size_t)dm, sizeof(float), "memory gradients", err))))
+        !(tr->dupdated = tf_alloc(2 * C * (size_t)dm, sizeof(float), "memory gradients", err))) /* entries, rows */
         return TF_ERR_INPUT;
-    return TF_OK;
+    if (m->kernels == &ref_kernels || tr->mode == DISPATCH_DEPCOMM)
+        return TF_OK;
+    for (tr->slot_count = 1; tr->slot_count < 2 * tr->capacity;)
+        tr->slot_count *= 2;
+    if (!(tr->unique_of = tf_alloc(C, sizeof *tr->unique_of, "distinct entries", err)) ||
+        !(tr->slots = tf_alloc((size_t)tr->slot_count, sizeof *tr->slots, "distinct entries", err)))
+        return TF_ERR_INPUT;
+    return event_tape_alloc_entries(m, &tr->unique, tr->capacity, err);
 }
 
 /* Every rank must run the same stream, mode, batch size and placement, or their collectives
@@ -347,12 +359,71 @@ static int gather_scores(opt_event_trainer *tr, float *scores, tf_error *err)
     return status;
 }
 
+/* The updater once per distinct (vertex, query time) of the batch's tape: those rows into
+ * tr->unique (row, mail, mem_ts and time of the first entry that has them), the updater on them,
+ * and every entry's s' copied from its row. */
+static void update_distinct(opt_event_trainer *tr)
+{
+    const event_model *m = &tr->base.model;
+    event_tape *tape = &tr->batch.tape, *u = &tr->unique;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const uint64_t mask = (uint64_t)tr->slot_count - 1;
+    memset(tr->slots, 0xff, (size_t)tr->slot_count * sizeof *tr->slots);
+    int64_t count = 0;
+    for (int64_t k = 0; k < tape->entries; k++) {
+        uint64_t bits;
+        memcpy(&bits, &tape->time[k], sizeof bits);
+        uint64_t slot =
+            (((uint64_t)(uint32_t)tape->vertex[k] * 0x9e3779b97f4a7c15ull ^ bits * 0xc2b2ae3d27d4eb4full) >> 17) & mask;
+        while (tr->slots[slot] >= 0 &&
+               !(u->vertex[tr->slots[slot]] == tape->vertex[k] && u->time[tr->slots[slot]] == tape->time[k]))
+            slot = (slot + 1) & mask;
+        if (tr->slots[slot] < 0) { /* a new (vertex, time): its row joins the distinct ones */
+            tr->slots[slot] = (int32_t)count;
+            u->vertex[count] = tape->vertex[k];
+            u->time[count] = tape->time[k];
+            u->memory_time[count] = tape->memory_time[k];
+            memcpy(u->memory + count * dm, tape->memory + k * dm, dm * sizeof(float));
+            memcpy(u->mail + count * dmsg, tape->mail + k * dmsg, dmsg * sizeof(float));
+            count++;
+        }
+        tr->unique_of[k] = tr->slots[slot];
+    }
+    u->entries = count;
+    event_model_update(m, u);
+    for (int64_t k = 0; k < tape->entries; k++)
+        memcpy(tape->updated + k * dm, u->updated + (size_t)tr->unique_of[k] * dm, dm * sizeof(float));
+    tr->updates_saved += tape->entries - count;
+}
+
+/* Backward with the updater on the distinct rows: each row's d loss / d s' is the sum of its
+ * entries' (in entry order), then one backward per row. */
+static int backward_distinct(opt_event_trainer *tr, tf_error *err)
+{
+    event_model *m = &tr->base.model;
+    const event_tape *tape = &tr->batch.tape;
+    const size_t dm = (size_t)m->config.memory_width;
+    float *dupdated = tr->dupdated, *dunique = tr->dupdated + tape->entries * dm; /* [2 capacity][d_mem] */
+    memset(tr->dupdated, 0, (size_t)(tape->entries + tr->unique.entries) * dm * sizeof(float));
+    if (event_model_backward_embedding(m, tape, tr->dscores, dupdated, err) != TF_OK)
+        return TF_ERR_INPUT;
+    for (int64_t k = 0; k < tape->entries; k++)
+        for (size_t j = 0; j < dm; j++)
+            dunique[(size_t)tr->unique_of[k] * dm + j] += dupdated[k * dm + j];
+    if (event_model_backward_updater(m, &tr->unique, dunique, err) != TF_OK)
+        return TF_ERR_INPUT;
+    parameters_round_sums(&m->parameters);
+    return TF_OK;
+}
+
 int opt_dispatch_forward(opt_event_trainer *tr, double *loss, float *scores, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
     if (b->size > 0) {
-        if (tr->mode != DISPATCH_DEPCOMM) /* DepComm's owners ran the updater */
+        if (deduplicating(tr))
+            update_distinct(tr);
+        else if (tr->mode != DISPATCH_DEPCOMM) /* DepComm's owners ran the updater */
             event_model_update(m, &b->tape);
         if (event_model_embed(m, &b->batch, &b->tape, tr->scores, err) != TF_OK)
             return TF_ERR_INPUT;
@@ -374,6 +445,8 @@ int opt_dispatch_backward(opt_event_trainer *tr, tf_error *err)
     if (tr->mode == DISPATCH_DEPCOMM)
         return depcomm_backward(tr, err);
     dispatch_batch *b = &tr->batch;
+    if (b->size > 0 && deduplicating(tr))
+        return backward_distinct(tr, err);
     return b->size > 0 ? event_model_backward(&tr->base.model, &b->tape, tr->dscores, err) : TF_OK;
 }
 

@@ -7,8 +7,15 @@
  *
  * **What it twins.** event_trainer_run_batch(), event_trainer_epoch() and
  * event_trainer_evaluate(): the same batches (event_trainer_epoch_batches()), the same negatives
- * (keyed by event), the same model stages (ref/models/event_model.h, called as they are: no BLAS), the
- * same Adam.
+ * (keyed by event), the same model stages (ref/models/event_model.h), the same Adam. The stages run
+ * on the kernels of the options (event_train_options.kernels): the reference's by default, which
+ * gives the bitwise equalities below; opt_kernels (BLAS, what `twofold train --impl opt` uses)
+ * gives the fast twin, equal within the fp tolerance after every batch, with the time encoders'
+ * weight gradients held to 1e-4 (verify/test_dispatch_mpi.c says why). The fast twin also runs
+ * the memory updater once per distinct (vertex, query time) of a batch: entries that share both
+ * read the same row (Psi) at the same time, so their s' are equal by construction; their
+ * gradients are added before the updater's backward (another order of the same sum, hence not
+ * on the reference's kernels, whose checks are bitwise). DepComm's owners update per request.
  *
  * **What changes.** Every rank holds the stream, its temporal CSR, the parameters and Adam's
  * state; the node memory, mailbox and timestamps are split by vertex over the ranks
@@ -139,6 +146,13 @@ typedef struct opt_event_trainer {
     dispatch_bytes bytes;           /**< this rank's traffic since the last reset */
     dispatch_counts counts;         /**< this rank's batches since the last reset */
     int64_t trained_entries_remote; /**< remote entries of training batches (DepComm's gradient return) */
+    event_tape unique;              /**< off the reference's kernels, not DepComm: the batch's distinct
+                                         (vertex, query time) entries, one updater row each
+                                         (opt_dispatch_forward()); sized once for capacity rows */
+    int32_t *unique_of;             /**< [capacity] the row of `unique` each entry of the batch shares */
+    int32_t *slots;                 /**< [slot_count] open-addressing table of `unique`'s rows, -1 empty */
+    int64_t slot_count;             /**< a power of two >= 2 capacity */
+    int64_t updates_saved;          /**< updater rows not computed, as duplicates (since creation) */
 } opt_event_trainer;
 
 /**

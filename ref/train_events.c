@@ -93,6 +93,8 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
                             events->time[0]);
     const int64_t B = options->batch_size;
     int status = event_model_create(&tr->model, config, options->seed, err);
+    if (status == TF_OK && options->kernels)
+        tr->model.kernels = options->kernels;
     if (status == TF_OK)
         status = adam_create(&tr->optimizer, &tr->model.parameters, options->learning_rate, err);
     if (status == TF_OK)

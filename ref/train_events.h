@@ -81,6 +81,8 @@ typedef struct event_train_options {
     event_negatives negatives;   /**< where negatives come from */
     int staleness;               /**< 0, or 1: each Adam step applies the previous training batch's gradient
                                       ([Sven] Eq. 13); the last one is applied where the training split ends */
+    const kernels *kernels;      /**< what the model computes on: NULL for ref_kernels, or a twin (opt_kernels,
+                                      BLAS: the same model within the fp tolerance, ref/nn/kernels.h) */
 } event_train_options;
 
 /** Set @p options to the defaults: 3 epochs, lr 1e-3, batch 200, seed 1, negatives from all vertices. */

@@ -218,7 +218,8 @@ static double attention_loss(void *context)
     attention_case *c = context;
     attention_tape tape;
     tf_error err;
-    ck_assert(ref_temporal_attention_forward(c->a, ROOTS, c->offset, c->root_node, c->root_time, c->neighbour_node,
+    ck_assert(ref_temporal_attention_forward(&ref_kernels, c->a, ROOTS, c->offset, c->root_node, c->root_time,
+                                             c->neighbour_node,
                                              c->neighbour_edge, c->neighbour_time, &tape, c->out, &err) == TF_OK);
     attention_tape_free(&tape);
     return projected(c->r, c->out, ROOTS * c->a->out_width);
@@ -270,9 +271,10 @@ START_TEST(temporal_attention_layer)
         attention_tape tape;
         tf_error err;
         parameters_zero_grad(&m.parameters);
-        ck_assert(ref_temporal_attention_forward(a, ROOTS, c.offset, c.root_node, c.root_time, c.neighbour_node,
+        ck_assert(ref_temporal_attention_forward(&ref_kernels, a, ROOTS, c.offset, c.root_node, c.root_time,
+                                                 c.neighbour_node,
                                                  c.neighbour_edge, c.neighbour_time, &tape, c.out, &err) == TF_OK);
-        ck_assert(ref_temporal_attention_backward(a, &tape, c.r, droot_node, droot_time, dneighbour_node,
+        ck_assert(ref_temporal_attention_backward(&ref_kernels, a, &tape, c.r, droot_node, droot_time, dneighbour_node,
                                                   dneighbour_time, &err) == TF_OK);
         parameters_round_sums(&m.parameters);
         attention_tape_free(&tape);
@@ -305,7 +307,7 @@ typedef struct decoder_case {
 static double decoder_loss(void *context)
 {
     decoder_case *c = context;
-    ref_link_decoder_forward(c->d, c->source, c->destination, PAIRS, c->hidden, c->scores);
+    ref_link_decoder_forward(&ref_kernels, c->d, c->source, c->destination, PAIRS, c->hidden, c->scores);
     return projected(c->r, c->scores, PAIRS);
 }
 
@@ -322,7 +324,8 @@ START_TEST(link_decoder_layer)
     float *dsource = zero_array(PAIRS * w), *ddestination = zero_array(PAIRS * w), *dhidden = zero_array(PAIRS * w);
     parameters_zero_grad(&m.parameters);
     decoder_loss(&c);
-    ref_link_decoder_backward(d, c.source, c.destination, c.hidden, c.r, PAIRS, dhidden, dsource, ddestination);
+    ref_link_decoder_backward(&ref_kernels, d, c.source, c.destination, c.hidden, c.r, PAIRS, dhidden, dsource,
+                              ddestination);
     parameters_round_sums(&m.parameters);
     report("decoder dsource", finite_difference_error(decoder_loss, &c, c.source, dsource, PAIRS * w));
     report("decoder ddestination", finite_difference_error(decoder_loss, &c, c.destination, ddestination, PAIRS * w));

@@ -13,6 +13,7 @@
 #include "ref/models/model.h"
 #include "ref/nn/recurrent.h"
 #include "ref/core/rng.h"
+#include "ref/nn/time_encoding.h"
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5
@@ -133,6 +134,67 @@ START_TEST(dense_products_within_tolerance)
            "matmul: %.2e\n",
            worst_forward, worst_backward, worst_matmul);
     ck_assert(worst_forward <= TOLERANCE && worst_backward <= TOLERANCE && worst_matmul <= TOLERANCE);
+}
+END_TEST
+
+/* ---- the event models' kernels ----------------------------------------------------------------- */
+
+/* The largest |a - b| / max(1, |b|) of two double arrays. */
+static double relative_error_double(const double *a, const double *b, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+    return worst;
+}
+
+/* linear_backward_sums at the event models' shapes (TGN's updater: 6,600 rows of 96 into 96 gates;
+ * the decoder's score: 200 rows into 1), and the time encodings on deltas from 0 to 1e6 s (the
+ * arguments w dt reach 1e6 radians) with TGL's weights: forward values and the double sums of the
+ * backward. */
+START_TEST(event_kernels_within_tolerance)
+{
+    rng r;
+    rng_seed(&r, 5);
+    static const int64_t shapes[][3] = {{6600, 96, 96}, {6600, 32, 96}, {200, 32, 1}, {37, 5, 3}};
+    double worst_sums = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const int64_t n = shapes[s][0], in = shapes[s][1], out = shapes[s][2];
+        float *x = random_units(n * in, &r), *w = random_units(out * in, &r), *dy = random_units(n * out, &r);
+        float *dx_ref = random_units(n * in, &r), *dx_opt = copy_array(dx_ref, n * in);
+        double *sums_ref = calloc((size_t)(out * in + out), sizeof(double));
+        double *sums_opt = calloc((size_t)(out * in + out), sizeof(double));
+        ref_linear_backward_sums(x, w, dy, n, in, out, dx_ref, sums_ref, sums_ref + out * in);
+        opt_linear_backward_sums(x, w, dy, n, in, out, dx_opt, sums_opt, sums_opt + out * in);
+        worst_sums = fmax(worst_sums, relative_error(dx_opt, dx_ref, n * in));
+        worst_sums = fmax(worst_sums, relative_error_double(sums_opt, sums_ref, out * in + out));
+        free(x), free(w), free(dy), free(dx_ref), free(dx_opt), free(sums_ref), free(sums_opt);
+    }
+    enum { ROWS = 5000, WIDTH = 32 };
+    float delta[ROWS], weight[WIDTH], bias[WIDTH], *dout = random_units(ROWS * WIDTH, &r);
+    float *y_ref = random_units(ROWS * WIDTH, &r), *y_opt = random_units(ROWS * WIDTH, &r);
+    for (int k = 0; k < ROWS; k++) /* 0 .. 1e6 s, log-spread, and exact zeros (TGN's queries) */
+        delta[k] = k % 7 == 0 ? 0.0f : (float)pow(10.0, 6.0 * rng_uniform(&r));
+    ref_time_encoding_init(weight, bias, WIDTH);
+    for (int i = 0; i < WIDTH; i++)
+        bias[i] = (float)(rng_uniform(&r) - 0.5);
+    ref_time_encoding_forward(delta, ROWS, weight, bias, WIDTH, WIDTH, y_ref);
+    opt_time_encoding_forward(delta, ROWS, weight, bias, WIDTH, WIDTH, y_opt);
+    const double encoding = relative_error(y_opt, y_ref, ROWS * WIDTH);
+    double sums_ref[2 * WIDTH] = {0}, sums_opt[2 * WIDTH] = {0};
+    ref_time_encoding_backward(delta, ROWS, weight, bias, WIDTH, WIDTH, dout, sums_ref, sums_ref + WIDTH);
+    opt_time_encoding_backward(delta, ROWS, weight, bias, WIDTH, WIDTH, dout, sums_opt, sums_opt + WIDTH);
+    /* The weight's sums add terms of up to 1e6 (dt itself): compared relative to their scale. */
+    double scale = 0, difference = 0;
+    for (int i = 0; i < 2 * WIDTH; i++) {
+        scale = fmax(scale, fabs(sums_ref[i]));
+        difference = fmax(difference, fabs(sums_opt[i] - sums_ref[i]));
+    }
+    printf("linear_backward_sums (dx, double sums over up to 6600 rows): max relative error %.2e; time encoding "
+           "forward %.2e, backward sums %.2e of their largest (%.3g)\n",
+           worst_sums, encoding, difference / scale, scale);
+    ck_assert(worst_sums <= TOLERANCE && encoding <= TOLERANCE && difference / scale <= TOLERANCE);
+    free(dout), free(y_ref), free(y_opt);
 }
 END_TEST
 
@@ -334,6 +396,7 @@ int main(void)
     tcase_add_test(cases, propagation_is_bitwise_equal);
     tcase_add_test(cases, dense_products_within_tolerance);
     tcase_add_test(cases, recurrent_cells);
+    tcase_add_test(cases, event_kernels_within_tolerance);
     tcase_add_test(cases, elementwise_loss_adam_bitwise);
     tcase_add_test(cases, models_on_opt_kernels);
     suite_add_tcase(suite, cases);

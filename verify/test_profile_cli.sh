@@ -4,7 +4,9 @@
 # line, and the families' seconds must sum to at most the run's own "final test MSE ... (T s)",
 # which the trainer measures around the epochs without the profiler and prints to 2 decimals (so
 # the sum may exceed the printed value by its rounding, 0.005 s, and no more). A --profile the profiler
-# cannot serve (--split vertex) must be refused. Prints each table.
+# cannot serve (--split vertex) must be refused. The event models (TGN, JODIE on a small generated
+# stream) the same way, their families' seconds against the sum of their epoch lines' "(T s)",
+# printed to 1 decimal (so 0.05 s of rounding an epoch). Prints each table.
 # Usage: test_profile_cli.sh TWOFOLD MPIEXEC
 set -u
 twofold=$(realpath "$1") mpiexec=$2
@@ -38,6 +40,7 @@ check() {
     local verdict
     verdict=$(awk '
         /^final test MSE/ { run = $0; sub(/.*\(/, "", run); sub(/ s\).*/, "", run) }
+        /^epoch .*train loss .*AP .*s\)$/ { t = $0; sub(/.*\(/, "", t); sub(/ s\).*/, "", t); run += t + 0.05 - 0.005 }
         /^  (dense|sparse|cells|activations|loss|adam|copies|communication) / { sum += $3 }
         END { printf "%s %.6f %s", (run != "" && sum > 0 && sum <= run + 0.005) ? "ok" : "bad", sum, run }' "$work/out")
     echo "$name: families sum to ${verdict#* } s (families, run)"
@@ -50,6 +53,15 @@ check() {
 check ref -- "$twofold" "${common[@]}" --impl ref
 check opt -- "$twofold" "${common[@]}" --impl opt
 check "opt on 2 ranks" -- "$mpiexec" -n 2 --oversubscribe "$twofold" "${common[@]}" --impl opt
+
+events=(train --data events:nodes=60,events=1500,repeat=0.5,features=2 --epochs 2 --batch 100 --memory-dim 8
+        --time-dim 8 --profile)
+for model in "tgn --embedding-dim 8" jodie; do
+    check "${model%% *} ref" -- "$twofold" "${events[@]}" --model $model --impl ref
+    check "${model%% *} opt" -- "$twofold" "${events[@]}" --model $model --impl opt
+    check "${model%% *} opt on 2 ranks" -- "$mpiexec" -n 2 --oversubscribe "$twofold" "${events[@]}" --model $model \
+        --impl opt
+done
 
 "$twofold" "${common[@]}" --impl opt --split vertex --partition hash > "$work/out" 2> "$work/err"
 status=$?

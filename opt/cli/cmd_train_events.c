@@ -11,6 +11,8 @@
 #include "opt/dispatch_placement.h"
 #include "opt/cli/commands.h"
 #include "opt/cli/train.h"
+#include "opt/kernels.h"
+#include "opt/profile.h"
 #include "opt/train_events.h"
 #include "ref/core/clock.h"
 #include "ref/core/digest.h"
@@ -139,8 +141,10 @@ static int create_trainer(event_run *r, tf_error *err)
     r->options = o->options;
     r->staleness = o->options.staleness;
     r->pipelined = r->group && (o->prefetch >= 0 || r->staleness != 0 || o->micro_batches > 0);
-    if (r->group) /* the twin delays its gradients in its pipeline, not in its options */
+    if (r->group) { /* the twin delays its gradients in its pipeline, not in its options */
         r->options.staleness = 0;
+        r->options.kernels = &opt_kernels; /* BLAS products: within the fp tolerance of the reference */
+    }
     r->tr = r->group ? &r->twin.base : &r->reference;
     r->placement = o->placement ? o->placement : "hash";
     int status = choose_edge_features(o->edge_features, es, &r->features, &r->config.edge_width, &r->owned_features,
@@ -248,6 +252,34 @@ static int evaluate_only(event_run *r, double started, tf_error *err)
     return status;
 }
 
+/* --profile (opt/profile.h): the model's kernels wrapped by the counting table for the epochs; the
+ * all-reduces counted by the comm. Then the table, rank 0's own counters. */
+static int profiled_epochs(event_run *r, event_epoch_report *report, tf_error *err)
+{
+    const kernels *unprofiled = r->tr->model.kernels;
+    const int64_t first_epoch = r->tr->epoch;
+    const uint64_t calls = r->group ? r->group->allreduce_calls : 0;
+    const uint64_t bytes = r->group ? r->group->bytes_sent : 0;
+    const double seconds = r->group ? r->group->allreduce_seconds : 0, started = wall_seconds();
+    r->tr->model.kernels = profile_wrap(unprofiled);
+    int status = run_epochs(r, report, err);
+    const double epoch_seconds = wall_seconds() - started;
+    r->tr->model.kernels = unprofiled;
+    if (r->group)
+        profile_add(PROFILE_COMMUNICATION, (int64_t)(r->group->allreduce_calls - calls),
+                    r->group->allreduce_seconds - seconds, (double)(r->group->bytes_sent - bytes));
+    if (status != TF_OK || !r->speaks || r->tr->epoch == first_epoch)
+        return status;
+    profile_peaks peaks;
+    char whose[96];
+    snprintf(whose, sizeof whose, "--impl %s, %s", r->group ? "opt" : "ref",
+             r->group && r->group->size > 1 ? "rank 0's own (each rank counts its own)" : "this process's");
+    if (profile_measure_peaks(profile_counters_now(), &peaks, err) != TF_OK)
+        return err->code;
+    profile_print(stdout, profile_counters_now(), &peaks, epoch_seconds, r->tr->epoch - first_epoch, whose);
+    return TF_OK;
+}
+
 int train_events(const train_command *c, comm *group, tf_error *err)
 {
     /* only rank 0 prints and writes files */
@@ -262,7 +294,7 @@ int train_events(const train_command *c, comm *group, tf_error *err)
     event_epoch_report report;
     memset(&report, 0, sizeof report);
     if (status == TF_OK)
-        status = run_epochs(&r, &report, err);
+        status = c->profile ? profiled_epochs(&r, &report, err) : run_epochs(&r, &report, err);
     if (status == TF_OK && report.epoch > 0 && r.speaks)
         printf("final test AP %.4f AUC %.4f after %lld epochs (%.1f min)\n", report.test.average_precision,
                report.test.roc_auc, (long long)r.tr->epoch, (wall_seconds() - started) / 60.0);

@@ -166,8 +166,9 @@ static option_spec train_options_table[] = {
              "OMP_WAIT_POLICY=passive and --batch >= R x T)"},
     {"--impl", OPTION_CHOICE, AT(optimized), .choices = implementations, EVENTS, .value_name = "I",
      .help = "ref (default: the reference, one process) or opt (the distributed twin:\n"
-             "node memory partitioned over the ranks of mpiexec; bitwise the reference's\n"
-             "memory for the same parameters, fp-equal gradients; chapter 04)"},
+             "node memory partitioned over the ranks of mpiexec, BLAS products; the\n"
+             "reference's memory, scores and gradients within fp for the same parameters;\n"
+             "chapters 01 and 04)"},
     {"--dispatch", OPTION_CHOICE, AT(events.mode), .choices = dispatches, .needs = "--impl opt", EVENTS,
      .value_name = "M",
      .help = "with --impl opt, how node memory moves: sven (default: each unique row\n"
@@ -270,7 +271,7 @@ static option_spec train_options_table[] = {
              "T generator threads with --impl opt (at most 1 with fixed sizes, 9 with dqn)"},
     {"--optimizer", OPTION_CHOICE, AT(options.optimizer), .choices = optimizers, SNAPSHOT, .value_name = "O",
      .help = "adam (default) or sgd (p - lr g)"},
-    {"--profile", OPTION_FLAG, AT(profile), SNAPSHOT,
+    {"--profile", OPTION_FLAG, AT(profile), .models = SNAPSHOT_MODELS | EVENT_MODELS,
      .help = "after the epochs, print where their time went by kernel family (dense\n"
              "and sparse products, cells, activations, loss, Adam, copies,\n"
              "communication): calls, seconds, FLOPs and bytes by the formulas of\n"

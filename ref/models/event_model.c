@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ref/nn/layers.h"
-#include "ref/core/memory.h"
 #include "ref/nn/recurrent.h"
+#include "ref/core/memory.h"
 #include "ref/core/rng.h"
 #include "ref/nn/time_encoding.h"
 #include "ref/nn/time_projection.h"
@@ -206,6 +206,7 @@ int event_model_create(event_model *m, const event_model_config *config, uint64_
                             "dividing the embedding width and neighbours >= 1",
                             (long long)c.heads, (long long)c.embedding_width, c.neighbours);
     m->config = c;
+    m->kernels = &ref_kernels;
     parameter_table table;
     describe_parameters(&c, &table);
     for (int i = 0; i < table.count; i++) {
@@ -364,16 +365,20 @@ void event_model_update(const event_model *m, event_tape *tape)
         tape->updater_delta[k] = (float)(tape->time[k] - tape->memory_time[k]);
         memcpy(tape->updater_input + k * din, tape->mail + k * dmsg, (size_t)dmsg * sizeof(float));
     }
-    ref_time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
+    m->kernels->time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
                               m->memory_time_bias->value.data, dt, din, tape->updater_input + dmsg);
-    if (m->config.kind == EVENT_MODEL_TGN)
-        ref_gru_cell_forward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
-                             m->updater_weight_hh->value.data, m->updater_bias_ih->value.data,
-                             m->updater_bias_hh->value.data, N, din, dm, tape->updated, tape->updater_cache);
-    else
-        ref_rnn_cell_forward(tape->updater_input, tape->memory, m->updater_weight_ih->value.data,
-                             m->updater_weight_hh->value.data, m->updater_bias_ih->value.data,
-                             m->updater_bias_hh->value.data, N, din, dm, tape->updated);
+    const kernels *k = m->kernels;
+    const float *x = tape->updater_input, *h = tape->memory, *w_ih = m->updater_weight_ih->value.data,
+                *w_hh = m->updater_weight_hh->value.data, *b_ih = m->updater_bias_ih->value.data,
+                *b_hh = m->updater_bias_hh->value.data;
+    if (m->config.kind == EVENT_MODEL_TGN) {
+        k->gru_cell_forward(x, h, w_ih, w_hh, b_ih, b_hh, N, din, dm, tape->updated, tape->updater_cache);
+    } else { /* ref_rnn_cell_forward()'s steps, on the model's kernels */
+        k->linear_forward(x, w_ih, b_ih, N, din, dm, tape->updated);
+        k->linear_accumulate(h, w_hh, N, dm, dm, tape->updated);
+        k->add_bias(tape->updated, b_hh, N, dm);
+        k->tanh_forward(tape->updated, N * dm, tape->updated);
+    }
 }
 
 /* Step 5, TGN: attention of every root over its sampled neighbours, h = s' for both. */
@@ -387,12 +392,12 @@ static int embed_tgn(const event_model *m, const event_batch *batch, event_tape 
         (de > 0 && !(tape->neighbour_edge = tf_alloc((size_t)(E * de), sizeof(float), "neighbour edge features", err))))
         return TF_ERR_INPUT;
     const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
-    ref_time_encoding_forward(tape->query_delta, R, w, b, dt, dt, tape->query_time); /* phi(0) */
-    ref_time_encoding_forward(tape->neighbour_delta, E, w, b, dt, dt, tape->neighbour_time);
+    m->kernels->time_encoding_forward(tape->query_delta, R, w, b, dt, dt, tape->query_time); /* phi(0) */
+    m->kernels->time_encoding_forward(tape->neighbour_delta, E, w, b, dt, dt, tape->neighbour_time);
     for (int64_t e = 0; e < E && de > 0; e++)
         memcpy(tape->neighbour_edge + e * de, batch->edge_features + tape->neighbour_event[e] * de,
                (size_t)de * sizeof(float));
-    return ref_temporal_attention_forward(&m->attention, R, tape->neighbour_offset, tape->updated, tape->query_time,
+    return ref_temporal_attention_forward(m->kernels, &m->attention, R, tape->neighbour_offset, tape->updated, tape->query_time,
                                           tape->updated + R * dm, tape->neighbour_edge, tape->neighbour_time,
                                           &tape->attention, tape->embedding, err);
 }
@@ -427,8 +432,8 @@ int event_model_embed(const event_model *m, const event_batch *batch, event_tape
         return status;
     /* Roots are [src; dst; neg]: positives pair rows j and B + j, negatives rows j and 2B + j. */
     const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
-    ref_link_decoder_forward(&m->decoder, source, destination, B, tape->positive_hidden, scores);
-    ref_link_decoder_forward(&m->decoder, source, negative, B, tape->negative_hidden, scores + B);
+    ref_link_decoder_forward(m->kernels, &m->decoder, source, destination, B, tape->positive_hidden, scores);
+    ref_link_decoder_forward(m->kernels, &m->decoder, source, negative, B, tape->negative_hidden, scores + B);
     return TF_OK;
 }
 
@@ -479,13 +484,13 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
         dquery_time ? tf_alloc((size_t)(E * dt), sizeof(float), "attention time gradients", err) : NULL;
     int status = dneighbour_time ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK)
-        status = ref_temporal_attention_backward(&m->attention, &tape->attention, dembedding, dupdated, dquery_time,
-                                                 dupdated + R * dm, dneighbour_time, err);
+        status = ref_temporal_attention_backward(m->kernels, &m->attention, &tape->attention, dembedding, dupdated,
+                                                 dquery_time, dupdated + R * dm, dneighbour_time, err);
     if (status == TF_OK) {
         const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
         double *dw = m->attention_time_weight->sums, *db = m->attention_time_bias->sums;
-        ref_time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
-        ref_time_encoding_backward(tape->neighbour_delta, E, w, b, dt, dt, dneighbour_time, dw, db);
+        m->kernels->time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
+        m->kernels->time_encoding_backward(tape->neighbour_delta, E, w, b, dt, dt, dneighbour_time, dw, db);
     }
     free(dquery_time);
     free(dneighbour_time);
@@ -528,22 +533,23 @@ int event_model_backward_updater(event_model *m, const event_tape *tape, const f
      * the recurrent one; RNN: one [N][d_mem] for both. */
     const float *x = tape->updater_input, *h = tape->memory, *w_ih = m->updater_weight_ih->value.data,
                 *w_hh = m->updater_weight_hh->value.data;
-    const float *d_input = scratch, *d_recurrent = scratch;
-    int64_t gate_width = dm;
+    const kernels *k = m->kernels;
     if (m->config.kind == EVENT_MODEL_TGN) {
-        ref_gru_cell_backward(x, h, w_ih, w_hh, tape->updater_cache, dupdated, N, din, dm, scratch, dinput, NULL, NULL,
-                              NULL, NULL, NULL);
-        gate_width = 3 * dm;
-        d_recurrent = scratch + N * gate_width;
-    } else {
-        ref_rnn_cell_backward(x, h, w_ih, w_hh, tape->updated, dupdated, N, din, dm, scratch, dinput, NULL, NULL, NULL,
-                              NULL, NULL);
+        k->gru_cell_backward(x, h, w_ih, w_hh, tape->updater_cache, dupdated, N, din, dm, scratch, dinput, NULL, NULL,
+                             NULL, NULL, NULL);
+        k->linear_backward_sums(x, w_ih, scratch, N, din, 3 * dm, NULL, m->updater_weight_ih->sums,
+                                m->updater_bias_ih->sums);
+        k->linear_backward_sums(h, w_hh, scratch + N * 3 * dm, N, dm, 3 * dm, NULL, m->updater_weight_hh->sums,
+                                m->updater_bias_hh->sums);
+    } else { /* ref_rnn_cell_backward()'s steps, on the model's kernels, dinput with the input map's sums */
+        memset(scratch, 0, (size_t)(N * dm) * sizeof(float));
+        k->tanh_backward(tape->updated, dupdated, N * dm, scratch);
+        k->linear_backward_sums(x, w_ih, scratch, N, din, dm, dinput, m->updater_weight_ih->sums,
+                                m->updater_bias_ih->sums);
+        k->linear_backward_sums(h, w_hh, scratch, N, dm, dm, NULL, m->updater_weight_hh->sums,
+                                m->updater_bias_hh->sums);
     }
-    ref_linear_backward_sums(x, w_ih, d_input, N, din, gate_width, NULL, m->updater_weight_ih->sums,
-                             m->updater_bias_ih->sums);
-    ref_linear_backward_sums(h, w_hh, d_recurrent, N, dm, gate_width, NULL, m->updater_weight_hh->sums,
-                             m->updater_bias_hh->sums);
-    ref_time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
+    m->kernels->time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
                                m->memory_time_bias->value.data, dt, din, dinput + dmsg, m->memory_time_weight->sums,
                                m->memory_time_bias->sums);
     free(dinput);
@@ -561,9 +567,9 @@ int event_model_backward_embedding(event_model *m, const event_tape *tape, const
     if (status == TF_OK) {
         const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
         float *dsource = dembedding, *ddestination = dsource + B * demb, *dnegative = dsource + 2 * B * demb;
-        ref_link_decoder_backward(&m->decoder, source, destination, tape->positive_hidden, dscores, B, dhidden,
+        ref_link_decoder_backward(m->kernels, &m->decoder, source, destination, tape->positive_hidden, dscores, B, dhidden,
                                   dsource, ddestination);
-        ref_link_decoder_backward(&m->decoder, source, negative, tape->negative_hidden, dscores + B, B, dhidden,
+        ref_link_decoder_backward(m->kernels, &m->decoder, source, negative, tape->negative_hidden, dscores + B, B, dhidden,
                                   dsource, dnegative);
         status = m->config.kind == EVENT_MODEL_TGN ? backward_tgn(m, tape, dembedding, dupdated, err)
                                                    : backward_jodie(m, tape, dembedding, dupdated, err);

@@ -72,6 +72,7 @@
 
 #include "ref/nn/attention.h"
 #include "ref/core/error.h"
+#include "ref/nn/kernels.h"
 #include "ref/data/events.h"
 #include "ref/nn/link_decoder.h"
 #include "ref/models/node_memory.h"
@@ -131,6 +132,9 @@ typedef struct event_model {
     parameter *projection_weight;      /**< JODIE: layers.l0h0t.time_emb.weight [d_mem][1] */
     parameter *projection_bias;        /**< JODIE: layers.l0h0t.time_emb.bias [d_mem] */
     link_decoder decoder;              /**< edge_predictor.* */
+    const kernels *kernels;            /**< the products, cells and activations it runs on: ref_kernels (set
+                                            by event_model_create()), or a twin (opt_kernels: BLAS, within the
+                                            fp tolerance) */
 } event_model;
 
 /**

@@ -32,10 +32,10 @@ static void add_columns(const float *in, int64_t in_width, int64_t column, int64
             out[i * width + j] += in[i * in_width + column + j];
 }
 
-int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, const int64_t *neighbour_offset,
-                                   const float *root_node, const float *root_time, const float *neighbour_node,
-                                   const float *neighbour_edge, const float *neighbour_time, attention_tape *tape,
-                                   float *out, tf_error *err)
+int ref_temporal_attention_forward(const kernels *k, const temporal_attention *a, int64_t roots,
+                                   const int64_t *neighbour_offset, const float *root_node, const float *root_time,
+                                   const float *neighbour_node, const float *neighbour_edge,
+                                   const float *neighbour_time, attention_tape *tape, float *out, tf_error *err)
 {
     memset(tape, 0, sizeof *tape);
     const int64_t R = roots, E = neighbour_offset[roots], dh = a->node_width, de = a->edge_width,
@@ -65,11 +65,11 @@ int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, c
     if (de > 0)
         copy_columns(neighbour_edge, E, de, tape->key_input, key_width, dh);
     copy_columns(neighbour_time, E, dt, tape->key_input, key_width, dh + de);
-    ref_linear_forward(tape->query_input, a->query_weight->value.data, a->query_bias->value.data, R, query_width, d,
+    k->linear_forward(tape->query_input, a->query_weight->value.data, a->query_bias->value.data, R, query_width, d,
                        tape->query);
-    ref_linear_forward(tape->key_input, a->key_weight->value.data, a->key_bias->value.data, E, key_width, d,
+    k->linear_forward(tape->key_input, a->key_weight->value.data, a->key_bias->value.data, E, key_width, d,
                        tape->key);
-    ref_linear_forward(tape->key_input, a->value_weight->value.data, a->value_bias->value.data, E, key_width, d,
+    k->linear_forward(tape->key_input, a->value_weight->value.data, a->value_bias->value.data, E, key_width, d,
                        tape->value);
     /* Per root and head: scores, softmax over the root's neighbours, weighted sum of values. */
     for (int64_t r = 0; r < R; r++) {
@@ -80,10 +80,10 @@ int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, c
             const float *q = tape->query + r * d + h * head_width;
             float largest = -INFINITY;
             for (int64_t e = first; e < last; e++) {
-                const float *k = tape->key + e * d + h * head_width;
+                const float *key = tape->key + e * d + h * head_width;
                 float dot = 0.0f;
                 for (int64_t j = 0; j < head_width; j++)
-                    dot += q[j] * k[j];
+                    dot += q[j] * key[j];
                 ref_leaky_relu_forward(&dot, 1, ATTENTION_LEAKY_SLOPE, &tape->score[e * heads + h]);
                 largest = fmaxf(largest, tape->score[e * heads + h]);
             }
@@ -102,16 +102,16 @@ int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, c
         memcpy(aggregate + d, root_node + r * dh, (size_t)dh * sizeof(float));
     }
     /* z = LayerNorm(ReLU(W_o [agg || h_u] + b_o)) */
-    ref_linear_forward(tape->output_input, a->output_weight->value.data, a->output_bias->value.data, R, d + dh, d,
+    k->linear_forward(tape->output_input, a->output_weight->value.data, a->output_bias->value.data, R, d + dh, d,
                        tape->activated);
-    ref_relu_forward(tape->activated, R * d, tape->activated);
+    k->relu_forward(tape->activated, R * d, tape->activated);
     ref_layer_norm_forward(tape->activated, a->norm_weight->value.data, a->norm_bias->value.data, R, d,
                            ATTENTION_NORM_EPSILON, out, tape->normalized, tape->inverse_std);
     return TF_OK;
 }
 
-int ref_temporal_attention_backward(const temporal_attention *a, const attention_tape *tape, const float *dout,
-                                    float *droot_node, float *droot_time, float *dneighbour_node,
+int ref_temporal_attention_backward(const kernels *k, const temporal_attention *a, const attention_tape *tape,
+                                    const float *dout, float *droot_node, float *droot_time, float *dneighbour_node,
                                     float *dneighbour_time, tf_error *err)
 {
     const int64_t R = tape->roots, E = tape->neighbours, dh = a->node_width, de = a->edge_width, dt = a->time_width,
@@ -135,8 +135,8 @@ int ref_temporal_attention_backward(const temporal_attention *a, const attention
         /* Output block: LayerNorm, ReLU, W_o. */
         ref_layer_norm_backward(tape->normalized, tape->inverse_std, a->norm_weight->value.data, dout, R, d, dactivated,
                                 a->norm_weight->sums, a->norm_bias->sums);
-        ref_relu_backward(tape->activated, dactivated, R * d, dpreactivation);
-        ref_linear_backward_sums(tape->output_input, a->output_weight->value.data, dpreactivation, R, d + dh, d,
+        k->relu_backward(tape->activated, dactivated, R * d, dpreactivation);
+        k->linear_backward_sums(tape->output_input, a->output_weight->value.data, dpreactivation, R, d + dh, d,
                                  doutput_input, a->output_weight->sums, a->output_bias->sums);
         if (droot_node)
             add_columns(doutput_input, d + dh, d, R, dh, droot_node);
@@ -159,20 +159,20 @@ int ref_temporal_attention_backward(const temporal_attention *a, const attention
                 for (int64_t e = offset[r]; e < offset[r + 1]; e++) {
                     float dscore = tape->alpha[e * heads + h] * (dalpha[e] - weighted), ddot = 0.0f;
                     ref_leaky_relu_backward(&tape->score[e * heads + h], &dscore, 1, ATTENTION_LEAKY_SLOPE, &ddot);
-                    const float *k = tape->key + e * d + h * head_width;
+                    const float *key = tape->key + e * d + h * head_width;
                     for (int64_t j = 0; j < head_width; j++) {
-                        dquery[r * d + h * head_width + j] += ddot * k[j];
+                        dquery[r * d + h * head_width + j] += ddot * key[j];
                         dkey[e * d + h * head_width + j] += ddot * q[j];
                     }
                 }
             }
         }
         /* The three projections, then the input slices. */
-        ref_linear_backward_sums(tape->query_input, a->query_weight->value.data, dquery, R, query_width, d,
+        k->linear_backward_sums(tape->query_input, a->query_weight->value.data, dquery, R, query_width, d,
                                  dquery_input, a->query_weight->sums, a->query_bias->sums);
-        ref_linear_backward_sums(tape->key_input, a->key_weight->value.data, dkey, E, key_width, d, dkey_input,
+        k->linear_backward_sums(tape->key_input, a->key_weight->value.data, dkey, E, key_width, d, dkey_input,
                                  a->key_weight->sums, a->key_bias->sums);
-        ref_linear_backward_sums(tape->key_input, a->value_weight->value.data, dvalue, E, key_width, d, dkey_input,
+        k->linear_backward_sums(tape->key_input, a->value_weight->value.data, dvalue, E, key_width, d, dkey_input,
                                  a->value_weight->sums, a->value_bias->sums);
         if (droot_node)
             add_columns(dquery_input, query_width, 0, R, dh, droot_node);

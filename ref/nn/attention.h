@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "ref/core/error.h"
+#include "ref/nn/kernels.h"
 #include "ref/nn/parameters.h"
 
 #ifdef __cplusplus
@@ -88,6 +89,7 @@ typedef struct attention_tape {
 
 /**
  * Forward for @p roots roots.
+ * @param k                the kernels its products run on (ref_kernels or a twin)
  * @param a                the layer
  * @param roots            R, number of roots
  * @param neighbour_offset  [R + 1] offsets into the neighbour arrays (neighbour_offset[0] = 0)
@@ -101,15 +103,16 @@ typedef struct attention_tape {
  * @param err              out: no memory for the tape
  * @return 0, or TF_ERR_INPUT (the tape is then empty)
  */
-int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, const int64_t *neighbour_offset,
-                                   const float *root_node, const float *root_time, const float *neighbour_node,
-                                   const float *neighbour_edge, const float *neighbour_time, attention_tape *tape,
-                                   float *out, tf_error *err);
+int ref_temporal_attention_forward(const kernels *k, const temporal_attention *a, int64_t roots,
+                                   const int64_t *neighbour_offset, const float *root_node, const float *root_time,
+                                   const float *neighbour_node, const float *neighbour_edge,
+                                   const float *neighbour_time, attention_tape *tape, float *out, tf_error *err);
 
 /**
  * Backward, given dout [R][d_out]. Adds into the parameters' double gradient sums
  * (parameter.sums, ref/nn/parameters.h) and into the input
  * gradients below (each may be NULL; edge features are data and get none).
+ * @param k               the kernels its products run on (the forward's)
  * @param a               the layer
  * @param tape            the forward's tape
  * @param dout            [R][d_out] gradient of the loss with respect to z
@@ -120,8 +123,8 @@ int ref_temporal_attention_forward(const temporal_attention *a, int64_t roots, c
  * @param err             out: no memory for scratch
  * @return 0, or TF_ERR_INPUT
  */
-int ref_temporal_attention_backward(const temporal_attention *a, const attention_tape *tape, const float *dout,
-                                    float *droot_node, float *droot_time, float *dneighbour_node,
+int ref_temporal_attention_backward(const kernels *k, const temporal_attention *a, const attention_tape *tape,
+                                    const float *dout, float *droot_node, float *droot_time, float *dneighbour_node,
                                     float *dneighbour_time, tf_error *err);
 
 /** Release a tape's arrays and zero it. Safe on a zeroed tape. */

@@ -27,6 +27,7 @@
 #include "ref/core/error.h"
 #include "ref/nn/layers.h"
 #include "ref/nn/propagate.h"
+#include "ref/nn/time_encoding.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,17 +99,30 @@ typedef struct kernels {
     /** See ref_copy_rows(): the copies the models and trainers make (tape, gradient packing). */
     void (*copy_rows)(float *to, int64_t to_stride, const float *from, int64_t from_stride, int64_t rows,
                       int64_t width);
+    /** See ref_linear_backward_sums(): the event models' products, whose parameter gradients stay
+     *  in double until every process's rows are summed (ref/models/event_model.h). */
+    void (*linear_backward_sums)(const float *x, const float *weight, const float *dy, int64_t n, int64_t in,
+                                 int64_t out, float *dx, double *dweight, double *dbias);
+    /** See ref_time_encoding_forward(): the event models' cos(w dt + b), a cosine per value. */
+    void (*time_encoding_forward)(const float *delta, int64_t n, const float *weight, const float *bias,
+                                  int64_t width, int64_t stride, float *out);
+    /** See ref_time_encoding_backward(). */
+    void (*time_encoding_backward)(const float *delta, int64_t n, const float *weight, const float *bias,
+                                   int64_t width, int64_t stride, const float *dout, double *dweight, double *dbias);
 } kernels;
 
 /** The reference kernels: layers.h, propagate.h and recurrent.h. */
 extern const kernels ref_kernels;
 
-/** The last entries of #ref_kernels, sigmoid_forward to copy_rows (the elementwise work, the loss,
- *  Adam and the copies), in the table's order: written once for the reference table and for a twin
- *  that keeps this cheap work on the host (cuda/kernels.cu). */
+/** The last entries of #ref_kernels, sigmoid_forward to time_encoding_backward (the elementwise work,
+ *  the loss, Adam, the copies, and the event models' double-sum backward and time encodings), in the
+ *  table's order:
+ *  written once for the reference table and for a twin that keeps this work on the host
+ *  (cuda/kernels.cu: the event models do not run on a device). */
 #define REF_KERNELS_HOST_ENTRIES                                                                                      \
     ref_sigmoid_forward, ref_sigmoid_backward, ref_tanh_forward, ref_tanh_backward, ref_relu_forward,                \
-        ref_relu_backward, ref_add_bias, ref_add_bias_backward, ref_mse_loss, ref_adam_step, ref_copy_rows
+        ref_relu_backward, ref_add_bias, ref_add_bias_backward, ref_mse_loss, ref_adam_step, ref_copy_rows,          \
+        ref_linear_backward_sums, ref_time_encoding_forward, ref_time_encoding_backward
 
 #ifdef __cplusplus
 }

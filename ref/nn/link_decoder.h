@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "ref/nn/kernels.h"
 #include "ref/nn/parameters.h"
 
 #ifdef __cplusplus
@@ -34,6 +35,7 @@ typedef struct link_decoder {
 
 /**
  * Scores of @p pairs pairs.
+ * @param k            the kernels its products run on (ref_kernels or a twin)
  * @param decoder      the decoder
  * @param source       [pairs][d] z_u
  * @param destination  [pairs][d] z_v
@@ -41,13 +43,14 @@ typedef struct link_decoder {
  * @param hidden       [pairs][d] out: ReLU(W_src z_u + b_src + W_dst z_v + b_dst), kept for the backward
  * @param scores       [pairs] out: the logits
  */
-void ref_link_decoder_forward(const link_decoder *decoder, const float *source, const float *destination,
-                              int64_t pairs, float *hidden, float *scores);
+void ref_link_decoder_forward(const kernels *k, const link_decoder *decoder, const float *source,
+                              const float *destination, int64_t pairs, float *hidden, float *scores);
 
 /**
  * Backward, given dscores [pairs]. Adds into the parameters' double gradient sums
  * (parameter.sums, ref/nn/parameters.h) and into dsource and
  * ddestination [pairs][d] (either may be NULL).
+ * @param k             the kernels its products run on (the forward's)
  * @param decoder       the decoder
  * @param source        [pairs][d] the forward's z_u
  * @param destination   [pairs][d] the forward's z_v
@@ -58,9 +61,9 @@ void ref_link_decoder_forward(const link_decoder *decoder, const float *source, 
  * @param dsource       [pairs][d] added into
  * @param ddestination  [pairs][d] added into
  */
-void ref_link_decoder_backward(const link_decoder *decoder, const float *source, const float *destination,
-                               const float *hidden, const float *dscores, int64_t pairs, float *dhidden,
-                               float *dsource, float *ddestination);
+void ref_link_decoder_backward(const kernels *k, const link_decoder *decoder, const float *source,
+                               const float *destination, const float *hidden, const float *dscores, int64_t pairs,
+                               float *dhidden, float *dsource, float *ddestination);
 
 #ifdef __cplusplus
 }
