@@ -234,12 +234,7 @@ static double schedule_compare(void *state, int twin, int64_t step)
     }
     if (s->variant == SCHEDULE_VARIANT_GRADIENT)
         return relative_error(s->twin_gradient[twin], s->ref_gradient, s->parameters);
-    const parameter_list *ref = &s->ref.model.parameters, *ours = &s->twin.model.parameters;
-    double worst = 0;
-    for (int64_t i = 0; i < ref->count; i++)
-        worst = fmax(worst, relative_error(ours->items[i].value.data, ref->items[i].value.data,
-                                           ref->items[i].value.size));
-    return worst;
+    return parameters_relative_error(&s->twin.model.parameters, &s->ref.model.parameters);
 }
 
 static void schedule_corrupt(void *state, int twin)

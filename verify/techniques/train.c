@@ -107,12 +107,7 @@ static double train_compare(void *state, int twin, int64_t step)
 {
     (void)twin, (void)step;
     const train_state *s = state;
-    const parameter_list *ref = &s->ref.model.parameters, *ours = &s->twin.model.parameters;
-    double worst = 0;
-    for (int64_t i = 0; i < ref->count; i++)
-        worst = fmax(worst, relative_error(ours->items[i].value.data, ref->items[i].value.data,
-                                           ref->items[i].value.size));
-    return worst;
+    return parameters_relative_error(&s->twin.model.parameters, &s->ref.model.parameters);
 }
 
 static void train_corrupt(void *state, int twin)
