@@ -153,8 +153,10 @@ static void check_case(const peer_case *c)
         snprintf(file, sizeof file, "steps.%s", m.parameters.items[i].name);
         golden(c->name, file, STEPS * m.parameters.items[i].value.size, &after[i]);
     }
+    /* Under Valgrind two steps: Adam's second step reads every moment the first wrote. */
+    const int steps = (int)test_repeats(STEPS, 2);
     double step_loss_error[STEPS], step_parameter_error[STEPS];
-    for (int step = 0; step < STEPS; step++) {
+    for (int step = 0; step < steps; step++) {
         if (step > 0) {
             loss = window_gradient(&m, seq, c->first + step * c->count, c->count, predictions, dpredictions);
             ref_adam_step(&optimizer, &m.parameters);
@@ -168,15 +170,15 @@ static void check_case(const peer_case *c)
                                                              p->value.size));
         }
     }
-    printf("%-26s steps 1..%d, loss:      ", c->name, STEPS);
-    for (int step = 0; step < STEPS; step++)
+    printf("%-26s steps 1..%d, loss:      ", c->name, steps);
+    for (int step = 0; step < steps; step++)
         printf(" %.1e", step_loss_error[step]);
-    printf("\n%-26s steps 1..%d, parameters:", c->name, STEPS);
-    for (int step = 0; step < STEPS; step++)
+    printf("\n%-26s steps 1..%d, parameters:", c->name, steps);
+    for (int step = 0; step < steps; step++)
         printf(" %.1e", step_parameter_error[step]);
     printf("\n");
     fflush(stdout); /* a failing check ends this forked test before stdio would flush */
-    for (int step = 0; step < STEPS; step++) {
+    for (int step = 0; step < steps; step++) {
         ck_assert_msg(step_loss_error[step] <= TOLERANCE, "%s: loss of step %d differs by %g", c->name, step + 1,
                       step_loss_error[step]);
         ck_assert_msg(step_parameter_error[step] <= TOLERANCE, "%s: parameters after step %d differ by %g", c->name,

@@ -27,6 +27,26 @@
 #error "verify/CMakeLists.txt defines TWOFOLD_SOURCE_DIR"
 #endif
 
+/* Valgrind's client request; without its header a test never thinks it is under Valgrind. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+/* How many times a test repeats one code path: `native` in a plain run, `memcheck` under
+ * Valgrind (`ctest -T memcheck`, 20-50 times slower). The two runs look for different things:
+ * long chains of snapshots, many Adam steps and every model of the table catch numerical drift,
+ * and the plain ctest run keeps them; a memory error shows on the first pass through a path, so
+ * memcheck needs every path once, not the chain. The test prints the length it used. */
+static inline int64_t test_repeats(int64_t native, int64_t memcheck)
+{
+    return RUNNING_ON_VALGRIND ? memcheck : native;
+}
+
 /* A path under the source tree, in a static buffer (use before the next call). */
 static inline const char *source_path(const char *relative)
 {
