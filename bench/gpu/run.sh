@@ -34,7 +34,7 @@ arch=$usr/lib/x86_64-linux-gnu
 # libraries, components and help files; Debian's installed names carry an .openmpi suffix (the
 # plain names are alternatives that dpkg -x does not make), so the build is told them.
 export OPAL_PREFIX=$usr
-export PATH=$usr/bin:$PATH
+export PATH=$usr/bin:$PATH:/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer
 export LD_LIBRARY_PATH=$arch/openmpi/lib:$arch:$arch/openblas-pthread:$prefix/fallback${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PKG_CONFIG_PATH=$arch/pkgconfig:$usr/share/pkgconfig
 export CMAKE_PREFIX_PATH=$usr
@@ -113,18 +113,26 @@ step_ctest() {
 
 # One compute-sanitizer tool on every cuda test; each test's output in LOGS/TOOL/NAME.log.
 sanitize() {
-    local tool=$1 name env command rc failed=0
-    command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer on PATH (no GPU toolkit): nothing to check"; return 3; }
-    nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: nothing to check"; return 3; }
+    local tool=$1 name env command rc failed=0 tests per options=()
+    tests=$(cuda_tests) || return 1
+    if ! command -v compute-sanitizer >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+        echo "would check:"; echo "$tests"
+        command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer on PATH: nothing checked"; return 3; }
+        echo "no GPU: nothing checked"; return 3
+    fi
     mkdir -p "$logs/$tool"
+    # Each test gets an equal share of the step's limit (PER_TEST seconds if set), so that one slow
+    # test times out alone and the others still run.
+    per=${PER_TEST:-$(( (STEP_CAP - 5) / $(wc -l <<< "$tests") ))}
+    [ "$tool" = memcheck ] && options=(--leak-check full)
     while IFS=$'\t' read -r name env command; do
         # shellcheck disable=SC2086 # env and command are word lists
-        env $env timeout -k 5 "${PER_TEST:-100}" compute-sanitizer --tool "$tool" --error-exitcode 86 \
+        env $env timeout -k 5 "$per" compute-sanitizer --tool "$tool" "${options[@]}" --error-exitcode 86 \
             --print-limit 50 $command > "$logs/$tool/$name.log" 2>&1
         rc=$?
         echo "$tool $name: exit $rc; $(grep -m1 'ERROR SUMMARY' "$logs/$tool/$name.log" || echo 'no summary')"
         [ $rc -eq 0 ] || failed=1
-    done < <(cuda_tests)
+    done <<< "$tests"
     return $failed
 }
 step_memcheck() { sanitize memcheck; }
@@ -143,23 +151,26 @@ step_bench() {
     return $rc
 }
 
-# The race against PyTorch Geometric Temporal (bench/train.sh), the peer's wheel from .whl/,
-# installed into the machine's own python3 (bench/train.sh sets PYTHONPATH to the shim alone, and
-# the machine is discarded after the session). Without the peer, twofold's rows alone.
+# The race against PyTorch Geometric Temporal (bench/train.sh). The peer's wheel from .whl/ goes
+# into /tmp/gpu-site, never into the machine's Python; bench/train.sh sets PYTHONPATH to the shim
+# alone, so PYTHON is a wrapper that adds the site. Without the peer, twofold's rows alone.
 step_race() {
+    local site=/tmp/gpu-site
     if ls .whl/*.whl >/dev/null 2>&1; then
-        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl ||
-            echo "the peer's wheel did not install: twofold's rows alone"
+        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+            --target "$site" .whl/*.whl || echo "the peer's wheel did not install: twofold's rows alone"
     else
         echo "no .whl/*.whl carried: twofold's rows alone"
     fi
-    TWOFOLD="$build/twofold" THREADS=${RACE_THREADS:-8} bench/train.sh tgcn twitter_tennis 5
+    mkdir -p "$site" && printf '#!/bin/sh\nPYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}%s" exec python3 "$@"\n' "$site" > "$site/python3" &&
+        chmod +x "$site/python3" || return 1
+    PYTHON="$site/python3" TWOFOLD="$build/twofold" THREADS=${RACE_THREADS:-8} bench/train.sh tgcn twitter_tennis 5
 }
 
 all_steps='unpack build ctest memcheck racecheck initcheck synccheck bench race'
 # Seconds each step may take at most on the GPU machine (bench/gpu/README.md: expected times).
 declare -A limit=([unpack]=40 [build]=200 [ctest]=60 [memcheck]=60 [racecheck]=60 [initcheck]=45
-                  [synccheck]=45 [bench]=60 [race]=60)
+                  [synccheck]=45 [bench]=60 [race]=90)
 
 run_step() {
     local name=$1 left t0 rc verdict
@@ -173,7 +184,7 @@ run_step() {
     fi
     t0=$(date +%s)
     export -f "step_$name" sanitize cuda_tests
-    export root prefix build logs jobs usr arch PER_TEST=${PER_TEST:-$((cap / 7))}
+    export root prefix build logs jobs usr arch STEP_CAP=$cap
     timeout -k 10 "$cap" bash -c "step_$name" > "$logs/$name.log" 2>&1
     rc=$?
     case $rc in
