@@ -137,8 +137,8 @@ done
 [ "$with_ref" = 1 ] &&
   echo "speedup over ref (medians): opt 1 rank $(ratio ref opt-1-rank), opt 2 ranks $(ratio ref opt-2-ranks)"
 if [ "${labels[-1]}" = peer ]; then
-  rows="ref $(ratio peer ref), "
-  [ "$with_ref" = 1 ] || rows=""
+  rows=""
+  [ "$with_ref" = 1 ] && rows="ref $(ratio peer ref), "
   echo "speedup over PyTorch Geometric's TGN (medians, same CPU, 1 thread each; twofold updates memory per" \
        "$rule, the peer per vertex): $rows""opt 1 rank $(ratio peer opt-1-rank), opt 2 ranks $(ratio peer opt-2-ranks)"
 fi
