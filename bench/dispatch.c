@@ -195,17 +195,17 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
     }
     const int64_t dm = config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
     dispatch_bytes p;
-    dispatch_traffic_predict(&t, mode, dm, dmsg, &p);
+    dispatch_traffic_predict(&t, mode, dm, dmsg, config.memory_update, &p);
     const dispatch_bytes *b = &t.bytes;
     const int wrong = b->counts != p.counts || b->requests != p.requests || b->dispatch_rows != p.dispatch_rows ||
                       b->updates != p.updates || b->update_gradients != p.update_gradients ||
                       b->aggregation != p.aggregation;
     const uint64_t rows = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
-    const uint64_t bound = dispatch_traffic_lower_bound(&t, dm, dmsg);
+    const uint64_t bound = dispatch_traffic_lower_bound(&t, dm, dmsg, config.memory_update);
     const dispatch_counts *c = &t.counts;
     const double formula = paper_formula(&t, mode, dm, dmsg);
     const double eta1 = dispatch_eta(c->entries, c->unique), eta2 = dispatch_eta(c->writes, c->written_per_trainer);
-    const double per_trainer_extra = (double)dispatch_write_row_bytes(dm, dmsg) *
+    const double per_trainer_extra = (double)dispatch_write_row_bytes(dm, dmsg, config.memory_update) *
                                      (double)(c->written_per_trainer_remote - c->written_remote);
     if (group->rank == 0) {
         if (wrong)

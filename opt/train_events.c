@@ -12,32 +12,43 @@
 
 /* ---- packed rows ----------------------------------------------------------------------------- */
 
-size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width)
+/* The per-vertex rule needs mail_ts beside mem_ts wherever a row moves; the per-entry rule writes
+ * both from the event's time, so there mail_ts = mem_ts and one of them travels. */
+static size_t row_times(event_memory_update rule) { return rule == EVENT_MEMORY_PER_VERTEX ? 2 : 1; }
+
+size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule)
 {
-    return (size_t)(memory_width + mail_width) * sizeof(float) + sizeof(double);
+    return (size_t)(memory_width + mail_width) * sizeof(float) + row_times(rule) * sizeof(double);
 }
 
-size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width)
+size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule)
 {
-    return sizeof(int32_t) + dispatch_read_row_bytes(memory_width, mail_width);
+    return sizeof(int32_t) + dispatch_read_row_bytes(memory_width, mail_width, rule);
 }
 
-/* A read row [memory][mail][mem_ts] of vertex row `row` of a node memory. The double may sit
- * at any byte: memcpy in and out. */
-static void pack_read_row(unsigned char *out, const node_memory *m, int64_t row)
+/* A read row [memory][mail][mem_ts] (per vertex: [mem_ts][mail_ts]) of vertex row `row` of a node
+ * memory. The doubles may sit at any byte: memcpy in and out. */
+static void pack_read_row(unsigned char *out, const node_memory *m, int64_t row, event_memory_update rule)
 {
     const size_t dm = (size_t)m->memory_width, dmsg = (size_t)m->mail_width;
     memcpy(out, m->memory + (size_t)row * dm, dm * sizeof(float));
     memcpy(out + dm * sizeof(float), m->mail + (size_t)row * dmsg, dmsg * sizeof(float));
     memcpy(out + (dm + dmsg) * sizeof(float), &m->memory_time[row], sizeof(double));
+    if (rule == EVENT_MEMORY_PER_VERTEX)
+        memcpy(out + (dm + dmsg) * sizeof(float) + sizeof(double), &m->mail_time[row], sizeof(double));
 }
 
-/* Entry k of a tape takes a read row: its own copy of memory, mail and mem_ts. */
-static void unpack_read_row(const unsigned char *in, event_tape *tape, int64_t k, size_t dm, size_t dmsg)
+/* Entry k of a tape takes a read row: its own copy of memory, mail, mem_ts and mail_ts. */
+static void unpack_read_row(const unsigned char *in, event_tape *tape, int64_t k, size_t dm, size_t dmsg,
+                            event_memory_update rule)
 {
     memcpy(tape->memory + (size_t)k * dm, in, dm * sizeof(float));
     memcpy(tape->mail + (size_t)k * dmsg, in + dm * sizeof(float), dmsg * sizeof(float));
     memcpy(&tape->memory_time[k], in + (dm + dmsg) * sizeof(float), sizeof(double));
+    if (rule == EVENT_MEMORY_PER_VERTEX)
+        memcpy(&tape->mail_time[k], in + (dm + dmsg) * sizeof(float) + sizeof(double), sizeof(double));
+    else
+        tape->mail_time[k] = tape->memory_time[k]; /* equal in every row under this rule */
 }
 
 /* ---- creating ---------------------------------------------------------------------------------- */
@@ -72,7 +83,7 @@ static int allocate_buffers(opt_event_trainer *tr, tf_error *err)
     const event_model *m = &tr->base.model;
     const int64_t B = dispatch_batch_largest(&tr->setup), dm = m->config.memory_width;
     const size_t C = (size_t)tr->capacity;
-    size_t largest = dispatch_write_row_bytes(dm, event_model_mail_width(m));
+    size_t largest = dispatch_write_row_bytes(dm, event_model_mail_width(m), m->config.memory_update);
     largest = largest > 12 ? largest : 12;
     tr->row_bytes = largest;
     if (!(tr->send_rows = tf_alloc(C, largest, "exchange buffers", err)) ||
@@ -224,12 +235,18 @@ static int depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
         memcpy(serving->memory + i * dm, shard->memory + row * dm, dm * sizeof(float));
         memcpy(serving->mail + i * dmsg, shard->mail + row * dmsg, dmsg * sizeof(float));
         serving->memory_time[i] = shard->memory_time[row];
+        serving->mail_time[i] = shard->mail_time[row];
     }
     event_model_update(m, serving);
-    const size_t reply = dm * sizeof(float) + sizeof(double);
+    tr->updater_rows += n;
+    const event_memory_update rule = m->config.memory_update;
+    const size_t reply = dm * sizeof(float) + row_times(rule) * sizeof(double); /* [s'][mem_ts] (+ [mail_ts]) */
     for (int64_t i = 0; i < n; i++) {
-        memcpy(tr->send_rows + (size_t)i * reply, serving->updated + i * dm, dm * sizeof(float));
-        memcpy(tr->send_rows + (size_t)i * reply + dm * sizeof(float), &serving->memory_time[i], sizeof(double));
+        unsigned char *out = tr->send_rows + (size_t)i * reply + dm * sizeof(float);
+        memcpy(out - dm * sizeof(float), serving->updated + i * dm, dm * sizeof(float));
+        memcpy(out, &serving->memory_time[i], sizeof(double));
+        if (rule == EVENT_MEMORY_PER_VERTEX)
+            memcpy(out + sizeof(double), &serving->mail_time[i], sizeof(double));
     }
     if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, reply, &tr->bytes.updates,
                                 err) != TF_OK)
@@ -238,8 +255,13 @@ static int depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
     event_tape *tape = &tr->batch.tape;
     for (int64_t at = 0; at < q->total; at++) {
         const unsigned char *in = tr->receive_rows + (size_t)at * reply;
-        memcpy(tape->updated + (size_t)q->row[at] * dm, in, dm * sizeof(float));
-        memcpy(&tape->memory_time[q->row[at]], in + dm * sizeof(float), sizeof(double));
+        const int64_t k = q->row[at];
+        memcpy(tape->updated + (size_t)k * dm, in, dm * sizeof(float));
+        memcpy(&tape->memory_time[k], in + dm * sizeof(float), sizeof(double));
+        if (rule == EVENT_MEMORY_PER_VERTEX)
+            memcpy(&tape->mail_time[k], in + dm * sizeof(float) + sizeof(double), sizeof(double));
+        else
+            tape->mail_time[k] = tape->memory_time[k];
     }
     return TF_OK;
 }
@@ -300,7 +322,8 @@ int opt_dispatch_fetch_rows(opt_event_trainer *tr, tf_error *err)
         return b->size > 0 ? event_model_read_memory(m, &tr->base.memory, &b->tape, err) : TF_OK;
     if (tr->mode == DISPATCH_DEPCOMM)
         return depcomm_serve_updates(tr, err);
-    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m),
+                                               m->config.memory_update);
     opt_dispatch_pack_answers(tr);
     if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, row, &tr->bytes.dispatch_rows,
                                 err) != TF_OK)
@@ -317,18 +340,20 @@ int opt_dispatch_fetch_rows(opt_event_trainer *tr, tf_error *err)
 void opt_dispatch_pack_answers(opt_event_trainer *tr)
 {
     const event_model *m = &tr->base.model;
-    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    const event_memory_update rule = m->config.memory_update;
+    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m), rule);
     /* Owner: one row per id asked, in the order asked. */
     for (int64_t i = 0; i < tr->fetch.received; i++)
-        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]]);
+        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]], rule);
 }
 
 void opt_dispatch_unpack_answer(const opt_event_trainer *tr, int64_t answer, event_tape *tape, int64_t k)
 {
     const event_model *m = &tr->base.model;
     const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
-    const size_t row = dispatch_read_row_bytes((int64_t)dm, (int64_t)dmsg);
-    unpack_read_row(tr->receive_rows + (size_t)answer * row, tape, k, dm, dmsg);
+    const event_memory_update rule = m->config.memory_update;
+    const size_t row = dispatch_read_row_bytes((int64_t)dm, (int64_t)dmsg, rule);
+    unpack_read_row(tr->receive_rows + (size_t)answer * row, tape, k, dm, dmsg, rule);
 }
 
 /* Every rank's slice size and start within the global batch: the layout of a score gather. */
@@ -359,9 +384,10 @@ static int gather_scores(opt_event_trainer *tr, float *scores, tf_error *err)
     return status;
 }
 
-/* The updater once per distinct (vertex, query time) of the batch's tape: those rows into
- * tr->unique (row, mail, mem_ts and time of the first entry that has them), the updater on them,
- * and every entry's s' copied from its row. */
+/* The updater once per distinct (vertex, tau) of the batch's tape, tau its update time (the query
+ * time per entry, the pre-batch mail_ts per vertex: then once per vertex): those rows into
+ * tr->unique (row, mail, both times and query time of the first entry that has them), the updater
+ * on them, and every entry's s' copied from its row. */
 static void update_distinct(opt_event_trainer *tr)
 {
     const event_model *m = &tr->base.model;
@@ -371,18 +397,20 @@ static void update_distinct(opt_event_trainer *tr)
     memset(tr->slots, 0xff, (size_t)tr->slot_count * sizeof *tr->slots);
     int64_t count = 0;
     for (int64_t k = 0; k < tape->entries; k++) {
+        const double tau = event_model_update_time(m, tape, k);
         uint64_t bits;
-        memcpy(&bits, &tape->time[k], sizeof bits);
+        memcpy(&bits, &tau, sizeof bits);
         uint64_t slot =
             (((uint64_t)(uint32_t)tape->vertex[k] * 0x9e3779b97f4a7c15ull ^ bits * 0xc2b2ae3d27d4eb4full) >> 17) & mask;
         while (tr->slots[slot] >= 0 &&
-               !(u->vertex[tr->slots[slot]] == tape->vertex[k] && u->time[tr->slots[slot]] == tape->time[k]))
+               !(u->vertex[tr->slots[slot]] == tape->vertex[k] && event_model_update_time(m, u, tr->slots[slot]) == tau))
             slot = (slot + 1) & mask;
         if (tr->slots[slot] < 0) { /* a new (vertex, time): its row joins the distinct ones */
             tr->slots[slot] = (int32_t)count;
             u->vertex[count] = tape->vertex[k];
             u->time[count] = tape->time[k];
             u->memory_time[count] = tape->memory_time[k];
+            u->mail_time[count] = tape->mail_time[k];
             memcpy(u->memory + count * dm, tape->memory + k * dm, dm * sizeof(float));
             memcpy(u->mail + count * dmsg, tape->mail + k * dmsg, dmsg * sizeof(float));
             count++;
@@ -394,6 +422,7 @@ static void update_distinct(opt_event_trainer *tr)
     for (int64_t k = 0; k < tape->entries; k++)
         memcpy(tape->updated + k * dm, u->updated + (size_t)tr->unique_of[k] * dm, dm * sizeof(float));
     tr->updates_saved += tape->entries - count;
+    tr->updater_rows += count;
 }
 
 /* Backward with the updater on the distinct rows: each row's d loss / d s' is the sum of its
@@ -421,10 +450,14 @@ int opt_dispatch_forward(opt_event_trainer *tr, double *loss, float *scores, tf_
     dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
     if (b->size > 0) {
+        tr->updater_batches++;
+        tr->updater_entries += b->tape.entries;
         if (deduplicating(tr))
             update_distinct(tr);
-        else if (tr->mode != DISPATCH_DEPCOMM) /* DepComm's owners ran the updater */
+        else if (tr->mode != DISPATCH_DEPCOMM) { /* DepComm's owners ran the updater */
             event_model_update(m, &b->tape);
+            tr->updater_rows += b->tape.entries;
+        }
         if (event_model_embed(m, &b->batch, &b->tape, tr->scores, err) != TF_OK)
             return TF_ERR_INPUT;
     }
@@ -473,7 +506,8 @@ void opt_dispatch_apply_update(opt_event_trainer *tr)
     ref_adam_step(&tr->base.optimizer, &tr->base.model.parameters);
 }
 
-/* A write row [vertex][s'][mail][time] for positive root entry k. */
+/* A write row [vertex][s'][mail][time] for positive root entry k: the event's time, stored as both
+ * mem_ts and mail_ts; per vertex [time][tau], tau the time s' stands for, stored as mem_ts. */
 static void pack_write_row(const opt_event_trainer *tr, int64_t k, unsigned char *out)
 {
     const dispatch_batch *b = &tr->batch;
@@ -486,6 +520,10 @@ static void pack_write_row(const opt_event_trainer *tr, int64_t k, unsigned char
     event_model_entry_message(m, &b->tape, &b->batch, k, b->tape.message);
     memcpy(out + sizeof v + dm * sizeof(float), b->tape.message, dmsg * sizeof(float));
     memcpy(out + sizeof v + (dm + dmsg) * sizeof(float), &time, sizeof time);
+    if (m->config.memory_update == EVENT_MEMORY_PER_VERTEX) {
+        const double tau = event_model_update_time(m, &b->tape, k);
+        memcpy(out + sizeof v + (dm + dmsg) * sizeof(float) + sizeof time, &tau, sizeof tau);
+    }
 }
 
 /* Store write rows, in the order given, into a node memory: at the owner's local row (partitioned
@@ -495,14 +533,18 @@ static void apply_write_rows(opt_event_trainer *tr, const unsigned char *rows, i
 {
     const event_model *m = &tr->base.model;
     const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
-    const size_t row = dispatch_write_row_bytes((int64_t)dm, (int64_t)dmsg);
+    const event_memory_update rule = m->config.memory_update;
+    const size_t row = dispatch_write_row_bytes((int64_t)dm, (int64_t)dmsg, rule);
     for (int64_t i = 0; i < count; i++) {
         const unsigned char *in = rows + (size_t)i * row;
         int32_t v;
-        double time;
+        double time, tau;
         memcpy(&v, in, sizeof v);
         memcpy(&time, in + sizeof v + (dm + dmsg) * sizeof(float), sizeof time);
-        node_memory_write(memory, by_local_row ? tr->placement.local_row[v] : v, (const float *)(in + sizeof v),
+        tau = time;
+        if (rule == EVENT_MEMORY_PER_VERTEX)
+            memcpy(&tau, in + sizeof v + (dm + dmsg) * sizeof(float) + sizeof time, sizeof tau);
+        node_memory_write(memory, by_local_row ? tr->placement.local_row[v] : v, (const float *)(in + sizeof v), tau,
                           (const float *)(in + sizeof v + dm * sizeof(float)), time);
     }
 }
@@ -527,7 +569,8 @@ static int write_back_replicas(opt_event_trainer *tr, int64_t count, tf_error *e
 {
     const int R = tr->group->size;
     const event_model *m = &tr->base.model;
-    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m),
+                                                m->config.memory_update);
     int64_t *counts = tr->write.receive_count, *offsets = tr->write.receive_offset; /* scratch: no exchange here */
     uint64_t *outer = comm_charge(tr->group, &tr->bytes.counts);
     int status = comm_allgather_counts(tr->group, &count, 1, counts, err);
@@ -563,7 +606,8 @@ int opt_dispatch_write_back(opt_event_trainer *tr, tf_error *err)
 {
     dispatch_batch *b = &tr->batch;
     const event_model *m = &tr->base.model;
-    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m));
+    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m),
+                                                m->config.memory_update);
     int32_t *order = tr->arrival; /* free again: the fetch is done */
     const int64_t count = writing_entries(tr, order);
     if (tr->mode == DISPATCH_DEPCACHE) {
@@ -698,7 +742,7 @@ int opt_event_trainer_gather_memory(const opt_event_trainer *tr, node_memory *fu
         return tf_error_set(err, TF_ERR_SYSTEM, "gathering the node memory: out of memory");
     }
     for (int64_t i = 0; i < own; i++) {
-        pack_read_row(mine + (size_t)i * row, s, i);
+        pack_read_row(mine + (size_t)i * row, s, i, EVENT_MEMORY_PER_ENTRY); /* mail_ts appended below */
         memcpy(mine + (size_t)i * row + (dm + dmsg) * sizeof(float) + sizeof(double), &s->mail_time[i],
                sizeof(double));
     }
@@ -780,11 +824,11 @@ int opt_event_trainer_traffic(opt_event_trainer *tr, dispatch_traffic *out, int 
 }
 
 void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int64_t memory_width, int64_t mail_width,
-                              dispatch_bytes *predicted)
+                              event_memory_update rule, dispatch_bytes *predicted)
 {
     const uint64_t R = (uint64_t)t->ranks, batches = (uint64_t)t->counts.batches;
-    const uint64_t read = dispatch_read_row_bytes(memory_width, mail_width);
-    const uint64_t write = dispatch_write_row_bytes(memory_width, mail_width);
+    const uint64_t read = dispatch_read_row_bytes(memory_width, mail_width, rule);
+    const uint64_t write = dispatch_write_row_bytes(memory_width, mail_width, rule);
     const dispatch_counts *c = &t->counts;
     memset(predicted, 0, sizeof *predicted);
     const uint64_t count_exchange = 8 * R * (R - 1); /* one int64 from every rank to every other */
@@ -805,15 +849,16 @@ void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int
         break;
     case DISPATCH_DEPCOMM:
         predicted->requests = 12 * (uint64_t)c->entries_remote;
-        predicted->updates = (4 * (uint64_t)memory_width + 8) * (uint64_t)c->entries_remote;
+        predicted->updates = (4 * (uint64_t)memory_width + 8 * row_times(rule)) * (uint64_t)c->entries_remote;
         predicted->update_gradients = 4 * (uint64_t)memory_width * (uint64_t)t->trained_entries_remote;
         predicted->aggregation = write * (uint64_t)c->written_remote;
         break;
     }
 }
 
-uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width)
+uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width,
+                                      event_memory_update rule)
 {
-    return dispatch_read_row_bytes(memory_width, mail_width) * (uint64_t)t->counts.unique_remote +
-           dispatch_write_row_bytes(memory_width, mail_width) * (uint64_t)t->counts.written_remote;
+    return dispatch_read_row_bytes(memory_width, mail_width, rule) * (uint64_t)t->counts.unique_remote +
+           dispatch_write_row_bytes(memory_width, mail_width, rule) * (uint64_t)t->counts.written_remote;
 }

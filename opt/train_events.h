@@ -12,8 +12,10 @@
  * gives the bitwise equalities below; opt_kernels (BLAS, what `twofold train --impl opt` uses)
  * gives the fast twin, equal within the fp tolerance after every batch, with the time encoders'
  * weight gradients held to 1e-4 (verify/test_dispatch_mpi.c says why). The fast twin also runs
- * the memory updater once per distinct (vertex, query time) of a batch: entries that share both
- * read the same row (Psi) at the same time, so their s' are equal by construction; their
+ * the memory updater once per distinct (vertex, update time) of a batch (the update time is the
+ * query time under the per-entry rule and the vertex's mail_ts under the per-vertex rule, so there
+ * once per vertex, event_model_update_time()): entries that share both read the same row (Psi) at
+ * the same time, so their s' are equal by construction; their
  * gradients are added before the updater's backward (another order of the same sum, hence not
  * on the reference's kernels, whose checks are bitwise). DepComm's owners update per request.
  *
@@ -28,7 +30,8 @@
  *               Phi with global winners), requests by owner. No memory, weights or MPI.
  *  2. requests  opt_dispatch_exchange_requests(): the ids (DepComm: ids and query times) to
  *               their owners, one all-to-all of counts and one of ids.
- *  3. fetch     opt_dispatch_fetch_rows(): owners answer with their rows [memory | mail | mem_ts],
+ *  3. fetch     opt_dispatch_fetch_rows(): owners answer with their rows [memory | mail | mem_ts]
+ *               (and mail_ts under the per-vertex memory-update rule),
  *               one all-to-all; the rows are expanded by Psi into the tape, one copy per entry,
  *               exactly what the reference's per-occurrence read gives.
  *  4. forward   opt_dispatch_forward(): memory update, embedding, scores, the loss's two sums
@@ -39,7 +42,8 @@
  *               packed, then each rounded to float once.
  *  7. update    opt_dispatch_apply_update(): Adam, identical on every rank (identical input).
  *  8. write     opt_dispatch_write_back(): each vertex's winning write [vertex | s' | mail |
- *               time] (Phi over the global batch) to its owner, one all-to-all; owners store it
+ *               time] (per vertex also tau, the new mem_ts) (Phi over the global batch) to its
+ *               owner, one all-to-all; owners store it
  *               at its local row.
  *
  * The modes differ only in steps 2, 3 and 8 (and DepComm in 4 and 5):
@@ -53,7 +57,7 @@
  * |           | updater and returns s' and mem_ts; backward    |                                           |
  * |           | returns d loss / d s' to the owner             |                                           |
  *
- * **Why it is still equal.** An entry's s' depends only on its row's bits, its query time and the
+ * **Why it is still equal.** An entry's s' depends only on its row's bits, its update time and the
  * parameters (the updater, the time encodings and LayerNorm work row by row; attention and the
  * decoder per root), and the fetch delivers exactly the row the reference's per-occurrence read
  * gives: dispatch moves bits, Psi restores one copy per occurrence. The write-back stores exactly
@@ -153,6 +157,9 @@ typedef struct opt_event_trainer {
     int32_t *slots;                 /**< [slot_count] open-addressing table of `unique`'s rows, -1 empty */
     int64_t slot_count;             /**< a power of two >= 2 capacity */
     int64_t updates_saved;          /**< updater rows not computed, as duplicates (since creation) */
+    int64_t updater_rows;           /**< updater rows this rank computed (since creation; DepComm: as owner) */
+    int64_t updater_batches;        /**< batches whose updater this rank ran (since creation) */
+    int64_t updater_entries;        /**< their entries, each of which the reference gives an updater row */
 } opt_event_trainer;
 
 /**
@@ -272,25 +279,29 @@ typedef struct dispatch_traffic {
 /** Sum every rank's bytes and counts (collective); then zero them when @p reset. */
 int opt_event_trainer_traffic(opt_event_trainer *tr, dispatch_traffic *out, int reset, tf_error *err);
 
-/** Bytes of a row the fetch moves: [memory d_mem][mail d_msg] float32 and mem_ts float64. */
-size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width);
+/** Bytes of a row the fetch moves: [memory d_mem][mail d_msg] float32 and mem_ts float64; under the
+ *  per-vertex memory-update rule mail_ts float64 too (8 bytes more). */
+size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule);
 
-/** Bytes of a row the write-back moves: vertex int32, [s' d_mem][mail d_msg] float32, time float64. */
-size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width);
+/** Bytes of a row the write-back moves: vertex int32, [s' d_mem][mail d_msg] float32, time float64;
+ *  under the per-vertex rule the new mem_ts float64 too (8 bytes more). */
+size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule);
 
 /**
  * What each predictable category must be for @p mode from a run's counts (exact; `gradients`
  * and `other` are left 0): counts 8 R (R - 1) per count exchange (two per batch, DepCache one);
  * requests 4 per remote row asked (DepComm 12: id and time); fetched rows read_row each; DepComm
- * (4 d_mem + 8) per remote entry and 4 d_mem per remote entry of a training batch; write rows
+ * (4 d_mem + 8) per remote entry (per vertex: 4 d_mem + 16, mail_ts too) and 4 d_mem per remote
+ * entry of a training batch; write rows
  * write_row each (DepCache: (R - 1) write_row per vertex written).
  */
 void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int64_t memory_width, int64_t mail_width,
-                              dispatch_bytes *predicted);
+                              event_memory_update rule, dispatch_bytes *predicted);
 
 /** The lower bound of a partitioned memory: each unique remote row fetched once, each remote
  *  winning write sent once (rows only: read_row U1_remote + write_row U2_remote). */
-uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width);
+uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width,
+                                      event_memory_update rule);
 
 #ifdef __cplusplus
 }

@@ -79,8 +79,8 @@ void ref_dispatch_write_memory(const event_model *m, const event_tape *tape, con
         if (k < 0)
             continue;
         event_model_entry_message(m, tape, batch, k, tape->message);
-        node_memory_write(memory, plan->vertex[i], tape->updated + k * dm, tape->message,
-                          batch->events->time[batch->first + k % B]);
+        node_memory_write(memory, plan->vertex[i], tape->updated + k * dm, event_model_update_time(m, tape, k),
+                          tape->message, batch->events->time[batch->first + k % B]);
     }
 }
 

@@ -425,10 +425,12 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
 /* ---- checkpoints ------------------------------------------------------------------------------- */
 
 /* trainer.npy of an event model: checkpoint.h's header (format, family, kind, epoch, Adam step,
- * data digest), the seed, then what else must match to resume: the model's shape and the split. */
+ * data digest), the seed, then what else must match to resume: the model's shape, its memory-update
+ * rule (a run resumed under the other rule is refused: its memory would mean something else) and
+ * the split. */
 enum {
     STATE_SEED = CHECKPOINT_HEADER_SIZE, STATE_MEMORY, STATE_TIME, STATE_EMBEDDING, STATE_EDGE, STATE_HEADS,
-    STATE_NEIGHBOURS, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
+    STATE_NEIGHBOURS, STATE_MEMORY_UPDATE, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
 };
 
 static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
@@ -437,7 +439,8 @@ static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
     const uint64_t data = checkpoint_event_digest(tr->events, tr->edge_features, c->edge_width);
     int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_EVENT_MODEL, c->kind, tr->epoch, tr->optimizer.step,
                                   (int64_t)data, (int64_t)tr->options.seed, c->memory_width, c->time_width,
-                                  c->embedding_width, c->edge_width, c->heads, c->neighbours, tr->train_end,
+                                  c->embedding_width, c->edge_width, c->heads, c->neighbours, c->memory_update,
+                                  tr->train_end,
                                   tr->validation_end};
     memcpy(state, values, sizeof values);
 }
@@ -453,7 +456,8 @@ int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
     static const char *const labels[] = {"memory", "time", "embedding", "edge features", "heads", "neighbours",
-                                         "train events", "train and validation events"};
+                                         "memory update (0 entry, 1 vertex)", "train events",
+                                         "train and validation events"};
     int found;
     checkpoint_state(tr, e);
     if (checkpoint_resume(directory, e, s, STATE_SIZE, STATE_MEMORY, labels, &tr->model.parameters, &tr->optimizer,

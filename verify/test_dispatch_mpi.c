@@ -13,10 +13,14 @@
  *  - free-running: 2 epochs of training; test AP within 1e-6 of the reference's; on one rank the
  *    parameters bitwise; Sven, naive and DepCache bitwise to each other on any rank count;
  *  - empty slices: batches of 2 events on 3 and 4 ranks (some ranks hold nothing) pass lockstep;
+ *  - the per-vertex memory-update rule (event_model.h): lockstep in every mode, TGN and JODIE, with
+ *    and without edge features, and the fast twin below under it too;
  *  - the fast twin (the same trainer on opt_kernels: BLAS products, chapter 01's Speed section) in
  *    lockstep over a whole epoch: timestamps bitwise, memory, mailbox, scores, loss and gradients
  *    within the fp tolerance after every batch, and the epoch's training loss and validation and
- *    test AP (from the lockstep scores) within 1e-5 relative of the reference's. Free-running it
+ *    test AP (from the lockstep scores) within 1e-5 relative of the reference's (of the interval
+ *    its exact score ties span, broken either way: BLAS need not keep equal rows' bits equal, and
+ *    the per-vertex rule makes such rows common). Free-running it
  *    cannot stay within 1e-5 (nor can any reordering of the reference's sums): the time encoders'
  *    cos(w dt) with dt up to 1e6 s turn a one-ulp change of w into a different phase after one
  *    Adam step; the free run's AP difference is printed beside the one-ulp noise control. */
@@ -182,10 +186,10 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
     /* Measured bytes against the prediction from the counts, category by category. */
     dispatch_bytes predicted;
     const int64_t dm = tr.base.model.config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
-    dispatch_traffic_predict(traffic, mode, dm, dmsg, &predicted);
+    dispatch_traffic_predict(traffic, mode, dm, dmsg, tr.base.model.config.memory_update, &predicted);
     const dispatch_bytes *b = &traffic->bytes;
     const uint64_t rows_moved = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
-    const uint64_t bound = dispatch_traffic_lower_bound(traffic, dm, dmsg);
+    const uint64_t bound = dispatch_traffic_lower_bound(traffic, dm, dmsg, tr.base.model.config.memory_update);
     if (world.rank == 0) {
         printf("%-6s %-28s %-8s %-22s %d rank(s): %2lld batches, %7lld rows compared, differing values %lld (must be "
                "0), scores %lld; loss %.1e, gradients %.1e; rows %llu B = %.2f x lower bound\n",
@@ -218,10 +222,11 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
 }
 
 static void lockstep_all(const char *label, const char *spec, int64_t events, event_model_kind kind, int64_t batch,
-                         int every_placement)
+                         int every_placement, event_memory_update rule)
 {
     workload w;
     workload_load(&w, label, spec, events, kind, batch);
+    w.config.memory_update = rule;
     reference_run run;
     memset(&run, 0, sizeof run);
     if (world.rank == 0)
@@ -241,25 +246,86 @@ static void lockstep_all(const char *label, const char *spec, int64_t events, ev
 
 START_TEST(lockstep_generated)
 {
-    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_TGN, 100, 1);
-    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_JODIE, 100, 1);
+    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_TGN, 100, 1, EVENT_MEMORY_PER_ENTRY);
+    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_JODIE, 100, 1, EVENT_MEMORY_PER_ENTRY);
 }
 END_TEST
 
 START_TEST(lockstep_wikipedia)
 {
-    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_TGN, 100, 1);
-    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE, 100, 0);
+    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_TGN, 100, 1, EVENT_MEMORY_PER_ENTRY);
+    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE, 100, 0, EVENT_MEMORY_PER_ENTRY);
+}
+END_TEST
+
+/* The per-vertex memory-update rule: rows carry mail_ts too, the write-back a second time; every
+ * mode on the hash placement, with edge features (generated) and without (Wikipedia). */
+START_TEST(lockstep_per_vertex)
+{
+    for (int kind = EVENT_MODEL_TGN; kind <= EVENT_MODEL_JODIE; kind++) {
+        lockstep_all("repeats (2000), per vertex", REPEATS, 2000, (event_model_kind)kind, 100, 0,
+                     EVENT_MEMORY_PER_VERTEX);
+        lockstep_all("wikipedia (1000), per vertex", "wikipedia", 1000, (event_model_kind)kind, 100, 0,
+                     EVENT_MEMORY_PER_VERTEX);
+    }
 }
 END_TEST
 
 START_TEST(lockstep_empty_slices)
 {
-    lockstep_all("repeats (60), batch 2", REPEATS, 60, EVENT_MODEL_TGN, 2, 0);
+    lockstep_all("repeats (60), batch 2", REPEATS, 60, EVENT_MODEL_TGN, 2, 0, EVENT_MEMORY_PER_ENTRY);
 }
 END_TEST
 
 /* ---- the fast twin ------------------------------------------------------------------------------ */
+
+/* Items of one split sorted by score, descending; among equal scores positives first (`order` 1) or
+ * negatives first (0). */
+static int positives_first;
+static int by_score(const void *a, const void *b)
+{
+    const float x = ((const float *)a)[0], y = ((const float *)b)[0];
+    const float lx = ((const float *)a)[1], ly = ((const float *)b)[1];
+    if (x != y)
+        return x > y ? -1 : 1;
+    return positives_first ? (lx > ly ? -1 : lx < ly) : (lx < ly ? -1 : lx > ly);
+}
+
+/* The AP of one split's scores [count][2B] with their exact positive-negative ties broken the worst
+ * and the best way, one threshold per item. A tie is two rows equal by construction (the same s'
+ * at the same time; under the per-vertex rule more often), whose bits the reference's loops keep
+ * equal and BLAS's blocking need not: two runs equal within fp differ in AP by how their ties
+ * fall, so the check compares these intervals. Returns the ties. */
+static int64_t split_ap_bracket(const reference_run *run, const float *scores, int64_t B, event_split split,
+                                double *low, double *high)
+{
+    int64_t n = 0;
+    for (int64_t s = 0; s < run->count; s++)
+        n += run->specs[s].split == split ? 2 * run->specs[s].size : 0;
+    float *items = malloc((size_t)(2 * n) * sizeof(float)); /* [n][score, label] */
+    int64_t at = 0, positives = 0, ties = 0;
+    for (int64_t s = 0; s < run->count; s++)
+        for (int64_t j = 0; run->specs[s].split == split && j < 2 * run->specs[s].size; j++, at++) {
+            items[2 * at] = scores[s * 2 * B + j];
+            items[2 * at + 1] = j < run->specs[s].size;
+            positives += j < run->specs[s].size;
+        }
+    for (int way = 0; way < 2; way++) {
+        positives_first = way;
+        qsort(items, (size_t)n, 2 * sizeof(float), by_score);
+        double true_positives = 0, sum = 0;
+        for (int64_t i = 0; i < n; i++) {
+            ties += way == 0 && i > 0 && items[2 * i] == items[2 * (i - 1)] && items[2 * i + 1] != items[2 * i - 1];
+            if (items[2 * i + 1] > 0) {
+                true_positives += 1;
+                sum += true_positives / (double)(i + 1) / (double)positives;
+            }
+        }
+        *(way ? high : low) = sum;
+    }
+    free(items);
+    return ties;
+}
 
 /* AP of one split from per-batch scores [count][2B] (positives, then negatives, of each batch). */
 static double split_ap(const reference_run *run, const float *scores, int64_t B, event_split split)
@@ -345,18 +411,26 @@ static void fast_lockstep(const workload *w, const reference_run *run)
     ck_assert_msg(saved > 0, "no entry shared its updater row: the fast twin did not deduplicate");
     if (world.rank == 0) {
         const double epoch_loss = fabs(loss - reference_loss) / fabs(reference_loss);
-        double ap[2];
-        for (int split = 0; split < 2; split++) {
+        double ap[2], plain = 0; /* plain: |ours - reference| / reference, the larger split's, printed */
+        int64_t ties = 0;
+        for (int split = 0; split < 2; split++) { /* the gap between the two runs' tie intervals */
             const event_split which = split == 0 ? EVENT_SPLIT_VALIDATION : EVENT_SPLIT_TEST;
+            double low = 0, high = 0, our_low = 0, our_high = 0;
+            ties += split_ap_bracket(run, run->scores, B, which, &low, &high);
+            ties += split_ap_bracket(run, scores, B, which, &our_low, &our_high);
             const double reference = split_ap(run, run->scores, B, which);
-            ap[split] = fabs(split_ap(run, scores, B, which) - reference) / reference;
+            ap[split] = fmax(0, fmax(our_low - high, low - our_high)) / reference;
+            plain = fmax(plain, fabs(split_ap(run, scores, B, which) - reference) / reference);
         }
         printf("%-6s %-28s fast (opt_kernels) %d rank(s): %2lld batches; after every batch memory and mail %.1e, "
                "timestamps differing %lld (must be 0), scores %.1e, loss %.1e, gradients %.1e (%s), time encoders' "
                "weights %.1e; %.0f updater rows shared by duplicates; the epoch's train "
-               "loss %.1e, validation AP %.1e, test AP %.1e (relative)\n",
+               "loss %.1e, validation AP %.1e, test AP %.1e (relative gap between the "
+               "two runs' APs with their %lld exact positive-negative ties broken either way; plain "
+               "difference %.1e)\n",
                event_model_kind_name(w->config.kind), w->label, world.size, (long long)count, memory,
-               (long long)timestamps, score, loss_error, gradient_error, worst, time_error, saved, epoch_loss, ap[0], ap[1]);
+               (long long)timestamps, score, loss_error, gradient_error, worst, time_error, saved, epoch_loss, ap[0], ap[1],
+               (long long)ties, plain);
         ck_assert_int_eq(timestamps, 0);
         ck_assert_msg(memory <= TOLERANCE && score <= TOLERANCE && loss_error <= TOLERANCE &&
                           gradient_error <= TOLERANCE && time_error <= TIME_WEIGHT_TOLERANCE,
@@ -370,10 +444,12 @@ static void fast_lockstep(const workload *w, const reference_run *run)
     opt_event_trainer_free(&tr);
 }
 
-static void fast_lockstep_on(const char *label, const char *spec, int64_t events, event_model_kind kind)
+static void fast_lockstep_on(const char *label, const char *spec, int64_t events, event_model_kind kind,
+                             event_memory_update rule)
 {
     workload w;
     workload_load(&w, label, spec, events, kind, 100);
+    w.config.memory_update = rule;
     reference_run run;
     memset(&run, 0, sizeof run);
     if (world.rank == 0)
@@ -383,12 +459,16 @@ static void fast_lockstep_on(const char *label, const char *spec, int64_t events
     workload_free(&w);
 }
 
-/* Edge features (the generated stream's 2 columns) and none (Wikipedia's bundled stream). */
+/* Edge features (the generated stream's 2 columns) and none (Wikipedia's bundled stream), under
+ * both memory-update rules (per vertex the twin runs the updater once per vertex of a batch). */
 START_TEST(fast_lockstep_models)
 {
     for (int kind = EVENT_MODEL_TGN; kind <= EVENT_MODEL_JODIE; kind++) {
-        fast_lockstep_on("repeats (2000 events)", REPEATS, 2000, (event_model_kind)kind);
-        fast_lockstep_on("wikipedia (first 1000)", "wikipedia", 1000, (event_model_kind)kind);
+        fast_lockstep_on("repeats (2000 events)", REPEATS, 2000, (event_model_kind)kind, EVENT_MEMORY_PER_ENTRY);
+        fast_lockstep_on("wikipedia (first 1000)", "wikipedia", 1000, (event_model_kind)kind, EVENT_MEMORY_PER_ENTRY);
+        fast_lockstep_on("repeats (2000), per vertex", REPEATS, 2000, (event_model_kind)kind, EVENT_MEMORY_PER_VERTEX);
+        fast_lockstep_on("wikipedia (1000), per vertex", "wikipedia", 1000, (event_model_kind)kind,
+                         EVENT_MEMORY_PER_VERTEX);
     }
 }
 END_TEST
@@ -525,6 +605,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(cases, 900);
     tcase_add_test(cases, lockstep_generated);
     tcase_add_test(cases, lockstep_wikipedia);
+    tcase_add_test(cases, lockstep_per_vertex);
     tcase_add_test(cases, lockstep_empty_slices);
     tcase_add_test(cases, fast_lockstep_models);
     tcase_add_test(cases, free_running);

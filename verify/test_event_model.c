@@ -91,6 +91,10 @@ START_TEST(conflict_rule_on_a_crafted_batch)
     for (int r = 0; r < 15; r++)
         for (int i = 0; i < 3; i++)
             updated[r * 3 + i] = 100.0f * (float)r + (float)i; /* row r is recognizable */
+    double root_time[15]; /* a root's query time is its event's */
+    for (int r = 0; r < 15; r++)
+        root_time[r] = es.time[r % 5];
+    tape.time = root_time;
     tape.updated = updated;
     tape.message = message;
     event_model_write_memory(&m, &tape, &batch, &memory);
@@ -107,6 +111,105 @@ START_TEST(conflict_rule_on_a_crafted_batch)
     node_memory_free(&memory);
     event_model_free(&m);
     event_stream_free(&es);
+}
+END_TEST
+
+/* JODIE's s' for one entry, in double from the model's parameters: tanh(W_ih x + b_ih + W_hh s + b_hh)
+ * with x = [mail || cos(delta w + b)]: an oracle that shares no code with the updater. */
+static void rnn_oracle(const event_model *m, const float *mail, const float *s, double delta, double *out)
+{
+    const int64_t dm = m->config.memory_width, dt = m->config.time_width, dmsg = event_model_mail_width(m);
+    const float *w_ih = m->updater_weight_ih->value.data, *w_hh = m->updater_weight_hh->value.data;
+    for (int64_t i = 0; i < dm; i++) {
+        double sum = (double)m->updater_bias_ih->value.data[i] + (double)m->updater_bias_hh->value.data[i];
+        for (int64_t c = 0; c < dmsg; c++)
+            sum += (double)w_ih[i * (dmsg + dt) + c] * mail[c];
+        for (int64_t c = 0; c < dt; c++)
+            sum += (double)w_ih[i * (dmsg + dt) + dmsg + c] *
+                   cos(delta * (double)m->memory_time_weight->value.data[c] + (double)m->memory_time_bias->value.data[c]);
+        for (int64_t c = 0; c < dm; c++)
+            sum += (double)w_hh[i * dm + c] * s[c];
+        out[i] = tanh(sum);
+    }
+}
+
+/* The per-vertex memory-update rule on a hand-made stream of two batches (JODIE, no neighbours):
+ *   batch A: 1 -> 2 at t = 1, 3 -> 1 at t = 2           (from zero memory)
+ *   batch B: 1 -> 2 at t = 5, 2 -> 4 at t = 6, negatives 1 and 3: roots [1 2 | 2 4 | 1 3] (sources,
+ *            destinations, negatives; the times 5 6 | 5 6 | 5 6)
+ * After A, vertex 1 holds mail_ts 2 (event 1's destination write wins), vertex 2 mail_ts 1, vertex 3
+ * mail_ts 2, all mem_ts 0 (the messages A consumed were the empty ones, at time 0). In B, per
+ * vertex, vertex 2's two entries (a source at t = 6, a destination at t = 5) both get s' from its
+ * message at mail_ts 1, phi(1 - 0); per entry they differ (phi(6 - 1), phi(5 - 1)). Written after B:
+ * vertex 1 mem_ts 2 mail_ts 5, vertex 2 mem_ts 1 mail_ts 6, vertex 4 mem_ts 0 mail_ts 6; vertex 3,
+ * only a negative, keeps mem_ts 0 mail_ts 2. */
+static void two_batches(event_memory_update rule, event_model *m, node_memory *memory, event_tape *tape,
+                        event_stream *es)
+{
+    tf_error err;
+    ck_assert(event_stream_alloc(es, 4, 0, 0, &err) == TF_OK);
+    const int32_t src[4] = {1, 3, 1, 2}, dst[4] = {2, 1, 2, 4};
+    const double time[4] = {1, 2, 5, 6};
+    for (int j = 0; j < 4; j++)
+        es->src[j] = src[j], es->dst[j] = dst[j], es->time[j] = time[j];
+    es->num_nodes = 5;
+    event_model_config config = event_model_config_with(EVENT_MODEL_JODIE, 3, 2, 3, 0);
+    config.memory_update = rule;
+    ck_assert(event_model_create(m, &config, 7, &err) == TF_OK);
+    ck_assert(node_memory_create(memory, 5, 3, event_model_mail_width(m), &err) == TF_OK);
+    int32_t negatives_a[2] = {4, 0}, negatives_b[2] = {1, 3};
+    event_batch a = {es, NULL, 0, 2, negatives_a}, b = {es, NULL, 2, 2, negatives_b};
+    float scores[4];
+    ck_assert(event_model_forward(m, memory, NULL, &a, tape, scores, &err) == TF_OK);
+    event_model_write_memory(m, tape, &a, memory);
+    event_tape_free(tape);
+    ck_assert(event_model_forward(m, memory, NULL, &b, tape, scores, &err) == TF_OK);
+    event_model_write_memory(m, tape, &b, memory);
+}
+
+START_TEST(per_vertex_rule_by_hand)
+{
+    event_model m, me;
+    node_memory memory, me_memory;
+    event_tape tape, te;
+    event_stream es, es2;
+    two_batches(EVENT_MEMORY_PER_VERTEX, &m, &memory, &tape, &es);
+    two_batches(EVENT_MEMORY_PER_ENTRY, &me, &me_memory, &te, &es2);
+    const int64_t dm = 3;
+    /* Batch B's tape: roots [1 2 | 2 4 | 1 3]; its pre-batch rows are what A wrote. */
+    ck_assert(tape.vertex[0] == 1 && tape.vertex[4] == 1 && tape.vertex[1] == 2 && tape.vertex[2] == 2 &&
+              tape.time[1] == 6.0 && tape.time[2] == 5.0);
+    ck_assert(tape.mail_time[0] == 2.0 && tape.memory_time[0] == 0.0 && tape.mail_time[1] == 1.0);
+    ck_assert_msg(memcmp(tape.updated, tape.updated + 4 * dm, dm * sizeof(float)) == 0, "vertex 1: one s'");
+    ck_assert_msg(memcmp(tape.updated + dm, tape.updated + 2 * dm, dm * sizeof(float)) == 0, "vertex 2: one s'");
+    ck_assert_msg(memcmp(te.updated + dm, te.updated + 2 * dm, dm * sizeof(float)) != 0,
+                  "per entry, vertex 2's two entries (t = 6, 5) must differ");
+    double worst = 0;
+    for (int r = 0; r < 6; r++) { /* every root from its vertex's message: delta = mail_ts - mem_ts */
+        double expected[3];
+        rnn_oracle(&m, tape.mail + r * event_model_mail_width(&m), tape.memory + r * dm,
+                   tape.mail_time[r] - tape.memory_time[r], expected);
+        for (int i = 0; i < dm; i++)
+            worst = fmax(worst, fabs(expected[i] - tape.updated[r * dm + i]));
+    }
+    ck_assert_msg(worst <= 1e-6, "s' against the oracle: %g", worst);
+    /* Which rows were written, with which times. */
+    const double mem_ts[5] = {0, 2, 1, 0, 0}, mail_ts[5] = {0, 5, 6, 2, 6};
+    for (int v = 0; v < 5; v++)
+        ck_assert_msg(memory.memory_time[v] == mem_ts[v] && memory.mail_time[v] == mail_ts[v],
+                      "vertex %d: mem_ts %g mail_ts %g, expected %g %g", v, memory.memory_time[v],
+                      memory.mail_time[v], mem_ts[v], mail_ts[v]);
+    ck_assert(memcmp(memory.memory + 1 * dm, tape.updated + 0 * dm, dm * sizeof(float)) == 0); /* event 2, source */
+    ck_assert(memcmp(memory.memory + 2 * dm, tape.updated + 1 * dm, dm * sizeof(float)) == 0); /* event 3, source */
+    ck_assert(memcmp(memory.memory + 4 * dm, tape.updated + 3 * dm, dm * sizeof(float)) == 0); /* event 3, dest. */
+    ck_assert(me_memory.memory_time[2] == 6.0 && me_memory.mail_time[2] == 6.0); /* per entry: both the event's */
+    printf("per vertex, by hand: a vertex's entries share one s' (per entry they differ), s' within %.1e of the "
+           "oracle from mail_ts - mem_ts, written mem_ts = the consumed message's time, mail_ts = the event's\n",
+           worst);
+    event_tape_free(&tape), event_tape_free(&te);
+    node_memory_free(&memory), node_memory_free(&me_memory);
+    event_model_free(&m), event_model_free(&me);
+    event_stream_free(&es), event_stream_free(&es2);
 }
 END_TEST
 
@@ -406,6 +509,7 @@ int main(void)
     TCase *cases = tcase_create("batch");
     tcase_set_timeout(cases, 120);
     tcase_add_test(cases, conflict_rule_on_a_crafted_batch);
+    tcase_add_test(cases, per_vertex_rule_by_hand);
     tcase_add_test(cases, pre_batch_reads_and_write_back_tgn);
     tcase_add_test(cases, pre_batch_reads_and_write_back_jodie_edge_features);
     tcase_add_test(cases, neighbours_are_the_most_recent_strictly_before);

@@ -414,6 +414,14 @@ START_TEST(checkpoint_errors)
     EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with neighbours 10;",
                        "this run has neighbours 5");
     event_trainer_free(&other);
+    /* The same shapes under the other memory-update rule: its memory would mean something else. */
+    event_model_config per_vertex;
+    small_config(&per_vertex, EVENT_MODEL_TGN, 0);
+    per_vertex.memory_update = EVENT_MEMORY_PER_VERTEX;
+    ck_assert(event_trainer_create(&other, &es, NULL, &per_vertex, &o, &err) == TF_OK);
+    EXPECT_INPUT_ERROR(event_trainer_load(&other, directory, &err), &err, "trainer.npy",
+                       "saved with memory update (0 entry, 1 vertex) 0;", "this run has memory update (0 entry, 1 vertex) 1");
+    event_trainer_free(&other);
     /* A snapshot model's trainer.npy (format 2: header, then hidden, K, features, targets, window,
      * stride, train snapshots), and one of the earlier format (version 1, 8 values). */
     char path[320];

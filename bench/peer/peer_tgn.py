@@ -9,8 +9,10 @@ twofold's: the events (a bundled name read from datasets/, or a file of "src dst
 lines), the 70/15/15 split in time, batches of B consecutive events, one negative destination per
 event drawn uniformly from the vertices of the stream, BCE on positives plus BCE on negatives,
 Adam, every epoch starting from an empty memory and running training, validation and test
-(continuing the memory), widths, heads and neighbours. What differs from twofold's TGN is the
-update rule (per vertex and message, not per batch entry and query time), the attention's
+(continuing the memory), widths, heads and neighbours. The update rule is twofold's
+`--memory-update vertex` (under twofold's default, entry, it differs: per batch entry and query
+time). What differs from twofold's TGN then is when a message is built (here from the memories
+when it is consumed, in twofold from the updated memories when it is written), the attention's
 details (TransformerConv's root weight and skip), the initial parameters and the negatives'
 random stream: so the check is the test AP, not the bits.
 

@@ -57,7 +57,8 @@ static void print_traffic(const opt_event_trainer *tr, const dispatch_traffic *t
            "eta_1 %.3f, eta_2 %.3f\n",
            dispatch_mode_name(tr->mode), t->ranks, rows / 1e6, b->dispatch_rows / 1e6, b->updates / 1e6,
            b->update_gradients / 1e6, b->aggregation / 1e6,
-           dispatch_traffic_lower_bound(t, m->config.memory_width, event_model_mail_width(m)) / 1e6,
+           dispatch_traffic_lower_bound(t, m->config.memory_width, event_model_mail_width(m),
+                                        m->config.memory_update) / 1e6,
            b->requests / 1e6, b->counts / 1e6, b->gradients / 1e6, b->other / 1e6,
            dispatch_eta(t->counts.entries, t->counts.unique),
            dispatch_eta(t->counts.writes, t->counts.written_per_trainer));
@@ -181,6 +182,7 @@ static void describe_run(const event_run *r)
            (long long)m->memory_width, (long long)m->time_width, (long long)m->embedding_width);
     if (m->kind == EVENT_MODEL_TGN)
         printf(", %lld heads, %d neighbours", (long long)m->heads, m->neighbours);
+    printf(", memory updated per %s", event_memory_update_name(m->memory_update));
     printf("; %lld parameters), data %s: %lld events, %s%lld edge feature%s\n",
            (long long)parameters_size(&tr->model.parameters), r->data.name, (long long)r->data.events.num_events,
            o->edge_features && m->edge_width ? "from .npy: " : "", (long long)m->edge_width,
@@ -217,6 +219,8 @@ static int run_epochs(event_run *r, event_epoch_report *report, tf_error *err)
     int status = TF_OK;
     while (status == TF_OK && r->tr->epoch < r->c->events.options.epochs) {
         const double started = wall_seconds();
+        const int64_t rows = r->twin.updater_rows, batches = r->twin.updater_batches,
+                      entries = r->twin.updater_entries;
         status = one_epoch(r, report, err);
         dispatch_traffic traffic;
         if (status == TF_OK && r->group)
@@ -227,8 +231,13 @@ static int run_epochs(event_run *r, event_epoch_report *report, tf_error *err)
         print_metrics("validation", &report->validation);
         print_metrics("test", &report->test);
         printf("  (%.1f s)\n", wall_seconds() - started);
-        if (r->group)
+        if (r->group) {
             print_traffic(&r->twin, &traffic);
+            const int64_t ran = r->twin.updater_batches - batches;
+            printf("  memory updater on rank 0: %.1f rows per batch for %.1f entries (%lld batches)\n",
+                   ran ? (double)(r->twin.updater_rows - rows) / (double)ran : 0.0,
+                   ran ? (double)(r->twin.updater_entries - entries) / (double)ran : 0.0, (long long)ran);
+        }
         fflush(stdout);
     }
     return status;

@@ -25,6 +25,8 @@ static const option_choice batchings[] = {{"snapshot", 0}, {"hybrid", 1}, {NULL,
 static const option_choice adjusts[] = {{"fixed", 0}, {"dqn", 1}, {NULL, 0}};
 static const option_choice negatives[] = {{"all", EVENT_NEGATIVES_ALL}, {"destinations", EVENT_NEGATIVES_DESTINATIONS},
                                           {NULL, 0}};
+static const option_choice memory_updates[] = {{"entry", EVENT_MEMORY_PER_ENTRY}, {"vertex", EVENT_MEMORY_PER_VERTEX},
+                                               {NULL, 0}};
 static const option_choice dispatches[] = {{"sven", DISPATCH_SVEN}, {"naive", DISPATCH_NAIVE},
                                            {"depcache", DISPATCH_DEPCACHE}, {"depcomm", DISPATCH_DEPCOMM},
                                            {NULL, 0}};
@@ -123,6 +125,12 @@ static option_spec train_options_table[] = {
      .help = "TGN's attention heads (default 2)"},
     {"--neighbours", OPTION_WHOLE, AT(events.config.neighbours), .min = 1, .max = 100000, TGN_ONLY, .value_name = "K",
      .help = "TGN's most recent neighbours per vertex (default 10)"},
+    {"--memory-update", OPTION_CHOICE, AT(events.config.memory_update), .choices = memory_updates, EVENTS,
+     .value_name = "U",
+     .help = "entry: a vertex's memory is updated once per batch entry at that entry's\n"
+             "time (default, TGL's); vertex: once per vertex of the batch from its\n"
+             "latest message at that message's time (the TGN paper's code, PyTorch\n"
+             "Geometric's TGNMemory)"},
     {"--edge-features", OPTION_TEXT, AT(events.edge_features), EVENTS, .value_name = "F",
      .help = "edge features from F.npy, float32 [events][columns], instead of the\n"
              "dataset's own (bitcoin_*: the rating); 'none' uses no features"},

@@ -27,6 +27,11 @@ void event_model_config_default(event_model_config *config, event_model_kind kin
 
 const char *event_model_kind_name(event_model_kind kind) { return kind == EVENT_MODEL_TGN ? "tgn" : "jodie"; }
 
+const char *event_memory_update_name(event_memory_update rule)
+{
+    return rule == EVENT_MEMORY_PER_VERTEX ? "vertex" : "entry";
+}
+
 int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *err)
 {
     if (strcmp(name, "tgn") == 0)
@@ -194,6 +199,8 @@ int event_model_create(event_model *m, const event_model_config *config, uint64_
     }
     if (c.kind != EVENT_MODEL_TGN && c.kind != EVENT_MODEL_JODIE)
         return tf_error_set(err, TF_ERR_INPUT, "unknown event model kind %d", (int)c.kind);
+    if (c.memory_update != EVENT_MEMORY_PER_ENTRY && c.memory_update != EVENT_MEMORY_PER_VERTEX)
+        return tf_error_set(err, TF_ERR_INPUT, "unknown memory-update rule %d", (int)c.memory_update);
     if (c.memory_width < 1 || c.time_width < 1 || c.embedding_width < 1 || c.edge_width < 0)
         return tf_error_set(err, TF_ERR_INPUT,
                             "model %s: memory width %lld, time width %lld, embedding width %lld, edge features "
@@ -240,7 +247,7 @@ void event_tape_free(event_tape *tape)
                       tape->updater_input, tape->updater_cache,  tape->updated,          tape->query_delta,
                       tape->query_time,    tape->neighbour_time,  tape->neighbour_edge,    tape->projection_delta,
                       tape->norm_output,   tape->norm_hat,       tape->norm_inverse_std, tape->embedding,
-                      tape->positive_hidden, tape->negative_hidden, tape->message, tape->mail};
+                      tape->positive_hidden, tape->negative_hidden, tape->message, tape->mail, tape->mail_time};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     attention_tape_free(&tape->attention);
@@ -317,6 +324,7 @@ int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t ent
         !(tape->memory = tf_alloc(N * dm, sizeof(float), "batch memory rows", err)) ||
         !(tape->memory_time = tf_alloc(N, sizeof(double), "batch memory rows", err)) ||
         !(tape->mail = tf_alloc(N * dmsg, sizeof(float), "batch mail rows", err)) ||
+        !(tape->mail_time = tf_alloc(N, sizeof(double), "batch mail rows", err)) ||
         !(tape->updater_delta = tf_alloc(N, sizeof(float), "batch memory rows", err)) ||
         !(tape->updater_input = tf_alloc(N * din, sizeof(float), "memory updater inputs", err)) ||
         !(tape->updated = tf_alloc(N * dm, sizeof(float), "updated memory", err)) ||
@@ -353,8 +361,14 @@ int event_model_read_memory(const event_model *m, const node_memory *memory, eve
             return tf_error_set(err, TF_ERR_INPUT, "vertex %d of batch entry %lld is outside the node memory of %lld "
                                 "vertices", tape->vertex[k], (long long)k, (long long)memory->num_nodes);
     /* The naive read: every entry its own copy, so a vertex occurring five times is copied five times. */
-    node_memory_gather(memory, tape->vertex, tape->entries, tape->memory, tape->memory_time, tape->mail, NULL);
+    node_memory_gather(memory, tape->vertex, tape->entries, tape->memory, tape->memory_time, tape->mail,
+                       tape->mail_time);
     return TF_OK;
+}
+
+double event_model_update_time(const event_model *m, const event_tape *tape, int64_t k)
+{
+    return m->config.memory_update == EVENT_MEMORY_PER_VERTEX ? tape->mail_time[k] : tape->time[k];
 }
 
 void event_model_update(const event_model *m, event_tape *tape)
@@ -362,7 +376,7 @@ void event_model_update(const event_model *m, event_tape *tape)
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
     for (int64_t k = 0; k < N; k++) {
-        tape->updater_delta[k] = (float)(tape->time[k] - tape->memory_time[k]);
+        tape->updater_delta[k] = (float)(event_model_update_time(m, tape, k) - tape->memory_time[k]);
         memcpy(tape->updater_input + k * din, tape->mail + k * dmsg, (size_t)dmsg * sizeof(float));
     }
     m->kernels->time_encoding_forward(tape->updater_delta, N, m->memory_time_weight->value.data,
@@ -402,7 +416,9 @@ static int embed_tgn(const event_model *m, const event_batch *batch, event_tape 
                                           &tape->attention, tape->embedding, err);
 }
 
-/* Step 5, JODIE: z = LayerNorm(s') * (1 + W_tau delta~ + b_tau), delta~ = (t - mem_ts) / (t + 1). */
+/* Step 5, JODIE: z = LayerNorm(s') * (1 + W_tau delta~ + b_tau), delta~ = (t - t_u) / (t + 1), t_u the
+ * time of u's latest event before the batch: mem_ts (= mail_ts) per entry, mail_ts per vertex, where
+ * mem_ts lags one message behind. */
 static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
 {
     const int64_t R = tape->roots, dm = m->config.memory_width;
@@ -411,8 +427,9 @@ static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
         !(tape->norm_hat = tf_alloc((size_t)(R * dm), sizeof(float), "time projection", err)) ||
         !(tape->norm_inverse_std = tf_alloc((size_t)R, sizeof(float), "time projection", err)))
         return TF_ERR_INPUT;
+    const double *latest = m->config.memory_update == EVENT_MEMORY_PER_VERTEX ? tape->mail_time : tape->memory_time;
     for (int64_t r = 0; r < R; r++)
-        tape->projection_delta[r] = (float)((tape->time[r] - tape->memory_time[r]) / (tape->time[r] + 1.0));
+        tape->projection_delta[r] = (float)((tape->time[r] - latest[r]) / (tape->time[r] + 1.0));
     ref_layer_norm_forward(tape->updated, m->norm_weight->value.data, m->norm_bias->value.data, R, dm,
                            ATTENTION_NORM_EPSILON, tape->norm_output, tape->norm_hat, tape->norm_inverse_std);
     ref_time_projection_forward(tape->norm_output, tape->projection_delta, R, dm, m->projection_weight->value.data,
@@ -616,8 +633,10 @@ void event_model_write_memory(const event_model *m, const event_tape *tape, cons
     for (int64_t j = 0; j < B; j++) {
         const int64_t event = batch->first + j;
         event_model_entry_message(m, tape, batch, j, tape->message);
-        node_memory_write(memory, es->src[event], tape->updated + j * dm, tape->message, es->time[event]);
+        node_memory_write(memory, es->src[event], tape->updated + j * dm, event_model_update_time(m, tape, j),
+                          tape->message, es->time[event]);
         event_model_entry_message(m, tape, batch, B + j, tape->message);
-        node_memory_write(memory, es->dst[event], tape->updated + (B + j) * dm, tape->message, es->time[event]);
+        node_memory_write(memory, es->dst[event], tape->updated + (B + j) * dm,
+                          event_model_update_time(m, tape, B + j), tape->message, es->time[event]);
     }
 }

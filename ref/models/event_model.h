@@ -17,7 +17,9 @@
  *     TGN:   z_u = temporal attention over u's 10 most recent neighbours before t, with
  *            h = s' for the root and for every neighbour (attention.h, its own encoder phi_att)
  *     JODIE: z_u = LayerNorm(s'_u) * (1 + W_tau delta~ + b_tau),
- *            delta~ = (t - mem_ts_u) / (t + 1)                      (time_projection.h)
+ *            delta~ = (t - t_u) / (t + 1)                           (time_projection.h)
+ *            t_u the time of u's latest event before the batch: mem_ts_u per entry
+ *            (where it equals mail_ts_u), mail_ts_u per vertex
  *
  * and a pair is scored by the MLP decoder (link_decoder.h). Messages are
  * mail_u = [s'_u || s'_v || e] for an event (u, v, t, e): d_msg = 2 d_mem + d_e, no time term
@@ -35,14 +37,19 @@
  *  3. Dispatch: every entry gets a copy of its vertex's memory, mail and timestamps as they
  *     were **before the batch** (node_memory_gather()). A vertex appearing several times gets
  *     several copies of the same row.
- *  4. The memory update runs **once per entry**: copies of one vertex differ by their time
- *     encoding (t - mem_ts), so they give different s'.
+ *  4. The memory update (config.memory_update) runs, under the per-entry rule (the default,
+ *     TGL's), **once per entry** at its query time t: copies of one vertex differ by their time
+ *     encoding (t - mem_ts), so they give different s'. Under the per-vertex rule (the TGN
+ *     paper's code, PyTorch Geometric's TGNMemory with LastAggregator) it runs at the time of the
+ *     vertex's pending message, tau = mail_ts: x = [mail_v || phi_mem(mail_ts_v - mem_ts_v)], the
+ *     same for every copy, so all copies of a vertex get one s' (the twins compute it once).
  *  5. Embeddings, scores, loss (BCE, one negative per positive), backward: event_model_forward(),
  *     event_model_loss(), event_model_backward(). The memory read in step 3 is data: no
  *     gradient flows into it (nor across batches).
  *  6. Write-back, without gradient (event_model_write_memory()): for each event j = (u, v, t_j, e_j)
- *     in order, u gets s' of its root entry, mail [s'_u || s'_v || e_j] and timestamps t_j; then
- *     v gets s'_v, [s'_v || s'_u || e_j], t_j. Only positive endpoints are written (negatives and
+ *     in order, u gets s' of its root entry, mail [s'_u || s'_v || e_j], mail_ts = t_j and
+ *     mem_ts = the time s'_u was computed at (per entry: t_j; per vertex: the consumed message's
+ *     mail_ts); then v gets s'_v, [s'_v || s'_u || e_j] and its two times. Only positive endpoints are written (negatives and
  *     neighbours never). **Conflict rule**: when a vertex occurs in several events of the batch,
  *     the write of the largest event index wins, and within one event the destination's write
  *     comes after the source's (so a self-loop keeps the destination's row). TGL leaves this
@@ -89,9 +96,26 @@ typedef enum event_model_kind {
     EVENT_MODEL_JODIE,   /**< JODIE: RNN updater, time projection (Kumar, Zhang and Leskovec, KDD 2019) */
 } event_model_kind;
 
+/**
+ * When a vertex's memory is updated from its pending message (step 4 of the batch procedure).
+ * Both are legitimate readings of [Sven] §2.1.2; they differ in rows computed and in what s' means.
+ */
+typedef enum event_memory_update {
+    EVENT_MEMORY_PER_ENTRY,  /**< TGL's: once per batch entry at that entry's query time t: the updater
+                                  sees phi_mem(t - mem_ts); the written mem_ts is the event's time */
+    EVENT_MEMORY_PER_VERTEX, /**< the TGN paper's code and PyTorch Geometric's TGNMemory: once per
+                                  vertex at its message's time: the updater sees phi_mem(mail_ts -
+                                  mem_ts), so every entry of a vertex gets the same s', and the
+                                  written mem_ts is that mail_ts (the message it consumed) */
+} event_memory_update;
+
+/** Name on the command line: "entry" or "vertex". */
+const char *event_memory_update_name(event_memory_update rule);
+
 /** Shape of an event model. */
 typedef struct event_model_config {
     event_model_kind kind;     /**< which model */
+    event_memory_update memory_update; /**< the memory-update rule (default: per entry) */
     int64_t memory_width;      /**< d_mem, width of s */
     int64_t time_width;        /**< d_t, width of both time encodings */
     int64_t embedding_width;   /**< d_emb: TGN's attention output; JODIE's is d_mem (this is ignored) */
@@ -178,8 +202,9 @@ typedef struct event_tape {
     float *memory;               /**< [N][d_mem] s, read from the pre-batch memory */
     double *memory_time;         /**< [N] mem_ts, read from the pre-batch memory */
     float *mail;                 /**< [N][d_msg] the pending message, read from the pre-batch memory */
-    float *updater_delta;        /**< [N] t - mem_ts */
-    float *updater_input;        /**< [N][d_msg + d_t] [mail || phi_mem(t - mem_ts)] */
+    double *mail_time;           /**< [N] mail_ts, read from the pre-batch memory */
+    float *updater_delta;        /**< [N] tau - mem_ts, tau = event_model_update_time() */
+    float *updater_input;        /**< [N][d_msg + d_t] [mail || phi_mem(tau - mem_ts)] */
     float *updater_cache;        /**< TGN: [N][4 d_mem] GRU cache */
     float *updated;              /**< [N][d_mem] s' */
     float *query_delta;          /**< TGN: [R] zeros, the query's time difference */
@@ -255,6 +280,14 @@ int event_model_read_memory(const event_model *m, const node_memory *memory, eve
  * row, its time and the parameters. Works on any tape with entries filled (roots may be 0).
  */
 void event_model_update(const event_model *m, event_tape *tape);
+
+/**
+ * The time tau at which entry @p k's updater runs and which its s' stands for: its query time
+ * (per entry) or its vertex's pre-batch mail_ts (per vertex). The updater sees tau - mem_ts; the
+ * write-back stores tau as mem_ts. Twins that compute s' once per distinct (vertex, tau) do so
+ * once per vertex under the per-vertex rule.
+ */
+double event_model_update_time(const event_model *m, const event_tape *tape, int64_t k);
 
 /**
  * Step 5 forward: the roots' embeddings (TGN: attention over the sampled neighbours' s'; JODIE:

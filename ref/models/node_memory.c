@@ -60,11 +60,12 @@ void node_memory_gather(const node_memory *m, const int32_t *vertices, int64_t c
     }
 }
 
-void node_memory_write(node_memory *m, int32_t vertex, const float *memory, const float *mail, double time)
+void node_memory_write(node_memory *m, int32_t vertex, const float *memory, double memory_time, const float *mail,
+                       double mail_time)
 {
     const int64_t v = vertex, dm = m->memory_width, dmsg = m->mail_width;
     memcpy(m->memory + v * dm, memory, (size_t)dm * sizeof(float));
     memcpy(m->mail + v * dmsg, mail, (size_t)dmsg * sizeof(float));
-    m->memory_time[v] = time;
-    m->mail_time[v] = time;
+    m->memory_time[v] = memory_time;
+    m->mail_time[v] = mail_time;
 }

@@ -6,7 +6,8 @@
  * Every vertex v stores (as TGL's code does, [TGL]; Sven's "node memory and message", [Sven]
  * §2.1.2; citations: chapters/references.md):
  *  - its memory s_v [d_mem], a summary of everything v took part in so far;
- *  - mem_ts_v, when s_v was last written;
+ *  - mem_ts_v, the time s_v stands for (the event that wrote it, or under the per-vertex
+ *    update rule the message it last consumed, event_model.h);
  *  - its mailbox: one message mail_v [d_msg] (mailbox size 1, so "aggregating" the pending
  *    messages means keeping the most recent one), built from v's latest event as
  *    [s'_v || s'_other || edge feature], d_msg = 2 d_mem + d_e;
@@ -76,14 +77,16 @@ void node_memory_gather(const node_memory *m, const int32_t *vertices, int64_t c
                         double *memory_time, float *mail, double *mail_time);
 
 /**
- * Overwrite vertex @p vertex's row: memory, mail, and both timestamps set to @p time.
- * @param m       the state
- * @param vertex  id in 0..num_nodes-1
- * @param memory  [d_mem] the new s_v
- * @param mail    [d_msg] the new message
- * @param time    the event's time, stored as mem_ts and mail_ts
+ * Overwrite vertex @p vertex's row: memory, mail and both timestamps.
+ * @param m            the state
+ * @param vertex       id in 0..num_nodes-1
+ * @param memory       [d_mem] the new s_v
+ * @param memory_time  the time s_v stands for, stored as mem_ts
+ * @param mail         [d_msg] the new message
+ * @param mail_time    the event's time, stored as mail_ts
  */
-void node_memory_write(node_memory *m, int32_t vertex, const float *memory, const float *mail, double time);
+void node_memory_write(node_memory *m, int32_t vertex, const float *memory, double memory_time, const float *mail,
+                       double mail_time);
 
 #ifdef __cplusplus
 }

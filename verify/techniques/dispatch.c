@@ -175,7 +175,7 @@ static void lockstep_describe(const void *state, const double *seconds, char *te
     }
     if (used < size)
         snprintf(text + used, size - used, ", bound %.3g; eta_1 %.2f eta_2 %.2f",
-                 (double)dispatch_traffic_lower_bound(sven, dm, dmsg),
+                 (double)dispatch_traffic_lower_bound(sven, dm, dmsg, s->config.memory_update),
                  dispatch_eta(sven->counts.entries, sven->counts.unique),
                  dispatch_eta(sven->counts.writes, sven->counts.written_per_trainer));
 }
