@@ -51,6 +51,7 @@ static const peer_case cases[] = {
     {"gconvlstm_chickenpox", MODEL_GCONVLSTM, "chickenpox", 8, 2, 0, 8},
     {"gconvlstm_chickenpox_k1", MODEL_GCONVLSTM, "chickenpox", 8, 1, 0, 8},
     {"mpnnlstm_chickenpox", MODEL_MPNNLSTM, "chickenpox", 8, 2, 0, 8},
+    {"dcrnn_chickenpox_k3", MODEL_DCRNN, "chickenpox", 8, 3, 0, 8},
 };
 
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */

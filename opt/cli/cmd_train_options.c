@@ -98,7 +98,7 @@ static option_spec train_options_table[] = {
      .why = "EvolveGCN-O's state is its weight matrix, as wide as the features",
      .help = "state width (default 32; EvolveGCN-O's is the feature width)"},
     {"--k", OPTION_WHOLE, AT(config.chebyshev_k), .min = 1, .max = 16, .value_name = "K",
-     .help = "Chebyshev order of the Chebyshev models (default 2)"},
+     .help = "Chebyshev order of the Chebyshev models, DCRNN's diffusion terms per walk (default 2)"},
     {"--layers", OPTION_WHOLE, AT(config.layers), .min = 1, .max = 16, .value_name = "L",
      .help = "stacked pairs of a stacked model (gcrnm1: default 2, as ReInc stacks)"},
     {"--window", OPTION_WHOLE, AT(options.window), .min = 0, .max = INT64_MAX, SNAPSHOT, .value_name = "W",

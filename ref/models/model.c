@@ -12,7 +12,7 @@
 /* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
  * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
  * trains it and which PyTorch Geometric Temporal cell it is. */
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", NULL};
 
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
@@ -51,6 +51,10 @@ const model_info model_table[MODEL_COUNT] = {
     [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV},
+    [MODEL_DCRNN] = {.title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
+                     .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
+                     .no_inputs = "its x-diffusions depend on the snapshot only, but the engine does not serve them yet",
+                     .peer = "DCRNN"},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
@@ -229,9 +233,10 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
 
 void window_tape_free(const model *m, window_tape *tape)
 {
-    /* Each step record begins with its snapshot's operator (model_ops::step_size). */
+    /* Each step record begins with its snapshot's operators (model_ops::step_size, model_ops::operators). */
     for (int64_t t = 0; tape->steps && t < tape->count; t++)
-        ref_propagation_free((propagation *)((char *)tape->steps + (size_t)t * m->ops->step_size));
+        for (int o = 0; o < m->ops->operators; o++)
+            ref_propagation_free((propagation *)((char *)tape->steps + (size_t)t * m->ops->step_size) + o);
     workspace_reset(m->scratch); /* the tape's buffers and the window's scratch */
     memset(tape, 0, sizeof *tape);
 }

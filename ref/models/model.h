@@ -56,6 +56,7 @@ typedef enum model_kind {
     MODEL_GCONVLSTM,   /**< GConvLSTM (ReInc's GCRN-M2): Chebyshev convolutions in every LSTM gate (Seo et al., 2018) */
     MODEL_MPNNLSTM,    /**< MPNN-LSTM: a two-layer GCN, then a two-layer LSTM per vertex (Panagopoulos et al., 2021) */
     MODEL_GCRNM1,      /**< GCRN-M1: pairs of a Chebyshev convolution then an LSTM, stacked (Seo et al., 2018) */
+    MODEL_DCRNN,       /**< DCRNN: a GRU whose gates are diffusion convolutions on two random walks (Li et al., 2018) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -223,9 +224,11 @@ typedef struct model_ops {
     /** Backward of the cell, given dstates [count][N][width]; adds into parameter gradients. */
     int (*backward)(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates, tf_error *err);
     /** Size of the model's record of one snapshot, @p tape->steps holding @p tape->count of them.
-     *  Every record begins with its snapshot's operator (a #propagation), which
-     *  window_tape_free() frees; the rest of a record is model_scratch() memory. */
+     *  Every record begins with its snapshot's operator (a #propagation), or #operators of them,
+     *  which window_tape_free() frees; the rest of a record is model_scratch() memory. */
     size_t step_size;
+    /** How many operators begin each record: 1, or DCRNN's 2 (its two walks). */
+    int operators;
 } model_ops;
 
 /** Which options of a model's shape it takes (#model_info::takes): --hidden, --k, --layers. */
@@ -248,7 +251,8 @@ typedef struct model_info {
     const char *summary;       /**< one line for `twofold train --help` */
     const model_ops *ops;      /**< its cell (ref/models/model_NAME.c) */
     unsigned takes;            /**< #model_takes: the shape options it takes */
-    operator_kind graph_operator; /**< the sparse operator it propagates with */
+    operator_kind graph_operator; /**< the sparse operator it propagates with, as a vertex split serves it
+                                       (read with vertex_split only: DCRNN builds its own two walks) */
     model_inputs inputs;       /**< what --incremental can serve it */
     const char *no_inputs;     /**< with MODEL_INPUTS_NONE: why there is nothing to serve */
     int one_hop;               /**< 1: its graph convolution reads X_t only, one hop, as the A^ X_t it is served
@@ -288,6 +292,8 @@ extern const model_ops gconvlstm_ops;
 extern const model_ops mpnnlstm_ops;
 /** GCRN-M1's functions (ref/models/model_gcrnm1.c). */
 extern const model_ops gcrnm1_ops;
+/** DCRNN's functions (ref/models/model_dcrnn.c). */
+extern const model_ops dcrnn_ops;
 
 #ifdef __cplusplus
 }
