@@ -100,7 +100,7 @@ static option_spec train_options_table[] = {
     {"--k", OPTION_WHOLE, AT(config.chebyshev_k), .min = 1, .max = 16, .value_name = "K",
      .help = "Chebyshev order of the Chebyshev models, DCRNN's diffusion terms per walk (default 2)"},
     {"--layers", OPTION_WHOLE, AT(config.layers), .min = 1, .max = 16, .value_name = "L",
-     .help = "stacked pairs of a stacked model (gcrnm1: default 2, as ReInc stacks)"},
+     .help = "stacked pairs of a stacked model (gcrnm1, cdgcn: default 2, as ReInc stacks)"},
     {"--window", OPTION_WHOLE, AT(options.window), .min = 0, .max = INT64_MAX, SNAPSHOT, .value_name = "W",
      .help = "snapshots per window, state from zero in each (default 0: the whole split)"},
     {"--stride", OPTION_WHOLE, AT(options.stride), .min = 1, .max = INT64_MAX, SNAPSHOT, .value_name = "S",
