@@ -50,12 +50,12 @@ cd "$(dirname "$0")/.."
 # The snapshot models, one per line with its summary, as `twofold train --help` prints the model table;
 # a line ending "not in PyG Temporal" is a model the peer does not have.
 models=$("$twofold" train --help | awk '/^  --model M/ { on = 1; sub(/^  --model M/, "") }
-  on && /^ +\(chapter 01\)/ { exit }
+  on && /^ +\(chapter 01\)/ { on = 0 }
   on { sub(/^ +/, ""); print }')
 model_line=$(awk -v m="$model" '$1 == m' <<< "$models")
 [ -n "$model_line" ] || die "MODEL $model: expected one of $(awk '{ print $1 }' <<< "$models" | paste -sd ' ')"
 has_peer=1
-[[ $model_line == *"not in PyG Temporal" ]] && has_peer=0
+if [[ $model_line == *"not in PyG Temporal" ]]; then has_peer=0; fi
 [ -n "$data" ] || die "DATA is empty: expected a bundled name, a file or a generator spec"
 [[ $epochs =~ ^[0-9]+$ ]] || die "EPOCHS \"$epochs\": expected a whole number (at least 4)"
 ((10#$epochs >= 4)) ||

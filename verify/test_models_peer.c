@@ -214,6 +214,13 @@ static float *value_of(model *m, const char *name)
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+/* One vertex's LSTM step from its pre-activations a (i, f, g, o): c' = f c + i g, h' = o tanh(c'). */
+static void lstm_by_hand(const double a[4], double *cell, double *state)
+{
+    *cell = sigmoid(a[1]) * *cell + sigmoid(a[0]) * tanh(a[2]);
+    *state = sigmoid(a[3]) * tanh(*cell);
+}
+
 /* The path 0 - 1 - 2 (both directions of each edge) over @p snapshots snapshots, one feature each,
  * snapshot t's from features[t]. */
 static void path_of_three(snapshot_seq *seq, int snapshots, const double (*features)[3])
@@ -346,8 +353,7 @@ START_TEST(wdgcn_worked_by_hand)
             double pre[4];
             for (int q = 0; q < 4; q++)
                 pre[q] = lstm[q][0] * z + lstm[q][1] * state[v] + lstm[q][2] + lstm[q][3];
-            cell[v] = sigmoid(pre[1]) * cell[v] + sigmoid(pre[0]) * tanh(pre[2]);
-            state[v] = sigmoid(pre[3]) * tanh(cell[v]);
+            lstm_by_hand(pre, &cell[v], &state[v]);
             const double expected = head_w * fmax(0.0, state[v]) + head_b;
             worst = fmax(worst, fabs(predictions[t][v] - expected) / fmax(1.0, fabs(expected)));
         }
@@ -495,8 +501,7 @@ START_TEST(cdgcn_worked_by_hand)
                     for (int j = 0; j <= w; j++)
                         a[q] += w_ih[q * (w + 1) + j] * next[v][j];
                 }
-                cell[l][v] = sigmoid(a[1]) * cell[l][v] + sigmoid(a[0]) * tanh(a[2]);
-                state[l][v] = sigmoid(a[3]) * tanh(cell[l][v]);
+                lstm_by_hand(a, &cell[l][v], &state[l][v]);
                 next[v][w + 1] = state[l][v];
             }
             memcpy(u, next, sizeof u);
