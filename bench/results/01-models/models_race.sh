@@ -10,7 +10,7 @@ models=$(build/twofold train --help | awk '/^  --model M/ { on = 1; sub(/^  --mo
 echo "load before: $(uptime | sed 's/.*load average/load average/')"
 for model in $models; do
   echo "\$ PYTHON=/work/peer-venv/bin/python bench/train.sh $model chickenpox 4"
-  PYTHON=${PYTHON:-python3} bench/train.sh "$model" chickenpox 4 2>&1 | grep -v "logs in\|^machine"
+  PYTHON=${PYTHON:-python3} bench/train.sh "$model" chickenpox 4 2>&1 | grep -v "^machine"
   echo
 done
 echo "load after: $(uptime | sed 's/.*load average/load average/')"
