@@ -5,8 +5,9 @@
 #
 #   bench/train.sh [MODEL [DATA [EPOCHS]]]        (default: tgcn twitter_tennis 5)
 #
-# MODEL is tgcn, gconvgru, gclstm or evolvegcn; DATA anything `twofold train --data` takes (a
-# bundled name, a file, a generator spec). Settings: hidden 32, windows of 8 snapshots, 4 windows
+# MODEL is any snapshot model of the model table (`twofold train --help` lists them); the peer runs
+# on those PyTorch Geometric Temporal also has (the others get twofold's rows only). DATA is anything
+# `twofold train --data` takes (a bundled name, a file, a generator spec). Settings: hidden 32, windows of 8 snapshots, 4 windows
 # per Adam step (so two ranks each run two), lr 0.01, train ratio 0.8, twofold's seed 1. The
 # program is TWOFOLD (default build/twofold).
 #
@@ -45,10 +46,16 @@ python=${PYTHON:-python3}
 [[ $python == */* ]] && [ -e "$python" ] && python=$(realpath -s "$python")
 cd "$(dirname "$0")/.."
 
-case $model in
-  tgcn | gconvgru | gclstm | evolvegcn) ;;
-  *) die "MODEL $model: expected tgcn, gconvgru, gclstm or evolvegcn (the snapshot models the peer also has)" ;;
-esac
+[ -x "$twofold" ] || die "$twofold is not an executable: build twofold first (README.md), or set TWOFOLD"
+# The snapshot models, one per line with its summary, as `twofold train --help` prints the model table;
+# a line ending "not in PyG Temporal" is a model the peer does not have.
+models=$("$twofold" train --help | awk '/^  --model M/ { on = 1; sub(/^  --model M/, "") }
+  on && /^ +\(chapter 01\)/ { on = 0 }
+  on { sub(/^ +/, ""); print }')
+model_line=$(awk -v m="$model" '$1 == m' <<< "$models")
+[ -n "$model_line" ] || die "MODEL $model: expected one of $(awk '{ print $1 }' <<< "$models" | paste -sd ' ')"
+has_peer=1
+if [[ $model_line == *"not in PyG Temporal" ]]; then has_peer=0; fi
 [ -n "$data" ] || die "DATA is empty: expected a bundled name, a file or a generator spec"
 [[ $epochs =~ ^[0-9]+$ ]] || die "EPOCHS \"$epochs\": expected a whole number (at least 4)"
 ((10#$epochs >= 4)) ||
@@ -57,7 +64,6 @@ epochs=$((10#$epochs))
 [[ $threads =~ ^[1-9][0-9]*$ ]] || die "THREADS \"$threads\": expected a whole number >= 1"
 awk -v x="$peer_tolerance" 'BEGIN { exit !(x ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && x + 0 > 0) }' ||
   die "PEER_TOLERANCE \"$peer_tolerance\": expected a positive number such as 1e-4"
-[ -x "$twofold" ] || die "$twofold is not an executable: build twofold first (README.md), or set TWOFOLD"
 
 cores=$(nproc) # before OMP_NUM_THREADS is set: nproc obeys it
 runs=$(mktemp -d "${TMPDIR:-/tmp}/twofold-train-bench.XXXXXX")
@@ -74,7 +80,9 @@ echo "machine: $cores cores ($(lscpu | sed -n 's/^Model name: *//p')); logs in $
 
 # 1. Every run, before anything is judged or timed.
 run_twins "${settings[@]}"
-if PYTHONPATH=bench/peer/shim "$python" -c "import torch_geometric_temporal" > /dev/null 2>&1; then
+if [ "$has_peer" = 0 ]; then
+  echo "peer: PyTorch Geometric Temporal has no $model; twofold's rows only"
+elif PYTHONPATH=bench/peer/shim "$python" -c "import torch_geometric_temporal" > /dev/null 2>&1; then
   run export "$twofold" export --data "$data" --out "$runs/data"
   run initial-parameters "$twofold" train "${shared[@]}" --data "$data" --epochs 0 --save "$runs/init"
   run peer env PYTHONPATH=bench/peer/shim "$python" -W ignore bench/peer/peer_train_time.py "${shared[@]}" \

@@ -445,28 +445,11 @@ int partition_cache_depth(const model_config *c, int64_t window_length)
 
 void partition_model_traffic(const model_config *c, int64_t *forward, int64_t *backward, int64_t *temporal)
 {
-    const int64_t f = c->in_features > 0 ? c->in_features : 1, h = c->hidden,
-                  k = c->chebyshev_k > 1 ? c->chebyshev_k - 1 : 0;
-    switch (c->kind) {
-    case MODEL_TGCN:
-        *forward = f;
-        *backward = 0;
-        *temporal = 2 * h;
-        break;
-    case MODEL_GCLSTM:
-        *forward = *backward = k * h;
-        *temporal = 2 * 2 * h;
-        break;
-    case MODEL_GCONVGRU:
-        *forward = k * (f + 2 * h);
-        *backward = 2 * k * h;
-        *temporal = 2 * h;
-        break;
-    default:
-        *forward = *backward = f;
-        *temporal = 0;
-        break;
-    }
+    model_cost cost;
+    model_info_of(c->kind)->cost(c, &cost);
+    *forward = cost.forward;
+    *backward = cost.backward;
+    *temporal = cost.temporal;
 }
 
 /* ---- metrics -------------------------------------------------------------------------------- */

@@ -87,26 +87,10 @@ int ref_label_propagation(const partition_graph *g, int64_t cap, int max_sweeps,
 
 void chunk_cost_model_for(const model_config *c, chunk_cost_model *out)
 {
-    const double f = (double)(c->in_features > 0 ? c->in_features : 1), h = (double)c->hidden,
-                 k = (double)c->chebyshev_k, o = (double)(c->out_features > 0 ? c->out_features : 1);
-    switch (c->kind) {
-    case MODEL_TGCN:
-        out->per_vertex_step = 3 * (3 * (f * h + 2 * h * h) + h * o);
-        out->per_edge = f;
-        break;
-    case MODEL_GCLSTM:
-        out->per_vertex_step = 3 * (4 * (f * h + k * h * h) + h * o);
-        out->per_edge = 2 * (k - 1) * h;
-        break;
-    case MODEL_GCONVGRU:
-        out->per_vertex_step = 3 * (3 * k * f * h + 3 * k * h * h + h * o);
-        out->per_edge = (k - 1) * (f + 4 * h);
-        break;
-    default:
-        out->per_vertex_step = 3 * f * f;
-        out->per_edge = 2 * f;
-        break;
-    }
+    model_cost cost;
+    model_info_of(c->kind)->cost(c, &cost);
+    out->per_vertex_step = cost.flops;
+    out->per_edge = (double)(cost.forward + cost.backward); /* the floats an edge moves, each way */
 }
 
 void chunk_graph_free(chunk_graph *c)

@@ -92,11 +92,11 @@ typedef struct chunk_cost_model {
 } chunk_cost_model;
 
 /**
- * The FLOP counts of one vertex-step and one edge in this project's kernels, forward plus a
- * backward of about twice the forward (the factor 3):
- * T-GCN c_v = 3[3(FH + 2H^2) + H out], c_e = F; GC-LSTM c_v = 3[4(FH + K H^2) + H out],
- * c_e = 2(K-1)H; GConvGRU c_v = 3[3KFH + 3KH^2 + H out], c_e = (K-1)(F + 4H); EvolveGCN c_v = 3F^2,
- * c_e = 2F.
+ * The costs of one vertex-step and one edge, from the model table (#model_info::cost,
+ * ref/models/model.c): c_v its FLOPs forward plus a backward of about twice the forward (the factor
+ * 3), e.g. T-GCN c_v = 3[3(FH + 2H^2) + H out], GConvGRU c_v = 3[3KFH + 3KH^2 + H out]; c_e the
+ * floats an edge's aggregations move both ways (partition_model_traffic()'s forward + backward), e.g.
+ * T-GCN c_e = F, GConvGRU c_e = (K-1)(F + 4H).
  */
 void chunk_cost_model_for(const model_config *c, chunk_cost_model *out);
 

@@ -266,9 +266,10 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
 /* ---- checkpoints ------------------------------------------------------------------------- */
 
 /* trainer.npy: checkpoint.h's header (format, family, kind, epoch, Adam step, data digest), then
- * what else must match to resume: the model's shape, the windows and the split. */
+ * what else must match to resume: the model's shape (a stacked model's pairs too: GCRN-M1 with fewer
+ * pairs would load the first ones silently), the windows and the split. */
 enum { STATE_HIDDEN = CHECKPOINT_HEADER_SIZE, STATE_K, STATE_IN, STATE_OUT, STATE_WINDOW, STATE_STRIDE, STATE_TRAIN,
-       STATE_SIZE };
+       STATE_LAYERS, STATE_SIZE };
 
 /* This trainer's state, windows and stride as they take effect (0 means "the split", "the window"). */
 static void checkpoint_state(const trainer *tr, int64_t state[STATE_SIZE])
@@ -278,7 +279,8 @@ static void checkpoint_state(const trainer *tr, int64_t state[STATE_SIZE])
     int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, c->kind, tr->epoch,
                                   tr->optimizer.step, (int64_t)tr->data_digest, c->hidden, c->chebyshev_k,
                                   c->in_features, c->out_features, window,
-                                  tr->options.stride ? tr->options.stride : window, tr->train_snapshots};
+                                  tr->options.stride ? tr->options.stride : window, tr->train_snapshots,
+                                  c->layers};
     memcpy(state, values, sizeof values);
 }
 
@@ -294,7 +296,7 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
     static const char *const labels[] = {"hidden", "K", "features", "targets", "windows of", "stride",
-                                         "train snapshots"};
+                                         "train snapshots", "layers"};
     int found;
     checkpoint_state(tr, e);
     return checkpoint_resume(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,

@@ -3,7 +3,8 @@
 #  1. 4 epochs with PYTHON=/bin/false: twofold's three rows, validated before the table, and a line
 #     saying the peer is missing;
 #  2. a stand-in peer that ends elsewhere: validation fails, exit 1, and no time is printed;
-#  3. EPOCHS 1 and a non-integer are refused with the reason; a run that fails is named with its log.
+#  3. a model the peer does not have (WD-GCN): twofold's rows alone, the peer not asked;
+#  4. EPOCHS 1 and a non-integer are refused with the reason; a run that fails is named with its log.
 # Usage: test_bench_train.sh TWOFOLD (ctest passes the program; logs go under $TMPDIR).
 set -uo pipefail
 twofold=$1
@@ -46,7 +47,15 @@ cat "$work/fake.txt"
 grep -q "FAILED validation: peer ends at test MSE 9.000000" "$work/fake.txt" || fail "no validation failure named"
 if grep -q -e "median s" -e "speedup" "$work/fake.txt"; then fail "times printed although validation failed"; fi
 
-echo "== 3. refusals"
+echo "== 3. a model PyG Temporal does not have: twofold's rows, the peer not run (the stand-in would fail it)"
+PYTHON=$work/fake-python "$source_dir/bench/train.sh" wdgcn "$data" 4 > "$work/no-peer.txt" 2>&1
+status=$?
+cat "$work/no-peer.txt"
+[ "$status" -eq 0 ] || fail "wdgcn: exit status $status"
+grep -q "peer: PyTorch Geometric Temporal has no wdgcn; twofold's rows only" "$work/no-peer.txt" || fail "wdgcn: no line saying the peer has no such model"
+grep -q "^opt-2-ranks  " "$work/no-peer.txt" || fail "wdgcn: no twofold rows"
+
+echo "== 4. refusals"
 check_refusal() { # expected-text, arguments...
   local expected=$1; shift
   "$source_dir/bench/train.sh" "$@" > "$work/refused.txt" 2>&1
@@ -57,7 +66,8 @@ check_refusal() { # expected-text, arguments...
 }
 check_refusal "EPOCHS 1: at least 4, since epoch 1 (warm-up) is not timed" tgcn "$data" 1
 check_refusal "EPOCHS \"four\": expected a whole number" tgcn "$data" four
-check_refusal "MODEL tgn: expected tgcn, gconvgru, gclstm or evolvegcn" tgn "$data" 4
+check_refusal "MODEL tgn: expected one of tgcn gconvgru gclstm evolvegcn tgcn2 wdgcn gconvlstm mpnnlstm gcrnm1 dcrnn cdgcn" \
+  tgn "$data" 4
 PYTHON=/bin/false check_refusal "FAILED: ref (exit status 2): twofold: error: train: wikipedia is an event stream" \
   tgcn wikipedia 4
 grep -q "^log: $work/twofold-train-bench.*/ref.log" "$work/refused.txt" || fail "the failed run's log is not named"

@@ -358,7 +358,8 @@ static void check_model(model_kind kind)
     const snapshot_seq *seq =
         load_snapshots("powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11", &d);
     tf_error err;
-    model_config config = {kind, seq->feature_width, 4, seq->target_width, 2, 0};
+    /* DCRNN at K = 3, so that its recurrence's third term, 2 W T_1 - T_0 on each walk, is checked too */
+    model_config config = {kind, seq->feature_width, 4, seq->target_width, kind == MODEL_DCRNN ? 3 : 2, 0};
     model m;
     ck_assert(model_create(&m, &config, 7, &err) == TF_OK);
     if (kind >= MODEL_TGCN2) {

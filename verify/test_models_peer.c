@@ -51,6 +51,7 @@ static const peer_case cases[] = {
     {"gconvlstm_chickenpox", MODEL_GCONVLSTM, "chickenpox", 8, 2, 0, 8},
     {"gconvlstm_chickenpox_k1", MODEL_GCONVLSTM, "chickenpox", 8, 1, 0, 8},
     {"mpnnlstm_chickenpox", MODEL_MPNNLSTM, "chickenpox", 8, 2, 0, 8},
+    {"dcrnn_chickenpox_k3", MODEL_DCRNN, "chickenpox", 8, 3, 0, 8},
 };
 
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */
@@ -215,6 +216,13 @@ static float *value_of(model *m, const char *name)
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+/* One vertex's LSTM step from its pre-activations a (i, f, g, o): c' = f c + i g, h' = o tanh(c'). */
+static void lstm_by_hand(const double a[4], double *cell, double *state)
+{
+    *cell = sigmoid(a[1]) * *cell + sigmoid(a[0]) * tanh(a[2]);
+    *state = sigmoid(a[3]) * tanh(*cell);
+}
+
 /* The path 0 - 1 - 2 (both directions of each edge) over @p snapshots snapshots, one feature each,
  * snapshot t's from features[t]. */
 static void path_of_three(snapshot_seq *seq, int snapshots, const double (*features)[3])
@@ -347,8 +355,7 @@ START_TEST(wdgcn_worked_by_hand)
             double pre[4];
             for (int q = 0; q < 4; q++)
                 pre[q] = lstm[q][0] * z + lstm[q][1] * state[v] + lstm[q][2] + lstm[q][3];
-            cell[v] = sigmoid(pre[1]) * cell[v] + sigmoid(pre[0]) * tanh(pre[2]);
-            state[v] = sigmoid(pre[3]) * tanh(cell[v]);
+            lstm_by_hand(pre, &cell[v], &state[v]);
             const double expected = head_w * fmax(0.0, state[v]) + head_b;
             worst = fmax(worst, fabs(predictions[t][v] - expected) / fmax(1.0, fabs(expected)));
         }
@@ -442,6 +449,80 @@ START_TEST(gcrnm1_worked_by_hand)
 }
 END_TEST
 
+/* CD-GCN with two pairs on the same path over two snapshots, one feature, H = 1, worked out here in
+ * double from the equations (ref/models/model_cdgcn.c): per pair, G = ReLU(theta . (A^ u) + b) with
+ * A^ = D^-1/2 (A + I) D^-1/2 (degrees 2, 3, 2), V = [u | G], the LSTM on V, U = [V | h']; pair 2 reads
+ * pair 1's U (3 wide) and the head reads ReLU of pair 2's U (5 wide: x, G_1, h'_1, G_2, h'_2). The
+ * parameters are filled with a fixed pattern and read back as the model holds them. */
+START_TEST(cdgcn_worked_by_hand)
+{
+    const double degree[3] = {2, 3, 2};
+    const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
+    tf_error err;
+    snapshot_seq seq;
+    path_of_three(&seq, 2, features);
+    model_config config = {MODEL_CDGCN, 1, 1, 1, 2, 2};
+    model m;
+    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    ck_assert_int_eq(model_state_width(&m), 5);
+    for (int64_t i = 0, counter = 0; i < m.parameters.count; i++)
+        for (int64_t j = 0; j < m.parameters.items[i].value.size; j++, counter++)
+            m.parameters.items[i].value.data[j] = (float)(0.9 * sin(1.7 * (double)counter + 0.3));
+    float predictions[2][3];
+    window_tape tape;
+    ck_assert_int_eq(model_forward(&m, &seq, 0, 2, &tape, &predictions[0][0], &err), TF_OK);
+    window_tape_free(&m, &tape);
+    double worst = 0, state[2][3] = {{0}}, cell[2][3] = {{0}};
+    for (int t = 0; t < 2; t++) {
+        double u[3][5]; /* each vertex's U_{l-1}, then U_l */
+        for (int v = 0; v < 3; v++)
+            u[v][0] = features[t][v];
+        for (int l = 0; l < 2; l++) {
+            const int w = 1 + 2 * l;
+            char name[96];
+#define PAIR(what) (snprintf(name, sizeof name, "recurrent.layers.%d.%s", l, what), value_of(&m, name))
+            const float *theta = PAIR("conv.lin.weight"), *b = PAIR("conv.bias"), *w_ih = PAIR("lstm.weight_ih_l0"),
+                        *w_hh = PAIR("lstm.weight_hh_l0"), *b_ih = PAIR("lstm.bias_ih_l0"), *b_hh = PAIR("lstm.bias_hh_l0");
+#undef PAIR
+            double next[3][5];
+            for (int v = 0; v < 3; v++) {
+                double g = b[0];
+                for (int j = 0; j < w; j++) {
+                    double aggregated = 0;
+                    for (int x = v - 1; x <= v + 1; x++)
+                        if (x >= 0 && x < 3)
+                            aggregated += u[x][j] / sqrt(degree[v] * degree[x]);
+                    g += theta[j] * aggregated;
+                }
+                for (int j = 0; j < w; j++)
+                    next[v][j] = u[v][j];
+                next[v][w] = fmax(0.0, g);
+                double a[4];
+                for (int q = 0; q < 4; q++) {
+                    a[q] = w_hh[q] * state[l][v] + b_ih[q] + b_hh[q];
+                    for (int j = 0; j <= w; j++)
+                        a[q] += w_ih[q * (w + 1) + j] * next[v][j];
+                }
+                lstm_by_hand(a, &cell[l][v], &state[l][v]);
+                next[v][w + 1] = state[l][v];
+            }
+            memcpy(u, next, sizeof u);
+        }
+        const float *head_w = value_of(&m, "linear.weight"), *head_b = value_of(&m, "linear.bias");
+        for (int v = 0; v < 3; v++) {
+            double expected = head_b[0];
+            for (int j = 0; j < 5; j++)
+                expected += head_w[j] * fmax(0.0, u[v][j]);
+            worst = fmax(worst, fabs(predictions[t][v] - expected) / fmax(1.0, fabs(expected)));
+        }
+    }
+    printf("cdgcn worked by hand (2 pairs, path of 3, H = 1, 2 snapshots, output 5 wide): max error %.2e\n", worst);
+    ck_assert_msg(worst <= TOLERANCE, "CD-GCN differs from the hand computation by %g", worst);
+    model_free(&m);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("models_peer");
@@ -451,6 +532,7 @@ int main(void)
     tcase_add_test(peer, tgcn2_worked_by_hand);
     tcase_add_test(peer, wdgcn_worked_by_hand);
     tcase_add_test(peer, gcrnm1_worked_by_hand);
+    tcase_add_test(peer, cdgcn_worked_by_hand);
     suite_add_tcase(suite, peer);
     return run_suite(suite);
 }

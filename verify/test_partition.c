@@ -737,6 +737,51 @@ START_TEST(real_data)
 }
 END_TEST
 
+/* Every model of the table has a cost for the partitioners (ref/models/model.c's #model_info::cost),
+ * and it moves as its equations say: more FLOPs with a wider state, and with K where the model takes
+ * K, and with L where it stacks pairs; a model with a graph convolution fetches floats for a halo row;
+ * the chunk costs and the exchange traffic are that one entry. */
+START_TEST(model_costs)
+{
+    for (int kind = 0; kind < MODEL_COUNT; kind++) {
+        const model_info *info = model_info_of((model_kind)kind);
+        model_config c = {(model_kind)kind, 4, 8, 1, 2, 0}, wider = c, deeper = c, stacked = c;
+        wider.hidden = 16;
+        deeper.chebyshev_k = 3;
+        stacked.layers = 3;
+        model_cost cost, cost_wider, cost_deeper, cost_stacked;
+        info->cost(&c, &cost);
+        info->cost(&wider, &cost_wider);
+        info->cost(&deeper, &cost_deeper);
+        info->cost(&stacked, &cost_stacked);
+        chunk_cost_model chunk;
+        chunk_cost_model_for(&c, &chunk);
+        int64_t forward, backward, temporal;
+        partition_model_traffic(&c, &forward, &backward, &temporal);
+        printf("cost %-10s %9.0f multiply-adds a vertex-step, halo row %lld forward %lld backward, state %lld; "
+               "H 16: %.0f; K 3: %.0f; L 3: %.0f\n", model_kind_name((model_kind)kind), cost.flops,
+               (long long)cost.forward, (long long)cost.backward, (long long)cost.temporal, cost_wider.flops,
+               cost_deeper.flops, cost_stacked.flops);
+        ck_assert_msg(cost.flops > 0 && cost.forward > 0 && cost.backward >= 0 && cost.temporal >= 0, "%s",
+                      model_kind_name((model_kind)kind));
+        ck_assert_msg(chunk.per_vertex_step == cost.flops && chunk.per_edge == (double)(cost.forward + cost.backward) &&
+                          forward == cost.forward && backward == cost.backward && temporal == cost.temporal,
+                      "%s: the partitioners do not read the table's cost", model_kind_name((model_kind)kind));
+        if (info->takes & MODEL_TAKES_HIDDEN)
+            ck_assert_msg(cost_wider.flops > cost.flops && cost_wider.temporal > cost.temporal, "%s: H",
+                          model_kind_name((model_kind)kind));
+        if (info->takes & MODEL_TAKES_K)
+            ck_assert_msg(cost_deeper.flops > cost.flops && cost_deeper.forward > cost.forward, "%s: K",
+                          model_kind_name((model_kind)kind));
+        else
+            ck_assert_msg(cost_deeper.flops == cost.flops, "%s: K moved a model without K", model_kind_name((model_kind)kind));
+        if (info->takes & MODEL_TAKES_LAYERS)
+            ck_assert_msg(cost_stacked.flops > cost.flops && cost_stacked.forward > cost.forward, "%s: L",
+                          model_kind_name((model_kind)kind));
+    }
+}
+END_TEST
+
 /* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "partition" on
  * crafted and generated data (label unit) and "partition_real_data" on bundled datasets (slow). */
 int main(void)
@@ -752,7 +797,8 @@ int main(void)
                                     {"reflexbicut_brute_force", reflexbicut_brute_force},
                                     {"reflexbicut_vs_baselines", reflexbicut_vs_baselines},
                                     {"closure", closure},
-                                    {"metrics", metrics}};
+                                    {"metrics", metrics},
+                                    {"model_costs", model_costs}};
     const named_test real[] = {{"real_data", real_data}};
     return run_suites(suite_of("partition", generated, sizeof generated / sizeof *generated, 300),
                       suite_of("partition_real_data", real, sizeof real / sizeof *real, 300));

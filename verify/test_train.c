@@ -265,6 +265,21 @@ START_TEST(checkpoint_errors)
     EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "trainer.npy", "saved with hidden 6;",
                        "this run has hidden 7");
     trainer_free(&other);
+    /* A stacked model with other pairs: trainer.npy names the layers, whether the run has fewer (which
+     * would find every parameter file it asks for) or more. */
+    char stacked[256];
+    snprintf(stacked, sizeof stacked, "%s/gcrnm1_checkpoint", temporary_directory());
+    model_config pairs = {MODEL_GCRNM1, 0, 3, 0, 2, 2};
+    ck_assert(trainer_create(&other, &d.snapshots, &pairs, &o, &err) == TF_OK);
+    ck_assert(trainer_save(&other, stacked, &err) == TF_OK);
+    trainer_free(&other);
+    for (int layers = 1; layers <= 3; layers += 2) {
+        pairs.layers = layers;
+        ck_assert(trainer_create(&other, &d.snapshots, &pairs, &o, &err) == TF_OK);
+        EXPECT_INPUT_ERROR(trainer_load(&other, stacked, &err), &err, "trainer.npy", "saved with layers 2;",
+                           layers == 1 ? "this run has layers 1" : "this run has layers 3");
+        trainer_free(&other);
+    }
     /* A damaged trainer.npy. */
     char path[320];
     snprintf(path, sizeof path, "%s/trainer.npy", directory);

@@ -83,6 +83,8 @@ START_TEST(generated_graph)
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCONVLSTM, 3);
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_MPNNLSTM, 3);
     compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_GCRNM1, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_DCRNN, 3);
+    compare("powerlaw:nodes=300,edges=3000,snapshots=40,churn=0.05,arrival=0.02,seed=3", MODEL_CDGCN, 3);
 }
 END_TEST
 

@@ -56,6 +56,8 @@ CASES = [
     ("gconvlstm_chickenpox", "gconvlstm", "chickenpox", 8, 2, 0, 8),
     ("gconvlstm_chickenpox_k1", "gconvlstm", "chickenpox", 8, 1, 0, 8),
     ("mpnnlstm_chickenpox", "mpnnlstm", "chickenpox", 8, 2, 0, 8),
+    # K = 3: the diffusion's T_2 = 2 W T_1 - T_0 on both walks (the library's recurrence is DCRNN's up to K = 3)
+    ("dcrnn_chickenpox_k3", "dcrnn", "chickenpox", 8, 3, 0, 8),
     # (the models added after the first four: chickenpox only, so that the Valgrind run stays short;
     # twitter_tennis's 1000 vertices doubled this test's time under Valgrind)
 ]
@@ -76,7 +78,7 @@ def run_case(twofold, out, case):
     # 1. twofold's initial parameters (seed 3), in a scratch checkpoint; keep only the parameters.
     scratch = directory + ".checkpoint"
     shutil.rmtree(scratch, ignore_errors=True)
-    order = ["--k", str(k)] if kind in ("gconvgru", "gclstm", "gconvlstm") else []  # T-GCN has no Chebyshev order
+    order = ["--k", str(k)] if kind in ("gconvgru", "gclstm", "gconvlstm", "dcrnn") else []  # T-GCN has no Chebyshev order
     # EvolveGCN-O's state is its weight matrix, as wide as the features: twofold refuses --hidden
     width = ["--hidden", str(hidden)] if kind != "evolvegcn" else []
     subprocess.run([twofold, "train", "--model", kind, "--data", data, *width, *order,

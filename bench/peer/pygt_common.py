@@ -27,7 +27,7 @@ urllib.request.urlopen = local_urlopen
 
 from torch_geometric_temporal.dataset import ChickenpoxDatasetLoader, TwitterTennisDatasetLoader  # noqa: E402
 from torch_geometric_temporal.nn.recurrent import (  # noqa: E402
-    GCLSTM, TGCN, EvolveGCNO, GConvGRU, GConvLSTM, MPNNLSTM)
+    DCRNN, GCLSTM, TGCN, EvolveGCNO, GConvGRU, GConvLSTM, MPNNLSTM)
 from torch_geometric_temporal.signal import DynamicGraphTemporalSignal  # noqa: E402
 
 
@@ -76,6 +76,8 @@ class RecurrentGCN(torch.nn.Module):
             self.recurrent = GCLSTM(features, hidden, k)
         elif kind == "gconvlstm":
             self.recurrent = GConvLSTM(features, hidden, k)
+        elif kind == "dcrnn":
+            self.recurrent = DCRNN(features, hidden, k)
         elif kind == "mpnnlstm":
             # The library's layers without its batch norm and dropout, which twofold leaves out
             # (ref/models/model_mpnnlstm.c says why); window() runs them a snapshot at a time.
@@ -102,6 +104,8 @@ class RecurrentGCN(torch.nn.Module):
                 h, c = self.recurrent(s.x, s.edge_index, s.edge_attr, h, c)
             elif self.kind == "evolvegcn":
                 h = self.recurrent(s.x, s.edge_index, s.edge_attr)
+            elif self.kind == "dcrnn":
+                h = self.recurrent(s.x, *edges_by_source(s), h)
             else:
                 h = self.recurrent(s.x, s.edge_index, s.edge_attr, h)
             outputs.append(self.linear(F.relu(h)))
@@ -119,6 +123,17 @@ class RecurrentGCN(torch.nn.Module):
         out_1, states_1 = r._recurrent_1(joined, states_1)
         _, states_2 = r._recurrent_2(out_1, states_2)
         return torch.cat([states_1[0][0], states_2[0][0]], dim=1), (states_1, states_2)
+
+
+def edges_by_source(s):
+    """The snapshot's edges ordered by (source, target), the same graph. The library's DConv pairs its
+    backward walk's normalization, listed in the order of edge_index, with the reversed edges, listed in
+    that sorted order (dense_to_sparse of A^T): only with edge_index so sorted, on a symmetric graph, is
+    its backward walk DCRNN's (chapters/01-models.md)."""
+    n = s.x.shape[0]
+    order = torch.argsort(s.edge_index[0] * n + s.edge_index[1])
+    weights = s.edge_attr[order] if s.edge_attr is not None else None
+    return s.edge_index[:, order], weights
 
 
 def snapshot_mse(output, s):

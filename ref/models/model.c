@@ -12,7 +12,89 @@
 /* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
  * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
  * trains it and which PyTorch Geometric Temporal cell it is. */
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", NULL};
+
+/* #model_info::state_width of the models whose output is not one --hidden-wide block. */
+static int64_t two_blocks(const model_config *c) { return 2 * c->hidden; }
+static int64_t input_and_two_blocks_per_pair(const model_config *c) { return c->in_features + 2 * c->layers * c->hidden; }
+
+/* #model_info::cost: each model's work per vertex and snapshot in multiply-adds (a product of an
+ * [n][a] by an [a][b] weight counts a b per row; a backward costs about twice its forward, hence the
+ * factor 3)
+ * and the floats its aggregations move per halo row, from the equations in chapters/01-models.md.
+ * f features, h hidden, k = K - 1 Chebyshev or diffusion steps beyond T_0, o targets. */
+#define SHAPE                                                                                                         \
+    const double f = (double)(c->in_features > 0 ? c->in_features : 1), h = (double)c->hidden,                    \
+                 o = (double)(c->out_features > 0 ? c->out_features : 1);                                           \
+    const int64_t F = c->in_features > 0 ? c->in_features : 1, H = c->hidden,                                      \
+                  k = c->chebyshev_k > 1 ? c->chebyshev_k - 1 : 0,                                                  \
+                  L = c->layers > 0 ? c->layers : model_table[c->kind].layers > 0 ? model_table[c->kind].layers : 1; \
+    (void)f, (void)h, (void)o, (void)F, (void)H, (void)k, (void)L
+
+static void cost_tgcn(const model_config *c, model_cost *out)
+{ /* A^ X_t once, three gates of [A^ X W | H] */
+    SHAPE;
+    *out = (model_cost){3 * (3 * (f * h + 2 * h * h) + h * o), F, 0, 2 * H};
+}
+static void cost_gconvgru(const model_config *c, model_cost *out)
+{ /* bases of X, H and H * R; six convolutions of K terms */
+    SHAPE;
+    *out = (model_cost){3 * (3 * (k + 1) * f * h + 3 * (k + 1) * h * h + h * o), k * (F + 2 * H), 2 * k * H, 2 * H};
+}
+static void cost_gclstm(const model_config *c, model_cost *out)
+{ /* four gates of X W and a Chebyshev convolution of H */
+    SHAPE;
+    *out = (model_cost){3 * (4 * (f * h + (k + 1) * h * h) + h * o), k * H, k * H, 2 * 2 * H};
+}
+static void cost_evolvegcn(const model_config *c, model_cost *out)
+{ /* X W_t with the evolved F x F weight; no per-vertex state */
+    SHAPE;
+    *out = (model_cost){3 * f * f, F, F, 0};
+}
+static void cost_tgcn2(const model_config *c, model_cost *out)
+{ /* A^ X_t once, then per gate a second hop of its H-wide ReLU output */
+    SHAPE;
+    *out = (model_cost){3 * (3 * (f * h + h * h + 2 * h * h) + h * o), F + 3 * H, 3 * H, 2 * H};
+}
+static void cost_wdgcn(const model_config *c, model_cost *out)
+{ /* one GCN layer, then an LSTM of [Z | H] */
+    SHAPE;
+    *out = (model_cost){3 * (f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H};
+}
+static void cost_gconvlstm(const model_config *c, model_cost *out)
+{ /* bases of X and H, eight convolutions of K terms */
+    SHAPE;
+    *out = (model_cost){3 * (4 * (k + 1) * (f + h) * h + h * o), k * (F + H), k * H, 2 * 2 * H};
+}
+static void cost_mpnnlstm(const model_config *c, model_cost *out)
+{ /* two GCN layers, an LSTM of [G1 | G2 | H1], one of [H1 | H2], the head on [H1 | H2] */
+    SHAPE;
+    *out = (model_cost){3 * (f * h + h * h + 4 * h * 3 * h + 4 * h * 2 * h + 2 * h * o), F + H, H, 2 * 2 * 2 * H};
+}
+static void cost_gcrnm1(const model_config *c, model_cost *out)
+{ /* per pair a Chebyshev convolution of its input (X, then H), an LSTM of [Z | H] */
+    SHAPE;
+    const double pairs = (double)L;
+    *out = (model_cost){3 * ((k + 1) * (f + (pairs - 1) * h) * h + pairs * 4 * h * 2 * h + h * o),
+                        k * (F + (L - 1) * H), k * (L - 1) * H, L * 2 * 2 * H};
+}
+static void cost_dcrnn(const model_config *c, model_cost *out)
+{ /* diffusions of X, H and H * R on two walks, three gates of 2K terms */
+    SHAPE;
+    *out = (model_cost){3 * (3 * 2 * (k + 1) * (f + h) * h + h * o), 2 * k * (F + 2 * H), 2 * k * 2 * H, 2 * H};
+}
+static void cost_cdgcn(const model_config *c, model_cost *out)
+{ /* per pair l a GCN layer of U_{l-1} (F + 2 l H wide), an LSTM of [U_{l-1} | G | H] */
+    SHAPE;
+    double flops = (f + 2 * (double)L * h) * o;
+    int64_t aggregated = 0;
+    for (int64_t l = 0; l < L; l++) {
+        const double w = f + 2 * (double)l * h;
+        flops += w * h + 4 * h * (w + 2 * h);
+        aggregated += F + 2 * l * H;
+    }
+    *out = (model_cost){3 * flops, aggregated, aggregated - F, L * 2 * 2 * H};
+}
 
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
@@ -23,34 +105,42 @@ const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", 
 #define NOT_YET_SERVED_CHEBYSHEV "its x-convolutions read the Chebyshev terms of X_t, but the engine does not serve them yet"
 
 const model_info model_table[MODEL_COUNT] = {
-    [MODEL_TGCN] = {.title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
+    [MODEL_TGCN] = {.cost = cost_tgcn, .title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
                     .one_hop = 1, .vertex_split = 1, .peer = "TGCN"},
-    [MODEL_GCONVGRU] = {.title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
+    [MODEL_GCONVGRU] = {.cost = cost_gconvgru, .title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
                         .ops = &gconvgru_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .vertex_split = 1,
                         .peer = "GConvGRU"},
-    [MODEL_GCLSTM] = {.title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
+    [MODEL_GCLSTM] = {.cost = cost_gclstm, .title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
                       .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV,
                       .no_inputs = NOT_SERVED_GCLSTM, .vertex_split = 1, .peer = "GCLSTM"},
-    [MODEL_EVOLVEGCN] = {.title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
+    [MODEL_EVOLVEGCN] = {.cost = cost_evolvegcn, .title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
                          .graph_operator = OPERATOR_GCN, .no_inputs = NOT_SERVED_EVOLVEGCN, .vertex_split = 1,
                          .peer = "EvolveGCNO"},
-    [MODEL_TGCN2] = {.title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
+    [MODEL_TGCN2] = {.cost = cost_tgcn2, .title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
                      .no_inputs = NOT_YET_SERVED},
-    [MODEL_WDGCN] = {.title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
+    [MODEL_WDGCN] = {.cost = cost_wdgcn, .title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .no_inputs = NOT_YET_SERVED_STACKED},
-    [MODEL_GCONVLSTM] = {.title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
+    [MODEL_GCONVLSTM] = {.cost = cost_gconvlstm, .title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                          .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV,
                          .peer = "GConvLSTM"},
-    [MODEL_MPNNLSTM] = {.title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
+    [MODEL_MPNNLSTM] = {.cost = cost_mpnnlstm, .title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                        .no_inputs = NOT_YET_SERVED_STACKED, .peer = "MPNNLSTM", .output_blocks = 2},
-    [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
+                        .no_inputs = NOT_YET_SERVED_STACKED, .peer = "MPNNLSTM", .state_width = two_blocks},
+    [MODEL_GCRNM1] = {.cost = cost_gcrnm1, .title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV},
+    [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
+                     .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
+                     .no_inputs = "its x-diffusions depend on the snapshot only, but the engine does not serve them yet",
+                     .peer = "DCRNN"},
+    [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
+                     .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
+                     .graph_operator = OPERATOR_GCN, .no_inputs = NOT_YET_SERVED_STACKED,
+                     .state_width = input_and_two_blocks_per_pair},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
@@ -78,7 +168,7 @@ int64_t model_state_width(const model *m)
     const model_info *info = &model_table[m->config.kind];
     if (!(info->takes & MODEL_TAKES_HIDDEN))
         return m->config.in_features;
-    return info->output_blocks > 1 ? info->output_blocks * m->config.hidden : m->config.hidden;
+    return info->state_width ? info->state_width(&m->config) : m->config.hidden;
 }
 
 /* Operator `kind` of snapshot t: from the model's source, or built from the snapshot's graph. */
@@ -229,9 +319,10 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
 
 void window_tape_free(const model *m, window_tape *tape)
 {
-    /* Each step record begins with its snapshot's operator (model_ops::step_size). */
+    /* Each step record begins with its snapshot's operators (model_ops::step_size, model_ops::operators). */
     for (int64_t t = 0; tape->steps && t < tape->count; t++)
-        ref_propagation_free((propagation *)((char *)tape->steps + (size_t)t * m->ops->step_size));
+        for (int o = 0; o < m->ops->operators; o++)
+            ref_propagation_free((propagation *)((char *)tape->steps + (size_t)t * m->ops->step_size) + o);
     workspace_reset(m->scratch); /* the tape's buffers and the window's scratch */
     memset(tape, 0, sizeof *tape);
 }

@@ -56,6 +56,8 @@ typedef enum model_kind {
     MODEL_GCONVLSTM,   /**< GConvLSTM (ReInc's GCRN-M2): Chebyshev convolutions in every LSTM gate (Seo et al., 2018) */
     MODEL_MPNNLSTM,    /**< MPNN-LSTM: a two-layer GCN, then a two-layer LSTM per vertex (Panagopoulos et al., 2021) */
     MODEL_GCRNM1,      /**< GCRN-M1: pairs of a Chebyshev convolution then an LSTM, stacked (Seo et al., 2018) */
+    MODEL_DCRNN,       /**< DCRNN: a GRU whose gates are diffusion convolutions on two random walks (Li et al., 2018) */
+    MODEL_CDGCN,       /**< CD-GCN: WD-GCN's GCN and LSTM with concatenation skips, stacked (Manessi et al., 2020) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -223,9 +225,11 @@ typedef struct model_ops {
     /** Backward of the cell, given dstates [count][N][width]; adds into parameter gradients. */
     int (*backward)(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates, tf_error *err);
     /** Size of the model's record of one snapshot, @p tape->steps holding @p tape->count of them.
-     *  Every record begins with its snapshot's operator (a #propagation), which
-     *  window_tape_free() frees; the rest of a record is model_scratch() memory. */
+     *  Every record begins with its snapshot's operator (a #propagation), or #operators of them,
+     *  which window_tape_free() frees; the rest of a record is model_scratch() memory. */
     size_t step_size;
+    /** How many operators begin each record: 1, or DCRNN's 2 (its two walks). */
+    int operators;
 } model_ops;
 
 /** Which options of a model's shape it takes (#model_info::takes): --hidden, --k, --layers. */
@@ -242,13 +246,25 @@ typedef enum model_inputs {
     MODEL_INPUTS_CHEBYSHEV,   /**< T_1 .. T_{K-1} of X_t (K >= 2) */
 } model_inputs;
 
+/**
+ * What one vertex of one snapshot costs a model, from its equations (#model_info::cost): what the
+ * partitioners weigh (ref/partition.h's traffic, ref/partition_chunks.h's chunk costs).
+ */
+typedef struct model_cost {
+    double flops;          /**< the dense multiply-adds of one vertex, forward plus a backward of about twice it */
+    int64_t forward;       /**< floats a halo row is fetched for in its aggregations (F for A^ X_t) */
+    int64_t backward;      /**< floats of gradient a halo row is given back (0 where only X_t is aggregated) */
+    int64_t temporal;      /**< floats of state crossing ranks between snapshots: width x (1 GRU, 2 LSTM) x 2 ways */
+} model_cost;
+
 /** One line of the model table: what the rest of twofold needs to know of a model besides its functions. */
 typedef struct model_info {
     const char *title;         /**< its name in the papers: "T-GCN" */
     const char *summary;       /**< one line for `twofold train --help` */
     const model_ops *ops;      /**< its cell (ref/models/model_NAME.c) */
     unsigned takes;            /**< #model_takes: the shape options it takes */
-    operator_kind graph_operator; /**< the sparse operator it propagates with */
+    operator_kind graph_operator; /**< the sparse operator it propagates with, as a vertex split serves it
+                                       (read with vertex_split only: DCRNN builds its own two walks) */
     model_inputs inputs;       /**< what --incremental can serve it */
     const char *no_inputs;     /**< with MODEL_INPUTS_NONE: why there is nothing to serve */
     int one_hop;               /**< 1: its graph convolution reads X_t only, one hop, as the A^ X_t it is served
@@ -256,8 +272,11 @@ typedef struct model_info {
     int vertex_split;          /**< 1: --split vertex trains it (chapter 06's partition parts) */
     const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
     int layers;                /**< with #MODEL_TAKES_LAYERS: the default of --layers */
-    int output_blocks;         /**< the cell's output is this many --hidden-wide blocks side by side (0: one;
-                                    MPNN-LSTM's [H1 | H2]: 2) */
+    /** The width of the cell's output where it is not --hidden (MPNN-LSTM's [H1 | H2], CD-GCN's
+     *  F + 2 L H); NULL: --hidden, or F without #MODEL_TAKES_HIDDEN. */
+    int64_t (*state_width)(const model_config *config);
+    /** Its cost per vertex and snapshot at shape @p config (every model has one). */
+    void (*cost)(const model_config *config, model_cost *out);
 } model_info;
 
 /** The model table, indexed by #model_kind (ref/models/model.c). */
@@ -288,6 +307,10 @@ extern const model_ops gconvlstm_ops;
 extern const model_ops mpnnlstm_ops;
 /** GCRN-M1's functions (ref/models/model_gcrnm1.c). */
 extern const model_ops gcrnm1_ops;
+/** DCRNN's functions (ref/models/model_dcrnn.c). */
+extern const model_ops dcrnn_ops;
+/** CD-GCN's functions (ref/models/model_cdgcn.c). */
+extern const model_ops cdgcn_ops;
 
 #ifdef __cplusplus
 }

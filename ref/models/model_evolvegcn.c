@@ -110,4 +110,4 @@ static int evolvegcn_backward(model *m, const snapshot_seq *seq, const window_ta
     return status;
 }
 
-const model_ops evolvegcn_ops = {evolvegcn_create, evolvegcn_forward, evolvegcn_backward, sizeof(evolvegcn_step)};
+const model_ops evolvegcn_ops = {evolvegcn_create, evolvegcn_forward, evolvegcn_backward, sizeof(evolvegcn_step), 1};

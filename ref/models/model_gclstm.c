@@ -138,4 +138,4 @@ static int gclstm_backward(model *m, const snapshot_seq *seq, const window_tape 
     return status;
 }
 
-const model_ops gclstm_ops = {gclstm_create, gclstm_forward, gclstm_backward, sizeof(gclstm_step)};
+const model_ops gclstm_ops = {gclstm_create, gclstm_forward, gclstm_backward, sizeof(gclstm_step), 1};

@@ -160,4 +160,4 @@ static int gconvgru_backward(model *m, const snapshot_seq *seq, const window_tap
     return status;
 }
 
-const model_ops gconvgru_ops = {gconvgru_create, gconvgru_forward, gconvgru_backward, sizeof(gconvgru_step)};
+const model_ops gconvgru_ops = {gconvgru_create, gconvgru_forward, gconvgru_backward, sizeof(gconvgru_step), 1};

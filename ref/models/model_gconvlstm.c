@@ -157,4 +157,4 @@ static int gconvlstm_backward(model *m, const snapshot_seq *seq, const window_ta
     return status;
 }
 
-const model_ops gconvlstm_ops = {gconvlstm_create, gconvlstm_forward, gconvlstm_backward, sizeof(gconvlstm_step)};
+const model_ops gconvlstm_ops = {gconvlstm_create, gconvlstm_forward, gconvlstm_backward, sizeof(gconvlstm_step), 1};

@@ -203,4 +203,4 @@ static int gcrnm1_backward(model *m, const snapshot_seq *seq, const window_tape 
     return status;
 }
 
-const model_ops gcrnm1_ops = {gcrnm1_create, gcrnm1_forward, gcrnm1_backward, sizeof(gcrnm1_step)};
+const model_ops gcrnm1_ops = {gcrnm1_create, gcrnm1_forward, gcrnm1_backward, sizeof(gcrnm1_step), 1};

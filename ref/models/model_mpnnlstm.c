@@ -246,4 +246,4 @@ static int mpnnlstm_backward(model *m, const snapshot_seq *seq, const window_tap
     return status;
 }
 
-const model_ops mpnnlstm_ops = {mpnnlstm_create, mpnnlstm_forward, mpnnlstm_backward, sizeof(mpnnlstm_step)};
+const model_ops mpnnlstm_ops = {mpnnlstm_create, mpnnlstm_forward, mpnnlstm_backward, sizeof(mpnnlstm_step), 1};

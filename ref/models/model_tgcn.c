@@ -260,6 +260,6 @@ static int tgcn_backward(model *m, const snapshot_seq *seq, const window_tape *t
     return status;
 }
 
-const model_ops tgcn_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step)};
+const model_ops tgcn_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step), 1};
 /* The same cell; depth() tells the two apart by the model's kind. */
-const model_ops tgcn2_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step)};
+const model_ops tgcn2_ops = {tgcn_create, tgcn_forward, tgcn_backward, sizeof(tgcn_step), 1};

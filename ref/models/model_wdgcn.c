@@ -128,4 +128,4 @@ static int wdgcn_backward(model *m, const snapshot_seq *seq, const window_tape *
     return status;
 }
 
-const model_ops wdgcn_ops = {wdgcn_create, wdgcn_forward, wdgcn_backward, sizeof(wdgcn_step)};
+const model_ops wdgcn_ops = {wdgcn_create, wdgcn_forward, wdgcn_backward, sizeof(wdgcn_step), 1};

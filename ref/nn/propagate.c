@@ -121,6 +121,31 @@ int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err)
     return TF_OK;
 }
 
+int ref_propagation_walk(propagation *p, const csr *g, walk_kind kind, tf_error *err)
+{
+    if (propagation_alloc(p, g, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t n = g->num_nodes;
+    double *degree = tf_alloc((size_t)n + 1, sizeof *degree, "weighted degrees", err);
+    if (!degree) {
+        ref_propagation_free(p);
+        return err->code;
+    }
+    /* the forward walk divides by the source's out-degree, the backward one by the destination's in-degree */
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
+            degree[kind == WALK_FORWARD ? g->col[e] : v] += g->weight[e];
+    for (int64_t v = 0; v < n; v++) {
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            const double d = degree[kind == WALK_FORWARD ? g->col[e] : v];
+            p->edge_coefficient[e] = d != 0.0 ? (float)(g->weight[e] / d) : 0.0f;
+        }
+        p->self_coefficient[v] = 0.0f;
+    }
+    free(degree);
+    return TF_OK;
+}
+
 void ref_propagate_row(const propagation *p, const float *x, int64_t width, int64_t v, float *out)
 {
     const csr *g = p->graph;

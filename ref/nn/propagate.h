@@ -91,6 +91,25 @@ int ref_propagation_gcn(propagation *p, const csr *g, edge_normalization kind, i
 /** Build the scaled Laplacian L^ of @p g, as PyTorch Geometric's ChebConv uses it. */
 int ref_propagation_chebyshev(propagation *p, const csr *g, tf_error *err);
 
+/** Which of DCRNN's random-walk operators ref_propagation_walk() builds. */
+typedef enum walk_kind {
+    /** The forward walk: y[v] = sum over in-edges (u -> v) of w / d_out(u) x_u, i.e. A^T D_O^-1 x, a
+     *  walker at u steps along one of u's out-edges with probability w / d_out(u). */
+    WALK_FORWARD,
+    /** The operator D_I^-1 A^T, coefficient w / d_in(v) on the in-edge (u -> v) of v, whose
+     *  **transpose** A D_I^-1 is the backward walk (a walker steps against an edge):
+     *  ref_propagate_backward() applies it. */
+    WALK_BACKWARD_TRANSPOSED,
+} walk_kind;
+
+/**
+ * Build a random-walk operator of DCRNN's diffusion convolution (Li et al., 2018) on @p g: no self
+ * coefficient (a loop in the graph is an ordinary edge), d_out and d_in the weighted out- and
+ * in-degrees; an edge whose degree is 0 gets 0. As the authors' released code, the walks act on x as
+ * (D_O^-1 A)^T and (D_I^-1 A^T)^T, A[u][v] the weight of u -> v (chapters/01-models.md).
+ */
+int ref_propagation_walk(propagation *p, const csr *g, walk_kind kind, tf_error *err);
+
 /** Release the coefficients and zero @p p. */
 void ref_propagation_free(propagation *p);
 
