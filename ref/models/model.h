@@ -237,10 +237,26 @@ enum model_takes {
 
 /** What aggregation of X_t a model can take from an #input_aggregations source (--incremental). */
 typedef enum model_inputs {
-    MODEL_INPUTS_NONE,        /**< none: #model_info::no_inputs says why */
+    MODEL_INPUTS_NONE,        /**< none: #model_info::lacks or not_yet [#MODEL_SERVED_INPUTS] says why */
     MODEL_INPUTS_GCN,         /**< A^ X_t, one term */
     MODEL_INPUTS_CHEBYSHEV,   /**< T_1 .. T_{K-1} of X_t (K >= 2) */
 } model_inputs;
+
+/**
+ * A property of a model's structure that a technique relies on. A model has it unless its table
+ * line says why not: in #model_info::lacks when the technique does not apply to such a model, in
+ * #model_info::not_yet when it would and is not built for it. `twofold verify`'s model x technique
+ * matrix prints these reasons (verify/techniques/matrix.h); the commands refuse with them.
+ */
+typedef enum model_property {
+    MODEL_SERVED_INPUTS,  /**< an aggregation of X_t ahead of every parameter, which --incremental serves (chapter 02) */
+    MODEL_VERTEX_ROWS,    /**< --split vertex trains it (chapter 06's partition parts), so DGC's stale rows have owners */
+    MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN): what
+                               hybrid batches, pss-ts and cache mode's smaller part rely on */
+    MODEL_VERTEX_LSTM,    /**< its recurrence is torch's LSTM cell, one per vertex, fed a sequence that does not depend
+                               on the recurrence: DGC's fused lanes run it (chapter 03) */
+    MODEL_PROPERTIES      /**< how many there are */
+} model_property;
 
 /** One line of the model table: what the rest of twofold needs to know of a model besides its functions. */
 typedef struct model_info {
@@ -250,10 +266,9 @@ typedef struct model_info {
     unsigned takes;            /**< #model_takes: the shape options it takes */
     operator_kind graph_operator; /**< the sparse operator it propagates with */
     model_inputs inputs;       /**< what --incremental can serve it */
-    const char *no_inputs;     /**< with MODEL_INPUTS_NONE: why there is nothing to serve */
-    int one_hop;               /**< 1: its graph convolution reads X_t only, one hop, as the A^ X_t it is served
-                                    (T-GCN): what hybrid batches, pss-ts and cache mode's smaller part rely on */
-    int vertex_split;          /**< 1: --split vertex trains it (chapter 06's partition parts) */
+    const char *lacks[MODEL_PROPERTIES];   /**< why a technique that needs the property does not apply to it
+                                                (NULL: it has it, unless not_yet says otherwise) */
+    const char *not_yet[MODEL_PROPERTIES]; /**< why it would apply and is not built for this model yet (NULL: built) */
     const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
     int layers;                /**< with #MODEL_TAKES_LAYERS: the default of --layers */
     int output_blocks;         /**< the cell's output is this many --hidden-wide blocks side by side (0: one;
@@ -262,6 +277,13 @@ typedef struct model_info {
 
 /** The model table, indexed by #model_kind (ref/models/model.c). */
 extern const model_info model_table[MODEL_COUNT];
+
+/** Whether model @p kind has @p property (#model_property). */
+int model_has(model_kind kind, model_property property);
+
+/** Why model @p kind lacks @p property, NULL when it has it; *@p applies (unless NULL) is set to 1 when
+ *  the reason is one of #model_info::not_yet (it would apply), 0 otherwise. */
+const char *model_lacks(model_kind kind, model_property property, int *applies);
 
 /** The --model words, indexed by #model_kind and ended by NULL: "tgcn", "gconvgru", ... (a checkpoint
  *  names its model by the same word). */
