@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/nn/chebconv.h"
 #include "ref/nn/layers.h"
 #include "ref/core/memory.h"
 
@@ -21,9 +22,6 @@ const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", 
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
     "nothing to aggregate"
 #define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
-#define NOT_YET_SERVED "its gates read A^ X_t and then a second hop of their own: not served yet"
-#define NOT_YET_SERVED_STACKED "its GCN reads A^ X_t, but the engine does not serve it yet"
-#define NOT_YET_SERVED_CHEBYSHEV "its x-convolutions read the Chebyshev terms of X_t, but the engine does not serve them yet"
 /* MODEL_VERTEX_ROWS */
 #define NOT_YET_SPLIT_TWO_HOPS "its partition parts would need halos of two hops of X_t (two GCN layers): not built"
 #define NOT_YET_SPLIT "its partition parts (halos, cache depth, traffic) are not built for it"
@@ -62,29 +60,28 @@ const model_info model_table[MODEL_COUNT] = {
                          .peer = "EvolveGCNO"},
     [MODEL_TGCN2] = {.title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
-                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS,
+                     .inputs = MODEL_INPUTS_GCN, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS,
                                  [MODEL_VERTEX_LSTM] = LANES_TGCN}},
     [MODEL_WDGCN] = {.title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
-                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_STACKED, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
-                                 [MODEL_ONE_HOP] = HOPS_NOT_YET}},
+                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
+                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT, [MODEL_ONE_HOP] = HOPS_NOT_YET}},
     [MODEL_GCONVLSTM] = {.title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                         .graph_operator = OPERATOR_CHEBYSHEV,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
                          .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
-                         .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_CHEBYSHEV, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
+                         .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
                          .peer = "GConvLSTM"},
     [MODEL_MPNNLSTM] = {.title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                        .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
-                        .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_STACKED,
-                                    [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS, [MODEL_VERTEX_LSTM] = LANES_TWO},
+                        .inputs = MODEL_INPUTS_GCN, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                        .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS, [MODEL_VERTEX_LSTM] = LANES_TWO},
                         .peer = "MPNNLSTM", .output_blocks = 2},
     [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
-                      .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
-                      .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_CHEBYSHEV, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
+                      .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
+                      .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
+                      .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
                                   [MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
 };
 
@@ -147,6 +144,19 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
 {
     return model_operator(m, p, seq, t, OPERATOR_CHEBYSHEV, err);
+}
+
+int model_chebyshev_inputs(const model *m, const propagation *p, const snapshot_seq *seq, int64_t t, float *basis,
+                           tf_error *err)
+{
+    const int64_t size = seq->num_nodes * seq->feature_width;
+    const int k = m->config.chebyshev_k;
+    if (!m->inputs) {
+        chebyshev_basis_forward(m->kernels, p, seq->snapshots[t].features.data, seq->feature_width, k, basis);
+        return TF_OK;
+    }
+    memcpy(basis, seq->snapshots[t].features.data, (size_t)size * sizeof(float)); /* T_0 = X_t */
+    return k > 1 ? m->inputs->get(m->inputs->context, t, basis + size, err) : TF_OK;
 }
 
 /* The head's parameters are the last two: linear.weight [out][width], linear.bias [out]. */

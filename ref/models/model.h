@@ -72,12 +72,13 @@ typedef struct model_config {
 struct model_ops;
 
 /**
- * Where a model takes its input-side aggregation of X_t from: T-GCN's layer-1 A^ X_t, or
- * GConvGRU's Chebyshev basis terms T_1 .. T_{K-1} of X_t, which its three x-gates share. Both
- * come before any weight multiply, so they hold no parameter and any source of the same
- * numbers will do: the reference recomputes them (inputs = NULL); the incremental twin
- * (opt/incremental_inputs.h) serves them from ReInc's cache and delta engine. GC-LSTM and
- * EvolveGCN-O have no such term and ignore it.
+ * Where a model takes its input-side aggregation of X_t from (#model_info::inputs): the A^ X_t of
+ * the GCN models' first layer (T-GCN's and the two-layer T-GCN's gates, WD-GCN's and MPNN-LSTM's
+ * GCN), or the Chebyshev basis terms T_1 .. T_{K-1} of X_t that GConvGRU's three and GConvLSTM's
+ * four x-gates share, and GCRN-M1's first pair reads. Both come before any weight multiply, so
+ * they hold no parameter and any source of the same numbers will do: the reference recomputes
+ * them (inputs = NULL); the incremental twin (opt/incremental_inputs.h) serves them from ReInc's
+ * cache and delta engine. GC-LSTM and EvolveGCN-O have no such term and ignore it.
  */
 typedef struct input_aggregations {
     /** Write snapshot @p t's aggregation into @p out: T-GCN's A^ X_t [num_nodes][in_features], or
@@ -197,6 +198,15 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 
 /** The scaled Laplacian of snapshot @p t (Chebyshev models), as model_gcn_operator(). */
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
+
+/**
+ * The Chebyshev basis of X_t, T_0 .. T_{K-1} [K][num_nodes][in_features], into @p basis: T_0 = X_t, and
+ * the rest from the model's #input_aggregations when it has one (served: they depend on t only), else
+ * by the recurrence on @p p, snapshot @p t's scaled Laplacian. For the models whose x-convolutions
+ * read X_t (ref/models/model_*.c).
+ */
+int model_chebyshev_inputs(const model *m, const propagation *p, const snapshot_seq *seq, int64_t t, float *basis,
+                           tf_error *err);
 
 /**
  * The start of an LSTM cell's backward at snapshot @p t of a window of @p count, every array [nh]:

@@ -219,11 +219,11 @@ const technique technique_incremental = {
  * aggregations (opt/incremental_inputs.h: the engine's deltas behind the global cache) against the same
  * training that recomputes them in every window (the reference). Both sides run the reference's
  * kernels, so what differs is only where the aggregations come from. Overlapping windows (8, stride
- * 2), so the cache is hit; SGD, as the `train` entry compares parameters (chapter 01, "What verify
+ * 4), so the cache is hit; SGD, as the `train` entry compares parameters (chapter 01, "What verify
  * compares"). A step is an epoch; equal means fp on the parameters after it. Runs on the model a
  * matrix cell names (#MODEL_SERVED_INPUTS), T-GCN by default; Chebyshev models with K = 2. */
 
-enum { SERVED_EPOCHS = 3, SERVED_WINDOW = 8, SERVED_STRIDE = 2, SERVED_HIDDEN = 8 };
+enum { SERVED_EPOCHS = 3, SERVED_WINDOW = 8, SERVED_STRIDE = 4, SERVED_HIDDEN = 8 };
 
 static const char *const one_variant[] = {"", NULL};
 static const unsigned served_needs[] = {1u << MODEL_SERVED_INPUTS};
