@@ -462,6 +462,11 @@ void partition_model_traffic(const model_config *c, int64_t *forward, int64_t *b
         *backward = 2 * k * h;
         *temporal = 2 * h;
         break;
+    case MODEL_WDGCN: /* one GCN on X_t, then an LSTM per vertex */
+        *forward = f;
+        *backward = 0;
+        *temporal = 2 * 2 * h;
+        break;
     default:
         *forward = *backward = f;
         *temporal = 0;

@@ -115,8 +115,8 @@ expect_failure("option --method: \"random\", expected hash, pts, pss, pss-ts, me
 expect_failure("expected a whole number in 1.." partition --data chickenpox --ranks 0 --method hash)
 expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
 expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
-expect_failure("partition: chapter 06's cost model does not know wdgcn yet" partition --data chickenpox --ranks 2
-               --method hash --model wdgcn)
+expect_failure("partition: chapter 06's cost model does not know gconvlstm yet" partition --data chickenpox --ranks 2
+               --method hash --model gconvlstm)
 expect_failure("is an event stream (use reflexbicut" partition --data collegemsg --ranks 2 --method dynahb)
 expect_failure("--save /nonexistent/x.npy: the directory /nonexistent does not exist" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)

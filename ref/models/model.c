@@ -65,7 +65,7 @@ const model_info model_table[MODEL_COUNT] = {
                                  [MODEL_VERTEX_LSTM] = LANES_TGCN}},
     [MODEL_WDGCN] = {.title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT, [MODEL_ONE_HOP] = HOPS_NOT_YET}},
+                     .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
     [MODEL_GCONVLSTM] = {.title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                          .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
