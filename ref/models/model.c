@@ -12,9 +12,13 @@
 
 /* The model table (fields left out are 0: MODEL_INPUTS_NONE, none, NULL). A line says which shape options a
  * model takes, which operator it propagates with, what --incremental can serve it, which PyTorch
- * Geometric Temporal cell it is, and for each property a technique relies on (model_property) why the
- * model lacks it: `lacks`, the technique does not apply to such a model; `not_yet`, it would and is not
- * built for it. */
+ * Geometric Temporal cell it is, which properties the techniques rely on it has (model_property), and
+ * for the others why not: `lacks`, the technique does not apply to such a model; `not_yet`, it would
+ * and is not built for it. */
+#define SERVED (1u << MODEL_SERVED_INPUTS)
+#define ROWS (1u << MODEL_VERTEX_ROWS)
+#define ONE_HOP (1u << MODEL_ONE_HOP)
+#define LANES (1u << MODEL_VERTEX_LSTM)
 const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", NULL};
 
 /* MODEL_SERVED_INPUTS */
@@ -43,44 +47,44 @@ const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", 
 const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN] = {.title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                    .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}, .peer = "TGCN"},
+                    .has = SERVED | ROWS | ONE_HOP, .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}, .peer = "TGCN"},
     [MODEL_GCONVGRU] = {.title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
                         .ops = &gconvgru_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
+                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS,
                         .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH}, .peer = "GConvGRU"},
     [MODEL_GCLSTM] = {.title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
-                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV,
+                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV, .has = ROWS,
                       .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_GCLSTM, [MODEL_ONE_HOP] = HOPS_OF_H,
                                 [MODEL_VERTEX_LSTM] = LANES_GRAPH},
                       .peer = "GCLSTM"},
     [MODEL_EVOLVEGCN] = {.title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
-                         .graph_operator = OPERATOR_GCN,
+                         .graph_operator = OPERATOR_GCN, .has = ROWS,
                          .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_EVOLVEGCN, [MODEL_ONE_HOP] = HOPS_EVOLVEGCN,
                                    [MODEL_VERTEX_LSTM] = LANES_EVOLVEGCN},
                          .peer = "EvolveGCNO"},
     [MODEL_TGCN2] = {.title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .inputs = MODEL_INPUTS_GCN, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                     .inputs = MODEL_INPUTS_GCN, .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
                      .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS,
                                  [MODEL_VERTEX_LSTM] = LANES_TGCN}},
     [MODEL_WDGCN] = {.title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                     .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
+                     .has = SERVED | ROWS | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
     [MODEL_GCONVLSTM] = {.title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED,
                          .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
                          .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
                          .peer = "GConvLSTM"},
     [MODEL_MPNNLSTM] = {.title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                        .inputs = MODEL_INPUTS_GCN, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                        .inputs = MODEL_INPUTS_GCN, .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
                         .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS, [MODEL_VERTEX_LSTM] = LANES_TWO},
                         .peer = "MPNNLSTM", .output_blocks = 2},
     [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
-                      .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
+                      .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
                       .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
                                   [MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
 };
@@ -91,8 +95,12 @@ const char *model_lacks(model_kind kind, model_property property, int *applies)
 {
     const model_info *info = &model_table[kind];
     if (applies)
-        *applies = !info->lacks[property] && info->not_yet[property];
-    return info->lacks[property] ? info->lacks[property] : info->not_yet[property];
+        *applies = !(info->has & 1u << property) && !info->lacks[property] && info->not_yet[property];
+    if (info->has & 1u << property)
+        return NULL;
+    return info->lacks[property]     ? info->lacks[property]
+           : info->not_yet[property] ? info->not_yet[property]
+                                     : "the model table records neither this property nor why it lacks it";
 }
 
 int model_has(model_kind kind, model_property property) { return !model_lacks(kind, property, NULL); }

@@ -253,9 +253,10 @@ typedef enum model_inputs {
 } model_inputs;
 
 /**
- * A property of a model's structure that a technique relies on. A model has it unless its table
- * line says why not: in #model_info::lacks when the technique does not apply to such a model, in
- * #model_info::not_yet when it would and is not built for it. `twofold verify`'s model x technique
+ * A property of a model's structure that a technique relies on. A model has it when its table line
+ * says so (#model_info::has); otherwise the line says why not: in #model_info::lacks when the
+ * technique does not apply to such a model, in #model_info::not_yet when it would and is not built
+ * for it (a new line that says nothing has none of them, so no technique runs it unchecked). `twofold verify`'s model x technique
  * matrix prints these reasons (verify/techniques/matrix.h); the commands refuse with them.
  */
 typedef enum model_property {
@@ -276,9 +277,9 @@ typedef struct model_info {
     unsigned takes;            /**< #model_takes: the shape options it takes */
     operator_kind graph_operator; /**< the sparse operator it propagates with */
     model_inputs inputs;       /**< what --incremental can serve it */
-    const char *lacks[MODEL_PROPERTIES];   /**< why a technique that needs the property does not apply to it
-                                                (NULL: it has it, unless not_yet says otherwise) */
-    const char *not_yet[MODEL_PROPERTIES]; /**< why it would apply and is not built for this model yet (NULL: built) */
+    unsigned has;              /**< the #model_property bits (1 << p) it has: the techniques built for it */
+    const char *lacks[MODEL_PROPERTIES];   /**< for a property it has not: why a technique needing it does not apply */
+    const char *not_yet[MODEL_PROPERTIES]; /**< for a property it has not: why it would apply and is not built yet */
     const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
     int layers;                /**< with #MODEL_TAKES_LAYERS: the default of --layers */
     int output_blocks;         /**< the cell's output is this many --hidden-wide blocks side by side (0: one;
