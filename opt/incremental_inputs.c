@@ -97,7 +97,7 @@ static int served_terms(const model_config *config, aggregator *kind, int64_t *t
         if (model_table[k].inputs != MODEL_INPUTS_NONE)
             snprintf(served + strlen(served), sizeof served - strlen(served), "%s%s", served[0] ? " and " : "",
                      model_names[k]);
-    return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s; they serve %s", info->no_inputs, served);
+    return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s; they serve %s", model_lacks(config->kind, MODEL_SERVED_INPUTS, NULL), served);
 }
 
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,

@@ -336,7 +336,7 @@ int partition_part_create(partition_part *part, const snapshot_seq *seq, const p
     part->kind = operator_of(config->kind);
     if (check_part(part, seq, ops, owner, ranks, rank, err) != TF_OK)
         return TF_ERR_INPUT;
-    const int tgcn_cache = mode == PARTITION_CACHE && model_info_of(config->kind)->one_hop;
+    const int tgcn_cache = mode == PARTITION_CACHE && model_has(config->kind, MODEL_ONE_HOP);
     part->depth = mode == PARTITION_CACHE ? partition_cache_depth(config, window_length) : 0;
     int32_t *row_of = tf_alloc((size_t)n, sizeof *row_of, "part rows", err);
     int64_t *keys = row_of ? tf_alloc((size_t)n, sizeof *keys, "part rows", err) : NULL;

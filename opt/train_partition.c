@@ -22,11 +22,11 @@ int partition_training_supported(partition_method method, partition_mode mode, m
                                                "state would move between ranks inside a window and the models have no "
                                                "hook between steps to move it; train --partition dgc (whole vertex "
                                                "sequences), twofold partition --method dgc-st measures it");
-    if (!model_info_of(model)->vertex_split)
+    if (!model_has(model, MODEL_VERTEX_ROWS))
         return tf_error_set(err, TF_ERR_INPUT, "--split vertex does not train %s yet: its partition parts (halos of "
                                                "every hop it reads) are not built; train it with --split window",
                             model_kind_name(model));
-    if (method == PARTITION_PSS_TS && (!model_info_of(model)->one_hop || mode != PARTITION_EXCHANGE))
+    if (method == PARTITION_PSS_TS && (!model_has(model, MODEL_ONE_HOP) || mode != PARTITION_EXCHANGE))
         return tf_error_set(err, TF_ERR_INPUT, "pss-ts needs a structure encoder separable from the recurrence: only "
                                                "T-GCN's A^ X_t is, and only in exchange mode (in cache mode the "
                                                "shuffle happens once and is pts); use --model tgcn --mode exchange");

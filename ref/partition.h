@@ -208,7 +208,7 @@ int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int dept
 
 /**
  * The graph depth a rank's cache must cover so that its owned rows are exact in a window of
- * @p window_length snapshots (chapter 06): T-GCN and EvolveGCN 1; GC-LSTM (K-1)(W-1); GConvGRU
+ * @p window_length snapshots (chapter 06): T-GCN, EvolveGCN and WD-GCN 1; GC-LSTM (K-1)(W-1); GConvGRU
  * (K-1)(2W-1); at least 1.
  */
 int partition_cache_depth(const model_config *c, int64_t window_length);
@@ -219,7 +219,8 @@ int partition_cache_depth(const model_config *c, int64_t window_length);
  * floats a state crossing ranks between consecutive snapshots would move (state width x
  * (1 GRU, 2 LSTM) x 2 ways). T-GCN: F forward (A^ X_t), none backward (its product reads X only);
  * GC-LSTM: (K-1)H each way; GConvGRU: (K-1)(F + 2H) forward (bases of X, H and H*R), 2(K-1)H
- * backward (of H*R and H); EvolveGCN-O: F each way (X W_t) and no per-vertex state (temporal 0).
+ * backward (of H*R and H); EvolveGCN-O: F each way (X W_t) and no per-vertex state (temporal 0);
+ * WD-GCN: F forward (A^ X_t, read by its GCN only), none backward, and its LSTM's H and C.
  * DGC's spatial super-edge weight is forward + backward.
  */
 void partition_model_traffic(const model_config *c, int64_t *forward, int64_t *backward, int64_t *temporal);

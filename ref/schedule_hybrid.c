@@ -329,7 +329,7 @@ static int aggregate_targets(void *context, int64_t t, float *out, tf_error *err
 
 int hybrid_batch_gradient(model *m, const hybrid_batch *b, float scale, double *loss, tf_error *err)
 {
-    if (!model_info_of(m->config.kind)->one_hop)
+    if (!model_has(m->config.kind, MODEL_ONE_HOP))
         return tf_error_set(err, TF_ERR_INPUT, "hybrid batches need a model whose graph convolution reads the inputs "
                                                "only (one hop): use --model tgcn, not %s", model_kind_name(m->config.kind));
     const int64_t size = b->count * b->num_targets * b->view.target_width;

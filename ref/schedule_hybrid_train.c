@@ -58,7 +58,7 @@ int hybrid_run_create(hybrid_run *run, const trainer *tr, const snapshot_seq *se
 {
     memset(run, 0, sizeof *run);
     run->options = *o;
-    if (!model_info_of(tr->model.config.kind)->one_hop)
+    if (!model_has(tr->model.config.kind, MODEL_ONE_HOP))
         return tf_error_set(err, TF_ERR_INPUT, "hybrid batches train a target's one-hop neighbourhood, which is all "
                                                "T-GCN reads: use --model tgcn, not %s",
                             model_kind_name(tr->model.config.kind));

@@ -54,8 +54,8 @@ expect_failure("is an event stream" train --model tgcn --data wikipedia)
 expect_failure("option --lr: \"fast\", expected a number in (0, 1000)" train --model tgcn --data chickenpox --lr fast)
 expect_failure("no such checkpoint" train --model tgcn --data chickenpox --load /nonexistent/checkpoint)
 expect_failure("expected a whole number in 1..16" train --model gconvgru --data chickenpox --k 0)
-expect_failure("--incremental applies to tgcn and gconvgru, not gclstm" train --model gclstm --data chickenpox --impl opt --incremental)
-expect_failure("--incremental applies to tgcn and gconvgru, not evolvegcn" train --model evolvegcn --data chickenpox
+expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm and gcrnm1, not gclstm" train --model gclstm --data chickenpox --impl opt --incremental)
+expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm and gcrnm1, not evolvegcn" train --model evolvegcn --data chickenpox
                --impl opt --incremental)
 expect_failure("--k applies to gconvgru, gclstm, gconvlstm, gcrnm1 and dcrnn, not tgcn" train --model tgcn --data chickenpox --k 3)
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)
@@ -115,8 +115,8 @@ expect_failure("option --method: \"random\", expected hash, pts, pss, pss-ts, me
 expect_failure("expected a whole number in 1.." partition --data chickenpox --ranks 0 --method hash)
 expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
 expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
-expect_failure("partition: chapter 06's cost model does not know wdgcn yet" partition --data chickenpox --ranks 2
-               --method hash --model wdgcn)
+expect_failure("partition: chapter 06's cost model does not know gconvlstm yet" partition --data chickenpox --ranks 2
+               --method hash --model gconvlstm)
 expect_failure("is an event stream (use reflexbicut" partition --data collegemsg --ranks 2 --method dynahb)
 expect_failure("--save /nonexistent/x.npy: the directory /nonexistent does not exist" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)

@@ -4,7 +4,8 @@
  * vertex arrivals: the loss and every gradient of the first three optimizer steps, the test MSE after
  * them, within the fp tolerance (1e-5, chapters/00-overview.md); parameters equal on every rank; exchange
  * mode's bytes equal to the halo rows the products need, counted here from the graph with a loop of
- * this file's own; cache mode sends no feature bytes. Then GConvGRU and EvolveGCN in exchange mode,
+ * this file's own; cache mode sends no feature bytes. Then GConvGRU, EvolveGCN and WD-GCN (the first
+ * of the papers' models a vertex split trains: one GCN on X_t, an LSTM per vertex) in both modes,
  * a rank without vertices, a bitwise forward with the reference kernels, and the combinations that
  * cannot train, each refused with its reason. */
 #include <math.h>
@@ -92,7 +93,8 @@ static void calls_of(const model_config *c, int64_t features, int64_t *forward, 
 {
     const int64_t k = c->chebyshev_k - 1, h = c->hidden;
     switch (c->kind) {
-    case MODEL_TGCN: /* A^ X_t, forward only */
+    case MODEL_TGCN:  /* A^ X_t, forward only */
+    case MODEL_WDGCN: /* its GCN's A^ X_t, forward only: the LSTM after it is per vertex */
         *forward = features, *backward = 0;
         break;
     case MODEL_GCLSTM: /* the basis of H: K-1 products each way */
@@ -339,8 +341,8 @@ START_TEST(other_models_and_edges)
     o.ranks = world.size;
     partition p;
     ck_assert(ref_partition_snapshots(seq, PARTITION_DYNAHB, &o, &p, &err) == TF_OK);
-    const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN};
-    for (int k = 0; k < 2; k++) {
+    const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN, MODEL_WDGCN};
+    for (int k = 0; k < 3; k++) {
         const model_config config = {kinds[k], 0, 8, 0, 2, 0};
         reference_run ref;
         run_reference(seq, &config, &options, &ref);

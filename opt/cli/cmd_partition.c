@@ -92,7 +92,7 @@ static int parse_arguments(int argc, char **argv, partition_command *c, int *hel
     *help = c->parsed.help;
     /* chapter 06's cost model (ref/partition.h: layers, cache depth, traffic) knows the models the
      * model table marks for vertex splitting; the others would be charged another model's costs */
-    if (!*help && c->have_model && !model_info_of(c->options.model.kind)->vertex_split)
+    if (!*help && c->have_model && !model_has(c->options.model.kind, MODEL_VERTEX_ROWS))
         return tf_error_set(err, TF_ERR_INPUT, "partition: chapter 06's cost model does not know %s yet (its halos "
                                                "and traffic); it knows the models --split vertex trains",
                             model_kind_name(c->options.model.kind));

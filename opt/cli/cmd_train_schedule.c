@@ -166,7 +166,7 @@ static int batching_check(const train_command *c, tf_error *err)
     const train_batching *b = &c->batching;
     if (!b->hybrid)
         return TF_OK;
-    if (!model_info_of(c->config.kind)->one_hop)
+    if (!model_has(c->config.kind, MODEL_ONE_HOP))
         return tf_error_set(err, TF_ERR_INPUT, "train: hybrid batches train a target's one-hop neighbourhood, which is "
                                                "all T-GCN reads: use --model tgcn, not %s",
                             model_kind_name(c->config.kind));

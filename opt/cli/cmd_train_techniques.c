@@ -200,7 +200,7 @@ static int stale_embeddings_check(const train_command *c, tf_error *err)
 {
     if (!c->stale_embeddings)
         return TF_OK;
-    if (!model_info_of(c->config.kind)->vertex_split) /* its rows stale on other ranks: a vertex split */
+    if (!model_has(c->config.kind, MODEL_VERTEX_ROWS)) /* its rows stale on other ranks: a vertex split */
         return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings are a vertex split's, which does not take %s "
                                                "yet (see --split vertex)",
                             model_kind_name(c->config.kind));

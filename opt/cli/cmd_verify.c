@@ -8,6 +8,7 @@
 #include "datasets/dataset.h"
 #include "opt/cli/commands.h"
 #include "opt/cli/options.h"
+#include "verify/techniques/matrix.h"
 #include "verify/techniques/table.h"
 
 /* Parsed arguments. */
@@ -36,6 +37,11 @@ static const option_page verify_pages[] = {
      "|twin - ref| / max(1, |ref|) <= 1e-5 on the CPU). A technique that does not apply to the\n"
      "data (snapshots wanted, events given) is skipped and says why. Exit status: 0 when every\n"
      "twin is equal, 1 when one is not, 2 for bad input, 3 when the machine failed (MPI, I/O).\n"
+     "\n"
+     "Then the model x technique matrix: every model of twofold train --help through every\n"
+     "named entry that runs a model, one cell each: the worst error of its variants, n/a\n"
+     "(the technique does not apply to such a model) or not yet (it would, not built), with\n"
+     "the model table's reason printed under the matrix, or WRONG.\n"
      "\n"
      "Under mpiexec -n R the distributed twins run on R ranks (the references on rank 0).\n"
      "\n",
@@ -76,7 +82,8 @@ static void print_usage(void)
                (*t)->needs);
 }
 
-/* Every variant of every chosen technique on the data, untimed, through the table's loop. */
+/* Every variant of every chosen technique on the data, untimed, through the table's loop; then every
+ * model of the table through the chosen entries that run one (verify/techniques/matrix.h). */
 static int verify_all(const verify_command *c, comm *group, tf_error *err)
 {
     dataset d;
@@ -89,13 +96,18 @@ static int verify_all(const verify_command *c, comm *group, tf_error *err)
         printf("twofold verify: %s (%s), %d rank(s); no timing\n\n", d.name, d.format, group->size);
     engine_row rows[128];
     const unsigned char *chosen = c->techniques.any ? c->techniques.chosen : NULL;
-    const int count = technique_variant_rows(chosen, &d, getenv("TWOFOLD_BREAK_TWIN"), rows, 128);
+    const char *spoil = getenv("TWOFOLD_BREAK_TWIN");
+    const int count = technique_variant_rows(chosen, &d, spoil, rows, 128);
     engine_options options = {.timed = 0, .repeats = 1, .threads = 1, .group = group};
     engine_tally tally;
+    matrix_tally cells = {0};
     int status = engine_run_rows(rows, count, &options, &tally, err);
+    if (status == TF_OK)
+        status = technique_matrix_run(chosen, &d, spoil, &options, &cells, err);
     dataset_free(&d);
-    if (status == TF_OK && tally.wrong)
-        return tf_error_set(err, EXIT_WRONG, "verify: %d twin result(s) not equal to the reference", tally.wrong);
+    if (status == TF_OK && (tally.wrong || cells.wrong))
+        return tf_error_set(err, EXIT_WRONG, "verify: %d row(s) and %d matrix cell(s) not equal to the reference",
+                            tally.wrong, cells.wrong);
     return status;
 }
 

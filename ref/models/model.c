@@ -6,12 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ref/nn/chebconv.h"
 #include "ref/nn/layers.h"
 #include "ref/core/memory.h"
 
-/* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
- * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
- * trains it and which PyTorch Geometric Temporal cell it is. */
+/* The model table (fields left out are 0: MODEL_INPUTS_NONE, none, NULL). A line says which shape options a
+ * model takes, which operator it propagates with, what --incremental can serve it, which PyTorch
+ * Geometric Temporal cell it is, which properties the techniques rely on it has (model_property), and
+ * for the others why not: `lacks`, the technique does not apply to such a model; `not_yet`, it would
+ * and is not built for it. */
+#define SERVED (1u << MODEL_SERVED_INPUTS)
+#define ROWS (1u << MODEL_VERTEX_ROWS)
+#define ONE_HOP (1u << MODEL_ONE_HOP)
+#define LANES (1u << MODEL_VERTEX_LSTM)
 const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", NULL};
 
 /* #model_info::state_width of the models whose output is not one --hidden-wide block. */
@@ -96,54 +103,103 @@ static void cost_cdgcn(const model_config *c, model_cost *out)
     *out = (model_cost){3 * flops, aggregated, aggregated - F, L * 2 * 2 * H};
 }
 
+/* MODEL_SERVED_INPUTS */
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
     "nothing to aggregate"
 #define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
-#define NOT_YET_SERVED "its gates read A^ X_t and then a second hop of their own: not served yet"
-#define NOT_YET_SERVED_STACKED "its GCN reads A^ X_t, but the engine does not serve it yet"
-#define NOT_YET_SERVED_CHEBYSHEV "its x-convolutions read the Chebyshev terms of X_t, but the engine does not serve them yet"
+#define NOT_YET_SERVED_DIFFUSION "its x-diffusions depend on the snapshot only, but the engine does not serve them yet"
+#define NOT_YET_SERVED_PAIRS "its first GCN reads A^ X_t, but the engine does not serve a pair's concatenated input yet"
+/* MODEL_VERTEX_ROWS */
+#define NOT_YET_SPLIT_TWO_HOPS "its partition parts would need halos of two hops of X_t (two GCN layers): not built"
+#define NOT_YET_SPLIT "its partition parts (halos, cache depth, traffic) are not built for it"
+/* MODEL_ONE_HOP */
+#define HOPS_OF_H "its gates convolve H over the graph: a target reads its neighbours' states, not one hop of X_t"
+#define HOPS_TWO "its GCN has two layers: a target reads two hops of X_t"
+#define HOPS_EVOLVEGCN "its weight evolves inside the window: hybrid batches serve A^ X_t to a fixed GCN"
+#define HOPS_NOT_YET "its GCN reads one hop of X_t, but hybrid batches and pss-ts take T-GCN's served A^ X_t only"
+#define HOPS_PAIRS "its second pair convolves the first pair's states: a target reads K - 1 hops per pair"
+#define HOPS_GCN_PAIRS "each pair's GCN reads the pair below's output: a target reads one hop of X_t per pair"
+/* MODEL_VERTEX_LSTM */
+#define LANES_GRAPH "its gates convolve H over the graph: a vertex's step reads its neighbours' states, so vertices " \
+                    "are not independent lanes"
+#define LANES_EVOLVEGCN "its GRU evolves one weight matrix for the whole graph, not a sequence per vertex"
+#define LANES_TGCN "its recurrence is a GRU per vertex, but T-GCN's ([C_g | H] L_g with R applied to H before the " \
+                   "product), not the torch LSTM the fused lanes run for the models"
+#define LANES_TWO "two stacked LSTMs (a layer's sequence is the output of the one below): the fused lanes run one layer"
+#define LANES_PEEPHOLES "its LSTMs have peepholes, which the fused lanes' torch cell has not"
 
 const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN] = {.cost = cost_tgcn, .title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                    .one_hop = 1, .vertex_split = 1, .peer = "TGCN"},
+                    .has = SERVED | ROWS | ONE_HOP, .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}, .peer = "TGCN"},
     [MODEL_GCONVGRU] = {.cost = cost_gconvgru, .title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
                         .ops = &gconvgru_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .vertex_split = 1,
-                        .peer = "GConvGRU"},
+                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS,
+                        .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH}, .peer = "GConvGRU"},
     [MODEL_GCLSTM] = {.cost = cost_gclstm, .title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
-                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV,
-                      .no_inputs = NOT_SERVED_GCLSTM, .vertex_split = 1, .peer = "GCLSTM"},
+                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV, .has = ROWS,
+                      .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_GCLSTM, [MODEL_ONE_HOP] = HOPS_OF_H,
+                                [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                      .peer = "GCLSTM"},
     [MODEL_EVOLVEGCN] = {.cost = cost_evolvegcn, .title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
-                         .graph_operator = OPERATOR_GCN, .no_inputs = NOT_SERVED_EVOLVEGCN, .vertex_split = 1,
+                         .graph_operator = OPERATOR_GCN, .has = ROWS,
+                         .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_EVOLVEGCN, [MODEL_ONE_HOP] = HOPS_EVOLVEGCN,
+                                   [MODEL_VERTEX_LSTM] = LANES_EVOLVEGCN},
                          .peer = "EvolveGCNO"},
     [MODEL_TGCN2] = {.cost = cost_tgcn2, .title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .no_inputs = NOT_YET_SERVED},
+                     .inputs = MODEL_INPUTS_GCN, .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS,
+                                 [MODEL_VERTEX_LSTM] = LANES_TGCN}},
     [MODEL_WDGCN] = {.cost = cost_wdgcn, .title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
-                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .no_inputs = NOT_YET_SERVED_STACKED},
+                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
+                     .has = SERVED | ROWS | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
     [MODEL_GCONVLSTM] = {.cost = cost_gconvlstm, .title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                         .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED,
+                         .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                         .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
                          .peer = "GConvLSTM"},
     [MODEL_MPNNLSTM] = {.cost = cost_mpnnlstm, .title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                        .no_inputs = NOT_YET_SERVED_STACKED, .peer = "MPNNLSTM", .state_width = two_blocks},
+                        .inputs = MODEL_INPUTS_GCN, .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                        .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS, [MODEL_VERTEX_LSTM] = LANES_TWO},
+                        .peer = "MPNNLSTM", .state_width = two_blocks},
     [MODEL_GCRNM1] = {.cost = cost_gcrnm1, .title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
-                      .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV},
+                      .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
+                      .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
+                      .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
+                                  [MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
     [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
                      .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                     .no_inputs = "its x-diffusions depend on the snapshot only, but the engine does not serve them yet",
+                     .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_DIFFUSION, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
                      .peer = "DCRNN"},
     [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
                      .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
-                     .graph_operator = OPERATOR_GCN, .no_inputs = NOT_YET_SERVED_STACKED,
+                     .graph_operator = OPERATOR_GCN, .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
+                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_PAIRS, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
+                                 [MODEL_VERTEX_LSTM] = LANES_TWO},
                      .state_width = input_and_two_blocks_per_pair},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
+
+const char *model_lacks(model_kind kind, model_property property, int *applies)
+{
+    const model_info *info = &model_table[kind];
+    if (applies)
+        *applies = !(info->has & 1u << property) && !info->lacks[property] && info->not_yet[property];
+    if (info->has & 1u << property)
+        return NULL;
+    return info->lacks[property]     ? info->lacks[property]
+           : info->not_yet[property] ? info->not_yet[property]
+                                     : "the model table records neither this property nor why it lacks it";
+}
+
+int model_has(model_kind kind, model_property property) { return !model_lacks(kind, property, NULL); }
 
 const char *model_kind_name(model_kind kind)
 {
@@ -192,6 +248,19 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
 {
     return model_operator(m, p, seq, t, OPERATOR_CHEBYSHEV, err);
+}
+
+int model_chebyshev_inputs(const model *m, const propagation *p, const snapshot_seq *seq, int64_t t, float *basis,
+                           tf_error *err)
+{
+    const int64_t size = seq->num_nodes * seq->feature_width;
+    const int k = m->config.chebyshev_k;
+    if (!m->inputs) {
+        chebyshev_basis_forward(m->kernels, p, seq->snapshots[t].features.data, seq->feature_width, k, basis);
+        return TF_OK;
+    }
+    memcpy(basis, seq->snapshots[t].features.data, (size_t)size * sizeof(float)); /* T_0 = X_t */
+    return k > 1 ? m->inputs->get(m->inputs->context, t, basis + size, err) : TF_OK;
 }
 
 /* The head's parameters are the last two: linear.weight [out][width], linear.bias [out]. */

@@ -74,12 +74,13 @@ typedef struct model_config {
 struct model_ops;
 
 /**
- * Where a model takes its input-side aggregation of X_t from: T-GCN's layer-1 A^ X_t, or
- * GConvGRU's Chebyshev basis terms T_1 .. T_{K-1} of X_t, which its three x-gates share. Both
- * come before any weight multiply, so they hold no parameter and any source of the same
- * numbers will do: the reference recomputes them (inputs = NULL); the incremental twin
- * (opt/incremental_inputs.h) serves them from ReInc's cache and delta engine. GC-LSTM and
- * EvolveGCN-O have no such term and ignore it.
+ * Where a model takes its input-side aggregation of X_t from (#model_info::inputs): the A^ X_t of
+ * the GCN models' first layer (T-GCN's and the two-layer T-GCN's gates, WD-GCN's and MPNN-LSTM's
+ * GCN), or the Chebyshev basis terms T_1 .. T_{K-1} of X_t that GConvGRU's three and GConvLSTM's
+ * four x-gates share, and GCRN-M1's first pair reads. Both come before any weight multiply, so
+ * they hold no parameter and any source of the same numbers will do: the reference recomputes
+ * them (inputs = NULL); the incremental twin (opt/incremental_inputs.h) serves them from ReInc's
+ * cache and delta engine. GC-LSTM and EvolveGCN-O have no such term and ignore it.
  */
 typedef struct input_aggregations {
     /** Write snapshot @p t's aggregation into @p out: T-GCN's A^ X_t [num_nodes][in_features], or
@@ -201,6 +202,15 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
 
 /**
+ * The Chebyshev basis of X_t, T_0 .. T_{K-1} [K][num_nodes][in_features], into @p basis: T_0 = X_t, and
+ * the rest from the model's #input_aggregations when it has one (served: they depend on t only), else
+ * by the recurrence on @p p, snapshot @p t's scaled Laplacian. For the models whose x-convolutions
+ * read X_t (ref/models/model_*.c).
+ */
+int model_chebyshev_inputs(const model *m, const propagation *p, const snapshot_seq *seq, int64_t t, float *basis,
+                           tf_error *err);
+
+/**
  * The start of an LSTM cell's backward at snapshot @p t of a window of @p count, every array [nh]:
  * dstate = the head's gradient dstates_t + what snapshot t + 1 sent (dprevious), dcell = what t + 1
  * sent the cell (dprevious_cell), or zero at the window's last snapshot; then dprevious and
@@ -241,7 +251,7 @@ enum model_takes {
 
 /** What aggregation of X_t a model can take from an #input_aggregations source (--incremental). */
 typedef enum model_inputs {
-    MODEL_INPUTS_NONE,        /**< none: #model_info::no_inputs says why */
+    MODEL_INPUTS_NONE,        /**< none: #model_info::lacks or not_yet [#MODEL_SERVED_INPUTS] says why */
     MODEL_INPUTS_GCN,         /**< A^ X_t, one term */
     MODEL_INPUTS_CHEBYSHEV,   /**< T_1 .. T_{K-1} of X_t (K >= 2) */
 } model_inputs;
@@ -257,6 +267,23 @@ typedef struct model_cost {
     int64_t temporal;      /**< floats of state crossing ranks between snapshots: width x (1 GRU, 2 LSTM) x 2 ways */
 } model_cost;
 
+/**
+ * A property of a model's structure that a technique relies on. A model has it when its table line
+ * says so (#model_info::has); otherwise the line says why not: in #model_info::lacks when the
+ * technique does not apply to such a model, in #model_info::not_yet when it would and is not built
+ * for it (a new line that says nothing has none of them, so no technique runs it unchecked). `twofold verify`'s model x technique
+ * matrix prints these reasons (verify/techniques/matrix.h); the commands refuse with them.
+ */
+typedef enum model_property {
+    MODEL_SERVED_INPUTS,  /**< an aggregation of X_t ahead of every parameter, which --incremental serves (chapter 02) */
+    MODEL_VERTEX_ROWS,    /**< --split vertex trains it (chapter 06's partition parts), so DGC's stale rows have owners */
+    MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN): what
+                               hybrid batches, pss-ts and cache mode's smaller part rely on */
+    MODEL_VERTEX_LSTM,    /**< its recurrence is torch's LSTM cell, one per vertex, fed a sequence that does not depend
+                               on the recurrence: DGC's fused lanes run it (chapter 03) */
+    MODEL_PROPERTIES      /**< how many there are */
+} model_property;
+
 /** One line of the model table: what the rest of twofold needs to know of a model besides its functions. */
 typedef struct model_info {
     const char *title;         /**< its name in the papers: "T-GCN" */
@@ -266,10 +293,9 @@ typedef struct model_info {
     operator_kind graph_operator; /**< the sparse operator it propagates with, as a vertex split serves it
                                        (read with vertex_split only: DCRNN builds its own two walks) */
     model_inputs inputs;       /**< what --incremental can serve it */
-    const char *no_inputs;     /**< with MODEL_INPUTS_NONE: why there is nothing to serve */
-    int one_hop;               /**< 1: its graph convolution reads X_t only, one hop, as the A^ X_t it is served
-                                    (T-GCN): what hybrid batches, pss-ts and cache mode's smaller part rely on */
-    int vertex_split;          /**< 1: --split vertex trains it (chapter 06's partition parts) */
+    unsigned has;              /**< the #model_property bits (1 << p) it has: the techniques built for it */
+    const char *lacks[MODEL_PROPERTIES];   /**< for a property it has not: why a technique needing it does not apply */
+    const char *not_yet[MODEL_PROPERTIES]; /**< for a property it has not: why it would apply and is not built yet */
     const char *peer;          /**< PyTorch Geometric Temporal's class of the same cell, NULL where it has none */
     int layers;                /**< with #MODEL_TAKES_LAYERS: the default of --layers */
     /** The width of the cell's output where it is not --hidden (MPNN-LSTM's [H1 | H2], CD-GCN's
@@ -281,6 +307,13 @@ typedef struct model_info {
 
 /** The model table, indexed by #model_kind (ref/models/model.c). */
 extern const model_info model_table[MODEL_COUNT];
+
+/** Whether model @p kind has @p property (#model_property). */
+int model_has(model_kind kind, model_property property);
+
+/** Why model @p kind lacks @p property, NULL when it has it; *@p applies (unless NULL) is set to 1 when
+ *  the reason is one of #model_info::not_yet (it would apply), 0 otherwise. */
+const char *model_lacks(model_kind kind, model_property property, int *applies);
 
 /** The --model words, indexed by #model_kind and ended by NULL: "tgcn", "gconvgru", ... (a checkpoint
  *  names its model by the same word). */

@@ -54,7 +54,6 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
     int status = masked ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         gconvgru_step *s = &steps[t];
-        const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * n * h;
         float *state = tape->states + t * n * h;
         status = model_chebyshev_operator(m, &s->graph, seq, tape->first + t, err);
@@ -70,13 +69,9 @@ static int gconvgru_forward(const model *m, const snapshot_seq *seq, window_tape
         if (status != TF_OK)
             break;
 
-        if (!m->inputs) {
-            chebyshev_basis_forward(m->kernels, &s->graph, snap->features.data, f, k, s->basis_x);
-        } else { /* T_0 = X_t; T_1 .. T_{K-1} depend on t only: served (ref/models/model.h) */
-            memcpy(s->basis_x, snap->features.data, (size_t)(n * f) * sizeof(float));
-            if (k > 1 && (status = m->inputs->get(m->inputs->context, tape->first + t, s->basis_x + n * f, err)) != TF_OK)
-                break;
-        }
+        /* T_0 = X_t; T_1 .. T_{K-1} depend on t only: served when the model has a source (ref/models/model.h) */
+        if ((status = model_chebyshev_inputs(m, &s->graph, seq, tape->first + t, s->basis_x, err)) != TF_OK)
+            break;
         chebyshev_basis_forward(m->kernels, &s->graph, previous, h, k, s->basis_h);
         /* Gates z and r: pre-activations start from zero (the convs add their biases). */
         chebconv_accumulate(m->kernels, conv(m, CONV_X_Z), k, s->basis_x, n, f, h, s->z);

@@ -93,7 +93,6 @@ static int gconvlstm_forward(const model *m, const snapshot_seq *seq, window_tap
     int status = gate ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         gconvlstm_step *s = &steps[t];
-        const snapshot *snap = &seq->snapshots[tape->first + t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         const float *previous_cell = t == 0 ? zeros : steps[t - 1].cell;
         status = model_chebyshev_operator(m, &s->graph, seq, tape->first + t, err);
@@ -104,7 +103,10 @@ static int gconvlstm_forward(const model *m, const snapshot_seq *seq, window_tap
             status = TF_ERR_INPUT;
         if (status != TF_OK)
             break;
-        chebyshev_basis_forward(kn, &s->graph, snap->features.data, f, k, s->basis_x);
+        /* T_0 = X_t; T_1 .. T_{K-1} depend on t only: served when the model has a source, and shared by the four
+         * gates (ReInc's reuse across gates: one basis of X_t per snapshot, not one per gate) */
+        if ((status = model_chebyshev_inputs(m, &s->graph, seq, tape->first + t, s->basis_x, err)) != TF_OK)
+            break;
         chebyshev_basis_forward(kn, &s->graph, previous, h, k, s->basis_h);
         for (int q = 0; q < GATES; q++) { /* Ch_xq(X) + Ch_hq(H) + b_q into block q of [N][4H] */
             memset(gate, 0, (size_t)nh * sizeof(float));

@@ -122,7 +122,12 @@ static int gcrnm1_forward(const model *m, const snapshot_seq *seq, window_tape *
             const float *input = l == 0 ? seq->snapshots[tape->first + t].features.data : s->pairs[l - 1].state;
             const float *previous = before ? before->state : zeros, *previous_cell = before ? before->cell : zeros;
             const lstm_peepholes peepholes = peepholes_of(m, l);
-            chebyshev_basis_forward(kn, &s->graph, input, input_width(m, l), k, p->basis);
+            if (l == 0) /* X_t's basis depends on t only: served when the model has a source */
+                status = model_chebyshev_inputs(m, &s->graph, seq, tape->first + t, p->basis, err);
+            else /* the first pair's states: they depend on the parameters, so computed */
+                chebyshev_basis_forward(kn, &s->graph, input, input_width(m, l), k, p->basis);
+            if (status != TF_OK)
+                break;
             memset(p->convolved, 0, (size_t)nh * sizeof(float));
             chebconv_accumulate(kn, pair(m, l), k, p->basis, n, input_width(m, l), h, p->convolved);
             kn->linear_forward(p->convolved, lstm(m, l, WEIGHT_IH)->value.data, lstm(m, l, BIAS_IH)->value.data, n, h,

@@ -127,7 +127,12 @@ static int mpnnlstm_forward(const model *m, const snapshot_seq *seq, window_tape
             (status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err)) != TF_OK)
             break;
         /* the two GCN layers, each aggregating before it transforms */
-        k->propagate_forward(&s->graph, seq->snapshots[tape->first + t].features.data, f, s->aggregated);
+        if (m->inputs) /* A^ X_t depends on t only: served (ref/models/model.h); the second layer's is not */
+            status = m->inputs->get(m->inputs->context, tape->first + t, s->aggregated, err);
+        else
+            k->propagate_forward(&s->graph, seq->snapshots[tape->first + t].features.data, f, s->aggregated);
+        if (status != TF_OK)
+            break;
         k->linear_forward(s->aggregated, param(m, CONV1_WEIGHT)->value.data, param(m, CONV1_BIAS)->value.data, n, f, h,
                           s->first);
         k->relu_forward(s->first, nh, s->first);

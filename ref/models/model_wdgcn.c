@@ -72,6 +72,8 @@ static int wdgcn_forward(const model *m, const snapshot_seq *seq, window_tape *t
             !(s->gates = model_scratch(m, (size_t)(4 * nh), sizeof(float), "WD-GCN tape", err)) ||
             !(s->cell = model_scratch(m, (size_t)nh, sizeof(float), "WD-GCN tape", err)))
             status = TF_ERR_INPUT;
+        else if (m->inputs) /* A^ X_t depends on t only: served (ref/models/model.h) */
+            status = m->inputs->get(m->inputs->context, tape->first + t, s->aggregated, err);
         else if ((status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err)) == TF_OK)
             k->propagate_forward(&s->graph, snap->features.data, f, s->aggregated);
         if (status != TF_OK)

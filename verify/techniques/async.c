@@ -35,6 +35,9 @@
 /* Indexed by the ASYNC_VARIANT_ values (verify/techniques/async.h). */
 static const char *const async_variants[] = {"average", "delayed", "dgc-zero", NULL};
 
+/* What each variant needs of a model: DGC's stale rows are a vertex split's. */
+static const unsigned async_needs[] = {0, 0, 1u << MODEL_VERTEX_ROWS};
+
 static const dgc_params dgc_defaults = {MODEL_GCONVGRU, 12, 4, ASYNC_EPOCHS};
 
 typedef struct async_state {
@@ -62,6 +65,8 @@ typedef struct async_state {
 static int dgc_setup(async_state *s, const technique_context *context, tf_error *err)
 {
     s->dgc = context->params ? *(const dgc_params *)context->params : dgc_defaults;
+    if (context->model)
+        s->dgc.kind = *context->model;
     s->root = !context->group || context->group->rank == 0;
     s->twins[0] = (technique_twin){"stale aggregation theta 0 (DGC)", TECHNIQUE_BITWISE, 0};
     if (!s->root)
@@ -101,7 +106,7 @@ static int async_setup(const technique_context *context, const dataset *data, in
     s->group = context->group ? context->group : &s->alone;
     s->root = s->group->rank == 0;
     const int ranks = s->group->size;
-    model_config config = {MODEL_TGCN, 0, ASYNC_HIDDEN, 0, 2, 0};
+    model_config config = {context->model ? *context->model : MODEL_TGCN, 0, ASYNC_HIDDEN, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.epochs = ASYNC_EPOCHS;
@@ -268,6 +273,8 @@ const technique technique_async = {
     .variants = async_variants,
     .distributed = 1,
     .demo = async_demo,
+    .models = TECHNIQUE_ON_MODEL,
+    .model_needs = async_needs,
     .setup = async_setup,
     .twin = async_twin,
     .steps = async_steps,

@@ -109,7 +109,7 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
     if (!takes_part(t, options->group))
         return TF_OK;
     opt_set_threads(options->threads);
-    technique_context context = {options->group, options->threads, params};
+    technique_context context = {options->group, options->threads, params, options->model};
     void *state = NULL;
     int twins = 0;
     int status = t->setup(&context, data, variant, &state, &twins, err);

@@ -27,7 +27,10 @@
  * the tolerance: 1e-5 for float32 on the CPU).
  *
  * Adding a technique: write its entry in verify/techniques/STEM.c (STEM: the stem of its ref/ and
- * opt/ files) and add one line to technique_table[] (verify/techniques/table.c). Its full
+ * opt/ files) and add one line to technique_table[] (verify/techniques/table.c). An entry that runs a
+ * snapshot model says so (technique::models, and what each variant needs of a model:
+ * technique::model_needs) and gets a column of `twofold verify`'s model x technique matrix
+ * (verify/techniques/matrix.h). Its full
  * benchmark, if it has one, is a sweep in bench/STEM.c that calls engine_run() for every point.
  *
  * Under MPI (`mpiexec -n R`) a technique marked `distributed` sets up and runs its twin on every
@@ -46,6 +49,7 @@
 #include "datasets/dataset.h"
 #include "opt/comm.h"
 #include "ref/core/error.h"
+#include "ref/models/model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,11 +78,20 @@ typedef struct technique_twin {
     double tolerance;               /**< fp: the bound on the error (0 for bitwise) */
 } technique_twin;
 
+/** How an entry runs on the snapshot models of the table: the axis of `twofold verify`'s model x technique
+ *  matrix (verify/techniques/matrix.h). */
+typedef enum technique_models {
+    TECHNIQUE_NO_MODEL,       /**< it runs no snapshot model (aggregations, chunk loads, event models): rows only */
+    TECHNIQUE_ON_MODEL,       /**< setup() runs the model technique_context::model names (NULL: its own default) */
+    TECHNIQUE_VARIANT_MODEL,  /**< its variants are the models, in #model_table order (`train`) */
+} technique_models;
+
 /** Where a run stands: which twin, which step. */
 typedef struct technique_context {
     comm *group;       /**< the ranks (NULL: one process without MPI) */
     int threads;       /**< OpenMP threads the twins may use */
     const void *params; /**< the caller's technique-specific parameters (NULL = the technique's defaults) */
+    const model_kind *model; /**< #TECHNIQUE_ON_MODEL: the model of a matrix cell; NULL: the entry's own */
 } technique_context;
 
 /** A row `twofold demo` shows: which variant, on which data. */
@@ -103,6 +116,11 @@ typedef struct technique {
     int distributed;         /**< 1: the twin runs on every rank of the group */
 
     const technique_case *demo; /**< the rows `twofold demo` shows, terminated by an entry with data == NULL */
+
+    technique_models models;  /**< how it runs on the models of the table */
+    /** [variant] what each variant needs of a model: bits 1 << #model_property; a model that lacks one is
+     *  not run, and its matrix cell gives the model table's reason. NULL: nothing. */
+    const unsigned *model_needs;
 
     /**
      * Build the inputs of @p variant on @p data (or on what context->params gives) into a new
@@ -146,6 +164,7 @@ typedef struct engine_options {
     int threads;       /**< OpenMP threads of the twins */
     comm *group;       /**< the ranks, or NULL */
     int corrupt;       /**< 1: spoil every twin answer before it is compared (technique::corrupt) */
+    const model_kind *model; /**< the model a #TECHNIQUE_ON_MODEL entry runs (technique_context::model); NULL: its own */
     int rates;         /**< engine_run_rows(): under each timed row, the work rates (the bench program) */
     /** Called on rank 0 after the runs, before the state is released, so a sweep can read numbers
      *  it tabulates through what the entry's header exposes (NULL: not called). */

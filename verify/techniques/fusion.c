@@ -35,6 +35,8 @@
 /* ---- temporal fusion ------------------------------------------------------------------------ */
 
 static const char *const cell_variants[] = {"GRU", "LSTM", NULL};
+/* Run on a model, the lanes need its recurrence to be torch's LSTM per vertex. */
+static const unsigned cell_needs[] = {1u << MODEL_VERTEX_LSTM, 1u << MODEL_VERTEX_LSTM};
 
 /* Outputs, input gradients and the four parameter gradients of one run. */
 typedef struct run_buffers {
@@ -98,6 +100,11 @@ static int temporal_setup(const technique_context *context, const dataset *data,
     temporal_state *s = tf_alloc(1, sizeof *s, "fusion technique", err);
     if (!(*state = s))
         return err->code;
+    /* A model of the table (the matrix): the lanes run its vertex recurrence, torch's LSTM reading its
+     * graph convolution's H-wide output (#MODEL_VERTEX_LSTM); no model has torch's GRU per vertex. */
+    if (context->model && variant != TIME_ENCODER_LSTM)
+        return tf_error_set(err, TECHNIQUE_SKIP, "%s's vertex recurrence is an LSTM: the GRU lanes have none of it to run",
+                            model_kind_name(*context->model));
     if (params && params->set) {
         s->set = params->set;
     } else {
@@ -117,7 +124,8 @@ static int temporal_setup(const technique_context *context, const dataset *data,
     if (s->set->count == 0)
         return tf_error_set(err, TECHNIQUE_SKIP, "no vertex is ever active: no sequence to encode");
     const time_encoder_kind kind = (time_encoder_kind)variant;
-    const int64_t G = time_encoder_gates(kind), in = 16, hidden = params && params->hidden ? params->hidden : 16;
+    const int64_t G = time_encoder_gates(kind), hidden = params && params->hidden ? params->hidden : 16;
+    const int64_t in = context->model ? hidden : 16; /* a model's LSTM reads its H-wide convolution */
     const int64_t sizes[4] = {G * hidden * in, G * hidden * hidden, G * hidden, G * hidden};
     memcpy(s->sizes, sizes, sizeof sizes);
     rng r;
@@ -256,6 +264,8 @@ const technique technique_fusion_temporal = {
     .needs = "any dataset (vertex activity runs)",
     .variants = cell_variants,
     .demo = temporal_demo,
+    .models = TECHNIQUE_ON_MODEL,
+    .model_needs = cell_needs,
     .setup = temporal_setup,
     .twin = temporal_twin,
     .steps = one_step,

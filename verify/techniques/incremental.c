@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "opt/incremental.h"
+#include "opt/incremental_inputs.h"
 #include "ref/core/memory.h"
 #include "ref/incremental.h"
 #include "ref/nn/compare.h"
@@ -210,4 +211,156 @@ const technique technique_incremental = {
     .work = incremental_work,
     .describe = incremental_describe,
     .teardown = incremental_teardown,
+};
+
+/* ---- the inputs served in training ------------------------------------------------------------- */
+
+/* technique_incremental_train: a model of the table trained with ReInc's machinery serving its input
+ * aggregations (opt/incremental_inputs.h: the engine's deltas behind the global cache) against the same
+ * training that recomputes them in every window (the reference). Both sides run the reference's
+ * kernels, so what differs is only where the aggregations come from. Overlapping windows (8, stride
+ * 4), so the cache is hit; SGD, as the `train` entry compares parameters (chapter 01, "What verify
+ * compares"). A step is an epoch; equal means fp on the parameters after it. Runs on the model a
+ * matrix cell names (#MODEL_SERVED_INPUTS), T-GCN by default; Chebyshev models with K = 2. */
+
+enum { SERVED_EPOCHS = 3, SERVED_WINDOW = 8, SERVED_STRIDE = 4, SERVED_HIDDEN = 8 };
+
+static const char *const one_variant[] = {"", NULL};
+static const unsigned served_needs[] = {1u << MODEL_SERVED_INPUTS};
+
+typedef struct served_state {
+    const snapshot_seq *seq;     /* borrowed */
+    trainer ref, twin;           /* both on ref kernels; the twin's model reads `inputs` */
+    int have_ref, have_twin;
+    incremental_inputs inputs;
+    int have_inputs;
+    technique_twin twins[1];
+} served_state;
+
+static int served_setup(const technique_context *context, const dataset *data, int variant, void **state,
+                        int *twins, tf_error *err)
+{
+    (void)variant;
+    if (data->kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TECHNIQUE_SKIP, "needs a snapshot sequence; %s is an event stream", data->name);
+    served_state *s = tf_alloc(1, sizeof *s, "served inputs technique", err);
+    if (!(*state = s))
+        return err->code;
+    s->seq = &data->snapshots;
+    model_config config = {context->model ? *context->model : MODEL_TGCN, 0, SERVED_HIDDEN, 0, 2, 0};
+    train_options options;
+    train_options_default(&options);
+    options.window = SERVED_WINDOW;
+    options.stride = SERVED_STRIDE;
+    options.batch = 2;
+    options.epochs = SERVED_EPOCHS;
+    options.optimizer = OPTIMIZER_SGD;
+    if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK) { /* the data's shape, not a failure */
+        char why[TF_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", err->message);
+        return tf_error_set(err, TECHNIQUE_SKIP, "cannot train on this data: %.900s", why);
+    }
+    s->have_ref = 1;
+    if (trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
+        return err->code;
+    s->have_twin = 1;
+    incremental_inputs_options served;
+    incremental_inputs_options_default(&served);
+    if (incremental_inputs_create(&s->inputs, s->seq, &s->twin, NULL, &served, err) != TF_OK)
+        return err->code;
+    s->have_inputs = 1;
+    s->twin.model.inputs = &s->inputs.source;
+    s->twins[0] = (technique_twin){"served by the cache and deltas", TECHNIQUE_FP, TECHNIQUE_CPU_TOLERANCE};
+    *twins = 1;
+    return TF_OK;
+}
+
+static const technique_twin *served_twin(const void *state, int index)
+{
+    return &((const served_state *)state)->twins[index];
+}
+
+static int64_t served_steps(const void *state)
+{
+    (void)state;
+    return SERVED_EPOCHS;
+}
+
+static int served_run_ref(void *state, int64_t step, tf_error *err)
+{
+    (void)step;
+    served_state *s = state;
+    epoch_report report;
+    return trainer_epoch(&s->ref, s->seq, &report, err);
+}
+
+static int served_run_twin(void *state, int twin, int64_t step, tf_error *err)
+{
+    (void)twin, (void)step;
+    served_state *s = state;
+    epoch_report report;
+    return trainer_epoch(&s->twin, s->seq, &report, err);
+}
+
+static double served_compare(void *state, int twin, int64_t step)
+{
+    (void)twin, (void)step;
+    const served_state *s = state;
+    return parameters_relative_error(&s->twin.model.parameters, &s->ref.model.parameters);
+}
+
+static void served_corrupt(void *state, int twin)
+{
+    (void)twin;
+    served_state *s = state;
+    float *first = s->twin.model.parameters.items[0].value.data;
+    first[0] = technique_spoiled(first[0]);
+}
+
+/* technique::describe: what the cache and the engine did. */
+static void served_describe(const void *state, const double *seconds, char *text, size_t size)
+{
+    (void)seconds;
+    const served_state *s = state;
+    snprintf(text, size, "%s, %d epochs: cache hit rate %.3f, engine %lld deltas, %lld full",
+             model_kind_name(s->twin.model.config.kind), SERVED_EPOCHS, incremental_cache_hit_rate(&s->inputs.cache),
+             (long long)s->inputs.engine.stats.incremental, (long long)s->inputs.engine.stats.full);
+}
+
+static void served_teardown(void *state)
+{
+    served_state *s = state;
+    if (!s)
+        return;
+    if (s->have_inputs)
+        incremental_inputs_free(&s->inputs);
+    if (s->have_twin)
+        trainer_free(&s->twin);
+    if (s->have_ref)
+        trainer_free(&s->ref);
+    free(s);
+}
+
+static const technique_case served_demo[] = {{0, NULL, NULL}};
+
+const technique technique_incremental_train = {
+    .name = "incremental_train",
+    .stem = "incremental",
+    .chapter = "02",
+    .title = "ReInc inputs served",
+    .needs = "a snapshot sequence",
+    .variants = one_variant,
+    .distributed = 0,
+    .demo = served_demo,
+    .models = TECHNIQUE_ON_MODEL,
+    .model_needs = served_needs,
+    .setup = served_setup,
+    .twin = served_twin,
+    .steps = served_steps,
+    .run_ref = served_run_ref,
+    .run_twin = served_run_twin,
+    .compare = served_compare,
+    .corrupt = served_corrupt,
+    .describe = served_describe,
+    .teardown = served_teardown,
 };

@@ -25,6 +25,10 @@ static const char *const partition_variants[] = {
     "hash cache",   "hash exchange", "pts cache", "pts exchange", "metis cache",     "metis exchange",
     "dynahb cache", "dynahb exchange", "dgc cache", "dgc exchange", "pss-ts exchange", NULL,
 };
+/* What each variant needs of a model: a vertex split, and pss-ts T-GCN's separable A^ X_t. */
+#define SPLIT (1u << MODEL_VERTEX_ROWS)
+static const unsigned partition_needs[] = {SPLIT, SPLIT, SPLIT, SPLIT, SPLIT, SPLIT,
+                                           SPLIT, SPLIT, SPLIT, SPLIT, SPLIT | 1u << MODEL_ONE_HOP};
 static const partition_method variant_method[] = {
     PARTITION_HASH,   PARTITION_HASH,   PARTITION_PTS, PARTITION_PTS, PARTITION_METIS,  PARTITION_METIS,
     PARTITION_DYNAHB, PARTITION_DYNAHB, PARTITION_DGC, PARTITION_DGC, PARTITION_PSS_TS,
@@ -111,6 +115,8 @@ static int partition_setup(const technique_context *context, const dataset *data
     model_config config = {MODEL_TGCN, 0, PARTITION_HIDDEN, 0, 2, 0};
     if (context->params)
         config = *(const model_config *)context->params;
+    if (context->model)
+        config.kind = *context->model;
     const partition_mode mode = strstr(partition_variants[variant], "cache") ? PARTITION_CACHE : PARTITION_EXCHANGE;
     const partition_method method = variant_method[variant];
     if (partition_training_supported(method, mode, config.kind, err) != TF_OK)
@@ -263,6 +269,8 @@ const technique technique_partition = {
     .variants = partition_variants,
     .distributed = 1,
     .demo = partition_demo,
+    .models = TECHNIQUE_ON_MODEL,
+    .model_needs = partition_needs,
     .setup = partition_setup,
     .twin = partition_twin,
     .steps = partition_steps,

@@ -89,7 +89,7 @@ static int schedule_setup(const technique_context *context, const dataset *data,
     s->seq = &data->snapshots;
     s->alone = (comm){.rank = 0, .size = 1, .transport = COMM_MPI, .device = -1};
     s->group = context->group ? context->group : &s->alone;
-    model_config config = {MODEL_TGCN, 0, SCHEDULE_HIDDEN, 0, 2, 0};
+    model_config config = {context->model ? *context->model : MODEL_TGCN, 0, SCHEDULE_HIDDEN, 0, 2, 0};
     train_options options;
     train_options_default(&options);
     options.window = SCHEDULE_WINDOW;
@@ -332,6 +332,7 @@ const technique technique_schedule = {
     .variants = schedule_variants,
     .distributed = 1,
     .demo = schedule_demo,
+    .models = TECHNIQUE_ON_MODEL,
     .setup = schedule_setup,
     .twin = schedule_twin,
     .steps = schedule_steps,

@@ -28,6 +28,8 @@
 
 static const char *const hybrid_variants[] = {"batch", "reservoir", NULL};
 enum { VARIANT_BATCH, VARIANT_RESERVOIR };
+/* Both variants train (batch) or sample (reservoir) a target's one-hop neighbourhood. */
+static const unsigned hybrid_needs[] = {1u << MODEL_ONE_HOP, 1u << MODEL_ONE_HOP};
 enum { HYBRID_HIDDEN = 8, HYBRID_STEPS = 4, RESERVOIR_GETS = 60, HYBRID_SNAPSHOTS = 4 };
 
 typedef struct hybrid_state {
@@ -57,7 +59,6 @@ typedef struct hybrid_state {
 static int hybrid_setup(const technique_context *context, const dataset *data, int variant, void **state, int *twins,
                         tf_error *err)
 {
-    (void)context;
     if (data->kind != DATASET_SNAPSHOTS)
         return tf_error_set(err, TECHNIQUE_SKIP, "needs a snapshot sequence; %s is an event stream", data->name);
     if (data->snapshots.num_nodes < HYBRID_BALANCED_GROUPS)
@@ -79,7 +80,8 @@ static int hybrid_setup(const technique_context *context, const dataset *data, i
         return err->code;
     memset(s->scratch, 0xff, (size_t)n * sizeof *s->scratch);
     if (variant == VARIANT_BATCH) {
-        model_config config = {MODEL_TGCN, s->seq->feature_width, HYBRID_HIDDEN, s->seq->target_width, 2, 0};
+        model_config config = {context->model ? *context->model : MODEL_TGCN, s->seq->feature_width, HYBRID_HIDDEN,
+                               s->seq->target_width, 2, 0};
         if (model_create(&s->ref_model, &config, 3, err) != TF_OK)
             return err->code;
         s->models = 1;
@@ -260,6 +262,8 @@ const technique technique_schedule_hybrid = {
     .variants = hybrid_variants,
     .distributed = 0,
     .demo = hybrid_demo,
+    .models = TECHNIQUE_ON_MODEL,
+    .model_needs = hybrid_needs,
     .setup = hybrid_setup,
     .twin = hybrid_twin,
     .steps = hybrid_steps,

@@ -26,6 +26,7 @@ extern const technique *const technique_table[];
 /* The entries, in table order; each is defined in the file of its stem. */
 extern const technique technique_train;           /**< 01: data-parallel training (train.c) */
 extern const technique technique_incremental;     /**< 02: ReInc incremental aggregation (incremental.c) */
+extern const technique technique_incremental_train; /**< 02: the aggregations served to a model in training (incremental.c) */
 extern const technique technique_fusion_temporal; /**< 03: DGC temporal fusion (fusion.c) */
 extern const technique technique_fusion_spatial;  /**< 03: DGC spatial fusion (fusion.c) */
 extern const technique technique_dispatch;        /**< 04: Sven's redundancy-free dispatch (dispatch.c) */

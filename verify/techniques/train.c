@@ -167,6 +167,7 @@ const technique technique_train = {
     .variants = model_names, /* every model of the table */
     .distributed = 1,
     .demo = train_demo,
+    .models = TECHNIQUE_VARIANT_MODEL,
     .setup = train_setup,
     .twin = train_twin,
     .steps = train_steps,
