@@ -41,6 +41,19 @@ expect 0 "#wrong 0" "verify train on one vertex, 1 rank" -- "$twofold" verify tr
 grep 'train ' "$work/out"
 expect 0 "#wrong 0" "verify train on one vertex, 2 ranks" -- \
     "$mpiexec" --oversubscribe -n 2 "$twofold" verify train schedule --data "$work/one_vertex.json"
+grep -q 'not comparable' "$work/out" && fail "N(0, 1) features: every row compares (no 'not comparable')"
+
+# --- the same graph with features up to +-100: rows the data makes incomparable say so, none WRONG -
+# (On such data a one-ulp change of the reference's own inputs moves the reference by more than the
+# 1e-05 tolerance, or its SGD diverges: the rows said WRONG where the twin run on the reference's
+# kernels is bitwise the reference; chapter 01, "What verify compares".)
+echo '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": [[-52.79], [-79.367], [-20.788], [-69.006], [-86.697], [-19.682], [83.591], [60.09], [53.033], [-55.614], [7.336], [-44.663]]}' > "$work/one_vertex_100.json"
+for ranks in 1 2; do
+    expect 0 "#wrong 0" "verify on one vertex, features +-100, $ranks rank(s)" -- \
+        "$mpiexec" --oversubscribe -n $ranks "$twofold" verify train schedule --data "$work/one_vertex_100.json"
+    grep -A1 'not comparable:' "$work/out" | grep -v '^--' | sed 's/  */ /g'
+    grep -q 'not comparable: ' "$work/out" || fail "features +-100, $ranks rank(s): no row says 'not comparable'"
+done
 
 # --- an MPMD job that mixes commands: one line on every launch, never a hang ----------------------
 D=powerlaw:nodes=200,edges=1000,snapshots=6
