@@ -57,9 +57,12 @@ int start_ranks(comm *group, int quiet, tf_error *err);
  * End a run started by start_ranks(). Every rank offers its status; when some failed and all
  * arrive, the lowest failing rank keeps its message and every other rank gets the same code with
  * an empty message (main prints none), so a bad input prints one line, not one per rank, and
- * every rank exits with it. A rank that failed while others still wait in a collective of
- * training (they do not arrive within a few seconds), or on an MPI failure, reports its error
- * and aborts them all. Then MPI is shut down.
+ * every rank exits with it; a system failure (exit 3: a full disk under the writing rank) is
+ * offered the same way. A rank that failed while others still wait in a collective of training
+ * (they do not arrive within a few seconds), or on an MPI failure, prints one line naming itself
+ * (`rank N of R: …`) and exits with its status, so mpiexec ends the others (no MPI_Abort, whose
+ * page of Open MPI's text buried the line). A rank with a failed status and no message of its own
+ * (it stopped because another failed) does not report. Then MPI is shut down.
  * @return the run's status (the worst of the ranks')
  */
 int finish_ranks(comm *group, int status, tf_error *err);
