@@ -75,6 +75,12 @@ expect 2 "rank 1 of 2: too large for memory: memory updater gradients needs" "--
 expect 2 "too large for memory" "--memory-limit 12M, TGN set-up, 1 rank" -- \
     "$twofold" --memory-limit 12M train --impl opt --model tgn --epochs 1 --data events:nodes=20000,events=40000
 
+# --- one-process commands under mpiexec -n 2: a failure is one line, not one per rank ---------------
+expect 2 "/nonexistent/graph.json: cannot open" "info on a missing file, 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" info /nonexistent/graph.json
+expect 2 "export: run it as one process, not under mpiexec -n 2" "export, 2 ranks" -- \
+    "$mpiexec" --oversubscribe -n 2 "$twofold" export --data chickenpox --out "$work/exported"
+
 # --- an MPMD job that mixes commands: one line on every launch, never a hang ----------------------
 D=powerlaw:nodes=200,edges=1000,snapshots=6
 for launch in 1 2 3 4; do
@@ -151,6 +157,10 @@ expect 2 "makes 99997 groups, more than the simulator's limit of 4096" "schedule
 expect 2 "schedule: greedy on 5000 groups is more than its limit of 4096" "schedule --times of 5000 groups" -- \
     "$twofold" schedule --times "$(seq 1 5000 | paste -sd,)" --ranks 4
 expect 0 "lpt" "the same with --method lpt" -- "$twofold" schedule --times "$(seq 1 5000 | paste -sd,)" --ranks 4 --method lpt
+# train --schedule greedy has the same limit, through the same check, before any window is timed
+expect 2 "train: greedy on 4800 groups is more than its limit of 4096" "train --schedule greedy on 4800 windows" -- \
+    "$twofold" train --impl opt --model tgcn --epochs 1 --schedule greedy --window 2 --stride 1 \
+    --data powerlaw:nodes=10,edges=10,snapshots=6000
 expect 0 "greedy" "schedule --simulate --snapshots 300 (rows as they come)" -- \
     "$twofold" schedule --data "$D" --ranks 2 --simulate --snapshots 300 --cost linear:1,1,1 --sim-ranks 4,16
 [ "$(grep -c '^ *16 .*greedy' "$work/out")" -eq 1 ] || fail "no greedy row for 16 ranks"
