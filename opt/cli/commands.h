@@ -47,7 +47,7 @@ int command_verify(int argc, char **argv, tf_error *err);
  *  (--run) and simulated (--simulate). */
 int command_schedule(int argc, char **argv, tf_error *err);
 
-/* The most groups the greedy schedules (`schedule`, with --simulate for each rank count, and
+/** The most groups the greedy schedules (`schedule`, with --simulate for each rank count, and
  * `train --schedule greedy`): it took 0.6 s for 1,024 groups, 4.4 s for 2,048 and 27 s for 4,096
  * on this project's 2-core machine (load 4), 66 s for 4,096 at load 7: about the cube of the
  * groups. 4,096 (the default --snapshots) is where a run stops being a matter of seconds. */
