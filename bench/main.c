@@ -7,7 +7,9 @@
  * (verify/techniques/engine.h) and writes CSV files; a technique without one runs its demo rows
  * through the engine's loop, timed, with the work rate and its unit. The output opens with its
  * provenance (command, date, machine, load), so a committed result says where it was measured.
- * Exit status 1 when any result was wrong, 2 for bad arguments. */
+ * Exit status (twofold's, opt/cli/commands.h): 1 when any result was wrong; else 2 for bad
+ * arguments or a benchmark that failed on bad input, 3 for one the machine failed (a full disk
+ * under its CSV files). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,9 @@ static const char usage[] =
     "  --quick       smaller inputs: a smoke test, not a measurement\n"
     "  --threads N   OpenMP threads of the twins (default 1; the reference is single-threaded)\n"
     "  --repeats N   timed runs of each twin, best kept; runs over 1 s are not repeated (default 3)\n"
-    "  --out DIR     where CSV files go (default bench_out, created)\n";
+    "  --out DIR     where CSV files go (default bench_out, created)\n"
+    "Exit status: 0 done; 1 a twin was not equal to its reference; 2 bad input; 3 the machine failed\n"
+    "(disk full, I/O error): a CSV file a failed write was to replace is left as it was.\n";
 
 /* One benchmark: its name, the table entry whose title and chapter head its output, its sweep. */
 typedef struct sweep {
@@ -147,7 +151,7 @@ int main(int argc, char **argv)
         return 2;
     }
     print_provenance(argc, argv);
-    int wrong = 0, failed = 0;
+    int wrong = 0, failed = 0; /* failed: the worst status of a benchmark that did not run through */
     for (int k = 0; k < SWEEPS; k++) {
         const technique *t = technique_find(sweeps[k].entry);
         if (any && !chosen[k])
@@ -156,11 +160,11 @@ int main(int argc, char **argv)
         int outcome = sweeps[k].run ? sweeps[k].run(&o, &err) : demo_rows(t, &o, &err);
         if (outcome < 0) {
             fprintf(stderr, "bench: %s: %s\n", sweeps[k].name, err.message);
-            failed = 1;
+            failed = err.code > failed ? err.code : failed;
         } else {
             wrong += outcome;
         }
     }
     printf("\n#wrong %d%s\n", wrong, failed ? " (and some benchmarks failed to run)" : "");
-    return wrong || failed ? 1 : 0;
+    return wrong ? 1 : failed; /* 1 means a twin differs, in bench as in twofold verify */
 }

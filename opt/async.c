@@ -103,7 +103,7 @@ int opt_delayed_gradient_push(opt_delayed_gradient *r, parameter_list *parameter
         if (r->c->size == 1)
             return TF_OK; /* the backward's gradients are the sum */
         if (!r->sums)
-            return opt_trainer_sum_gradients(parameters, mine, r->c, NULL, err);
+            return opt_trainer_sum_gradients(parameters, mine, r->c, NULL, NULL, err);
         pack_step(r, parameters, mine);
         if (comm_allreduce_sum_double(r->c, mine, r->size, err) != TF_OK)
             return err->code;

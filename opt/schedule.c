@@ -354,7 +354,7 @@ int opt_schedule_gradient(trainer *tr, comm *c, const snapshot_seq *seq, const s
             if (s->rank[order[q]] == c->rank)
                 status = trainer_train_window(tr, seq, &windows, order[q], 1.0f, &loss, err);
         if (status == TF_OK)
-            status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, err);
+            status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, NULL, err);
         for (int64_t p = 0, at = 0; status == TF_OK && p < list->count; p++)
             for (int64_t v = 0; v < list->items[p].grad.size; v++)
                 sum[at++] += list->items[p].grad.data[v];
@@ -395,7 +395,7 @@ int opt_schedule_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const sche
                 group_seconds[k] += thread_cpu_seconds() - started;
         }
         if (status == TF_OK)
-            status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, err);
+            status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, NULL, err);
         if (status == TF_OK) {
             trainer_apply_gradient(tr);
             report->steps++;

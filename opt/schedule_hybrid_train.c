@@ -30,7 +30,7 @@ typedef struct ranks_context {
 static int sum_gradients(void *context, parameter_list *list, tf_error *err)
 {
     ranks_context *r = context;
-    return opt_trainer_sum_gradients(list, r->packed, r->c, NULL, err);
+    return opt_trainer_sum_gradients(list, r->packed, r->c, NULL, NULL, err);
 }
 
 static int sum_numbers(void *context, double *values, int64_t count, tf_error *err)

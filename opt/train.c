@@ -88,7 +88,20 @@ static int sum_across_ranks(comm *c, double *value, tf_error *err)
     return c->size == 1 ? TF_OK : comm_allreduce_sum_double(c, value, 1, err);
 }
 
-int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, tf_error *err)
+/* After a collective that carried the ranks' failures (@p failed of them): a rank whose own
+ * @p status is fine stops with the others, its message empty (finish_ranks() leaves the line to
+ * a rank that failed, and every rank exits with the worst status). */
+static int stop_with_the_ranks(int status, int failed, tf_error *err)
+{
+    if (status != TF_OK || failed == 0)
+        return status;
+    err->code = TF_ERR_INPUT;
+    err->message[0] = '\0';
+    return TF_ERR_INPUT;
+}
+
+int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, int *failed,
+                              tf_error *err)
 {
     if (c->size == 1)
         return TF_OK;
@@ -99,8 +112,12 @@ int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, cons
         copy(packed + offset, 0, list->items[i].grad.data, 0, 1, list->items[i].grad.size);
         offset += list->items[i].grad.size;
     }
-    if (comm_allreduce_sum(c, packed, offset, err) != TF_OK)
+    if (failed)
+        packed[offset] = (float)*failed; /* a count of ranks: exact in float */
+    if (comm_allreduce_sum(c, packed, offset + (failed != NULL), err) != TF_OK)
         return err->code;
+    if (failed && (*failed = (int)packed[offset]) > 0)
+        return TF_OK; /* the gradients of a failed step are not used */
     offset = 0;
     for (int64_t i = 0; i < list->count; i++) {
         copy(list->items[i].grad.data, 0, packed + offset, 0, 1, list->items[i].grad.size);
@@ -244,7 +261,7 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
     float *packed = NULL;
     int64_t *slots = tf_alloc((size_t)s.batch, sizeof *slots, "slots of a step", err);
     thread_team team = {1, NULL};
-    if (!slots || (c->size > 1 && !(packed = tf_alloc((size_t)parameters_size(list), sizeof(float),
+    if (!slots || (c->size > 1 && !(packed = tf_alloc((size_t)parameters_size(list) + 1, sizeof(float),
                                                       "gradient buffer", err)))) {
         free(slots);
         return TF_ERR_INPUT;
@@ -261,8 +278,13 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
         work.step = step;
         status = team_run(&team, tr, seq, &work, &loss_sum, err);
         team_sum_gradients(&team, tr);
-        if (status == TF_OK)
-            status = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, err);
+        /* A rank whose windows failed joins the step's all-reduce too, so every rank stops here. */
+        int failed = status != TF_OK;
+        tf_error mpi_err;
+        const int summed = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, &failed, &mpi_err);
+        if (status == TF_OK && summed != TF_OK)
+            *err = mpi_err, status = summed;
+        status = summed == TF_OK ? stop_with_the_ranks(status, failed, err) : status;
         if (status == TF_OK) {
             trainer_apply_gradient(tr);
             report->steps++;

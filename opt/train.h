@@ -33,8 +33,10 @@
  * Hence "equal within fp tolerance": the loss curve and final parameters of `--impl opt` on
  * any number of ranks match `--impl ref` (verify/test_train_mpi.c).
  *
- * The bytes sent are counted by the comm layer: per step, one all-reduce of every gradient;
- * per epoch, two of one double (train loss, test MSE). A rank alone sends nothing.
+ * The bytes sent are counted by the comm layer: per step, one all-reduce of every gradient and
+ * one float more (how many ranks failed in the step's windows: a rank that ran out of
+ * --memory-limit there stops every rank at that all-reduce instead of leaving them in it); per
+ * epoch, two of one double (train loss, test MSE). A rank alone sends nothing.
  */
 #ifndef TWOFOLD_OPT_TRAIN_H
 #define TWOFOLD_OPT_TRAIN_H
@@ -95,8 +97,13 @@ int opt_state_agree(comm *c, const parameter_list *list, const adam *optimizer, 
  * once per step, holding windows or not (opt/schedule.h's epoch shares it). The packing copies go
  * through @p copier's copy_rows (the model's kernel table, so `--profile` counts them), or are
  * ref_copy_rows() when @p copier is NULL.
+ *
+ * @p failed (NULL: none) carries a step's failure to every rank in the same all-reduce: in, 1 when
+ * this rank's windows failed (it joins anyway, so the others do not wait for it in this
+ * collective for ever); out, how many ranks failed. @p packed then holds one more value.
  */
-int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, tf_error *err);
+int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, int *failed,
+                              tf_error *err);
 
 /** The rank among @p size that runs slot @p position of a step, and evaluation window @p position. */
 int opt_trainer_rank_of(int64_t position, int size);

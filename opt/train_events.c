@@ -172,9 +172,10 @@ int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, 
         status = dispatch_exchange_create(&tr->fetch, group->size, err);
     if (status == TF_OK)
         status = dispatch_exchange_create(&tr->write, group->size, err);
-    tr->capacity = dispatch_batch_capacity(&tr->setup);
-    if (status == TF_OK)
+    if (status == TF_OK) { /* the capacity reads the events, which a failed set-up may not hold */
+        tr->capacity = dispatch_batch_capacity(&tr->setup);
         status = allocate_buffers(tr, err);
+    }
     if (status != TF_OK)
         opt_event_trainer_free(tr);
     return status;

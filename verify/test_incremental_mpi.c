@@ -60,9 +60,10 @@ static void compare_with(const char *data, model_kind kind, int k, int64_t windo
             worst_parameter = fmax(worst_parameter, relative(b->value.data[k], a->value.data[k]));
     }
     /* What the schedule lets cross ranks (a rank alone sends nothing): per step one all-reduce
-     * of every gradient, per epoch one of the train loss and one of the test MSE. */
+     * of every gradient and one float more (how many ranks failed the step, opt/train.h), per
+     * epoch one of the train loss and one of the test MSE. */
     const int alone = world.size == 1;
-    const int64_t parameter_count = parameters_size(&twin.model.parameters);
+    const int64_t parameter_count = parameters_size(&twin.model.parameters) + 1;
     const int64_t gradient_calls = alone ? 0 : trainer_schedule(&twin).steps * epochs;
     const int64_t gradient_floats = gradient_calls * parameter_count, loss_doubles = alone ? 0 : 2 * epochs;
     const double accounted =

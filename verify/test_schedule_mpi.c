@@ -190,13 +190,13 @@ START_TEST(gradient_scaling_pitfall)
     parameters_zero_grad(&twin.model.parameters);
     for (int64_t k = first; k < first + count; k++)
         ck_assert(trainer_train_window(&twin, &data.snapshots, &w, k, 1.0f / (float)in_iteration, &loss, &err) == TF_OK);
-    ck_assert(opt_trainer_sum_gradients(&twin.model.parameters, packed, &world, NULL, &err) == TF_OK);
+    ck_assert(opt_trainer_sum_gradients(&twin.model.parameters, packed, &world, NULL, NULL, &err) == TF_OK);
     gradients(&twin.model.parameters, right);
     /* the pitfall: each rank's own mean (1 / its count), then the ranks averaged (1 / R) */
     parameters_zero_grad(&twin.model.parameters);
     for (int64_t k = first; k < first + count; k++)
         ck_assert(trainer_train_window(&twin, &data.snapshots, &w, k, 1.0f / (float)count, &loss, &err) == TF_OK);
-    ck_assert(opt_trainer_sum_gradients(&twin.model.parameters, packed, &world, NULL, &err) == TF_OK);
+    ck_assert(opt_trainer_sum_gradients(&twin.model.parameters, packed, &world, NULL, NULL, &err) == TF_OK);
     gradients(&twin.model.parameters, wrong);
     double right_error = 0, wrong_error = 0;
     for (int64_t i = 0; i < size; i++) {

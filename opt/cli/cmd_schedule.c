@@ -36,11 +36,6 @@ static const option_choice methods[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"l
 
 #define AT(member) OPTION_FIELD(schedule_command, member)
 
-/* The most groups the greedy schedules (with --simulate, for each rank count): it took 0.6 s for 1,024
- * groups, 4.4 s for 2,048 and 27 s for 4,096 on this project's 2-core machine (load 4), 66 s for
- * 4,096 at load 7: about the cube of the groups. 4,096 (the default --snapshots) is where a run
- * stops being a matter of seconds. */
-#define GREEDY_GROUPS_MAX 4096
 
 /* The most seconds the groups' times may sum to: 1e9 s is 31 years of training windows. Beyond it
  * the sums of a schedule's cost (imbalance, critical path) lose meaning, and past 1.8e308 they
@@ -623,11 +618,8 @@ static int run_schedule(schedule_run *r, tf_error *err)
     if (group_times(r, err) != TF_OK)
         return err->code;
     const int greedy = r->c.method < 0 || r->c.method == SCHEDULE_GREEDY;
-    if (greedy && r->groups > GREEDY_GROUPS_MAX) /* every rank has the groups: they refuse together */
-        return tf_error_set(err, TF_ERR_INPUT, "schedule: greedy on %lld groups is more than its limit of %d (its time "
-                                               "grows with about the cube of the groups: %d took 20 to 70 s on a shared 2-core machine); give "
-                                               "--method roundrobin, lpt or ilp, or fewer groups",
-                            (long long)r->groups, GREEDY_GROUPS_MAX, GREEDY_GROUPS_MAX);
+    if (greedy && greedy_groups_within_limit("schedule", "--method", r->groups, err) != TF_OK)
+        return err->code; /* every rank has the groups: they refuse together */
     double alpha = r->c.alpha;
     if (r->c.run) {
         const int64_t floats = parameters_size(&r->tr.model.parameters);
@@ -699,4 +691,14 @@ int command_schedule(int argc, char **argv, tf_error *err)
     free(r.rows);
     free(r.edges);
     return finish_ranks(&group, status, err);
+}
+
+int greedy_groups_within_limit(const char *command, const char *option, int64_t groups, tf_error *err)
+{
+    if (groups <= GREEDY_GROUPS_MAX)
+        return TF_OK;
+    return tf_error_set(err, TF_ERR_INPUT, "%s: greedy on %lld groups is more than its limit of %d (its time grows with "
+                        "about the cube of the groups: %d took 20 to 70 s on a shared 2-core machine); give %s "
+                        "roundrobin, lpt or ilp, or fewer groups", command, (long long)groups, GREEDY_GROUPS_MAX,
+                        GREEDY_GROUPS_MAX, option);
 }

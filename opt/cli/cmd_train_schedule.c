@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt/cli/commands.h"
 #include "opt/cli/train.h"
 #include "ref/core/memory.h"
 #include "ref/schedule_cost.h"
@@ -91,6 +92,9 @@ static int scheduling_start(train_run *r, tf_error *err)
     scheduling_state *state = &r->scheduling;
     const train_schedule windows = trainer_schedule(r->tr);
     const int64_t n = windows.windows;
+    /* before the windows are timed: every rank has the windows, so they refuse together */
+    if (s->method == SCHEDULE_GREEDY && greedy_groups_within_limit("train", "--schedule", n, err) != TF_OK)
+        return err->code;
     double *times = tf_alloc((size_t)n, sizeof *times, "group times", err);
     state->group_seconds = times ? tf_alloc((size_t)n, sizeof *state->group_seconds, "busy times", err) : NULL;
     int status = state->group_seconds ? group_times(r, &windows, times, err) : TF_ERR_INPUT;

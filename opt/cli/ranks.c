@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "opt/cli/commands.h"
 #include "opt/kernels.h"
@@ -49,13 +50,16 @@ int start_ranks(comm *group, int quiet, tf_error *err)
 int finish_ranks(comm *group, int status, tf_error *err)
 {
     if (group->size > 1) {
-        /* Every rank offers its status and, when it failed, size - rank: the maximum is the worst
-         * status and names the lowest failing rank, the one that reports. */
-        int mine[2] = {status, status != TF_OK ? group->size - group->rank : 0}, all[2] = {0, 0};
+        /* Every rank offers its status and, when it failed with a message, size - rank: the maximum
+         * is the worst status and names the lowest failing rank, the one that reports (a rank that
+         * stopped because another failed has no message of its own). */
+        int mine[2] = {status, status != TF_OK && err->message[0] ? group->size - group->rank : 0};
+        int all[2] = {0, 0};
         MPI_Request request;
         int done = 0;
-        if (status != TF_ERR_SYSTEM && MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, group->world, &request) ==
-                                           MPI_SUCCESS) {
+        /* A system failure (a full disk under the writing rank) is offered like any other: the
+         * other ranks are waiting here for it. Were MPI itself what failed, the wait below ends. */
+        if (MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, group->world, &request) == MPI_SUCCESS) {
             const double deadline = wall_seconds() + FINISH_WAIT_SECONDS;
             if (status == TF_OK) {
                 done = MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS;
@@ -67,9 +71,13 @@ int finish_ranks(comm *group, int status, tf_error *err)
             }
         }
         if (!done && status != TF_OK) {
-            /* The other ranks may be waiting in a collective (or MPI failed): report and take them down. */
-            fprintf(stderr, "twofold: error on rank %d: %s\n", group->rank, err->message);
-            MPI_Abort(group->world, status);
+            /* The other ranks are still in a collective (or MPI failed): report, then leave with
+             * the status. mpiexec ends the ranks still waiting when a rank exits with a non-zero
+             * status, with its usual note; MPI_Abort would add a page of Open MPI's own. */
+            fprintf(stderr, "twofold: error: rank %d of %d: %s\n", group->rank, group->size, err->message);
+            fflush(stderr);
+            fflush(stdout);
+            _exit(status);
         }
         if (done && all[0] != TF_OK) {
             /* The lowest failing rank reports it here, the others print nothing (main prints no

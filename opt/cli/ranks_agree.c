@@ -376,29 +376,31 @@ int start_agreed_ranks(comm *group, int argc, char **argv, tf_error *err)
     return TF_OK;
 }
 
-/* MPI started by ranks_agree_on_command() for the whole command (1), or not (0). */
+/* MPI started by ranks_agree_on_command() for the whole command (1), or not (0), and its ranks. */
 static int command_started_mpi;
+static comm command_group;
 
 int ranks_agree_on_command(const char *command, int argc, char **argv, tf_error *err)
 {
     this_command = command ? command : "";
     if (ranks_launched() <= 1 || !started_by_launcher())
         return err->code;
-    comm group;
     char reason[256];
-    if (comm_init(&group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
+    if (comm_init(&command_group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
         return TF_ERR_SYSTEM;
     command_started_mpi = 1;
-    if (ranks_agree(&group, argc, argv, 0, err) != TF_OK)
-        return finish_ranks(&group, err->code, err);
+    if (ranks_agree(&command_group, argc, argv, 0, err) != TF_OK)
+        return finish_ranks(&command_group, err->code, err);
     return TF_OK;
 }
 
-void ranks_finish_command(void)
+void ranks_finish_command(tf_error *err)
 {
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
+    /* A one-process command (info, export, partition) ran whole on every rank: the ranks agree on
+     * its status as the MPI commands do, so a failure is reported once, by the lowest failing rank. */
     if (command_started_mpi && initialized && !finalized)
-        MPI_Finalize();
+        finish_ranks(&command_group, err->code, err);
 }

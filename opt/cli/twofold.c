@@ -117,7 +117,7 @@ int main(int argc, char **argv)
         else
             run_command(argc - 1 - parsed.rest, words, &err);
     }
-    ranks_finish_command();
+    ranks_finish_command(&err);
     if (err.code != TF_OK) {
         /* Under mpiexec, finish_ranks() leaves the message to the one rank that reports it. */
         if (err.message[0])

@@ -39,10 +39,36 @@ static void fold_error(engine_result *r, int twin, int64_t step, double error)
     }
 }
 
-static int twin_is_wrong(const engine_result *r, int twin)
+/* An fp twin outside its tolerance on data where a one-ulp change of the reference's own inputs
+ * moves the reference by more than that tolerance: no float computation can be held to it there,
+ * so the row says "not comparable", with both numbers, instead of WRONG. */
+static int twin_is_incomparable(const engine_result *r, int twin)
+{
+    return r->twin[twin].equality == TECHNIQUE_FP && !(r->error[twin] <= r->twin[twin].tolerance) &&
+           r->spread > r->twin[twin].tolerance;
+}
+
+static int twin_is_outside(const engine_result *r, int twin)
 {
     return r->twin[twin].equality == TECHNIQUE_BITWISE ? r->error[twin] != 0
                                                        : !(r->error[twin] <= r->twin[twin].tolerance);
+}
+
+static int twin_is_wrong(const engine_result *r, int twin)
+{
+    return twin_is_outside(r, twin) && !twin_is_incomparable(r, twin);
+}
+
+/* Rank 0, after validating: when an fp twin is outside its tolerance, the reference's spread. */
+static int measure_spread(const technique *t, void *state, engine_result *r, tf_error *err)
+{
+    int outside = 0;
+    for (int k = 0; k < r->twins; k++)
+        outside += r->twin[k].equality == TECHNIQUE_FP && twin_is_outside(r, k);
+    if (!outside || !t->spread)
+        return TF_OK;
+    r->spread = t->spread(state, r->steps, err);
+    return r->spread < 0 ? err->code : TF_OK;
 }
 
 /* The validating pass: every step, reference then each twin, compared at once. Rank 0 runs the
@@ -90,15 +116,17 @@ static int time_again(const technique *t, void *state, int k, engine_result *r, 
     return TF_OK;
 }
 
-/* Rank 0's verdict (wrong count and whether to time) reaches every rank of a distributed run. */
-static int share_verdict(comm *group, int *wrong, tf_error *err)
+/* Rank 0's verdict (wrong and not comparable counts: whether to time) reaches every rank of a
+ * distributed run. */
+static int share_verdict(comm *group, engine_result *r, tf_error *err)
 {
     if (!group || group->size == 1)
         return TF_OK;
-    double value = group->rank == 0 ? (double)*wrong : 0;
-    if (comm_allreduce_sum_double(group, &value, 1, err) != TF_OK)
+    double values[2] = {group->rank == 0 ? r->wrong : 0, group->rank == 0 ? r->incomparable : 0};
+    if (comm_allreduce_sum_double(group, values, 2, err) != TF_OK)
         return err->code;
-    *wrong = (int)value;
+    r->wrong = (int)values[0];
+    r->incomparable = (int)values[1];
     return TF_OK;
 }
 
@@ -134,25 +162,30 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
         result->twin[k] = *t->twin(state, k);
     result->steps = t->steps(state);
     status = validate(t, state, options->group, options->corrupt, result, err);
-    for (int k = 0; status == TF_OK && k < twins; k++)
+    if (status == TF_OK && speaks(options->group))
+        status = measure_spread(t, state, result, err);
+    for (int k = 0; status == TF_OK && k < twins; k++) {
         result->wrong += speaks(options->group) && twin_is_wrong(result, k);
+        result->incomparable += speaks(options->group) && twin_is_incomparable(result, k);
+    }
     if (status == TF_OK && t->distributed)
-        status = share_verdict(options->group, &result->wrong, err);
+        status = share_verdict(options->group, result, err);
+    const int judged = result->wrong == 0 && result->incomparable == 0; /* every twin within its tolerance */
     /* Repeats are decided by each rank's own clock, so a distributed twin (whose ranks must
      * call the same collectives) is timed once. */
     const int repeatable = t->restart && !(t->distributed && options->group && options->group->size > 1);
-    if (status == TF_OK && options->timed && result->wrong == 0 && repeatable) {
+    if (status == TF_OK && options->timed && judged && repeatable) {
         /* Twins alternate, so a burst of load from elsewhere tends to hit all of them alike. */
         for (int repeat = 1; status == TF_OK && repeat < options->repeats; repeat++)
             for (int k = 0; status == TF_OK && k < twins; k++)
                 if (result->seconds[1 + k] < 1.0)
                     status = time_again(t, state, k, result, err);
     }
-    if (status == TF_OK && (!options->timed || result->wrong))
-        memset(result->seconds, 0, sizeof result->seconds); /* no speed for a wrong answer */
+    if (status == TF_OK && (!options->timed || !judged))
+        memset(result->seconds, 0, sizeof result->seconds); /* no speed for an answer not shown equal */
     if (status == TF_OK && t->work)
         result->work = t->work(state, &result->work_unit);
-    if (status == TF_OK && t->describe && result->wrong == 0)
+    if (status == TF_OK && t->describe && judged)
         t->describe(state, result->seconds, result->note, sizeof result->note);
     if (status == TF_OK && options->inspect && speaks(options->group))
         options->inspect(options->inspect_context, state);
@@ -200,6 +233,12 @@ static void check_column(const engine_result *r, char *text, size_t size)
         else if (w->equality == TECHNIQUE_BITWISE)
             used += (size_t)snprintf(text + used, size - used, "%s%s: %.0f values differ (bitwise expected), first at "
                                      "step %lld", separator, w->name, r->error[k], (long long)r->worst_step[k]);
+        else if (twin_is_incomparable(r, k))
+            used += isinf(r->spread) ? (size_t)snprintf(text + used, size - used, "%s%s: %.1e, not comparable (the "
+                                                        "reference diverges)", separator, w->name, r->error[k])
+                                     : (size_t)snprintf(text + used, size - used, "%s%s: %.1e, not comparable (the "
+                                                        "reference's own spread %.1e > %.0e)", separator, w->name,
+                                                        r->error[k], r->spread, w->tolerance);
         else if (!twin_is_wrong(r, k))
             used += (size_t)snprintf(text + used, size - used, "%s%s: ok %.1e <= %.0e", separator, w->name,
                                      r->error[k], w->tolerance);
@@ -226,6 +265,19 @@ void engine_print_row(FILE *out, const technique *t, int variant, const char *da
     if (r->wrong) { /* WRONG, and on a line of its own each twin's verdict: never a speed */
         check_column(r, last, sizeof last);
         fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, "WRONG: not equal to the reference");
+        fprintf(out, ROW_FORMAT, "", "", "", "", last);
+        return;
+    }
+    if (r->incomparable) { /* neither ok nor WRONG: the reference's spread and each twin's verdict */
+        check_column(r, last, sizeof last);
+        char why[160];
+        if (isinf(r->spread))
+            snprintf(why, sizeof why, "not comparable: the reference's training diverges (its loss grows more than "
+                     "1e6-fold or is not finite)");
+        else
+            snprintf(why, sizeof why, "not comparable: a one-ulp change of the reference's inputs moves it by %.1e",
+                     r->spread);
+        fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, why);
         fprintf(out, ROW_FORMAT, "", "", "", "", last);
         return;
     }
@@ -293,10 +345,15 @@ int engine_run_rows(const engine_row *rows, int count, const engine_options *opt
         tally->rows++;
         tally->skipped += r.skipped;
         tally->wrong += r.wrong != 0;
+        tally->incomparable += r.wrong == 0 && r.incomparable != 0;
     }
     if (held)
         dataset_free(&loaded);
-    if (status == TF_OK && printing)
+    if (status == TF_OK && printing && tally->incomparable)
+        fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data), %d not comparable (the "
+                "data amplifies rounding beyond the tolerance), #wrong %d\n", tally->rows, tally->skipped,
+                tally->incomparable, tally->wrong);
+    else if (status == TF_OK && printing)
         fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data), #wrong %d\n", tally->rows,
                 tally->skipped, tally->wrong);
     return status;

@@ -17,6 +17,9 @@
  *     under a second, up to the requested repeats;
  *  3. **print** a row: the worst error against its tolerance, and the speed, or `WRONG` and no
  *     speed. A footer counts the wrong rows (\c \#wrong); a caller exits 1 when it is not zero.
+ *     An fp twin outside its tolerance where the reference itself moves by more than it under a
+ *     one-ulp change of its inputs (technique::spread) is "not comparable" instead: neither ok
+ *     nor wrong, with both numbers in the row.
  *
  * engine_run() does 1 and 2 for one (technique, variant, data); engine_run_rows() runs a list of
  * them and prints the rows and the footer: the one loop the program and the bench program share.
@@ -145,6 +148,11 @@ typedef struct technique {
     /** Spoil twin @p twin's latest answer on purpose: add 1 + |v| to one value v of it (any v
      *  changes, by at least 1 relative to max(1, |v|)), so a test can show the check fails. */
     void (*corrupt)(void *state, int twin);
+    /** The reference's own spread over @p steps steps: how far it moves when its inputs move by one
+     *  ulp (verify/techniques/spread.h), in compare()'s measure; -1 with @p err set on failure.
+     *  Called on rank 0 only when an fp twin is outside its tolerance: a spread above the
+     *  tolerance makes the row "not comparable" rather than WRONG. NULL: never measured. */
+    double (*spread)(void *state, int64_t steps, tf_error *err);
     /** Make twin @p twin ready to run all steps again (NULL: a twin is timed once only). */
     int (*restart)(void *state, int twin, tf_error *err);
     /** The work of one run (all timed steps), in the unit @p unit names ("edges", "steps"),
@@ -180,7 +188,10 @@ typedef struct engine_result {
     technique_twin twin[TECHNIQUE_MAX_TWINS]; /**< their descriptions */
     double error[TECHNIQUE_MAX_TWINS];        /**< each twin's worst error over all steps */
     int64_t worst_step[TECHNIQUE_MAX_TWINS];  /**< the step where it was worst */
-    int wrong;                                /**< twins outside their tolerance */
+    int wrong;                                /**< twins outside their tolerance, where the tolerance holds */
+    int incomparable;                         /**< fp twins outside it where the reference's own spread
+                                                   exceeds it too: not comparable on this data */
+    double spread;                            /**< technique::spread, when measured (else 0) */
     int64_t steps;                            /**< steps compared */
     double seconds[1 + TECHNIQUE_MAX_TWINS];  /**< reference, then twins (timed runs only; 0 when not timed) */
     double work;                              /**< technique::work of a run, or 0 */
@@ -218,6 +229,7 @@ typedef struct engine_tally {
     int rows;      /**< rows printed */
     int skipped;   /**< of which the technique did not apply to the data */
     int wrong;     /**< of which a twin was not equal to the reference */
+    int incomparable; /**< of which the data amplified rounding beyond the tolerance (engine_result::incomparable) */
 } engine_tally;
 
 /**

@@ -33,6 +33,7 @@
 #include "ref/schedule.h"
 #include "ref/schedule_cost.h"
 #include "verify/techniques/schedule.h"
+#include "verify/techniques/spread.h"
 
 static const char *const schedule_variants[] = {"greedy", "gradient", "train", NULL};
 
@@ -174,19 +175,46 @@ static int64_t schedule_steps(const void *state)
     return ((const schedule_state *)state)->variant == SCHEDULE_VARIANT_TRAIN ? SCHEDULE_EPOCHS : 1;
 }
 
-/* The reference epoch gradient: every window in one process, loss scale 1, in id order. */
-static int reference_gradient(schedule_state *s, tf_error *err)
+/* The reference epoch gradient: every window in one process, loss scale 1, in id order, into
+ * @p gradient [parameters] (a spread_step_fn too: the answer is the gradient). */
+static int reference_gradient(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step,
+                              float *gradient, double *loss, tf_error *err)
 {
-    const train_schedule windows = trainer_schedule(&s->ref);
-    parameter_list *list = &s->ref.model.parameters;
+    (void)context, (void)step;
+    const train_schedule windows = trainer_schedule(tr);
+    parameter_list *list = &tr->model.parameters;
     parameters_zero_grad(list);
-    double loss = 0;
+    *loss = 0;
     for (int64_t k = 0; k < windows.windows; k++)
-        if (trainer_train_window(&s->ref, s->seq, &windows, k, 1.0f, &loss, err) != TF_OK)
+        if (trainer_train_window(tr, seq, &windows, k, 1.0f, loss, err) != TF_OK)
             return err->code;
-    parameters_pack_gradients(list, s->ref_gradient);
+    parameters_pack_gradients(list, gradient);
     parameters_zero_grad(list);
     return TF_OK;
+}
+
+/* spread_step_fn of the train variant: an epoch under the schedule @p context, the parameters
+ * the answer. */
+static int reference_schedule_epoch(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step,
+                                    float *answer, double *loss, tf_error *err)
+{
+    (void)step;
+    epoch_report report;
+    if (ref_schedule_epoch(tr, seq, context, &report, err) != TF_OK)
+        return err->code;
+    *loss = report.train_loss;
+    parameters_pack_values(&tr->model.parameters, answer);
+    return TF_OK;
+}
+
+static double schedule_spread(void *state, int64_t steps, tf_error *err)
+{
+    const schedule_state *s = state;
+    const int64_t size = parameters_size(&s->ref.model.parameters);
+    if (s->variant == SCHEDULE_VARIANT_GRADIENT)
+        return reference_spread(s->seq, &s->config, &s->options, steps, size, reference_gradient, NULL, err);
+    return reference_spread(s->seq, &s->config, &s->options, steps, size, reference_schedule_epoch, &s->ref_schedule,
+                            err);
 }
 
 static int schedule_run_ref(void *state, int64_t step, tf_error *err)
@@ -199,7 +227,7 @@ static int schedule_run_ref(void *state, int64_t step, tf_error *err)
         schedule_free(&s->ref_schedule);
         return ref_schedule_greedy(&s->ref_schedule, s->times, s->groups, s->greedy_ranks, err);
     case SCHEDULE_VARIANT_GRADIENT:
-        return reference_gradient(s, err);
+        return reference_gradient(NULL, &s->ref, s->seq, 0, s->ref_gradient, &(double){0}, err);
     default:
         return ref_schedule_epoch(&s->ref, s->seq, &s->ref_schedule, &report, err);
     }
@@ -340,6 +368,7 @@ const technique technique_schedule = {
     .run_twin = schedule_run_twin,
     .compare = schedule_compare,
     .corrupt = schedule_corrupt,
+    .spread = schedule_spread,
     .restart = schedule_restart,
     .work = schedule_work,
     .describe = schedule_describe,

@@ -19,6 +19,7 @@
 #include "ref/nn/compare.h"
 #include "ref/core/memory.h"
 #include "ref/train.h"
+#include "verify/techniques/spread.h"
 #include "verify/techniques/table.h"
 
 
@@ -29,6 +30,8 @@ typedef struct train_state {
     const snapshot_seq *seq;   /* borrowed */
     comm *group;               /* the twin's ranks, or NULL: the opt kernels in one process */
     trainer ref, twin;
+    model_config config;       /* both trainers' */
+    train_options options;
     int ranks;                 /* the twin's ranks */
     technique_twin twins[1];
 } train_state;
@@ -54,6 +57,8 @@ static int train_setup(const technique_context *context, const dataset *data, in
      * step of up to lr (chapter 01, "What verify compares"); SGD's step is lr times the gradient,
      * so the parameters differ by what the gradients differ. */
     options.optimizer = OPTIMIZER_SGD;
+    s->config = config;
+    s->options = options;
     if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK) { /* the data's shape, not a failure */
         char why[TF_ERROR_MESSAGE_SIZE];
         snprintf(why, sizeof why, "%s", err->message);
@@ -108,6 +113,26 @@ static double train_compare(void *state, int twin, int64_t step)
     (void)twin, (void)step;
     const train_state *s = state;
     return parameters_relative_error(&s->twin.model.parameters, &s->ref.model.parameters);
+}
+
+/* spread_step_fn: an epoch of the reference, its parameters the answer. */
+static int reference_epoch(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
+                           double *loss, tf_error *err)
+{
+    (void)context, (void)step;
+    epoch_report report;
+    if (trainer_epoch(tr, seq, &report, err) != TF_OK)
+        return err->code;
+    *loss = report.train_loss;
+    parameters_pack_values(&tr->model.parameters, answer);
+    return TF_OK;
+}
+
+static double train_spread(void *state, int64_t steps, tf_error *err)
+{
+    const train_state *s = state;
+    return reference_spread(s->seq, &s->config, &s->options, steps, parameters_size(&s->ref.model.parameters),
+                            reference_epoch, NULL, err);
 }
 
 static void train_corrupt(void *state, int twin)
@@ -174,6 +199,7 @@ const technique technique_train = {
     .run_ref = train_run_ref,
     .run_twin = train_run_twin,
     .compare = train_compare,
+    .spread = train_spread,
     .corrupt = train_corrupt,
     .work = train_work,
     .describe = train_describe,

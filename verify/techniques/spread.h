@@ -1,0 +1,54 @@
+/**
+ * @file verify/techniques/spread.h
+ * @brief The reference's own spread: how far the reference's answer moves when its inputs move
+ *        by one unit in the last place. `twofold verify`'s training rows call it when a twin is
+ *        outside the tolerance, to tell "the twin differs" from "this data amplifies rounding
+ *        beyond any float tolerance" (chapter 01, "What verify compares").
+ *
+ * Two reruns of the reference, each compared with an unperturbed rerun after every step by the
+ * same measure as the row (relative_error(), ref/nn/compare.h): one with every initial parameter
+ * moved one ulp (up and down in turn), one with every input feature moved one ulp. Both changes
+ * are smaller than any rounding the twin's kernels make, so where the reference itself moves by
+ * more than the tolerance, no float implementation can be held to it on that data.
+ *
+ * A reference whose training diverges (its loss not finite, or grown more than #SPREAD_DIVERGED
+ * fold over the steps) has an infinite spread: its answer is made by the amplification of its
+ * steps, and any rounding moves it without bound.
+ *
+ * Ownership: nothing is kept; the data is borrowed.
+ */
+#ifndef TWOFOLD_VERIFY_TECHNIQUES_SPREAD_H
+#define TWOFOLD_VERIFY_TECHNIQUES_SPREAD_H
+
+#include <stdint.h>
+
+#include "ref/train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How many fold the reference's loss may grow over the steps before its training counts as diverged. */
+#define SPREAD_DIVERGED 1e6
+
+/**
+ * One step of a reference run: advance @p tr on @p seq by step @p step, then write the row's
+ * answer (the packed parameters, or a gradient) into @p answer [the size given to
+ * reference_spread()] and the step's loss into @p loss.
+ */
+typedef int (*spread_step_fn)(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
+                              double *loss, tf_error *err);
+
+/**
+ * The worst relative_error() over @p steps steps between an unperturbed reference run and each
+ * of the two one-ulp perturbed runs (a fresh trainer of @p config and @p options each, ref
+ * kernels). @return the spread (>= 0; INFINITY when the unperturbed run diverges), or -1 with @p err set.
+ */
+double reference_spread(const snapshot_seq *seq, const model_config *config, const train_options *options,
+                        int64_t steps, int64_t answer_size, spread_step_fn step, const void *context, tf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
