@@ -20,6 +20,7 @@
 #include <math.h>
 
 #include "ref/nn/chebconv.h"
+#include "ref/nn/graph_attention.h"
 #include "ref/nn/layers.h"
 #include "ref/models/model.h"
 #include "ref/nn/propagate.h"
@@ -222,6 +223,73 @@ START_TEST(propagation_operators)
 }
 END_TEST
 
+/* ---- graph attention ----------------------------------------------------------------------- */
+
+typedef struct attention_case {
+    graph_attention *a;
+    propagation *p;
+    float *x, *y, *r;
+    workspace *scratch;
+} attention_case;
+
+static double attention_loss(void *context)
+{
+    attention_case *c = context;
+    graph_attention_tape tape;
+    tf_error err;
+    ck_assert(ref_graph_attention_forward(&ref_kernels, c->a, c->p, c->x, c->scratch, &tape, c->y, &err) == TF_OK);
+    workspace_reset(c->scratch);
+    return projected(c->r, c->y, c->p->graph->num_nodes * graph_attention_width(c->a));
+}
+
+/* GAT on the small graph (its stored loop removed and rebuilt, a duplicate edge, a vertex
+ * without in-edges), two heads concatenated and averaged: dx and every parameter. */
+START_TEST(graph_attention_layer)
+{
+    csr g;
+    small_graph(&g);
+    propagation p = {.graph = &g};
+    rng r;
+    rng_seed(&r, 6);
+    const int64_t n = g.num_nodes, features = 3, heads = 2, channels = 3;
+    tf_error err;
+    for (int concat = 0; concat < 2; concat++) {
+        const int64_t width = concat ? heads * channels : channels;
+        parameter_list list = {0};
+        int64_t vector_shape[3] = {1, heads, channels}, bias_shape[1] = {width}, weight_shape[2] = {heads * channels, features};
+        ck_assert(parameters_add(&list, "att_src", 3, vector_shape, &err) >= 0 &&
+                  parameters_add(&list, "att_dst", 3, vector_shape, &err) >= 0 &&
+                  parameters_add(&list, "bias", 1, bias_shape, &err) >= 0 &&
+                  parameters_add(&list, "lin.weight", 2, weight_shape, &err) >= 0);
+        for (int64_t i = 0; i < list.count; i++)
+            fill_random(list.items[i].value.data, list.items[i].value.size, 1, &r);
+        graph_attention a = {features, channels, heads, concat, &list.items[0], &list.items[1], &list.items[2],
+                             &list.items[3]};
+        workspace scratch;
+        workspace_init(&scratch);
+        attention_case c = {&a, &p, random_array(n * features, 1, &r), zero_array(n * width),
+                            random_array(n * width, 1, &r), &scratch};
+        float *dx = zero_array(n * features);
+        graph_attention_tape tape;
+        ck_assert(ref_graph_attention_forward(&ref_kernels, &a, &p, c.x, &scratch, &tape, c.y, &err) == TF_OK);
+        ck_assert(ref_graph_attention_backward(&ref_kernels, &a, &p, &tape, c.r, dx, &scratch, &err) == TF_OK);
+        workspace_reset(&scratch);
+        char what[160];
+        snprintf(what, sizeof what, "GAT (%s) dx", concat ? "concat" : "mean");
+        report(what, finite_difference_error(attention_loss, &c, c.x, dx, n * features));
+        for (int64_t i = 0; i < list.count; i++) {
+            snprintf(what, sizeof what, "GAT (%s) d%s", concat ? "concat" : "mean", list.items[i].name);
+            report(what, finite_difference_error(attention_loss, &c, list.items[i].value.data,
+                                                 list.items[i].grad.data, list.items[i].value.size));
+        }
+        free(c.x), free(c.y), free(c.r), free(dx);
+        workspace_free(&scratch);
+        parameters_free(&list);
+    }
+    csr_free(&g);
+}
+END_TEST
+
 /* ---- recurrent cells ----------------------------------------------------------------------- */
 
 enum { HIDDEN = 4 };
@@ -418,6 +486,7 @@ int main(void)
     tcase_add_test(layers, activations);
     tcase_add_test(layers, losses);
     tcase_add_test(layers, propagation_operators);
+    tcase_add_test(layers, graph_attention_layer);
     tcase_add_test(layers, gru_and_lstm_cells);
     suite_add_tcase(suite, layers);
     TCase *models = tcase_create("models");
