@@ -12,7 +12,7 @@
 /* The model table (fields left out are 0: MODEL_INPUTS_NONE, no, none). A line says which shape options a model takes, which operator it propagates
  * with, what --incremental can serve it, whether it reads X_t one hop only, whether --split vertex
  * trains it and which PyTorch Geometric Temporal cell it is. */
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "gatlstm", NULL};
 
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
@@ -20,6 +20,7 @@ const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", 
 #define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
 #define NOT_YET_SERVED "its gates read A^ X_t and then a second hop of their own: not served yet"
 #define NOT_YET_SERVED_STACKED "its GCN reads A^ X_t, but the engine does not serve it yet"
+#define NOT_SERVED_ATTENTION "its attention weights are computed from W X_t, a product with a parameter: nothing to aggregate ahead"
 #define NOT_YET_SERVED_CHEBYSHEV "its x-convolutions read the Chebyshev terms of X_t, but the engine does not serve them yet"
 
 const model_info model_table[MODEL_COUNT] = {
@@ -51,6 +52,8 @@ const model_info model_table[MODEL_COUNT] = {
     [MODEL_GCRNM1] = {.title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .no_inputs = NOT_YET_SERVED_CHEBYSHEV},
+    [MODEL_GATLSTM] = {.title = "GAT-LSTM", .summary = "a graph attention layer (2 heads), then an LSTM per vertex (stacked)",
+                       .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .no_inputs = NOT_SERVED_ATTENTION},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }

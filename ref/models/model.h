@@ -56,6 +56,7 @@ typedef enum model_kind {
     MODEL_GCONVLSTM,   /**< GConvLSTM (ReInc's GCRN-M2): Chebyshev convolutions in every LSTM gate (Seo et al., 2018) */
     MODEL_MPNNLSTM,    /**< MPNN-LSTM: a two-layer GCN, then a two-layer LSTM per vertex (Panagopoulos et al., 2021) */
     MODEL_GCRNM1,      /**< GCRN-M1: pairs of a Chebyshev convolution then an LSTM, stacked (Seo et al., 2018) */
+    MODEL_GATLSTM,     /**< GAT-LSTM: a graph attention layer, then an LSTM per vertex (DyGNeX's fourth model) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -288,6 +289,8 @@ extern const model_ops gconvlstm_ops;
 extern const model_ops mpnnlstm_ops;
 /** GCRN-M1's functions (ref/models/model_gcrnm1.c). */
 extern const model_ops gcrnm1_ops;
+/** GAT-LSTM's functions (ref/models/model_gatlstm.c). */
+extern const model_ops gatlstm_ops;
 
 #ifdef __cplusplus
 }
