@@ -61,6 +61,11 @@ expect_failure("--k applies to gconvgru, gclstm, gconvlstm and gcrnm1, not tgcn"
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)
 # the model table says which models stack pairs (--layers) and which --split vertex trains
 expect_failure("train: --layers applies to gcrnm1, not wdgcn" train --model wdgcn --data chickenpox --layers 2)
+# link prediction on snapshots: each part of the split needs a snapshot and its successor; one trainer
+expect_failure("--task link: 3 snapshots split at 0.8 give 2 to train and 1 to test; each part needs 2 or more"
+               train --model tgcn --data powerlaw:nodes=20,edges=40,snapshots=3 --task link)
+expect_failure("train: --task link trains with the data-parallel trainer alone" train --model tgcn --data chickenpox
+               --task link --impl opt --schedule greedy)
 expect_failure("option --layers: \"0\", expected a whole number in 1..16" train --model gcrnm1 --data chickenpox --layers 0)
 expect_failure("--split vertex does not train tgcn2 yet" train --model tgcn2 --data chickenpox --impl opt --split vertex
                --partition hash)

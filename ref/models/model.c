@@ -223,8 +223,15 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
         m->kernels->linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
                             dactivated, head_weight(m)->grad.data, head_bias(m)->grad.data);
         m->kernels->relu_backward(tape->activated, dactivated, size, dstates);
-        status = m->ops->backward(m, seq, tape, dstates, err);
+        status = model_backward_states(m, seq, tape, dstates, err);
     }
+    return status;
+}
+
+int model_backward_states(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
+                          tf_error *err)
+{
+    int status = m->ops->backward(m, seq, tape, dstates, err);
     if (status == TF_OK && m->kernels->take_error)
         status = m->kernels->take_error(err);
     return status;

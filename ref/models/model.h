@@ -163,6 +163,14 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
 int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dpredictions,
                    tf_error *err);
 
+/**
+ * Backward of the cell alone, given dstates [count][N][model_state_width()] = d loss / d H: what a
+ * task that reads the states, not the head's predictions, calls (ref/models/link_task.h). The head's
+ * gradients are left as they are.
+ */
+int model_backward_states(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
+                          tf_error *err);
+
 /** Release a tape, and everything taken with model_scratch() since the window began. */
 void window_tape_free(const model *m, window_tape *tape);
 
