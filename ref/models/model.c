@@ -167,6 +167,30 @@ void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t 
     memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
 }
 
+void model_lstm_forward_step(const model *m, const parameter *lstm, const float *input, const float *previous,
+                             const float *previous_cell, int64_t n, int64_t h, float *preactivation, float *cell,
+                             float *state, float *gates)
+{
+    const kernels *k = m->kernels;
+    k->linear_forward(input, lstm[0].value.data, lstm[2].value.data, n, h, 4 * h, preactivation);
+    k->linear_accumulate(previous, lstm[1].value.data, n, h, 4 * h, preactivation);
+    k->add_bias(preactivation, lstm[3].value.data, n, 4 * h);
+    k->lstm_pointwise_forward(preactivation, previous_cell, n, h, cell, state, gates);
+}
+
+void model_lstm_backward_step(const model *m, parameter *lstm, const float *input, const float *previous,
+                              const float *previous_cell, const float *gates, const float *cell, const float *dstate,
+                              const float *dcell, int64_t n, int64_t h, float *dpreactivation, float *dinput,
+                              float *dprevious, float *dprevious_cell)
+{
+    const kernels *k = m->kernels;
+    k->lstm_pointwise_backward(gates, previous_cell, cell, dstate, dcell, n, h, dpreactivation, dprevious_cell);
+    k->linear_backward(input, lstm[0].value.data, dpreactivation, n, h, 4 * h, dinput, lstm[0].grad.data,
+                       lstm[2].grad.data);
+    k->linear_backward(previous, lstm[1].value.data, dpreactivation, n, h, 4 * h, dprevious, lstm[1].grad.data,
+                       lstm[3].grad.data);
+}
+
 void model_free(model *m)
 {
     parameters_free(&m->parameters);

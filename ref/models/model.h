@@ -216,6 +216,26 @@ int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq 
 void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t nh, float *dstate, float *dcell,
                       float *dprevious, float *dprevious_cell);
 
+/**
+ * One snapshot of the per-vertex LSTM of a stacked model (WD-GCN, GAT-LSTM), on @p m's kernels: from
+ * the graph layer's output @p input [n][h], the previous state and cell [n][h], with torch.nn.LSTM's
+ * parameters @p lstm [4] (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0), writes cell [n][h],
+ * state [n][h] and the gates [n][4h]; @p preactivation [n][4h] is scratch.
+ */
+void model_lstm_forward_step(const model *m, const parameter *lstm, const float *input, const float *previous,
+                             const float *previous_cell, int64_t n, int64_t h, float *preactivation, float *cell,
+                             float *state, float *gates);
+
+/**
+ * Backward of model_lstm_forward_step(), given d loss / d state and d loss / d cell [n][h]: writes
+ * dpreactivation [n][4h] and dprevious_cell [n][h], adds into dinput, dprevious [n][h] and the
+ * parameters' gradients.
+ */
+void model_lstm_backward_step(const model *m, parameter *lstm, const float *input, const float *previous,
+                              const float *previous_cell, const float *gates, const float *cell, const float *dstate,
+                              const float *dcell, int64_t n, int64_t h, float *dpreactivation, float *dinput,
+                              float *dprevious, float *dprevious_cell);
+
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);
 
