@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt/graph_attention.h"
 #include "ref/nn/activation.h"
 #include "ref/nn/layers.h"
 #include "ref/core/memory.h"
@@ -512,4 +513,6 @@ const kernels opt_kernels = {
     opt_linear_backward_sums,
     opt_time_encoding_forward,
     opt_time_encoding_backward,
+    opt_graph_attention_edges_forward,
+    opt_graph_attention_edges_backward,
 };

@@ -142,6 +142,40 @@ static void propagate_backward(const propagation *p, const float *dy, int64_t wi
     count_sparse(started, p, width);
 }
 
+/* GAT's edge work counts as sparse: per edge and head (the E stored edges and N self-loops) a
+ * C-wide product forward (the aggregation), two backward (the score gradient and the scatter),
+ * plus the scores' 4 N H C; bytes: each edge's index and alpha, p and o once. */
+static void count_graph_attention(double started, const propagation *p, int64_t heads, int64_t channels, int passes)
+{
+    const double edges = (double)(p->graph->num_edges + p->graph->num_nodes), n = (double)p->graph->num_nodes;
+    const double hc = (double)heads * (double)channels;
+    count(PROFILE_SPARSE, started, passes * 2.0 * edges * hc + 4.0 * n * hc,
+          8.0 * edges + 4.0 * edges * (double)heads + 8.0 * n * hc);
+}
+
+static void graph_attention_edges_forward(const propagation *p, const float *projected, const float *attention_source,
+                                          const float *attention_target, int64_t heads, int64_t channels,
+                                          float *score_source, float *score_target, float *alpha, float *out)
+{
+    const double started = wall_seconds();
+    inner->graph_attention_edges_forward(p, projected, attention_source, attention_target, heads, channels,
+                                         score_source, score_target, alpha, out);
+    count_graph_attention(started, p, heads, channels, 1);
+}
+
+static void graph_attention_edges_backward(const propagation *p, const float *projected, const float *attention_source,
+                                           const float *attention_target, const float *score_source,
+                                           const float *score_target, const float *alpha, const float *dout,
+                                           int64_t heads, int64_t channels, float *scratch, float *dprojected,
+                                           float *dattention_source, float *dattention_target)
+{
+    const double started = wall_seconds();
+    inner->graph_attention_edges_backward(p, projected, attention_source, attention_target, score_source,
+                                          score_target, alpha, dout, heads, channels, scratch, dprojected,
+                                          dattention_source, dattention_target);
+    count_graph_attention(started, p, heads, channels, 2);
+}
+
 /* A GRU cell: its products with the input side (2 n in 3H FLOPs each) and with the hidden side
  * (2 n H 3H each): forward one of each; backward one per gradient asked (dx and dweight_ih on the
  * input side, dh and dweight_hh on the hidden side: the event models ask only dx, their weight
@@ -291,6 +325,8 @@ static const kernels profiled = {
     linear_backward_sums,
     time_encoding_forward,
     time_encoding_backward,
+    graph_attention_edges_forward,
+    graph_attention_edges_backward,
 };
 
 const kernels *profile_wrap(const kernels *table)

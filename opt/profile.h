@@ -8,12 +8,13 @@
  * times every call with the monotonic clock (ref/core/clock.h), so the models and trainers are not
  * touched: whatever runs through the table is counted. Each call adds to its family's counters
  * the work a formula gives from the call's arguments (floats are 4 bytes; n rows, in and out
- * widths, nnz the operator's edges, w the width it propagates, H the hidden width):
+ * widths, nnz the operator's edges, w the width it propagates (GAT: heads x channels), H the hidden width):
  *
  * | family        | kernels                                 | FLOPs                     | bytes (each operand once)         |
  * |---------------|-----------------------------------------|---------------------------|-----------------------------------|
  * | dense         | linear_*, matmul_* (per product)        | 2 n in out                | 4 (n in + in out + n out)         |
  * | sparse        | propagate_forward, propagate_backward   | 2 (nnz + n) w             | 8 nnz + 4 n + 8 n w               |
+ * |               | graph_attention_edges_forward (backward) | 2 (nnz + n) w + 4 n w (x2 for the scatter and the score gradient) | 8 (nnz + n) + 4 (nnz + n) heads + 8 n w |
  * | cells         | gru_cell_forward (backward: per gradient asked) | 6 n H (in + H)    | 4 (n (in + H) + 3 H (in + H) + 5 n H) |
  * |               | lstm_pointwise_forward / _backward      | -                         | 44 n H / 56 n H                   |
  * | activations   | sigmoid, tanh, relu, add_bias (+ backward) | -                      | 8 count (backward 16 count); bias 8 n w + 4 w, its backward 4 n w |
@@ -51,7 +52,7 @@ extern "C" {
 /** The kernel families a profile counts. */
 typedef enum profile_family {
     PROFILE_DENSE,         /**< linear_*, matmul_* */
-    PROFILE_SPARSE,        /**< propagate_* */
+    PROFILE_SPARSE,        /**< propagate_*, graph_attention_edges_* */
     PROFILE_CELLS,         /**< gru_cell_*, lstm_pointwise_* */
     PROFILE_ACTIVATIONS,   /**< sigmoid, tanh, relu, add_bias and their backwards */
     PROFILE_LOSS,          /**< mse_loss */

@@ -298,8 +298,9 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
     if (status != TF_OK)
         return status;
     trainer_close_epoch(tr, &s, loss_sum, report);
-    return opt_trainer_evaluate(tr, c, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
-                                &report->test_mse, err);
+    status = opt_trainer_evaluate(tr, c, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
+                                  &report->test_mse, err);
+    return status == TF_OK ? trainer_link_metrics(tr, seq, report, err) : status;
 }
 
 int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, int64_t first, int64_t count,

@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 
 #include "ref/models/checkpoint.h"
+#include "ref/models/link_task.h"
 #include "ref/core/io.h"
 #include "ref/core/memory.h"
 #include "ref/data/npy.h"
+#include "ref/nn/metrics.h"
 #include "ref/nn/sgd.h"
 
 const char *optimizer_kind_name(optimizer_kind kind) { return kind == OPTIMIZER_SGD ? "sgd" : "adam"; }
@@ -53,6 +55,11 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
     if (tr->train_snapshots < 1 || tr->train_snapshots >= seq->num_snapshots)
         return tf_error_set(err, TF_ERR_INPUT, "%lld snapshots split at %g leave an empty train or test part",
                             (long long)seq->num_snapshots, options->train_ratio);
+    if (options->task == TASK_LINK && (tr->train_snapshots < 2 || seq->num_snapshots - tr->train_snapshots < 2))
+        return tf_error_set(err, TF_ERR_INPUT, "--task link: %lld snapshots split at %g give %lld to train and %lld to "
+                            "test; each part needs 2 or more (a snapshot scores the next one's edges)",
+                            (long long)seq->num_snapshots, options->train_ratio, (long long)tr->train_snapshots,
+                            (long long)(seq->num_snapshots - tr->train_snapshots));
     model_config shaped = *config;
     shaped.in_features = seq->feature_width;
     shaped.out_features = seq->target_width;
@@ -115,27 +122,47 @@ void train_schedule_span(const train_schedule *s, int64_t window, int64_t *first
 
 /* ---- one window ------------------------------------------------------------------------------ */
 
+/* The link task's loss of a window whose forward is in `tape` (ref/models/link_task.h), scored
+ * within the split ending at `limit`; backward through the cell unless `backward` is 0. */
+static int link_window(const trainer *tr, model *m, const snapshot_seq *seq, const window_tape *tape, int64_t limit,
+                       float scale, int backward, double *loss, tf_error *err)
+{
+    const int64_t width = model_state_width(m), size = tape->count * seq->num_nodes * width;
+    float *dstates = backward ? model_scratch_zeroed(m, (size_t)size, sizeof(float), "state gradients", err) : NULL;
+    if (backward && !dstates)
+        return TF_ERR_INPUT;
+    *loss = link_task_window_loss(seq, tape->first, tape->count, limit, tr->options.seed, tape->states, width, scale,
+                                  dstates, NULL, NULL, NULL, err);
+    if (isnan(*loss))
+        return TF_ERR_INPUT;
+    return backward ? model_backward_states(m, seq, tape, dstates, err) : TF_OK;
+}
+
 /* Forward one window; optionally backward with the loss scaled by `scale`. The predictions and
- * their gradients are model_scratch(): the window's, reused by the next. */
-static int run_window(model *m, const snapshot_seq *seq, int64_t first, int64_t count, float scale, int backward,
-                      double *loss, float *predictions_out, tf_error *err)
+ * their gradients are model_scratch(): the window's, reused by the next. The link task scores
+ * pairs within the split that ends at `limit`. */
+static int run_window(const trainer *tr, model *m, const snapshot_seq *seq, int64_t first, int64_t count, int64_t limit,
+                      float scale, int backward, double *loss, float *predictions_out, tf_error *err)
 {
     const int64_t size = count * seq->num_nodes * seq->target_width;
+    const int link = tr->options.task == TASK_LINK;
     float *predictions = model_scratch(m, (size_t)size, sizeof(float), "predictions", err);
-    float *dpredictions = predictions && backward ? model_scratch(m, (size_t)size, sizeof(float), "predictions", err)
-                                                  : NULL;
-    int status = predictions && (dpredictions || !backward) ? TF_OK : TF_ERR_INPUT;
+    float *dpredictions = predictions && backward && !link
+                              ? model_scratch(m, (size_t)size, sizeof(float), "predictions", err) : NULL;
+    int status = predictions && (dpredictions || !backward || link) ? TF_OK : TF_ERR_INPUT;
     window_tape tape;
     memset(&tape, 0, sizeof tape);
     if (status == TF_OK)
         status = model_forward(m, seq, first, count, &tape, predictions, err);
-    if (status == TF_OK) {
+    if (status == TF_OK && link) {
+        status = link_window(tr, m, seq, &tape, limit, scale, backward, loss, err);
+    } else if (status == TF_OK) {
         *loss = model_window_loss_of(m, seq, first, count, predictions, scale, dpredictions);
         if (backward)
             status = model_backward(m, seq, &tape, dpredictions, err);
-        if (predictions_out)
-            m->kernels->copy_rows(predictions_out, size, predictions, size, 1, size);
     }
+    if (status == TF_OK && predictions_out)
+        m->kernels->copy_rows(predictions_out, size, predictions, size, 1, size);
     window_tape_free(m, &tape); /* and the predictions */
     return status;
 }
@@ -157,7 +184,7 @@ int trainer_train_window(trainer *tr, const snapshot_seq *seq, const train_sched
     int64_t first, count;
     train_schedule_span(s, window, &first, &count);
     double loss = 0;
-    int status = run_window(&tr->model, seq, first, count, scale, 1, &loss, NULL, err);
+    int status = run_window(tr, &tr->model, seq, first, count, tr->train_snapshots, scale, 1, &loss, NULL, err);
     *loss_sum += loss;
     return status;
 }
@@ -185,7 +212,7 @@ int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t 
     const int64_t per_snapshot = seq->num_nodes * seq->target_width;
     double loss;
     /* Evaluation never touches gradients: the model is only read (backward = 0). */
-    int status = run_window((model *)&tr->model, seq, start, in_window, 1.0f, 0, &loss,
+    int status = run_window(tr, (model *)&tr->model, seq, start, in_window, first + count, 1.0f, 0, &loss,
                             predictions ? predictions + j * length * per_snapshot : NULL, err);
     if (status == TF_OK)
         *error_sum += loss * (double)in_window;
@@ -228,8 +255,43 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
     if (status != TF_OK)
         return status;
     trainer_close_epoch(tr, &s, loss_sum, report);
-    return trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots, &report->test_mse,
-                            NULL, err);
+    status = trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
+                              &report->test_mse, NULL, err);
+    return status == TF_OK ? trainer_link_metrics(tr, seq, report, err) : status;
+}
+
+int trainer_link_metrics(const trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
+{
+    if (tr->options.task != TASK_LINK)
+        return TF_OK;
+    const int64_t first = tr->train_snapshots, count = seq->num_snapshots - first;
+    const int64_t length = trainer_evaluation_length(tr, count);
+    int64_t pairs = 0, scored = 0;
+    for (int64_t t = first; t < first + count; t++)
+        pairs += 2 * link_task_positives(seq, t, first + count);
+    float *scores = tf_alloc((size_t)pairs + 1, sizeof *scores, "link scores", err);
+    uint8_t *labels = scores ? tf_alloc((size_t)pairs + 1, sizeof *labels, "link scores", err) : NULL;
+    model *m = (model *)&tr->model; /* only read: forward, no backward */
+    int status = labels ? TF_OK : TF_ERR_INPUT;
+    /* the evaluation's windows, each from a zero state, every pair's logit collected */
+    for (int64_t start = first; status == TF_OK && start < first + count; start += length) {
+        const int64_t in_window = start + length > first + count ? first + count - start : length;
+        float *predictions = model_scratch(m, (size_t)(in_window * seq->num_nodes * seq->target_width), sizeof(float),
+                                           "predictions", err);
+        window_tape tape;
+        memset(&tape, 0, sizeof tape);
+        status = predictions ? model_forward(m, seq, start, in_window, &tape, predictions, err) : TF_ERR_INPUT;
+        if (status == TF_OK &&
+            isnan(link_task_window_loss(seq, start, in_window, first + count, tr->options.seed, tape.states,
+                                        model_state_width(m), 1.0f, NULL, scores, labels, &scored, err)))
+            status = TF_ERR_INPUT;
+        window_tape_free(m, &tape);
+    }
+    if (status == TF_OK && ref_average_precision(scores, labels, scored, &report->test_ap, err) == TF_OK)
+        status = ref_roc_auc(scores, labels, scored, &report->test_auc, err);
+    free(scores);
+    free(labels);
+    return status;
 }
 
 int trainer_check_finite(const trainer *tr, const epoch_report *report, tf_error *err)

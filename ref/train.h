@@ -54,6 +54,12 @@ typedef enum optimizer_kind {
     OPTIMIZER_SGD,   /**< plain SGD (ref/nn/sgd.h): linear in the gradient, for chapter 05's checks */
 } optimizer_kind;
 
+/** What a model is trained to do (--task). */
+typedef enum train_task {
+    TASK_REGRESSION, /**< predict each vertex's targets, MSE (the default; PyG-T's examples) */
+    TASK_LINK,       /**< link prediction on snapshots: H_t scores t + 1's edges (ref/models/link_task.h) */
+} train_task;
+
 /** "adam" or "sgd". */
 const char *optimizer_kind_name(optimizer_kind kind);
 
@@ -70,7 +76,8 @@ typedef struct train_options {
     int64_t batch;           /**< windows per optimizer step (>= 1) */
     batch_order batching;    /**< which windows share a step */
     double train_ratio;      /**< fraction of snapshots used for training, in (0, 1) */
-    uint64_t seed;           /**< initial parameters */
+    uint64_t seed;           /**< initial parameters, and the link task's negatives */
+    train_task task;         /**< what it learns (default regression) */
 } train_options;
 
 /** Set @p options to the defaults: 50 epochs, lr 0.01, Adam, window 0, batch 1 (consecutive), ratio 0.8, seed 1. */
@@ -90,7 +97,9 @@ typedef struct trainer {
 typedef struct epoch_report {
     int64_t epoch;         /**< 1-based number of the epoch just finished */
     double train_loss;     /**< mean window loss over the epoch (each computed before its step) */
-    double test_mse;       /**< test MSE after the epoch */
+    double test_mse;       /**< test MSE after the epoch (link task: the test BCE) */
+    double test_ap;        /**< link task: the test pairs' average precision (ref/nn/metrics.h); else 0 */
+    double test_auc;       /**< link task: their ROC AUC; else 0 */
     int64_t windows;       /**< windows trained on */
     int64_t steps;         /**< optimizer steps taken */
 } epoch_report;
@@ -118,6 +127,15 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
  * @return 0, or TF_ERR_INPUT
  */
 int trainer_check_finite(const trainer *tr, const epoch_report *report, tf_error *err);
+
+/**
+ * With the link task (#TASK_LINK), the test pairs' average precision and ROC AUC after the epoch,
+ * into @p report (test_ap, test_auc): the test snapshots run in the evaluation's windows on the
+ * trainer's model, every pair's logit collected (ref/models/link_task.h), then ref/nn/metrics.h.
+ * Without it, nothing. Every rank of a data-parallel run holds the whole model and data: each can
+ * call it and gets the same numbers.
+ */
+int trainer_link_metrics(const trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
 /**
  * Mean squared error over snapshots first .. first+count-1, run in windows of the

@@ -47,7 +47,7 @@ expect_failure("unknown option" info --colour chickenpox)
 expect_failure("too large for memory" --memory-limit 1M info twitter_tennis)
 expect_failure("expected a size" --memory-limit lots info chickenpox)
 expect_failure("unknown parameter" info powerlaw:nodes=10,colour=red)
-expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, tgn or jodie" train --model gcn
+expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn or jodie" train --model gcn
                --data chickenpox)
 expect_failure("--model and --data are required" train --model tgcn)
 expect_failure("is an event stream" train --model tgcn --data wikipedia)
@@ -61,6 +61,11 @@ expect_failure("--k applies to gconvgru, gclstm, gconvlstm, gcrnm1 and dcrnn, no
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)
 # the model table says which models stack pairs (--layers) and which --split vertex trains
 expect_failure("train: --layers applies to gcrnm1 and cdgcn, not wdgcn" train --model wdgcn --data chickenpox --layers 2)
+# link prediction on snapshots: each part of the split needs a snapshot and its successor; one trainer
+expect_failure("--task link: 3 snapshots split at 0.8 give 2 to train and 1 to test; each part needs 2 or more"
+               train --model tgcn --data powerlaw:nodes=20,edges=40,snapshots=3 --task link)
+expect_failure("train: --task link trains with the data-parallel trainer alone" train --model tgcn --data chickenpox
+               --task link --impl opt --schedule greedy)
 expect_failure("option --layers: \"0\", expected a whole number in 1..16" train --model gcrnm1 --data chickenpox --layers 0)
 expect_failure("--split vertex does not train tgcn2 yet" train --model tgcn2 --data chickenpox --impl opt --split vertex
                --partition hash)
@@ -99,13 +104,13 @@ expect_failure("expected RANK:MS or RANK:MS:P" train --model tgcn --data chicken
 expect_failure("rank 5, but 1 rank(s) run" train --model tgcn --data chickenpox --impl opt --straggler 5:100)
 expect_failure("save from a synchronous run" train --model tgcn --data chickenpox --sync average --replicas 2
                --save ${WORK}/never)
-expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, tgn or jodie" train --model gnn
+expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn or jodie" train --model gnn
                --data wikipedia)
 expect_failure("is a snapshot sequence; model tgn needs an event stream" train --model tgn --data chickenpox)
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
 expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
                --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
-expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn and cdgcn, not jodie" train --model jodie
+expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn and gatlstm, not jodie" train --model jodie
                --data collegemsg --hidden 8)
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
@@ -121,7 +126,7 @@ expect_failure("is an event stream (use reflexbicut" partition --data collegemsg
 expect_failure("--save /nonexistent/x.npy: the directory /nonexistent does not exist" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
 expect_failure("cannot split 20 vertices into 21 parts" partition --data chickenpox --ranks 21 --method dgc)
-expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn or cdgcn" partition --data chickenpox
+expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn or gatlstm" partition --data chickenpox
                --ranks 2 --method dgc --model jodie)
 
 # twofold train --split vertex (chapter 06): what it needs and what it refuses.
@@ -338,7 +343,7 @@ set(jodie_args train --model jodie --data events:nodes=40,events=400 --memory-di
 expect_failure("train: --heads applies to tgn, not jodie (JODIE has no attention" ${jodie_args} --heads 2)
 expect_failure("train: --neighbours applies to tgn, not jodie" ${jodie_args} --neighbours 3)
 expect_failure("train: --embedding-dim applies to tgn, not jodie" ${jodie_args} --embedding-dim 8)
-expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn and cdgcn, not evolvegcn" train --model evolvegcn
+expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn and gatlstm, not evolvegcn" train --model evolvegcn
                --data chickenpox --hidden 7)
 expect_failure("train: --ilp-seconds configures --schedule ilp: add it" ${tgcn_args} --impl opt --schedule lpt
                --ilp-seconds 3)

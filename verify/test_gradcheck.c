@@ -20,7 +20,9 @@
 #include <math.h>
 
 #include "ref/nn/chebconv.h"
+#include "ref/nn/graph_attention.h"
 #include "ref/nn/layers.h"
+#include "ref/models/link_task.h"
 #include "ref/models/model.h"
 #include "ref/nn/propagate.h"
 #include "ref/nn/recurrent.h"
@@ -222,6 +224,142 @@ START_TEST(propagation_operators)
 }
 END_TEST
 
+/* ---- graph attention ----------------------------------------------------------------------- */
+
+typedef struct attention_case {
+    graph_attention *a;
+    propagation *p;
+    float *x, *y, *r;
+    workspace *scratch;
+} attention_case;
+
+static double attention_loss(void *context)
+{
+    attention_case *c = context;
+    graph_attention_tape tape;
+    tf_error err;
+    ck_assert(ref_graph_attention_forward(&ref_kernels, c->a, c->p, c->x, c->scratch, &tape, c->y, &err) == TF_OK);
+    workspace_reset(c->scratch);
+    return projected(c->r, c->y, c->p->graph->num_nodes * graph_attention_width(c->a));
+}
+
+/* GAT on the small graph (its stored loop removed and rebuilt, a duplicate edge, a vertex
+ * without in-edges), two heads concatenated and averaged: dx and every parameter. */
+START_TEST(graph_attention_layer)
+{
+    csr g;
+    small_graph(&g);
+    propagation p = {.graph = &g};
+    rng r;
+    rng_seed(&r, 6);
+    const int64_t n = g.num_nodes, features = 3, heads = 2, channels = 3;
+    tf_error err;
+    for (int concat = 0; concat < 2; concat++) {
+        const int64_t width = concat ? heads * channels : channels;
+        parameter_list list = {0};
+        int64_t vector_shape[3] = {1, heads, channels}, bias_shape[1] = {width}, weight_shape[2] = {heads * channels, features};
+        ck_assert(parameters_add(&list, "att_src", 3, vector_shape, &err) >= 0 &&
+                  parameters_add(&list, "att_dst", 3, vector_shape, &err) >= 0 &&
+                  parameters_add(&list, "bias", 1, bias_shape, &err) >= 0 &&
+                  parameters_add(&list, "lin.weight", 2, weight_shape, &err) >= 0);
+        for (int64_t i = 0; i < list.count; i++)
+            fill_random(list.items[i].value.data, list.items[i].value.size, 1, &r);
+        graph_attention a = {features, channels, heads, concat, &list.items[0], &list.items[1], &list.items[2],
+                             &list.items[3]};
+        workspace scratch;
+        workspace_init(&scratch);
+        attention_case c = {&a, &p, random_array(n * features, 1, &r), zero_array(n * width),
+                            random_array(n * width, 1, &r), &scratch};
+        float *dx = zero_array(n * features);
+        graph_attention_tape tape;
+        ck_assert(ref_graph_attention_forward(&ref_kernels, &a, &p, c.x, &scratch, &tape, c.y, &err) == TF_OK);
+        ck_assert(ref_graph_attention_backward(&ref_kernels, &a, &p, &tape, c.r, dx, &scratch, &err) == TF_OK);
+        workspace_reset(&scratch);
+        char what[160];
+        snprintf(what, sizeof what, "GAT (%s) dx", concat ? "concat" : "mean");
+        report(what, finite_difference_error(attention_loss, &c, c.x, dx, n * features));
+        for (int64_t i = 0; i < list.count; i++) {
+            snprintf(what, sizeof what, "GAT (%s) d%s", concat ? "concat" : "mean", list.items[i].name);
+            report(what, finite_difference_error(attention_loss, &c, list.items[i].value.data,
+                                                 list.items[i].grad.data, list.items[i].value.size));
+        }
+        free(c.x), free(c.y), free(c.r), free(dx);
+        workspace_free(&scratch);
+        parameters_free(&list);
+    }
+    csr_free(&g);
+}
+END_TEST
+
+/* ---- the link task's loss ------------------------------------------------------------------- */
+
+enum { LINK_NODES = 5, LINK_SNAPSHOTS = 4, LINK_WIDTH = 3 };
+
+typedef struct link_case {
+    const snapshot_seq *seq;
+    float *states;
+} link_case;
+
+static double link_loss(void *context)
+{
+    link_case *c = context;
+    tf_error err;
+    return link_task_window_loss(c->seq, 0, LINK_SNAPSHOTS, LINK_SNAPSHOTS - 1, 7, c->states, LINK_WIDTH, 1.0f, NULL,
+                                 NULL, NULL, NULL, &err);
+}
+
+/* Four snapshots of five vertices, each with a stored loop (not a pair) and a duplicated edge
+ * (two pairs); the split ends at 3, so snapshots 0 and 1 score the edges of 1 and 2, and 2 scores
+ * nothing (3 is past the split). The loss is recomputed here in double from the pairs, and its
+ * gradient with respect to the states checked against central differences. */
+START_TEST(link_task_loss)
+{
+    snapshot_seq seq;
+    tf_error err;
+    ck_assert_int_eq(snapshot_seq_alloc(&seq, LINK_SNAPSHOTS, LINK_NODES, 1, 1, &err), TF_OK);
+    const int32_t src[LINK_SNAPSHOTS][6] = {{0, 1, 2, 3, 3, 4}, {1, 1, 2, 4, 4, 0}, {4, 3, 3, 0, 2, 2}, {0, 1, 2, 3, 4, 0}};
+    const int32_t dst[LINK_SNAPSHOTS][6] = {{1, 2, 3, 4, 4, 4}, {0, 1, 3, 2, 2, 4}, {0, 1, 1, 0, 4, 3}, {4, 3, 2, 1, 0, 2}};
+    for (int t = 0; t < LINK_SNAPSHOTS; t++)
+        ck_assert_int_eq(snapshot_seq_set_edges(&seq, t, 6, src[t], dst[t], NULL, &err), TF_OK);
+    rng r;
+    rng_seed(&r, 9);
+    const int64_t size = LINK_SNAPSHOTS * LINK_NODES * LINK_WIDTH;
+    link_case c = {&seq, random_array(size, 1, &r)};
+    float *dstates = zero_array(size);
+    const double loss = link_task_window_loss(&seq, 0, LINK_SNAPSHOTS, LINK_SNAPSHOTS - 1, 7, c.states, LINK_WIDTH,
+                                              1.0f, dstates, NULL, NULL, NULL, &err);
+    /* by hand: mean over the scored snapshots of the mean BCE over their pairs */
+    double expected = 0;
+    int scored = 0;
+    for (int t = 0; t < LINK_SNAPSHOTS; t++) {
+        const int64_t positives = link_task_positives(&seq, t, LINK_SNAPSHOTS - 1);
+        ck_assert_int_eq(positives, t < 2 ? 5 : 0); /* six edges, one of them a loop */
+        if (positives == 0)
+            continue;
+        int32_t u[10], v[10];
+        uint8_t label[10];
+        link_task_pairs(&seq, t, LINK_SNAPSHOTS - 1, 7, u, v, label);
+        double sum = 0;
+        for (int q = 0; q < 2 * positives; q++) {
+            double x = 0;
+            for (int k = 0; k < LINK_WIDTH; k++)
+                x += (double)c.states[(t * LINK_NODES + u[q]) * LINK_WIDTH + k] *
+                     c.states[(t * LINK_NODES + v[q]) * LINK_WIDTH + k];
+            sum += label[q] ? log1p(exp(-x)) : log1p(exp(x)); /* -log sigmoid(x), -log(1 - sigmoid(x)) */
+            ck_assert(q >= positives || (u[q] != v[q] && label[q] == 1));
+        }
+        expected += sum / (double)(2 * positives);
+        scored++;
+    }
+    expected /= scored;
+    printf("link task, 4 snapshots of 5 vertices: loss %.9f, by hand %.9f\n", loss, expected);
+    ck_assert(fabs(loss - expected) <= 1e-6 * fmax(1.0, fabs(expected)));
+    report("link task dstates", finite_difference_error(link_loss, &c, c.states, dstates, size));
+    free(c.states), free(dstates);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 /* ---- recurrent cells ----------------------------------------------------------------------- */
 
 enum { HIDDEN = 4 };
@@ -419,6 +557,8 @@ int main(void)
     tcase_add_test(layers, activations);
     tcase_add_test(layers, losses);
     tcase_add_test(layers, propagation_operators);
+    tcase_add_test(layers, graph_attention_layer);
+    tcase_add_test(layers, link_task_loss);
     tcase_add_test(layers, gru_and_lstm_cells);
     suite_add_tcase(suite, layers);
     TCase *models = tcase_create("models");

@@ -91,6 +91,78 @@ START_TEST(propagation_is_bitwise_equal)
 }
 END_TEST
 
+/* ---- graph attention's edge work: bitwise ---------------------------------------------------- */
+
+/* opt_graph_attention_edges_forward() and _backward() against the reference on graph g, 2 heads of
+ * 5 channels: scores, alpha, output, and every gradient, bit for bit. */
+static int64_t check_graph_attention_on(const char *what, const csr *g, rng *r)
+{
+    tf_error err;
+    propagation p = {.graph = g};
+    ck_assert(propagation_add_transpose(&p, &err) == TF_OK);
+    const int64_t n = g->num_nodes, heads = 2, channels = 5, width = heads * channels, slots = (g->num_edges + n) * heads;
+    float *projected = random_units(n * width, r), *dout = random_units(n * width, r);
+    float *vectors = random_units(2 * width, r); /* a_src, then a_dst */
+    float *results[2][4];                        /* per side: scores (both), alpha, out, scratch */
+    float *gradients[2][2];                      /* per side: dprojected, d(a_src, a_dst), added into */
+    gradients[0][0] = random_units(n * width, r);
+    gradients[0][1] = random_units(2 * width, r);
+    gradients[1][0] = copy_array(gradients[0][0], n * width);
+    gradients[1][1] = copy_array(gradients[0][1], 2 * width);
+    for (int side = 0; side < 2; side++) {
+        results[side][0] = random_units(2 * n * heads, r);
+        results[side][1] = random_units(slots, r);
+        results[side][2] = random_units(n * width, r);
+        results[side][3] = random_units(slots + 3 * n * heads, r);
+        const kernels *k = side ? &opt_kernels : &ref_kernels;
+        k->graph_attention_edges_forward(&p, projected, vectors, vectors + width, heads, channels, results[side][0],
+                                         results[side][0] + n * heads, results[side][1], results[side][2]);
+        k->graph_attention_edges_backward(&p, projected, vectors, vectors + width, results[side][0],
+                                          results[side][0] + n * heads, results[side][1], dout, heads, channels,
+                                          results[side][3], gradients[side][0], gradients[side][1],
+                                          gradients[side][1] + width);
+    }
+    const int64_t forward = differing_values(results[0][0], results[1][0], 2 * n * heads) +
+                            differing_values(results[0][1], results[1][1], slots) +
+                            differing_values(results[0][2], results[1][2], n * width);
+    const int64_t backward = differing_values(gradients[0][0], gradients[1][0], n * width) +
+                             differing_values(gradients[0][1], gradients[1][1], 2 * width);
+    printf("GAT edge work on %s (%lld vertices, %lld edges, 2 heads of 5): %lld forward and %lld backward values "
+           "differ in bits (must be 0)\n",
+           what, (long long)n, (long long)g->num_edges, (long long)forward, (long long)backward);
+    for (int side = 0; side < 2; side++) {
+        for (int a = 0; a < 4; a++)
+            free(results[side][a]);
+        free(gradients[side][0]), free(gradients[side][1]);
+    }
+    free(projected), free(dout), free(vectors);
+    ref_propagation_free(&p);
+    return forward + backward;
+}
+
+START_TEST(graph_attention_is_bitwise_equal)
+{
+    rng r;
+    rng_seed(&r, 3);
+    tf_error err;
+    dataset tennis, generated;
+    load_or_fail("twitter_tennis", &tennis);
+    ck_assert_msg(dataset_load("powerlaw:nodes=3000,edges=30000,snapshots=1,seed=5", NULL, &generated, &err) == TF_OK,
+                  "%s", err.message);
+    /* and a graph with stored loops (removed, then one added per vertex) and duplicates */
+    const int32_t src[] = {0, 1, 1, 2, 2, 3, 3, 4, 0}, dst[] = {1, 1, 0, 3, 3, 3, 0, 4, 4};
+    csr loops;
+    ck_assert(csr_from_edges(&loops, 6, 9, src, dst, NULL, &err) == TF_OK);
+    int64_t differing = check_graph_attention_on("twitter_tennis snapshot 0", &tennis.snapshots.snapshots[0].graph, &r) +
+                        check_graph_attention_on("generated power law", &generated.snapshots.snapshots[0].graph, &r) +
+                        check_graph_attention_on("loops and duplicates", &loops, &r);
+    ck_assert_int_eq(differing, 0);
+    csr_free(&loops);
+    dataset_free(&tennis);
+    dataset_free(&generated);
+}
+END_TEST
+
 /* ---- dense products: fp ------------------------------------------------------------------ */
 
 START_TEST(dense_products_within_tolerance)
@@ -396,6 +468,7 @@ int main(void)
     TCase *cases = tcase_create("kernels");
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, propagation_is_bitwise_equal);
+    tcase_add_test(cases, graph_attention_is_bitwise_equal);
     tcase_add_test(cases, dense_products_within_tolerance);
     tcase_add_test(cases, recurrent_cells);
     tcase_add_test(cases, event_kernels_within_tolerance);

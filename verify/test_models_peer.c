@@ -18,6 +18,8 @@
 
 #include "datasets/dataset.h"
 #include "ref/nn/adam.h"
+#include "ref/nn/graph_attention.h"
+#include "ref/nn/kernels.h"
 #include "ref/models/model.h"
 #include "ref/data/npy.h"
 #include "verify/testing.h"
@@ -520,6 +522,85 @@ START_TEST(cdgcn_worked_by_hand)
     ck_assert_msg(worst <= TOLERANCE, "CD-GCN differs from the hand computation by %g", worst);
     model_free(&m);
     snapshot_seq_free(&seq);
+/* ---- the graph attention layer against PyTorch Geometric's GATConv ------------------------------- */
+
+/* bench/peer/peer_gatconv.py's cases: name, heads, channels per head, concat. */
+static const struct gat_case {
+    const char *name;
+    int64_t heads, channels;
+    int concat;
+} gat_cases[] = {{"concat", 3, 4, 1}, {"mean", 2, 3, 0}};
+
+/* Golden file verify/golden/gat/CASE/NAME.npy. */
+static void gat_golden(const char *case_name, const char *file, npy_array *out)
+{
+    char relative[512];
+    tf_error err;
+    snprintf(relative, sizeof relative, "verify/golden/gat/%s/%s.npy", case_name, file);
+    ck_assert_msg(npy_read(source_path(relative), out, &err) == TF_OK, "%s", err.message);
+}
+
+/* GATConv(x, edge_index) and the gradients of sum(r * out) as PyG computed them, against
+ * ref_graph_attention_forward() and _backward() on the same graph, inputs and parameters. */
+START_TEST(gat_matches_pytorch_geometric)
+{
+    const struct gat_case *c = &gat_cases[_i];
+    tf_error err;
+    npy_array x, edges, r, expected_out, expected_dx;
+    gat_golden(c->name, "x", &x);
+    gat_golden(c->name, "edge_index", &edges);
+    gat_golden(c->name, "r", &r);
+    gat_golden(c->name, "out", &expected_out);
+    gat_golden(c->name, "grad.x", &expected_dx);
+    ck_assert_int_eq(edges.dtype, NPY_INT64);
+    const int64_t n = x.shape[0], features = x.shape[1], edge_count = edges.shape[1];
+    int32_t *src = malloc((size_t)edge_count * sizeof *src), *dst = malloc((size_t)edge_count * sizeof *dst);
+    for (int64_t e = 0; e < edge_count; e++) {
+        src[e] = (int32_t)((int64_t *)edges.data)[e];
+        dst[e] = (int32_t)((int64_t *)edges.data)[edge_count + e];
+    }
+    csr g;
+    ck_assert_msg(csr_from_edges(&g, n, edge_count, src, dst, NULL, &err) == TF_OK, "%s", err.message);
+    propagation p = {.graph = &g};
+    parameter_list list = {0};
+    const int64_t width = c->concat ? c->heads * c->channels : c->channels;
+    int64_t vector_shape[3] = {1, c->heads, c->channels}, bias_shape[1] = {width},
+            weight_shape[2] = {c->heads * c->channels, features};
+    ck_assert(parameters_add(&list, "att_src", 3, vector_shape, &err) >= 0 &&
+              parameters_add(&list, "att_dst", 3, vector_shape, &err) >= 0 &&
+              parameters_add(&list, "bias", 1, bias_shape, &err) >= 0 &&
+              parameters_add(&list, "lin.weight", 2, weight_shape, &err) >= 0);
+    char directory[512];
+    snprintf(directory, sizeof directory, "verify/golden/gat/%s", c->name);
+    ck_assert_msg(parameters_load(&list, source_path(directory), &err) == TF_OK, "%s", err.message);
+    graph_attention a = {features, c->channels, c->heads, c->concat, &list.items[0], &list.items[1], &list.items[2],
+                         &list.items[3]};
+    workspace scratch;
+    workspace_init(&scratch);
+    graph_attention_tape tape;
+    float *out = calloc((size_t)(n * width), sizeof *out), *dx = calloc((size_t)(n * features), sizeof *dx);
+    ck_assert_int_eq(ref_graph_attention_forward(&ref_kernels, &a, &p, x.data, &scratch, &tape, out, &err), TF_OK);
+    ck_assert_int_eq(ref_graph_attention_backward(&ref_kernels, &a, &p, &tape, r.data, dx, &scratch, &err), TF_OK);
+    double out_error = relative_error(out, expected_out.data, n * width);
+    double dx_error = relative_error(dx, expected_dx.data, n * features), worst_parameter = 0;
+    for (int64_t i = 0; i < list.count; i++) {
+        char file[128];
+        npy_array expected;
+        snprintf(file, sizeof file, "grad.%s", list.items[i].name);
+        gat_golden(c->name, file, &expected);
+        worst_parameter = fmax(worst_parameter, relative_error(list.items[i].grad.data, expected.data, expected.size));
+        npy_free(&expected);
+    }
+    printf("GATConv %s (%lld vertices, %lld edges, %lld heads of %lld): output %.2e, dx %.2e, parameter "
+           "gradients %.2e\n", c->name, (long long)n, (long long)edge_count, (long long)c->heads,
+           (long long)c->channels, out_error, dx_error, worst_parameter);
+    ck_assert_msg(out_error <= TOLERANCE && dx_error <= TOLERANCE && worst_parameter <= TOLERANCE,
+                  "GAT %s differs from PyG's GATConv", c->name);
+    workspace_free(&scratch);
+    parameters_free(&list);
+    csr_free(&g);
+    free(src), free(dst), free(out), free(dx);
+    npy_free(&x), npy_free(&edges), npy_free(&r), npy_free(&expected_out), npy_free(&expected_dx);
 }
 END_TEST
 
@@ -533,6 +614,7 @@ int main(void)
     tcase_add_test(peer, wdgcn_worked_by_hand);
     tcase_add_test(peer, gcrnm1_worked_by_hand);
     tcase_add_test(peer, cdgcn_worked_by_hand);
+    tcase_add_loop_test(peer, gat_matches_pytorch_geometric, 0, (int)(sizeof gat_cases / sizeof *gat_cases));
     suite_add_tcase(suite, peer);
     return run_suite(suite);
 }

@@ -217,7 +217,7 @@ static int demo_model(model_kind kind, const char *data, tf_error *err)
     trainer tr;
     int status = trainer_create(&tr, &d.snapshots, &config, &options, err);
     double started = wall_seconds(), first_mse = 0;
-    epoch_report report = {0, 0, 0, 0, 0};
+    epoch_report report = {0};
     while (status == TF_OK && tr.epoch < options.epochs) {
         status = trainer_epoch(&tr, &d.snapshots, &report, err);
         if (report.epoch == 1)

@@ -185,8 +185,12 @@ static int run_epochs(train_run *r, tf_error *err)
         r->epoch_seconds += wall_seconds() - started;
         if (status != TF_OK || !r->speaks)
             continue;
-        printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.3f s)\n", (long long)report.epoch, report.train_loss,
-               report.test_mse, wall_seconds() - started);
+        if (r->c->options.task == TASK_LINK)
+            printf("epoch %4lld  train BCE %.6f  test BCE %.6f  AP %.4f  AUC %.4f  (%.3f s)\n", (long long)report.epoch,
+                   report.train_loss, report.test_mse, report.test_ap, report.test_auc, wall_seconds() - started);
+        else
+            printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.3f s)\n", (long long)report.epoch,
+                   report.train_loss, report.test_mse, wall_seconds() - started);
         fflush(stdout);
         cli_progress(&r->progress, "training epochs", r->tr->epoch - r->first_epoch,
                      r->c->options.epochs - r->first_epoch);
@@ -205,8 +209,8 @@ static int finish_run(train_run *r, double started, tf_error *err)
     int status = r->group ? opt_trainer_evaluate(r->tr, r->group, r->seq, train, test, &test_mse, err)
                           : trainer_evaluate(r->tr, r->seq, train, test, &test_mse, NULL, err);
     if (status == TF_OK && r->speaks)
-        printf("final test MSE %.6f after %lld epochs (%.2f s)\n", test_mse, (long long)r->tr->epoch,
-               wall_seconds() - started);
+        printf("final test %s %.6f after %lld epochs (%.2f s)\n", r->c->options.task == TASK_LINK ? "BCE" : "MSE",
+               test_mse, (long long)r->tr->epoch, wall_seconds() - started);
     for (const train_technique *const *t = train_techniques; status == TF_OK && *t; t++)
         if (on(*t, r) && (*t)->report)
             status = (*t)->report(r, err);

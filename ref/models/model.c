@@ -19,7 +19,7 @@
 #define ROWS (1u << MODEL_VERTEX_ROWS)
 #define ONE_HOP (1u << MODEL_ONE_HOP)
 #define LANES (1u << MODEL_VERTEX_LSTM)
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", "gatlstm", NULL};
 
 /* #model_info::state_width of the models whose output is not one --hidden-wide block. */
 static int64_t two_blocks(const model_config *c) { return 2 * c->hidden; }
@@ -102,12 +102,18 @@ static void cost_cdgcn(const model_config *c, model_cost *out)
     }
     *out = (model_cost){3 * flops, aggregated, aggregated - F, L * 2 * 2 * H};
 }
+static void cost_gatlstm(const model_config *c, model_cost *out)
+{ /* two heads of W X_t (attention's per-edge terms left out), an LSTM of [Z | H]; a halo row is its X_t */
+    SHAPE;
+    *out = (model_cost){3 * (2 * f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H};
+}
 
 /* MODEL_SERVED_INPUTS */
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
     "nothing to aggregate"
 #define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
+#define NOT_SERVED_ATTENTION "its attention weights are computed from W X_t, a product with a parameter: nothing to aggregate ahead"
 #define NOT_YET_SERVED_DIFFUSION "its x-diffusions depend on the snapshot only, but the engine does not serve them yet"
 #define NOT_YET_SERVED_PAIRS "its first GCN reads A^ X_t, but the engine does not serve a pair's concatenated input yet"
 /* MODEL_VERTEX_ROWS */
@@ -119,6 +125,7 @@ static void cost_cdgcn(const model_config *c, model_cost *out)
 #define HOPS_EVOLVEGCN "its weight evolves inside the window: hybrid batches serve A^ X_t to a fixed GCN"
 #define HOPS_NOT_YET "its GCN reads one hop of X_t, but hybrid batches and pss-ts take T-GCN's served A^ X_t only"
 #define HOPS_PAIRS "its second pair convolves the first pair's states: a target reads K - 1 hops per pair"
+#define HOPS_ATTENTION "its aggregation is attention over W X_t, not the A^ X_t that hybrid batches and pss-ts serve"
 #define HOPS_GCN_PAIRS "each pair's GCN reads the pair below's output: a target reads one hop of X_t per pair"
 /* MODEL_VERTEX_LSTM */
 #define LANES_GRAPH "its gates convolve H over the graph: a vertex's step reads its neighbours' states, so vertices " \
@@ -183,6 +190,10 @@ const model_info model_table[MODEL_COUNT] = {
                      .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_PAIRS, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
                                  [MODEL_VERTEX_LSTM] = LANES_TWO},
                      .state_width = input_and_two_blocks_per_pair},
+    [MODEL_GATLSTM] = {.cost = cost_gatlstm, .title = "GAT-LSTM", .summary = "a graph attention layer (2 heads), then an LSTM per vertex (stacked)",
+                       .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = LANES,
+                       .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_ATTENTION, [MODEL_ONE_HOP] = HOPS_ATTENTION},
+                       .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT}},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
@@ -323,6 +334,30 @@ void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t 
     memset(dprevious_cell, 0, (size_t)nh * sizeof(float));
 }
 
+void model_lstm_forward_step(const model *m, const parameter *lstm, const float *input, const float *previous,
+                             const float *previous_cell, int64_t n, int64_t h, float *preactivation, float *cell,
+                             float *state, float *gates)
+{
+    const kernels *k = m->kernels;
+    k->linear_forward(input, lstm[0].value.data, lstm[2].value.data, n, h, 4 * h, preactivation);
+    k->linear_accumulate(previous, lstm[1].value.data, n, h, 4 * h, preactivation);
+    k->add_bias(preactivation, lstm[3].value.data, n, 4 * h);
+    k->lstm_pointwise_forward(preactivation, previous_cell, n, h, cell, state, gates);
+}
+
+void model_lstm_backward_step(const model *m, parameter *lstm, const float *input, const float *previous,
+                              const float *previous_cell, const float *gates, const float *cell, const float *dstate,
+                              const float *dcell, int64_t n, int64_t h, float *dpreactivation, float *dinput,
+                              float *dprevious, float *dprevious_cell)
+{
+    const kernels *k = m->kernels;
+    k->lstm_pointwise_backward(gates, previous_cell, cell, dstate, dcell, n, h, dpreactivation, dprevious_cell);
+    k->linear_backward(input, lstm[0].value.data, dpreactivation, n, h, 4 * h, dinput, lstm[0].grad.data,
+                       lstm[2].grad.data);
+    k->linear_backward(previous, lstm[1].value.data, dpreactivation, n, h, 4 * h, dprevious, lstm[1].grad.data,
+                       lstm[3].grad.data);
+}
+
 void model_free(model *m)
 {
     parameters_free(&m->parameters);
@@ -379,8 +414,15 @@ int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, c
         m->kernels->linear_backward(tape->activated, head_weight(m)->value.data, dpredictions, tape->count * n, width, out,
                             dactivated, head_weight(m)->grad.data, head_bias(m)->grad.data);
         m->kernels->relu_backward(tape->activated, dactivated, size, dstates);
-        status = m->ops->backward(m, seq, tape, dstates, err);
+        status = model_backward_states(m, seq, tape, dstates, err);
     }
+    return status;
+}
+
+int model_backward_states(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
+                          tf_error *err)
+{
+    int status = m->ops->backward(m, seq, tape, dstates, err);
     if (status == TF_OK && m->kernels->take_error)
         status = m->kernels->take_error(err);
     return status;

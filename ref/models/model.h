@@ -58,6 +58,7 @@ typedef enum model_kind {
     MODEL_GCRNM1,      /**< GCRN-M1: pairs of a Chebyshev convolution then an LSTM, stacked (Seo et al., 2018) */
     MODEL_DCRNN,       /**< DCRNN: a GRU whose gates are diffusion convolutions on two random walks (Li et al., 2018) */
     MODEL_CDGCN,       /**< CD-GCN: WD-GCN's GCN and LSTM with concatenation skips, stacked (Manessi et al., 2020) */
+    MODEL_GATLSTM,     /**< GAT-LSTM: a graph attention layer, then an LSTM per vertex (DyGNeX's fourth model) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -165,6 +166,14 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
 int model_backward(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dpredictions,
                    tf_error *err);
 
+/**
+ * Backward of the cell alone, given dstates [count][N][model_state_width()] = d loss / d H: what a
+ * task that reads the states, not the head's predictions, calls (ref/models/link_task.h). The head's
+ * gradients are left as they are.
+ */
+int model_backward_states(model *m, const snapshot_seq *seq, const window_tape *tape, const float *dstates,
+                          tf_error *err);
+
 /** Release a tape, and everything taken with model_scratch() since the window began. */
 void window_tape_free(const model *m, window_tape *tape);
 
@@ -218,6 +227,26 @@ int model_chebyshev_inputs(const model *m, const propagation *p, const snapshot_
  */
 void model_lstm_carry(const float *dstates_t, int64_t t, int64_t count, int64_t nh, float *dstate, float *dcell,
                       float *dprevious, float *dprevious_cell);
+
+/**
+ * One snapshot of the per-vertex LSTM of a stacked model (WD-GCN, GAT-LSTM), on @p m's kernels: from
+ * the graph layer's output @p input [n][h], the previous state and cell [n][h], with torch.nn.LSTM's
+ * parameters @p lstm [4] (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0), writes cell [n][h],
+ * state [n][h] and the gates [n][4h]; @p preactivation [n][4h] is scratch.
+ */
+void model_lstm_forward_step(const model *m, const parameter *lstm, const float *input, const float *previous,
+                             const float *previous_cell, int64_t n, int64_t h, float *preactivation, float *cell,
+                             float *state, float *gates);
+
+/**
+ * Backward of model_lstm_forward_step(), given d loss / d state and d loss / d cell [n][h]: writes
+ * dpreactivation [n][4h] and dprevious_cell [n][h], adds into dinput, dprevious [n][h] and the
+ * parameters' gradients.
+ */
+void model_lstm_backward_step(const model *m, parameter *lstm, const float *input, const float *previous,
+                              const float *previous_cell, const float *gates, const float *cell, const float *dstate,
+                              const float *dcell, int64_t n, int64_t h, float *dpreactivation, float *dinput,
+                              float *dprevious, float *dprevious_cell);
 
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);
@@ -344,6 +373,8 @@ extern const model_ops gcrnm1_ops;
 extern const model_ops dcrnn_ops;
 /** CD-GCN's functions (ref/models/model_cdgcn.c). */
 extern const model_ops cdgcn_ops;
+/** GAT-LSTM's functions (ref/models/model_gatlstm.c). */
+extern const model_ops gatlstm_ops;
 
 #ifdef __cplusplus
 }

@@ -83,11 +83,8 @@ static int wdgcn_forward(const model *m, const snapshot_seq *seq, window_tape *t
                           s->convolved);
         k->relu_forward(s->convolved, nh, s->convolved);
         /* the LSTM over the vertex's own sequence */
-        k->linear_forward(s->convolved, param(m, WEIGHT_IH)->value.data, param(m, BIAS_IH)->value.data, n, h, 4 * h,
-                          preactivation);
-        k->linear_accumulate(previous, param(m, WEIGHT_HH)->value.data, n, h, 4 * h, preactivation);
-        k->add_bias(preactivation, param(m, BIAS_HH)->value.data, n, 4 * h);
-        k->lstm_pointwise_forward(preactivation, previous_cell, n, h, s->cell, tape->states + t * nh, s->gates);
+        model_lstm_forward_step(m, param(m, WEIGHT_IH), s->convolved, previous, previous_cell, n, h, preactivation,
+                                s->cell, tape->states + t * nh, s->gates);
     }
     return status;
 }
@@ -117,12 +114,8 @@ static int wdgcn_backward(model *m, const snapshot_seq *seq, const window_tape *
         model_lstm_carry(dstates + t * nh, t, tape->count, nh, dstate, dcell, dprevious, dprevious_cell);
         memset(dconvolved, 0, (size_t)nh * sizeof(float));
         memset(dlayer, 0, (size_t)nh * sizeof(float));
-        k->lstm_pointwise_backward(s->gates, previous_cell, s->cell, dstate, dcell, n, h, dpreactivation,
-                                   dprevious_cell);
-        k->linear_backward(s->convolved, param(m, WEIGHT_IH)->value.data, dpreactivation, n, h, 4 * h, dconvolved,
-                           param(m, WEIGHT_IH)->grad.data, param(m, BIAS_IH)->grad.data);
-        k->linear_backward(previous, param(m, WEIGHT_HH)->value.data, dpreactivation, n, h, 4 * h, dprevious,
-                           param(m, WEIGHT_HH)->grad.data, param(m, BIAS_HH)->grad.data);
+        model_lstm_backward_step(m, param(m, WEIGHT_IH), s->convolved, previous, previous_cell, s->gates, s->cell, dstate,
+                                 dcell, n, h, dpreactivation, dconvolved, dprevious, dprevious_cell);
         k->relu_backward(s->convolved, dconvolved, nh, dlayer);
         k->linear_backward(s->aggregated, param(m, CONV_WEIGHT)->value.data, dlayer, n, f, h, NULL,
                            param(m, CONV_WEIGHT)->grad.data, param(m, CONV_BIAS)->grad.data);

@@ -19,5 +19,5 @@ const kernels ref_kernels = {
     ref_lstm_pointwise_forward,
     ref_lstm_pointwise_backward,
     NULL, /* plain loops on host memory cannot fail */
-    REF_KERNELS_HOST_ENTRIES, /* ref_sigmoid_forward ... ref_time_encoding_backward (kernels.h) */
+    REF_KERNELS_HOST_ENTRIES, /* ref_sigmoid_forward ... ref_graph_attention_edges_backward (kernels.h) */
 };

@@ -25,6 +25,7 @@
 
 #include "ref/nn/adam.h"
 #include "ref/core/error.h"
+#include "ref/nn/graph_attention.h"
 #include "ref/nn/layers.h"
 #include "ref/nn/propagate.h"
 #include "ref/nn/time_encoding.h"
@@ -109,20 +110,31 @@ typedef struct kernels {
     /** See ref_time_encoding_backward(). */
     void (*time_encoding_backward)(const float *delta, int64_t n, const float *weight, const float *bias,
                                    int64_t width, int64_t stride, const float *dout, double *dweight, double *dbias);
+    /** See ref_graph_attention_edges_forward(): GAT's scores, softmax and aggregation over the edges. */
+    void (*graph_attention_edges_forward)(const propagation *p, const float *projected, const float *attention_source,
+                                          const float *attention_target, int64_t heads, int64_t channels,
+                                          float *score_source, float *score_target, float *alpha, float *out);
+    /** See ref_graph_attention_edges_backward(). */
+    void (*graph_attention_edges_backward)(const propagation *p, const float *projected,
+                                           const float *attention_source, const float *attention_target,
+                                           const float *score_source, const float *score_target, const float *alpha,
+                                           const float *dout, int64_t heads, int64_t channels, float *scratch,
+                                           float *dprojected, float *dattention_source, float *dattention_target);
 } kernels;
 
 /** The reference kernels: layers.h, propagate.h and recurrent.h. */
 extern const kernels ref_kernels;
 
-/** The last entries of #ref_kernels, sigmoid_forward to time_encoding_backward (the elementwise work,
- *  the loss, Adam, the copies, and the event models' double-sum backward and time encodings), in the
- *  table's order:
+/** The last entries of #ref_kernels, sigmoid_forward to graph_attention_edges_backward (the elementwise
+ *  work, the loss, Adam, the copies, the event models' double-sum backward and time encodings, and GAT's
+ *  edge work), in the table's order:
  *  written once for the reference table and for a twin that keeps this work on the host
  *  (cuda/kernels.cu: the event models do not run on a device). */
 #define REF_KERNELS_HOST_ENTRIES                                                                                      \
     ref_sigmoid_forward, ref_sigmoid_backward, ref_tanh_forward, ref_tanh_backward, ref_relu_forward,                \
         ref_relu_backward, ref_add_bias, ref_add_bias_backward, ref_mse_loss, ref_adam_step, ref_copy_rows,          \
-        ref_linear_backward_sums, ref_time_encoding_forward, ref_time_encoding_backward
+        ref_linear_backward_sums, ref_time_encoding_forward, ref_time_encoding_backward,                             \
+        ref_graph_attention_edges_forward, ref_graph_attention_edges_backward
 
 #ifdef __cplusplus
 }
