@@ -522,6 +522,9 @@ START_TEST(cdgcn_worked_by_hand)
     ck_assert_msg(worst <= TOLERANCE, "CD-GCN differs from the hand computation by %g", worst);
     model_free(&m);
     snapshot_seq_free(&seq);
+}
+END_TEST
+
 /* ---- the graph attention layer against PyTorch Geometric's GATConv ------------------------------- */
 
 /* bench/peer/peer_gatconv.py's cases: name, heads, channels per head, concat. */

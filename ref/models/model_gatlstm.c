@@ -133,4 +133,4 @@ static int gatlstm_backward(model *m, const snapshot_seq *seq, const window_tape
     return status;
 }
 
-const model_ops gatlstm_ops = {gatlstm_create, gatlstm_forward, gatlstm_backward, sizeof(gatlstm_step)};
+const model_ops gatlstm_ops = {gatlstm_create, gatlstm_forward, gatlstm_backward, sizeof(gatlstm_step), 1};
