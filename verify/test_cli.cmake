@@ -296,6 +296,10 @@ expect_failure("train: --micro-batches needs --impl opt --dispatch sven" ${event
                --micro-batches 2)
 expect_failure("train: --micro-batches needs --impl opt --dispatch sven" ${event_args} --micro-batches 2)
 expect_failure("train: --placement needs --impl opt" ${event_args} --placement hash)
+expect_failure("apan runs in the reference only (without --impl opt)" train --model apan --data events:nodes=40,events=400
+               --impl opt)
+expect_failure("train: --mails applies to apan, not tgn (TGN's and JODIE's mailboxes hold one mail)" ${event_args}
+               --mails 3)
 expect_failure("option --placement: \"diagonal\", expected range, interval, interval:G with a whole G >= 1, hash, random"
                ${event_args} --impl opt --placement diagonal)
 expect_failure("option --placement: \"interval:0\", expected range, interval, interval:G with a whole G >= 1"
