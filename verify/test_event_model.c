@@ -49,6 +49,20 @@ static void check_written(const event_model *m, const node_memory *memory, const
     (*checked)++;
 }
 
+/* A crafted stream: event e is (src[e], dst[e]) at time e + 1 with the one edge feature 10 + e. */
+static void crafted_stream(event_stream *es, int events, const int32_t *src, const int32_t *dst, int64_t num_nodes)
+{
+    tf_error err;
+    ck_assert(event_stream_alloc(es, events, 1, 0, &err) == TF_OK);
+    for (int e = 0; e < events; e++) {
+        es->src[e] = src[e];
+        es->dst[e] = dst[e];
+        es->time[e] = e + 1;
+        es->features[e] = 10.0f + (float)e;
+    }
+    es->num_nodes = num_nodes;
+}
+
 /* A crafted batch written through event_model_write_memory() with a hand-made tape whose rows
  * are all different, so every possible winner is distinguishable (in a real forward a self-loop's
  * source and destination rows are equal, which would hide the "dst after src" half of the rule). */
@@ -63,15 +77,8 @@ START_TEST(conflict_rule_on_a_crafted_batch)
      * Negatives 7, 1, 8, 2, 9: vertices 7, 8, 9 occur only as negatives and must stay untouched. */
     event_stream es;
     tf_error err;
-    ck_assert(event_stream_alloc(&es, 5, 1, 0, &err) == TF_OK);
     const int32_t src[5] = {1, 3, 1, 5, 2}, dst[5] = {2, 1, 4, 5, 6};
-    for (int j = 0; j < 5; j++) {
-        es.src[j] = src[j];
-        es.dst[j] = dst[j];
-        es.time[j] = j + 1;
-        es.features[j] = 10.0f + (float)j;
-    }
-    es.num_nodes = 10;
+    crafted_stream(&es, 5, src, dst, 10);
     event_model_config config;
     event_model_config_default(&config, EVENT_MODEL_JODIE);
     config.memory_width = 3;
@@ -147,15 +154,8 @@ START_TEST(apan_deliveries_on_a_crafted_batch)
      * event 3), 6<-e2, 1<-e5 (its own as a destination beats the delivery of event 4). */
     event_stream es;
     tf_error err;
-    ck_assert(event_stream_alloc(&es, 6, 1, 0, &err) == TF_OK);
     const int32_t src[6] = {1, 2, 4, 1, 3, 6}, dst[6] = {3, 3, 5, 2, 4, 1};
-    for (int e = 0; e < 6; e++) {
-        es.src[e] = src[e];
-        es.dst[e] = dst[e];
-        es.time[e] = e + 1;
-        es.features[e] = 10.0f + (float)e;
-    }
-    es.num_nodes = 8;
+    crafted_stream(&es, 6, src, dst, 8);
     temporal_csr history;
     ck_assert(temporal_csr_build(&history, &es, &err) == TF_OK);
     event_model_config config = event_model_config_with(EVENT_MODEL_APAN, 2, 2, 2, 1);

@@ -66,7 +66,12 @@ int node_memory_create(node_memory *m, int64_t num_nodes, int64_t memory_width, 
 
 /**
  * Allocate a zeroed state whose mailboxes hold @p mails messages each (APAN).
- * @param mails  M >= 1
+ * @param m             out: the state
+ * @param num_nodes     vertex id space
+ * @param memory_width  d_mem >= 1
+ * @param mail_width    d_msg >= 1
+ * @param mails         M >= 1, slots per mailbox
+ * @param err           out: too large for memory
  * @return 0, or TF_ERR_INPUT (nothing is left allocated)
  */
 int node_memory_create_mailbox(node_memory *m, int64_t num_nodes, int64_t memory_width, int64_t mail_width,
