@@ -141,6 +141,14 @@ int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, 
         return tf_error_set(err, TF_ERR_INPUT, "staleness %d: the distributed event trainer delays its gradients in "
                                                "its pipeline (opt/async_pipeline.h)",
                             options->staleness);
+    /* Its rows carry one mail and its write-back reaches the endpoints only: APAN's ring of M mails
+     * and its deliveries to the sampled neighbours are not in this dispatch yet, so it would move
+     * the wrong state; refuse rather than train something that is not APAN. */
+    if (config->kind == EVENT_MODEL_APAN)
+        return tf_error_set(err, TF_ERR_INPUT, "apan runs in the reference only (without --impl opt): the dispatch "
+                                               "moves one-mail rows to the endpoints, not APAN's %lld-mail rings "
+                                               "and its deliveries to the sampled neighbours",
+                            (long long)config->mails);
     tr->group = group;
     tr->mode = mode;
     int status = event_trainer_create(&tr->base, events, edge_features, config, options, err);

@@ -98,8 +98,8 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
     if (status == TF_OK)
         status = adam_create(&tr->optimizer, &tr->model.parameters, options->learning_rate, err);
     if (status == TF_OK)
-        status = node_memory_create(&tr->memory, events->num_nodes, tr->model.config.memory_width,
-                                    event_model_mail_width(&tr->model), err);
+        status = node_memory_create_mailbox(&tr->memory, events->num_nodes, tr->model.config.memory_width,
+                                            event_model_mail_width(&tr->model), tr->model.config.mails, err);
     if (status == TF_OK)
         status = temporal_csr_build(&tr->history, events, err);
     if (status == TF_OK)

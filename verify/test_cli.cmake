@@ -47,7 +47,7 @@ expect_failure("unknown option" info --colour chickenpox)
 expect_failure("too large for memory" --memory-limit 1M info twitter_tennis)
 expect_failure("expected a size" --memory-limit lots info chickenpox)
 expect_failure("unknown parameter" info powerlaw:nodes=10,colour=red)
-expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn or jodie" train --model gcn
+expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn, jodie or apan" train --model gcn
                --data chickenpox)
 expect_failure("--model and --data are required" train --model tgcn)
 expect_failure("is an event stream" train --model tgcn --data wikipedia)
@@ -104,7 +104,7 @@ expect_failure("expected RANK:MS or RANK:MS:P" train --model tgcn --data chicken
 expect_failure("rank 5, but 1 rank(s) run" train --model tgcn --data chickenpox --impl opt --straggler 5:100)
 expect_failure("save from a synchronous run" train --model tgcn --data chickenpox --sync average --replicas 2
                --save ${WORK}/never)
-expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn or jodie" train --model gnn
+expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn, jodie or apan" train --model gnn
                --data wikipedia)
 expect_failure("is a snapshot sequence; model tgn needs an event stream" train --model tgn --data chickenpox)
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
@@ -301,6 +301,12 @@ expect_failure("train: --micro-batches needs --impl opt --dispatch sven" ${event
                --micro-batches 2)
 expect_failure("train: --micro-batches needs --impl opt --dispatch sven" ${event_args} --micro-batches 2)
 expect_failure("train: --placement needs --impl opt" ${event_args} --placement hash)
+expect_failure("apan runs in the reference only (without --impl opt)" train --model apan --data events:nodes=40,events=400
+               --impl opt)
+expect_failure("train: --mails applies to apan, not tgn (TGN's and JODIE's mailboxes hold one mail)" ${event_args}
+               --mails 3)
+expect_failure("model apan: --memory-update vertex consumes one message per vertex" train --model apan
+               --data events:nodes=40,events=400 --epochs 1 --memory-update vertex)
 expect_failure("option --placement: \"diagonal\", expected range, interval, interval:G with a whole G >= 1, hash, random"
                ${event_args} --impl opt --placement diagonal)
 expect_failure("option --placement: \"interval:0\", expected range, interval, interval:G with a whole G >= 1"
@@ -340,8 +346,8 @@ expect_failure("option --cost: \"linear:nan,1,1\"" ${tgcn_args} --impl opt --sch
 # Options of another model are refused, not taken and ignored: JODIE has no attention, EvolveGCN-O
 # no state width of its own; the ILP's limits need the ILP.
 set(jodie_args train --model jodie --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --epochs 1)
-expect_failure("train: --heads applies to tgn, not jodie (JODIE has no attention" ${jodie_args} --heads 2)
-expect_failure("train: --neighbours applies to tgn, not jodie" ${jodie_args} --neighbours 3)
+expect_failure("train: --heads applies to tgn and apan, not jodie (JODIE has no attention" ${jodie_args} --heads 2)
+expect_failure("train: --neighbours applies to tgn and apan, not jodie" ${jodie_args} --neighbours 3)
 expect_failure("train: --embedding-dim applies to tgn, not jodie" ${jodie_args} --embedding-dim 8)
 expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn and gatlstm, not evolvegcn" train --model evolvegcn
                --data chickenpox --hidden 7)

@@ -1,6 +1,6 @@
 /* The batch procedure of the event models (chapters/01-models-events.md, "One batch, step by
  * step") against independent
- * oracles: the conflict rule on crafted batches, the pre-batch read, the neighbour sampler
+ * oracles: the conflict rule on crafted batches (APAN's neighbour mail deliveries too), the pre-batch read, the neighbour sampler
  * against a brute-force scan of the stream, and the memory reset at every epoch. */
 #include <math.h>
 
@@ -49,6 +49,20 @@ static void check_written(const event_model *m, const node_memory *memory, const
     (*checked)++;
 }
 
+/* A crafted stream: event e is (src[e], dst[e]) at time e + 1 with the one edge feature 10 + e. */
+static void crafted_stream(event_stream *es, int events, const int32_t *src, const int32_t *dst, int64_t num_nodes)
+{
+    tf_error err;
+    ck_assert(event_stream_alloc(es, events, 1, 0, &err) == TF_OK);
+    for (int e = 0; e < events; e++) {
+        es->src[e] = src[e];
+        es->dst[e] = dst[e];
+        es->time[e] = e + 1;
+        es->features[e] = 10.0f + (float)e;
+    }
+    es->num_nodes = num_nodes;
+}
+
 /* A crafted batch written through event_model_write_memory() with a hand-made tape whose rows
  * are all different, so every possible winner is distinguishable (in a real forward a self-loop's
  * source and destination rows are equal, which would hide the "dst after src" half of the rule). */
@@ -63,15 +77,8 @@ START_TEST(conflict_rule_on_a_crafted_batch)
      * Negatives 7, 1, 8, 2, 9: vertices 7, 8, 9 occur only as negatives and must stay untouched. */
     event_stream es;
     tf_error err;
-    ck_assert(event_stream_alloc(&es, 5, 1, 0, &err) == TF_OK);
     const int32_t src[5] = {1, 3, 1, 5, 2}, dst[5] = {2, 1, 4, 5, 6};
-    for (int j = 0; j < 5; j++) {
-        es.src[j] = src[j];
-        es.dst[j] = dst[j];
-        es.time[j] = j + 1;
-        es.features[j] = 10.0f + (float)j;
-    }
-    es.num_nodes = 10;
+    crafted_stream(&es, 5, src, dst, 10);
     event_model_config config;
     event_model_config_default(&config, EVENT_MODEL_JODIE);
     config.memory_width = 3;
@@ -210,6 +217,108 @@ START_TEST(per_vertex_rule_by_hand)
     node_memory_free(&memory), node_memory_free(&me_memory);
     event_model_free(&m), event_model_free(&me);
     event_stream_free(&es), event_stream_free(&es2);
+}
+END_TEST
+
+/* The mail APAN's write-back must have put in vertex v's ring slot `slot`: the message of
+ * positive root entry `entry` of the batch (rows 100 r + i, as set below), mail_ts its event's. */
+static void check_mail(const node_memory *memory, const event_stream *es, int64_t first, int64_t size, int32_t v,
+                       int slot, int64_t entry)
+{
+    const int64_t dm = memory->memory_width, dmsg = memory->mail_width, j = entry % size;
+    const int64_t other = entry < size ? size + j : j;
+    const float *mail = memory->mail + ((int64_t)v * memory->mails + slot) * dmsg;
+    for (int64_t i = 0; i < dm; i++) {
+        ck_assert_msg(mail[i] == 100.0f * (float)entry + (float)i, "vertex %d slot %d: mail self", v, slot);
+        ck_assert_msg(mail[dm + i] == 100.0f * (float)other + (float)i, "vertex %d slot %d: mail other", v, slot);
+    }
+    ck_assert_msg(mail[2 * dm] == es->features[first + j], "vertex %d slot %d: edge feature", v, slot);
+    ck_assert_msg(memory->mail_time[(int64_t)v * memory->mails + slot] == es->time[first + j], "vertex %d: mail_ts", v);
+}
+
+/* APAN's neighbour deliveries and the delivery rule on a crafted batch, with the real sampler
+ * and hand-made s' rows (row r is 100 r + i), checked against outcomes worked out by hand. */
+START_TEST(apan_deliveries_on_a_crafted_batch)
+{
+    /*   event  src dst  time   sampled neighbours (k = 2 most recent strictly before t, oldest first)
+     *     0     1   3    1     (history)
+     *     1     2   3    2     (history)
+     *     2     4   5    3     (history)
+     *     3     1   2    4     batch j = 0: 1 -> {3}, 2 -> {3}
+     *     4     3   4    5     batch j = 1: 3 -> {1, 2}, 4 -> {5}
+     *     5     6   1    6     batch j = 2: 6 -> {}, 1 -> {3, 2}
+     * Negatives 7, 7, 7: never mailed, never written. Roots: entries 0..2 the sources, 3..5 the
+     * destinations. Deliveries in the rule's order (per event: src's neighbours, dst's
+     * neighbours, src, dst):
+     *   j=0: 3<-e0, 3<-e3, 1<-e0, 2<-e3   j=1: 1<-e1, 2<-e1, 5<-e4, 3<-e1, 4<-e4
+     *   j=2: 3<-e5, 2<-e5, 6<-e2, 1<-e5
+     * Last per vertex, in delivery order: 5<-e4 (a neighbour's only mail), 4<-e4, 3<-e5 (a
+     * delivery of the latest event beats 3's own mail of event 4), 2<-e5 (beats its own of
+     * event 3), 6<-e2, 1<-e5 (its own as a destination beats the delivery of event 4). */
+    event_stream es;
+    tf_error err;
+    const int32_t src[6] = {1, 2, 4, 1, 3, 6}, dst[6] = {3, 3, 5, 2, 4, 1};
+    crafted_stream(&es, 6, src, dst, 8);
+    temporal_csr history;
+    ck_assert(temporal_csr_build(&history, &es, &err) == TF_OK);
+    event_model_config config = event_model_config_with(EVENT_MODEL_APAN, 2, 2, 2, 1);
+    config.mails = 2;
+    config.neighbours = 2;
+    event_model m;
+    ck_assert(event_model_create(&m, &config, 1, &err) == TF_OK);
+    node_memory memory;
+    ck_assert(node_memory_create_mailbox(&memory, es.num_nodes, 2, event_model_mail_width(&m), 2, &err) == TF_OK);
+    /* Before the batch: vertex 3 holds one mail (its next slot is 1), vertex 2 two (its ring is
+     * full and wraps: the batch's mail must overwrite slot 0, the oldest). */
+    const float marker[5] = {-1, -1, -1, -1, -1};
+    node_memory_deliver(&memory, 3, marker, 0.5);
+    node_memory_deliver(&memory, 2, marker, 0.25);
+    node_memory_deliver(&memory, 2, marker, 0.75);
+    int32_t negatives[3] = {7, 7, 7};
+    event_batch batch = {&es, es.features, 3, 3, negatives};
+    event_tape tape;
+    ck_assert_msg(event_model_collect(&m, &history, &batch, &tape, &err) == TF_OK, "%s", err.message);
+    ck_assert_int_eq(tape.entries, 9); /* APAN reads and updates the roots only */
+    const int32_t recipients[] = {3, 1, 2, 3, 5, 3, 2}; /* by root: 1, 3, 6 (sources), 2, 4, 1 */
+    ck_assert_int_eq(tape.neighbour_offset[6], 7);
+    ck_assert(memcmp(tape.recipient, recipients, sizeof recipients) == 0);
+    const int32_t winners[] = {5, 4, 3, 2, 6, 1};
+    const int64_t winning_entries[] = {4, 4, 5, 5, 2, 5};
+    ck_assert_int_eq(tape.deliveries, 6);
+    ck_assert(memcmp(tape.delivery_vertex, winners, sizeof winners) == 0);
+    ck_assert(memcmp(tape.delivery_entry, winning_entries, sizeof winning_entries) == 0);
+    for (int r = 0; r < 9; r++)
+        for (int i = 0; i < 2; i++)
+            tape.updated[r * 2 + i] = 100.0f * (float)r + (float)i;
+    event_model_write_memory(&m, &tape, &batch, &memory);
+    /* mails: (vertex, slot, entry) */
+    check_mail(&memory, &es, 3, 3, 5, 0, 4);
+    check_mail(&memory, &es, 3, 3, 4, 0, 4);
+    check_mail(&memory, &es, 3, 3, 2, 0, 5); /* the wrapped ring's oldest slot */
+    check_mail(&memory, &es, 3, 3, 3, 1, 5); /* after the mail it held */
+    check_mail(&memory, &es, 3, 3, 6, 0, 2);
+    check_mail(&memory, &es, 3, 3, 1, 0, 5);
+    ck_assert(memory.mail[(2 * 2 + 1) * 5] == -1.0f && memory.mail_time[2 * 2 + 1] == 0.75); /* kept */
+    ck_assert(memory.mail[(3 * 2 + 0) * 5] == -1.0f && memory.mail_time[3 * 2 + 0] == 0.5);
+    const int32_t next[8] = {0, 1, 1, 0, 1, 1, 1, 0}; /* one mail per vertex reached, at most */
+    ck_assert(memcmp(memory.mail_next, next, sizeof next) == 0);
+    /* memories: TGN's rule over the endpoints (vertex 1: entry 5, 2: entry 3, 3: entry 1, 4: entry
+     * 4, 6: entry 2); vertex 5 only got a mail, vertex 7 (a negative) nothing */
+    const int64_t written[8] = {-1, 5, 3, 1, 4, -1, 2, -1};
+    for (int32_t v = 0; v < 8; v++) {
+        const float expected = written[v] < 0 ? 0.0f : 100.0f * (float)written[v];
+        const double expected_time = written[v] < 0 ? 0.0 : es.time[3 + written[v] % 3];
+        ck_assert_msg(memory.memory[v * 2] == expected && memory.memory_time[v] == expected_time, "vertex %d", v);
+    }
+    ck_assert(memory.mail_time[7 * 2] == 0.0 && memory.mail_time[7 * 2 + 1] == 0.0);
+    printf("apan crafted batch: %lld recipients, %lld deliveries after the rule, each in its ring slot as "
+           "worked out by hand; negative 7 untouched\n",
+           (long long)tape.neighbour_offset[6], (long long)tape.deliveries);
+    event_tape_free(&tape);
+    node_memory_free(&memory);
+    event_model_free(&m);
+    temporal_csr_free(&history);
+    event_stream_free(&es);
 }
 END_TEST
 
@@ -510,6 +619,7 @@ int main(void)
     tcase_set_timeout(cases, 120);
     tcase_add_test(cases, conflict_rule_on_a_crafted_batch);
     tcase_add_test(cases, per_vertex_rule_by_hand);
+    tcase_add_test(cases, apan_deliveries_on_a_crafted_batch);
     tcase_add_test(cases, pre_batch_reads_and_write_back_tgn);
     tcase_add_test(cases, pre_batch_reads_and_write_back_jodie_edge_features);
     tcase_add_test(cases, neighbours_are_the_most_recent_strictly_before);

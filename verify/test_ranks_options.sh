@@ -196,7 +196,7 @@ expect 2 "powerlaw:nodes=10,nodes=20,edges=5,snapshots=3: nodes given twice, exp
 printf '0 1 0x10\n1 2 20\n2 0 30\n0 2 40\n1 0 50\n' > "$work/hex.txt"
 expect 2 'hex.txt:1: field 3 is "0x10", expected a timestamp' "timestamp 0x10" -- "$twofold" info "$work/hex.txt"
 # (already refused, kept so: JODIE with TGN's options, --list with a word, schedule --times with --seed)
-expect 2 "train: --heads applies to tgn, not jodie" "jodie --heads" -- "$twofold" train --model jodie --data "$E" --heads 2
+expect 2 "train: --heads applies to tgn and apan, not jodie" "jodie --heads" -- "$twofold" train --model jodie --data "$E" --heads 2
 expect 2 "info: --list lists the bundled datasets and takes nothing else; drop extra" "info --list extra" -- \
     "$twofold" info --list extra
 expect 2 "schedule: --seed configures --data: add it" "schedule --times with --seed" -- \

@@ -1,4 +1,4 @@
-/* twofold train --model tgn|jodie: train a memory-based event model for link prediction,
+/* twofold train --model tgn|jodie|apan: train a memory-based event model for link prediction,
  * printing the training loss and validation/test AP and AUC after every epoch; with --impl opt on
  * the ranks of mpiexec, node memory partitioned and moved by Sven's dispatch or a baseline
  * (opt/train_events.h), printing each epoch's bytes. The options are in the train table
@@ -180,9 +180,11 @@ static void describe_run(const event_run *r)
     const event_model_config *m = &tr->model.config;
     printf("model %s (memory %lld, time %lld, embedding %lld", event_model_kind_name(m->kind),
            (long long)m->memory_width, (long long)m->time_width, (long long)m->embedding_width);
-    if (m->kind == EVENT_MODEL_TGN)
+    if (m->kind != EVENT_MODEL_JODIE)
         printf(", %lld heads, %d neighbours", (long long)m->heads, m->neighbours);
     printf(", memory updated per %s", event_memory_update_name(m->memory_update));
+    if (m->kind == EVENT_MODEL_APAN)
+        printf(", %lld mails", (long long)m->mails);
     printf("; %lld parameters), data %s: %lld events, %s%lld edge feature%s\n",
            (long long)parameters_size(&tr->model.parameters), r->data.name, (long long)r->data.events.num_events,
            o->edge_features && m->edge_width ? "from .npy: " : "", (long long)m->edge_width,

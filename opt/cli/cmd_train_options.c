@@ -70,10 +70,13 @@ static int parse_placement(const char *value, void *field)
 #define AT(member) OPTION_FIELD(train_command, member)
 #define SNAPSHOT .models = SNAPSHOT_MODELS
 #define EVENTS .models = EVENT_MODELS
-/* TGN's attention: JODIE has none (its embedding is the memory projected in time), so these would
- * be taken and ignored. */
-#define TGN_ONLY .models = TRAIN_MODEL(TRAIN_TGN), .why = "JODIE has no attention: its embedding is the memory " \
-                                                         "projected in time"
+/* Attention and its sampled neighbours: JODIE has neither (its embedding is the memory projected in
+ * time), so these would be taken and ignored. TGN's embedding width is its own: JODIE's and APAN's
+ * embeddings are their memory. APAN's mailbox holds M mails; TGN's and JODIE's one. */
+#define ATTENTION_MODELS .models = TRAIN_MODEL(TRAIN_TGN) | TRAIN_MODEL(TRAIN_APAN), \
+                         .why = "JODIE has no attention: its embedding is the memory projected in time"
+#define TGN_ONLY .models = TRAIN_MODEL(TRAIN_TGN), .why = "JODIE's and APAN's embeddings are as wide as the memory"
+#define APAN_ONLY .models = TRAIN_MODEL(TRAIN_APAN), .why = "TGN's and JODIE's mailboxes hold one mail"
 
 /* Every option of every model, in the order of both help pages: an option the two families take
  * with other fields, ranges or help has one entry for each (SNAPSHOT, EVENTS), side by side. */
@@ -81,7 +84,9 @@ static option_spec train_options_table[] = {
     /* its help lists the model table (train_table_fill()) */
     {"--model", OPTION_CHOICE, AT(model), .choices = train_models, .required = 1, SNAPSHOT, .value_name = "M"},
     {"--model", OPTION_CHOICE, AT(model), .choices = train_models, .required = 1, EVENTS, .value_name = "M",
-     .help = "tgn (GRU memory, temporal attention) or jodie (RNN memory, time projection)"},
+     .help = "tgn (GRU memory, temporal attention), jodie (RNN memory, time\n"
+             "projection) or apan (attention over a mailbox of M mails, mails\n"
+             "delivered to the sampled neighbours)"},
     {"--data", OPTION_TEXT, AT(data), .required = 1, SNAPSHOT, .value_name = "D",
      .help = "bundled name, file or generator spec (see twofold info --help)"},
     {"--data", OPTION_TEXT, AT(data), .required = 1, EVENTS, .value_name = "D",
@@ -122,10 +127,13 @@ static option_spec train_options_table[] = {
      .help = "width of the time encodings (default 32; TGL's is 100)"},
     {"--embedding-dim", OPTION_WHOLE, AT(events.config.embedding_width), .min = 1, .max = 65536, TGN_ONLY,
      .value_name = "D", .help = "TGN's attention output width (default 32; JODIE's is the memory width)"},
-    {"--heads", OPTION_WHOLE, AT(events.config.heads), .min = 1, .max = 1024, TGN_ONLY, .value_name = "H",
-     .help = "TGN's attention heads (default 2)"},
-    {"--neighbours", OPTION_WHOLE, AT(events.config.neighbours), .min = 1, .max = 100000, TGN_ONLY, .value_name = "K",
-     .help = "TGN's most recent neighbours per vertex (default 10)"},
+    {"--heads", OPTION_WHOLE, AT(events.config.heads), .min = 1, .max = 1024, ATTENTION_MODELS, .value_name = "H",
+     .help = "attention heads (default 2)"},
+    {"--neighbours", OPTION_WHOLE, AT(events.config.neighbours), .min = 1, .max = 100000, ATTENTION_MODELS,
+     .value_name = "K", .help = "most recent neighbours per vertex (default 10): TGN attends over\n"
+                                "them, APAN delivers the endpoints' mails to them"},
+    {"--mails", OPTION_WHOLE, AT(events.config.mails), .min = 1, .max = 1024, APAN_ONLY, .value_name = "M",
+     .help = "APAN's mails per mailbox, a ring in arrival order (default 10)"},
     {"--memory-update", OPTION_CHOICE, AT(events.config.memory_update), .choices = memory_updates, EVENTS,
      .value_name = "U",
      .help = "entry: a vertex's memory is updated once per batch entry at that entry's\n"
@@ -336,7 +344,7 @@ static const option_page train_pages[] = {
      "\nRun distributed: mpiexec -n 2 twofold train --impl opt --batch 2 --model tgcn --data chickenpox\n"
      "\n" EXIT_STATUS_HELP},
     {EVENT_MODELS, 23,
-     "usage: twofold train --model tgn|jodie --data DATASET [options]\n"
+     "usage: twofold train --model tgn|jodie|apan --data DATASET [options]\n"
      "\n"
      "Train a memory-based event model for link prediction. The events are split 70/15/15 in\n"
      "time; each event is scored against one negative destination drawn uniformly from the\n"
@@ -398,10 +406,11 @@ static void train_table_fill(void)
                                  model_table[k].summary, model_table[k].peer ? "" : "; not in PyG Temporal");
     }
     snprintf(model_help + used, sizeof model_help - used,
-             "(chapter 01); the event models tgn and jodie take other options:\n"
+             "(chapter 01); the event models tgn, jodie and apan take other options:\n"
              "twofold train --model tgn --help");
     train_models[TRAIN_TGN] = (option_choice){"tgn", TRAIN_TGN};
     train_models[TRAIN_JODIE] = (option_choice){"jodie", TRAIN_JODIE};
+    train_models[TRAIN_APAN] = (option_choice){"apan", TRAIN_APAN};
     train_models[TRAIN_MODELS] = (option_choice){NULL, 0};
     for (option_spec *s = train_options_table; s->name; s++)
         if (strcmp(s->name, "--model") == 0 && !s->help)
@@ -435,6 +444,7 @@ static void train_command_default(train_command *c, int argc, char **argv)
     hybrid_options_default(&c->batching.options);
     event_train_options_default(&c->events.options);
     event_model_config_default(&c->events.config, EVENT_MODEL_TGN);
+    c->events.config.mails = 10; /* APAN's default; TGN and JODIE hold one mail whatever this says */
     c->events.prefetch = -1;
 }
 

@@ -42,6 +42,7 @@
 typedef enum train_model {
     TRAIN_TGN = MODEL_COUNT,   /**< EVENT_MODEL_TGN */
     TRAIN_JODIE,               /**< EVENT_MODEL_JODIE */
+    TRAIN_APAN,                /**< EVENT_MODEL_APAN */
     TRAIN_MODELS               /**< how many --model words there are */
 } train_model;
 
@@ -50,7 +51,7 @@ typedef enum train_model {
 /** The snapshot models' mask: every line of the model table. */
 #define SNAPSHOT_MODELS (TRAIN_MODEL(MODEL_COUNT) - 1u)
 /** The event models' mask. */
-#define EVENT_MODELS (TRAIN_MODEL(TRAIN_TGN) | TRAIN_MODEL(TRAIN_JODIE))
+#define EVENT_MODELS (TRAIN_MODEL(TRAIN_TGN) | TRAIN_MODEL(TRAIN_JODIE) | TRAIN_MODEL(TRAIN_APAN))
 
 /** `--split vertex` and its options (chapter 06). */
 typedef struct vertex_split {

@@ -1,5 +1,6 @@
-/* TGN and JODIE: parameters and the reference batch procedure (event_model.h has the math). */
+/* TGN, JODIE and APAN: parameters and the reference batch procedure (event_model.h has the math). */
 #include "ref/models/event_model.h"
+#include "ref/models/event_model_apan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,9 +24,13 @@ void event_model_config_default(event_model_config *config, event_model_kind kin
     config->edge_width = 0;
     config->heads = 2;
     config->neighbours = 10;
+    config->mails = kind == EVENT_MODEL_APAN ? 10 : 1;
 }
 
-const char *event_model_kind_name(event_model_kind kind) { return kind == EVENT_MODEL_TGN ? "tgn" : "jodie"; }
+const char *event_model_kind_name(event_model_kind kind)
+{
+    return kind == EVENT_MODEL_TGN ? "tgn" : kind == EVENT_MODEL_JODIE ? "jodie" : "apan";
+}
 
 const char *event_memory_update_name(event_memory_update rule)
 {
@@ -38,8 +43,10 @@ int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *e
         *kind = EVENT_MODEL_TGN;
     else if (strcmp(name, "jodie") == 0)
         *kind = EVENT_MODEL_JODIE;
+    else if (strcmp(name, "apan") == 0)
+        *kind = EVENT_MODEL_APAN;
     else
-        return tf_error_set(err, TF_ERR_INPUT, "event model \"%s\" is not one of tgn, jodie", name);
+        return tf_error_set(err, TF_ERR_INPUT, "event model \"%s\" is not one of tgn, jodie, apan", name);
     return TF_OK;
 }
 
@@ -95,19 +102,46 @@ static void table_add_linear(parameter_table *t, const char *prefix, int64_t in,
     table_add(t, name, out, 0, INIT_UNIFORM, 1.0 / sqrt((double)in));
 }
 
-/* The whole model, in TGL's state_dict order: memory updater, embedding layer, edge predictor. */
-static void describe_parameters(const event_model_config *c, parameter_table *t)
+/* APAN's memory updater and embedding layer, in TGL's order (TransformerMemoryUpdater, then the
+ * identity layer's LayerNorm). */
+static void describe_apan(const event_model_config *c, parameter_table *t)
 {
-    const int64_t dm = c->memory_width, dt = c->time_width, de = c->edge_width, demb = c->embedding_width;
-    const int64_t dmsg = 2 * dm + de, gates = c->kind == EVENT_MODEL_TGN ? 3 : 1;
+    const int64_t dm = c->memory_width, dt = c->time_width, dmsg = 2 * dm + c->edge_width;
+    table_add(t, "memory_updater.time_enc.w.weight", dt, 1, INIT_TIME_WEIGHT, 0);
+    table_add(t, "memory_updater.time_enc.w.bias", dt, 0, INIT_ZERO, 0);
+    table_add_linear(t, "memory_updater.w_q", dm, dm);
+    table_add_linear(t, "memory_updater.w_k", dmsg + dt, dm);
+    table_add_linear(t, "memory_updater.w_v", dmsg + dt, dm);
+    table_add(t, "memory_updater.layer_norm.weight", dm, 0, INIT_ONE, 0);
+    table_add(t, "memory_updater.layer_norm.bias", dm, 0, INIT_ZERO, 0);
+    table_add_linear(t, "memory_updater.mlp", dm, dm);
+    table_add(t, "layers.l0h0.norm.weight", dm, 0, INIT_ONE, 0);
+    table_add(t, "layers.l0h0.norm.bias", dm, 0, INIT_ZERO, 0);
+}
+
+/* TGN's and JODIE's memory updater: the recurrent cell (GRUCell or RNNCell) and its time encoder. */
+static void describe_cell(const event_model_config *c, parameter_table *t)
+{
+    const int64_t dm = c->memory_width, dt = c->time_width, dmsg = 2 * dm + c->edge_width;
+    const int64_t gates = c->kind == EVENT_MODEL_TGN ? 3 : 1;
     const double cell_bound = 1.0 / sqrt((double)dm);
-    t->count = 0;
     table_add(t, "memory_updater.updater.weight_ih", gates * dm, dmsg + dt, INIT_UNIFORM, cell_bound);
     table_add(t, "memory_updater.updater.weight_hh", gates * dm, dm, INIT_UNIFORM, cell_bound);
     table_add(t, "memory_updater.updater.bias_ih", gates * dm, 0, INIT_UNIFORM, cell_bound);
     table_add(t, "memory_updater.updater.bias_hh", gates * dm, 0, INIT_UNIFORM, cell_bound);
     table_add(t, "memory_updater.time_enc.w.weight", dt, 1, INIT_TIME_WEIGHT, 0);
     table_add(t, "memory_updater.time_enc.w.bias", dt, 0, INIT_ZERO, 0);
+}
+
+/* The whole model, in TGL's state_dict order: memory updater, embedding layer, edge predictor. */
+static void describe_parameters(const event_model_config *c, parameter_table *t)
+{
+    const int64_t dm = c->memory_width, dt = c->time_width, de = c->edge_width, demb = c->embedding_width;
+    t->count = 0;
+    if (c->kind == EVENT_MODEL_APAN)
+        describe_apan(c, t);
+    else
+        describe_cell(c, t);
     if (c->kind == EVENT_MODEL_TGN) {
         table_add(t, "layers.l0h0.time_enc.w.weight", dt, 1, INIT_TIME_WEIGHT, 0);
         table_add(t, "layers.l0h0.time_enc.w.bias", dt, 0, INIT_ZERO, 0);
@@ -117,7 +151,7 @@ static void describe_parameters(const event_model_config *c, parameter_table *t)
         table_add_linear(t, "layers.l0h0.w_out", demb + dm, demb);
         table_add(t, "layers.l0h0.layer_norm.weight", demb, 0, INIT_ONE, 0);
         table_add(t, "layers.l0h0.layer_norm.bias", demb, 0, INIT_ZERO, 0);
-    } else {
+    } else if (c->kind == EVENT_MODEL_JODIE) {
         table_add(t, "layers.l0h0.norm.weight", dm, 0, INIT_ONE, 0);
         table_add(t, "layers.l0h0.norm.bias", dm, 0, INIT_ZERO, 0);
         table_add(t, "layers.l0h0t.time_emb.weight", dm, 1, INIT_NORMAL, 0);
@@ -177,9 +211,21 @@ static void bind_parameters(event_model *m)
         find_module(m, "layers.l0h0.w_v", &a->value_weight, &a->value_bias);
         find_module(m, "layers.l0h0.w_out", &a->output_weight, &a->output_bias);
         find_module(m, "layers.l0h0.layer_norm", &a->norm_weight, &a->norm_bias);
-    } else {
+    } else if (c->kind == EVENT_MODEL_JODIE) {
         find_module(m, "layers.l0h0.norm", &m->norm_weight, &m->norm_bias);
         find_module(m, "layers.l0h0t.time_emb", &m->projection_weight, &m->projection_bias);
+    } else {
+        find_module(m, "layers.l0h0.norm", &m->norm_weight, &m->norm_bias);
+        mailbox_attention *a = &m->mailbox;
+        a->width = c->memory_width;
+        a->mail_width = 2 * c->memory_width + c->edge_width + c->time_width;
+        a->mails = c->mails;
+        a->heads = c->heads;
+        find_module(m, "memory_updater.w_q", &a->query_weight, &a->query_bias);
+        find_module(m, "memory_updater.w_k", &a->key_weight, &a->key_bias);
+        find_module(m, "memory_updater.w_v", &a->value_weight, &a->value_bias);
+        find_module(m, "memory_updater.layer_norm", &a->norm_weight, &a->norm_bias);
+        find_module(m, "memory_updater.mlp", &a->mlp_weight, &a->mlp_bias);
     }
     link_decoder *d = &m->decoder;
     d->width = c->embedding_width;
@@ -197,7 +243,11 @@ int event_model_create(event_model *m, const event_model_config *config, uint64_
         c.heads = 0;
         c.neighbours = 0;
     }
-    if (c.kind != EVENT_MODEL_TGN && c.kind != EVENT_MODEL_JODIE)
+    if (c.kind == EVENT_MODEL_APAN) /* APAN's embedding is the normalized memory */
+        c.embedding_width = c.memory_width;
+    else
+        c.mails = 1;
+    if (c.kind != EVENT_MODEL_TGN && c.kind != EVENT_MODEL_JODIE && c.kind != EVENT_MODEL_APAN)
         return tf_error_set(err, TF_ERR_INPUT, "unknown event model kind %d", (int)c.kind);
     if (c.memory_update != EVENT_MEMORY_PER_ENTRY && c.memory_update != EVENT_MEMORY_PER_VERTEX)
         return tf_error_set(err, TF_ERR_INPUT, "unknown memory-update rule %d", (int)c.memory_update);
@@ -212,6 +262,16 @@ int event_model_create(event_model *m, const event_model_config *config, uint64_
                             "model tgn: %lld heads, embedding width %lld, %d neighbours; expected heads >= 1 "
                             "dividing the embedding width and neighbours >= 1",
                             (long long)c.heads, (long long)c.embedding_width, c.neighbours);
+    /* APAN's updater reads the whole ring at the batch's times; the per-vertex rule consumes one
+     * message per vertex, which a ring of M mails does not have. */
+    if (c.kind == EVENT_MODEL_APAN && c.memory_update != EVENT_MEMORY_PER_ENTRY)
+        return tf_error_set(err, TF_ERR_INPUT, "model apan: --memory-update vertex consumes one message per vertex; "
+                            "APAN's ring of mails is read whole at each entry's time: use entry");
+    if (c.kind == EVENT_MODEL_APAN && (c.heads < 1 || c.memory_width % c.heads != 0 || c.neighbours < 1 || c.mails < 1))
+        return tf_error_set(err, TF_ERR_INPUT,
+                            "model apan: %lld heads, memory width %lld, %d neighbours, %lld mails; expected heads >= "
+                            "1 dividing the memory width, neighbours >= 1 and mails >= 1",
+                            (long long)c.heads, (long long)c.memory_width, c.neighbours, (long long)c.mails);
     m->config = c;
     m->kernels = &ref_kernels;
     parameter_table table;
@@ -247,10 +307,13 @@ void event_tape_free(event_tape *tape)
                       tape->updater_input, tape->updater_cache,  tape->updated,          tape->query_delta,
                       tape->query_time,    tape->neighbour_time,  tape->neighbour_edge,    tape->projection_delta,
                       tape->norm_output,   tape->norm_hat,       tape->norm_inverse_std, tape->embedding,
-                      tape->positive_hidden, tape->negative_hidden, tape->message, tape->mail, tape->mail_time};
+                      tape->positive_hidden, tape->negative_hidden, tape->message, tape->mail,
+                      tape->mail_time,     tape->mail_delta,     tape->mail_input,       tape->recipient,
+                      tape->delivery_vertex, tape->delivery_entry};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     attention_tape_free(&tape->attention);
+    mailbox_attention_tape_free(&tape->mailbox);
     memset(tape, 0, sizeof *tape);
 }
 
@@ -265,8 +328,9 @@ static int check_batch(const event_model *m, const temporal_csr *history, const 
     if ((c->edge_width > 0) != (batch->edge_features != NULL))
         return tf_error_set(err, TF_ERR_INPUT, "the model has %lld edge feature columns, but the batch %s",
                             (long long)c->edge_width, batch->edge_features ? "has edge features" : "has none");
-    if (c->kind == EVENT_MODEL_TGN && (!history || history->num_nodes != es->num_nodes))
-        return tf_error_set(err, TF_ERR_INPUT, "model tgn needs the temporal CSR of the batch's stream");
+    if (c->kind != EVENT_MODEL_JODIE && (!history || history->num_nodes != es->num_nodes))
+        return tf_error_set(err, TF_ERR_INPUT, "model %s needs the temporal CSR of the batch's stream",
+                            event_model_kind_name(c->kind));
     for (int64_t j = 0; j < batch->size; j++)
         if (batch->negatives[j] < 0 || batch->negatives[j] >= es->num_nodes)
             return tf_error_set(err, TF_ERR_INPUT, "negative destination %d of event %lld is outside 0..%lld",
@@ -323,12 +387,15 @@ int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t ent
         (!tape->time && !(tape->time = tf_alloc(N, sizeof *tape->time, "batch entries", err))) ||
         !(tape->memory = tf_alloc(N * dm, sizeof(float), "batch memory rows", err)) ||
         !(tape->memory_time = tf_alloc(N, sizeof(double), "batch memory rows", err)) ||
-        !(tape->mail = tf_alloc(N * dmsg, sizeof(float), "batch mail rows", err)) ||
-        !(tape->mail_time = tf_alloc(N, sizeof(double), "batch mail rows", err)) ||
-        !(tape->updater_delta = tf_alloc(N, sizeof(float), "batch memory rows", err)) ||
-        !(tape->updater_input = tf_alloc(N * din, sizeof(float), "memory updater inputs", err)) ||
+        !(tape->mail = tf_alloc(N * (size_t)m->config.mails * dmsg, sizeof(float), "batch mail rows", err)) ||
+        !(tape->mail_time = tf_alloc(N * (size_t)m->config.mails, sizeof(double), "batch mail rows", err)) ||
         !(tape->updated = tf_alloc(N * dm, sizeof(float), "updated memory", err)) ||
-        !(tape->message = tf_alloc(dmsg, sizeof(float), "message", err)) ||
+        !(tape->message = tf_alloc(dmsg, sizeof(float), "message", err)))
+        return TF_ERR_INPUT;
+    if (m->config.kind == EVENT_MODEL_APAN)
+        return event_model_apan_alloc_entries(m, tape, entries, err);
+    if (!(tape->updater_delta = tf_alloc(N, sizeof(float), "batch memory rows", err)) ||
+        !(tape->updater_input = tf_alloc(N * din, sizeof(float), "memory updater inputs", err)) ||
         (m->config.kind == EVENT_MODEL_TGN &&
          !(tape->updater_cache = tf_alloc(N * (size_t)GRU_CACHE_WIDTH(dm), sizeof(float), "GRU cache", err))))
         return TF_ERR_INPUT;
@@ -341,7 +408,8 @@ int event_model_collect(const event_model *m, const temporal_csr *history, const
     memset(tape, 0, sizeof *tape);
     int status = check_batch(m, history, batch, err);
     if (status == TF_OK)
-        status = collect_entries(m, history, batch, tape, err);
+        status = m->config.kind == EVENT_MODEL_APAN ? event_model_apan_collect(m, history, batch, tape, err)
+                                                    : collect_entries(m, history, batch, tape, err);
     if (status == TF_OK)
         status = event_tape_alloc_entries(m, tape, tape->entries, err);
     if (status != TF_OK)
@@ -351,11 +419,14 @@ int event_model_collect(const event_model *m, const temporal_csr *history, const
 
 int event_model_read_memory(const event_model *m, const node_memory *memory, event_tape *tape, tf_error *err)
 {
-    if (memory->memory_width != m->config.memory_width || memory->mail_width != event_model_mail_width(m))
+    if (memory->memory_width != m->config.memory_width || memory->mail_width != event_model_mail_width(m) ||
+        memory->mails != m->config.mails)
         return tf_error_set(err, TF_ERR_INPUT,
-                            "node memory of widths %lld and %lld; the model needs widths %lld and %lld",
-                            (long long)memory->memory_width, (long long)memory->mail_width,
-                            (long long)m->config.memory_width, (long long)event_model_mail_width(m));
+                            "node memory of widths %lld and %lld, %lld mails; the model needs widths %lld and %lld, "
+                            "%lld mails",
+                            (long long)memory->memory_width, (long long)memory->mail_width, (long long)memory->mails,
+                            (long long)m->config.memory_width, (long long)event_model_mail_width(m),
+                            (long long)m->config.mails);
     for (int64_t k = 0; k < tape->entries; k++)
         if (tape->vertex[k] < 0 || tape->vertex[k] >= memory->num_nodes)
             return tf_error_set(err, TF_ERR_INPUT, "vertex %d of batch entry %lld is outside the node memory of %lld "
@@ -373,6 +444,10 @@ double event_model_update_time(const event_model *m, const event_tape *tape, int
 
 void event_model_update(const event_model *m, event_tape *tape)
 {
+    if (m->config.kind == EVENT_MODEL_APAN) {
+        event_model_apan_update(m, tape);
+        return;
+    }
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
     for (int64_t k = 0; k < N; k++) {
@@ -437,6 +512,18 @@ static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
     return TF_OK;
 }
 
+/* Step 5, APAN: z = LayerNorm(s'), TGL's identity layer. */
+static int embed_apan(const event_model *m, event_tape *tape, tf_error *err)
+{
+    const int64_t R = tape->roots, dm = m->config.memory_width;
+    if (!(tape->norm_hat = tf_alloc((size_t)(R * dm), sizeof(float), "embedding norm", err)) ||
+        !(tape->norm_inverse_std = tf_alloc((size_t)R, sizeof(float), "embedding norm", err)))
+        return TF_ERR_INPUT;
+    ref_layer_norm_forward(tape->updated, m->norm_weight->value.data, m->norm_bias->value.data, R, dm,
+                           ATTENTION_NORM_EPSILON, tape->embedding, tape->norm_hat, tape->norm_inverse_std);
+    return TF_OK;
+}
+
 int event_model_embed(const event_model *m, const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
 {
     const int64_t B = tape->batch_size, demb = m->config.embedding_width;
@@ -444,7 +531,9 @@ int event_model_embed(const event_model *m, const event_batch *batch, event_tape
         !(tape->positive_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
         !(tape->negative_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)))
         return TF_ERR_INPUT;
-    int status = m->config.kind == EVENT_MODEL_TGN ? embed_tgn(m, batch, tape, err) : embed_jodie(m, tape, err);
+    int status = m->config.kind == EVENT_MODEL_TGN     ? embed_tgn(m, batch, tape, err)
+                 : m->config.kind == EVENT_MODEL_JODIE ? embed_jodie(m, tape, err)
+                                                       : embed_apan(m, tape, err);
     if (status != TF_OK)
         return status;
     /* Roots are [src; dst; neg]: positives pair rows j and B + j, negatives rows j and 2B + j. */
@@ -534,6 +623,8 @@ static int backward_jodie(event_model *m, const event_tape *tape, const float *d
 
 int event_model_backward_updater(event_model *m, const event_tape *tape, const float *dupdated, tf_error *err)
 {
+    if (m->config.kind == EVENT_MODEL_APAN)
+        return event_model_apan_backward_updater(m, tape, dupdated, err);
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
     float *dinput = tf_alloc((size_t)(N * din), sizeof(float), "memory updater gradients", err);
@@ -588,8 +679,13 @@ int event_model_backward_embedding(event_model *m, const event_tape *tape, const
                                   dsource, ddestination);
         ref_link_decoder_backward(m->kernels, &m->decoder, source, negative, tape->negative_hidden, dscores + B, B, dhidden,
                                   dsource, dnegative);
-        status = m->config.kind == EVENT_MODEL_TGN ? backward_tgn(m, tape, dembedding, dupdated, err)
-                                                   : backward_jodie(m, tape, dembedding, dupdated, err);
+        if (m->config.kind == EVENT_MODEL_TGN)
+            status = backward_tgn(m, tape, dembedding, dupdated, err);
+        else if (m->config.kind == EVENT_MODEL_JODIE)
+            status = backward_jodie(m, tape, dembedding, dupdated, err);
+        else /* APAN: z = LayerNorm(s') */
+            ref_layer_norm_backward(tape->norm_hat, tape->norm_inverse_std, m->norm_weight->value.data, dembedding,
+                                    R, m->config.memory_width, dupdated, m->norm_weight->sums, m->norm_bias->sums);
     }
     free(dembedding);
     free(dhidden);
@@ -625,6 +721,10 @@ void event_model_entry_message(const event_model *m, const event_tape *tape, con
 void event_model_write_memory(const event_model *m, const event_tape *tape, const event_batch *batch,
                               node_memory *memory)
 {
+    if (m->config.kind == EVENT_MODEL_APAN) {
+        event_model_apan_write_memory(m, tape, batch, memory);
+        return;
+    }
     const event_stream *es = batch->events;
     const int64_t B = tape->batch_size, dm = m->config.memory_width;
     /* The order of this loop *is* the conflict rule: events in increasing index, and within an

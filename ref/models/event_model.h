@@ -1,6 +1,6 @@
 /**
  * @file ref/models/event_model.h
- * @brief The memory-based event models TGN and JODIE: parameters, and the reference batch
+ * @brief The memory-based event models TGN, JODIE and APAN: parameters, and the reference batch
  *        procedure (read the memory, update it, embed, score, backward, write the memory back).
  *
  * **The models** (TGL's `GeneralModel` with its TGN and JODIE configs, [TGL]: [Sven] gives no model
@@ -21,7 +21,20 @@
  *            t_u the time of u's latest event before the batch: mem_ts_u per entry
  *            (where it equals mail_ts_u), mail_ts_u per vertex
  *
- * and a pair is scored by the MLP decoder (link_decoder.h). Messages are
+ * and a pair is scored by the MLP decoder (link_decoder.h).
+ *
+ * **APAN** (TGL's APAN: a `transformer` memory updater over a mailbox of M = 10 mails that are
+ * delivered to neighbours too, then an identity embedding layer; [APAN], [TGL]). Every vertex
+ * keeps M mails with their mail_ts, a ring in arrival order (node_memory.h). For a root v at t:
+ *
+ *     x_i = [mail_v,i || phi_mem(t - mail_ts_v,i)]      i = 1..M, every slot, empty ones too
+ *     s'  = attention of s_v over x_1 .. x_M            (mailbox_attention.h)
+ *     z_v = LayerNorm(s')                               (TGL's IdentityNormLayer)
+ *
+ * The updater is that attention, not the LSTM [Sven]'s HPDC version names: the chapter says why.
+ * Only the 3B roots are read and updated (entries = R), since the embedding uses nothing of a
+ * neighbour; each *positive* root samples its k most recent neighbours before t (negatives
+ * sample none), and those receive its mail in the write-back. Messages are
  * mail_u = [s'_u || s'_v || e] for an event (u, v, t, e): d_msg = 2 d_mem + d_e, no time term
  * (Sven Eq. 14); without edge features, d_e = 0.
  *
@@ -50,11 +63,20 @@
  *     in order, u gets s' of its root entry, mail [s'_u || s'_v || e_j], mail_ts = t_j and
  *     mem_ts = the time s'_u was computed at (per entry: t_j; per vertex: the consumed message's
  *     mail_ts); then v gets s'_v, [s'_v || s'_u || e_j] and its two times. Only positive endpoints are written (negatives and
- *     neighbours never). **Conflict rule**: when a vertex occurs in several events of the batch,
+ *     neighbours never; APAN's neighbours get a mail, below). **Conflict rule**: when a vertex occurs in several events of the batch,
  *     the write of the largest event index wins, and within one event the destination's write
  *     comes after the source's (so a self-loop keeps the destination's row). TGL leaves this
  *     to a scatter with duplicate indices, whose winner is unspecified on a GPU; the reference
  *     makes it a rule that the optimized twins must reproduce bit for bit.
+ *     **APAN's write-back**: memories and mem_ts as above; then the mails, **one per vertex per
+ *     batch** (TGL's mail_combine = last), chosen by the **delivery rule**: the batch's
+ *     deliveries are ordered by event index and, within event j, (a) u's mail to each of u's
+ *     sampled neighbours, (b) v's mail to each of v's, (c) u's own mail to u, (d) v's own mail to
+ *     v; a vertex receives the *last* delivery that reaches it in this order. So the latest event
+ *     reaching a vertex wins; within that event, its mail as an endpoint beats one delivered to it
+ *     as a neighbour, and the destination's beats the source's. The winner goes into the vertex's
+ *     next ring slot with mail_ts t_j (node_memory_deliver()); the list of winners is made at
+ *     collection (tape->delivery_vertex, delivery_entry), since it depends on the stream only.
  *
  * Usage, one training step:
  *
@@ -68,9 +90,10 @@
  *     event_tape_free(&tape);
  *
  * Parameters use TGL's state_dict names: `memory_updater.updater.{weight_ih, weight_hh, bias_ih,
- * bias_hh}`, `memory_updater.time_enc.w.{weight, bias}`; TGN: `layers.l0h0.time_enc.w.*`,
+ * bias_hh}` (APAN instead: `memory_updater.{w_q, w_k, w_v, layer_norm, mlp}.*`),
+ * `memory_updater.time_enc.w.{weight, bias}`; TGN: `layers.l0h0.time_enc.w.*`,
  * `layers.l0h0.{w_q, w_k, w_v, w_out, layer_norm}.*`; JODIE: `layers.l0h0.norm.*`,
- * `layers.l0h0t.time_emb.*`; both: `edge_predictor.{src_fc, dst_fc, out_fc}.*`.
+ * `layers.l0h0t.time_emb.*`; APAN: `layers.l0h0.norm.*`; all: `edge_predictor.{src_fc, dst_fc, out_fc}.*`.
  */
 #ifndef TWOFOLD_REF_EVENT_MODEL_H
 #define TWOFOLD_REF_EVENT_MODEL_H
@@ -82,6 +105,7 @@
 #include "ref/nn/kernels.h"
 #include "ref/data/events.h"
 #include "ref/nn/link_decoder.h"
+#include "ref/nn/mailbox_attention.h"
 #include "ref/models/node_memory.h"
 #include "ref/nn/parameters.h"
 #include "ref/data/temporal_csr.h"
@@ -90,10 +114,12 @@
 extern "C" {
 #endif
 
-/** The two event models. */
+/** The three event models. */
 typedef enum event_model_kind {
     EVENT_MODEL_TGN,     /**< TGN: GRU updater, temporal attention (Rossi et al., 2020) */
     EVENT_MODEL_JODIE,   /**< JODIE: RNN updater, time projection (Kumar, Zhang and Leskovec, KDD 2019) */
+    EVENT_MODEL_APAN,    /**< APAN: attention over a mailbox of M mails, mails delivered to neighbours
+                              (Wang et al., SIGMOD 2021); see "APAN" below */
 } event_model_kind;
 
 /**
@@ -121,7 +147,9 @@ typedef struct event_model_config {
     int64_t embedding_width;   /**< d_emb: TGN's attention output; JODIE's is d_mem (this is ignored) */
     int64_t edge_width;        /**< d_e: edge feature columns, 0 for none */
     int64_t heads;             /**< TGN's attention heads, d_emb a multiple of them (JODIE: set to 0) */
-    int neighbours;             /**< TGN's most recent neighbours sampled per root, >= 1 (JODIE: set to 0) */
+    int neighbours;             /**< TGN's most recent neighbours sampled per root, APAN's per positive root (the
+                                     mail recipients), >= 1 (JODIE: set to 0) */
+    int64_t mails;             /**< APAN: M, mails per mailbox (default 10); TGN and JODIE: set to 1 */
 } event_model_config;
 
 /**
@@ -132,10 +160,10 @@ typedef struct event_model_config {
  */
 void event_model_config_default(event_model_config *config, event_model_kind kind);
 
-/** Name on the command line: "tgn" or "jodie". */
+/** Name on the command line: "tgn", "jodie" or "apan". */
 const char *event_model_kind_name(event_model_kind kind);
 
-/** Parse "tgn" or "jodie". @return 0, or TF_ERR_INPUT naming the known models. */
+/** Parse "tgn", "jodie" or "apan". @return 0, or TF_ERR_INPUT naming the known models. */
 int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *err);
 
 /** A model: its shape, its parameters, and named pointers into them (valid while it lives). */
@@ -151,10 +179,12 @@ typedef struct event_model {
     parameter *attention_time_weight;  /**< TGN: layers.l0h0.time_enc.w.weight [d_t][1] */
     parameter *attention_time_bias;    /**< TGN: layers.l0h0.time_enc.w.bias [d_t] */
     temporal_attention attention;      /**< TGN: layers.l0h0.* */
-    parameter *norm_weight;            /**< JODIE: layers.l0h0.norm.weight [d_mem] */
-    parameter *norm_bias;              /**< JODIE: layers.l0h0.norm.bias [d_mem] */
+    parameter *norm_weight;            /**< JODIE, APAN: layers.l0h0.norm.weight [d_mem] */
+    parameter *norm_bias;              /**< JODIE, APAN: layers.l0h0.norm.bias [d_mem] */
     parameter *projection_weight;      /**< JODIE: layers.l0h0t.time_emb.weight [d_mem][1] */
     parameter *projection_bias;        /**< JODIE: layers.l0h0t.time_emb.bias [d_mem] */
+    mailbox_attention mailbox;         /**< APAN: memory_updater.{w_q, w_k, w_v, layer_norm, mlp}.* (its
+                                            updater; APAN has no updater_weight_* cell) */
     link_decoder decoder;              /**< edge_predictor.* */
     const kernels *kernels;            /**< the products, cells and activations it runs on: ref_kernels (set
                                             by event_model_create()), or a twin (opt_kernels: BLAS, within the
@@ -201,8 +231,9 @@ typedef struct event_tape {
     float *neighbour_delta;       /**< [E] t_root - t_e, the attention's time difference */
     float *memory;               /**< [N][d_mem] s, read from the pre-batch memory */
     double *memory_time;         /**< [N] mem_ts, read from the pre-batch memory */
-    float *mail;                 /**< [N][d_msg] the pending message, read from the pre-batch memory */
-    double *mail_time;           /**< [N] mail_ts, read from the pre-batch memory */
+    float *mail;                 /**< [N][M][d_msg] the pending messages (M = 1 but APAN's), read from the pre-batch
+                                      memory */
+    double *mail_time;           /**< [N][M] their mail_ts, read from the pre-batch memory */
     float *updater_delta;        /**< [N] tau - mem_ts, tau = event_model_update_time() */
     float *updater_input;        /**< [N][d_msg + d_t] [mail || phi_mem(tau - mem_ts)] */
     float *updater_cache;        /**< TGN: [N][4 d_mem] GRU cache */
@@ -220,6 +251,14 @@ typedef struct event_tape {
     float *positive_hidden;      /**< [B][d_emb] the decoder's hidden layer, positive pairs */
     float *negative_hidden;      /**< [B][d_emb] the decoder's hidden layer, negative pairs */
     float *message;              /**< [d_msg] scratch for event_model_write_memory() */
+    float *mail_delta;           /**< APAN: [N][M] t - mail_ts */
+    float *mail_input;           /**< APAN: [N][M][d_msg + d_t] [mail || phi_mem(t - mail_ts)] */
+    mailbox_attention_tape mailbox; /**< APAN: the updater's tape */
+    int32_t *recipient;          /**< APAN: [E] the sampled neighbours of the positive roots, root r's are
+                                      recipient[neighbour_offset[r] .. neighbour_offset[r+1]-1]; not entries */
+    int64_t deliveries;          /**< APAN: W, mails the write-back delivers (one per vertex reached) */
+    int32_t *delivery_vertex;    /**< APAN: [W] who receives each, in delivery order */
+    int64_t *delivery_entry;     /**< APAN: [W] the positive root entry (0..2B-1) whose message it is */
 } event_tape;
 
 /**
