@@ -13,7 +13,9 @@
  *    load_events_csv_columns() for which columns become edge features), `.txt`
  *    whitespace-separated events;
  *  - a generator spec: `powerlaw:nodes=N,edges=E,snapshots=T,churn=C,arrival=A,exponent=G,
- *    features=F,seed=S` or `events:nodes=N,events=M,repeat=R,exponent=G,features=F,seed=S`
+ *    features=F,seed=S`, `communities:nodes=N,edges=E,snapshots=T,classes=C,change=X,homophily=H,
+ *    features=F,noise=S,labelled=L,seed=S` (labelled, for node classification) or
+ *    `events:nodes=N,events=M,repeat=R,exponent=G,features=F,seed=S`
  *    (every key optional; see datasets/generate.h for meanings and defaults).
  */
 #ifndef TWOFOLD_DATASETS_DATASET_H
