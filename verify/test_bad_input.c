@@ -307,6 +307,11 @@ START_TEST(too_large_for_memory)
     EXPECT_INPUT_ERROR(dataset_load("powerlaw:nodes=10,colour=red", NULL, &d, &err), &err, "unknown parameter",
                        "colour", "nodes, edges");
     EXPECT_INPUT_ERROR(dataset_load("powerlaw:nodes=10.5", NULL, &d, &err), &err, "nodes=10.5", "whole number");
+    EXPECT_INPUT_ERROR(dataset_load("communities:nodes=10,colour=red", NULL, &d, &err), &err, "unknown parameter",
+                       "colour", "nodes, edges, snapshots, classes, change, homophily");
+    EXPECT_INPUT_ERROR(dataset_load("communities:classes=2.5", NULL, &d, &err), &err, "classes=2.5", "whole number");
+    EXPECT_INPUT_ERROR(dataset_load("communities:nodes=2000000000,edges=1e15,snapshots=1000", NULL, &d, &err), &err,
+                       "too large for memory", "the generated graph");
 }
 END_TEST
 
