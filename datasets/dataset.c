@@ -267,6 +267,19 @@ static int load_file(const char *path, const dataset_options *options, dataset *
     return status;
 }
 
+int dataset_attach_labels(dataset *out, const char *path, tf_error *err)
+{
+    if (out->kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TF_ERR_INPUT, "option --labels: %s is an event stream; labels per snapshot apply to "
+                            "snapshot data", out->source);
+    text content;
+    if (text_read_file(path, &content, err) != TF_OK)
+        return TF_ERR_INPUT;
+    int status = load_snapshot_labels(&content, path, &out->snapshots, err);
+    text_free(&content);
+    return status;
+}
+
 int dataset_load(const char *spec, const dataset_options *options, dataset *out, tf_error *err)
 {
     static const dataset_options defaults = {0, NULL, NULL, NULL, NULL};

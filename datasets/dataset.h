@@ -60,6 +60,13 @@ typedef struct dataset_options {
 /** Load @p spec (name, path or generator spec) into @p out. @p options may be NULL. */
 int dataset_load(const char *spec, const dataset_options *options, dataset *out, tf_error *err);
 
+/**
+ * Replace the class labels of the snapshot dataset @p d with those of the file at @p path
+ * (load_snapshot_labels(): `snapshot vertex class` lines; `twofold train --labels`). An event
+ * stream is refused.
+ */
+int dataset_attach_labels(dataset *d, const char *path, tf_error *err);
+
 /** Release @p d's data and zero it. */
 void dataset_free(dataset *d);
 

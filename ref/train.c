@@ -40,6 +40,16 @@ void train_options_default(train_options *options)
     options->seed = 1;
 }
 
+/* The labelled vertices of snapshots first .. end - 1. */
+static int64_t labelled_vertices(const snapshot_seq *seq, int64_t first, int64_t end)
+{
+    int64_t labelled = 0;
+    for (int64_t t = first; t < end; t++)
+        for (int64_t v = 0; v < seq->num_nodes; v++)
+            labelled += seq->snapshots[t].labels[v] != SNAPSHOT_UNLABELLED;
+    return labelled;
+}
+
 int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *config, const train_options *options,
                    tf_error *err)
 {
@@ -64,6 +74,15 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
     if (options->task == TASK_CLASSIFY && seq->num_classes < 2)
         return tf_error_set(err, TF_ERR_INPUT, "--task classify: the data has no class labels (a generator spec "
                             "communities:... has them; ref/models/classify_task.h)");
+    for (int part = 0; options->task == TASK_CLASSIFY && part < 2; part++) {
+        /* a part without a labelled vertex would train on nothing, or report an accuracy of nothing */
+        const int64_t first = part ? tr->train_snapshots : 0;
+        const int64_t end = part ? seq->num_snapshots : tr->train_snapshots;
+        if (!labelled_vertices(seq, first, end))
+            return tf_error_set(err, TF_ERR_INPUT, "--task classify: the %s snapshots %lld..%lld hold no labelled "
+                                "vertex, expected labels in both parts of the split", part ? "test" : "train",
+                                (long long)first, (long long)end - 1);
+    }
     model_config shaped = *config;
     shaped.in_features = seq->feature_width;
     /* classification: the head gives each vertex C logits instead of its targets */

@@ -109,7 +109,9 @@ int train_load_snapshots(const train_command *c, comm *group, cli_progress_state
         loaded = tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", c->data,
                               model_kind_name(c->config.kind));
     }
-    /* The ranks compare options and data before their first collective (ranks_agree()). */
+    if (loaded == TF_OK && c->labels && (loaded = dataset_attach_labels(d, c->labels, err)) != TF_OK)
+        dataset_free(d);
+    /* The ranks compare options and data (labels too) before their first collective (ranks_agree()). */
     return ranks_agree_on_data(group, c->argc, c->argv, loaded, d, err);
 }
 

@@ -93,6 +93,10 @@ static option_spec train_options_table[] = {
     {"--data", OPTION_TEXT, AT(data), .required = 1, EVENTS, .value_name = "D",
      .help = "an event stream: bundled name (wikipedia, collegemsg, enron, bitcoin_otc,\n"
              "bitcoin_alpha), file, or events: generator spec"},
+    {"--labels", OPTION_TEXT, AT(labels), SNAPSHOT, .value_name = "FILE",
+     .help = "class labels for --task classify, replacing the data's own: one line\n"
+             "`snapshot vertex class` per labelled vertex (blank-separated whole\n"
+             "numbers, # comments); a vertex a snapshot does not list is unlabelled"},
     {"--epochs", OPTION_WHOLE, AT(options.epochs), .min = 0, .max = 100000000, SNAPSHOT, .value_name = "E",
      .help = "epochs to train (default 50; with --load, the total to reach)"},
     {"--epochs", OPTION_WHOLE, AT(events.options.epochs), .min = 0, .max = 100000000, EVENTS, .value_name = "E",
