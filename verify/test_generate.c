@@ -618,7 +618,7 @@ static void community_small(community_params *p)
     community_params_default(p);
     p->num_nodes = 400;
     p->num_edges = 4000;
-    p->num_snapshots = 6;
+    p->num_snapshots = test_repeats(6, 3); /* 3 under Valgrind: still 12000 edges for the shares */
     p->change = 0.05;
     p->labelled = 1;
     p->seed = 3;
@@ -760,6 +760,7 @@ int main(void)
     tcase_add_test(events, events_are_deterministic);
     tcase_add_test(events, events_reject_invalid_parameters);
     TCase *communities = tcase_create("communities");
+    tcase_set_timeout(communities, 120);
     tcase_add_test(communities, communities_are_deterministic);
     tcase_add_test(communities, communities_move_and_cluster);
     tcase_add_test(communities, communities_label_a_share);
