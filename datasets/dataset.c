@@ -82,6 +82,16 @@ static int whole(const char *spec, const char *key, double value, int64_t *out, 
     return TF_OK;
 }
 
+/* The edges= value into out [1], or per_node x nodes when it was not given (NAN). */
+static int edges_or_default(const char *spec, double value, int64_t nodes, int64_t per_node, int64_t *out,
+                            tf_error *err)
+{
+    if (!isnan(value))
+        return whole(spec, "edges", value, out, err);
+    *out = per_node * nodes;
+    return TF_OK;
+}
+
 /* communities:KEY=VALUE,... (datasets/generate.h: generate_communities()). */
 static int load_communities(const char *spec, dataset *out, tf_error *err)
 {
@@ -95,11 +105,8 @@ static int load_communities(const char *spec, dataset *out, tf_error *err)
     int64_t seed = 0;
     if (parse_spec_values(spec, spec + 12, keys, v, err) != TF_OK || whole(spec, "nodes", v[0], &p.num_nodes, err) ||
         whole(spec, "snapshots", v[2], &p.num_snapshots, err) || whole(spec, "classes", v[3], &p.num_classes, err) ||
-        whole(spec, "features", v[6], &p.feature_width, err) || whole(spec, "seed", v[9], &seed, err))
-        return TF_ERR_INPUT;
-    if (isnan(v[1]))
-        p.num_edges = 8 * p.num_nodes;
-    else if (whole(spec, "edges", v[1], &p.num_edges, err) != TF_OK)
+        whole(spec, "features", v[6], &p.feature_width, err) || whole(spec, "seed", v[9], &seed, err) ||
+        edges_or_default(spec, v[1], p.num_nodes, 8, &p.num_edges, err))
         return TF_ERR_INPUT;
     p.change = v[4];
     p.homophily = v[5];
@@ -127,11 +134,7 @@ static int load_generated(const char *spec, const dataset_options *options, data
         int64_t seed = 0;
         if (parse_spec_values(spec, spec + 9, keys, v, err) != TF_OK || whole(spec, "nodes", v[0], &p.num_nodes, err) ||
             whole(spec, "snapshots", v[2], &p.num_snapshots, err) || whole(spec, "features", v[6], &p.feature_width, err) ||
-            whole(spec, "seed", v[7], &seed, err))
-            return TF_ERR_INPUT;
-        if (isnan(v[1]))
-            p.num_edges = 10 * p.num_nodes;
-        else if (whole(spec, "edges", v[1], &p.num_edges, err) != TF_OK)
+            whole(spec, "seed", v[7], &seed, err) || edges_or_default(spec, v[1], p.num_nodes, 10, &p.num_edges, err))
             return TF_ERR_INPUT;
         p.churn = v[3];
         p.vertex_churn = v[4];

@@ -86,8 +86,9 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
             status = npy_write_tensor(path, written[f], err);
     }
     if (status == TF_OK)
-        printf("wrote %s/predictions.npy and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld train)\n", directory,
-               (long long)t, (long long)n, (long long)out, (long long)tr->train_snapshots - 1);
+        printf("wrote %s/predictions.npy [%lld][%lld][%lld] and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld "
+               "train)\n", directory, (long long)t, (long long)n, (long long)out, (long long)t, (long long)n,
+               (long long)seq->target_width, (long long)tr->train_snapshots - 1);
     tensor_free(&predictions);
     tensor_free(&targets);
     return status;

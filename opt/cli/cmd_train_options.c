@@ -298,7 +298,7 @@ static option_spec train_options_table[] = {
              "scores the edges of snapshot t + 1 (<H_u, H_v>) against as many sampled\n"
              "non-edges (seeded by --seed), BCE; each epoch prints the test AP and AUC\n"
              "(ref/models/link_task.h); or classify: the head gives each vertex C\n"
-             "logits for the data's per-snapshot labels (communities:... has them),\n"
+             "logits for the data's per-snapshot labels (communities:... or --labels),\n"
              "softmax cross-entropy over the labelled vertices; each epoch prints the\n"
              "test accuracy (ref/models/classify_task.h)"},
     {"--profile", OPTION_FLAG, AT(profile), .models = SNAPSHOT_MODELS | EVENT_MODELS,
