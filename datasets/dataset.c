@@ -82,8 +82,47 @@ static int whole(const char *spec, const char *key, double value, int64_t *out, 
     return TF_OK;
 }
 
+/* The edges= value into out [1], or per_node x nodes when it was not given (NAN). */
+static int edges_or_default(const char *spec, double value, int64_t nodes, int64_t per_node, int64_t *out,
+                            tf_error *err)
+{
+    if (!isnan(value))
+        return whole(spec, "edges", value, out, err);
+    *out = per_node * nodes;
+    return TF_OK;
+}
+
+/* communities:KEY=VALUE,... (datasets/generate.h: generate_communities()). */
+static int load_communities(const char *spec, dataset *out, tf_error *err)
+{
+    static const char *const keys[] = {"nodes", "edges", "snapshots", "classes", "change", "homophily",
+                                       "features", "noise", "labelled", "seed", NULL};
+    community_params p;
+    community_params_default(&p);
+    /* edges defaults to 8 x nodes, so it stays NAN unless given */
+    double v[10] = {(double)p.num_nodes, NAN, (double)p.num_snapshots, (double)p.num_classes, p.change, p.homophily,
+                    (double)p.feature_width, p.noise, p.labelled, (double)p.seed};
+    int64_t seed = 0;
+    if (parse_spec_values(spec, spec + 12, keys, v, err) != TF_OK || whole(spec, "nodes", v[0], &p.num_nodes, err) ||
+        whole(spec, "snapshots", v[2], &p.num_snapshots, err) || whole(spec, "classes", v[3], &p.num_classes, err) ||
+        whole(spec, "features", v[6], &p.feature_width, err) || whole(spec, "seed", v[9], &seed, err) ||
+        edges_or_default(spec, v[1], p.num_nodes, 8, &p.num_edges, err))
+        return TF_ERR_INPUT;
+    p.change = v[4];
+    p.homophily = v[5];
+    p.noise = v[7];
+    p.labelled = v[8];
+    p.seed = (uint64_t)seed;
+    out->kind = DATASET_SNAPSHOTS;
+    snprintf(out->name, sizeof out->name, "communities");
+    snprintf(out->format, sizeof out->format, "generated evolving communities (seed %lld)", (long long)seed);
+    return generate_communities(&p, &out->snapshots, err);
+}
+
 static int load_generated(const char *spec, const dataset_options *options, dataset *out, tf_error *err)
 {
+    if (strncmp(spec, "communities:", 12) == 0)
+        return load_communities(spec, out, err);
     if (strncmp(spec, "powerlaw:", 9) == 0) {
         static const char *const keys[] = {"nodes", "edges", "snapshots", "churn", "arrival", "exponent",
                                            "features", "seed", "degrees", "growth", NULL};
@@ -95,11 +134,7 @@ static int load_generated(const char *spec, const dataset_options *options, data
         int64_t seed = 0;
         if (parse_spec_values(spec, spec + 9, keys, v, err) != TF_OK || whole(spec, "nodes", v[0], &p.num_nodes, err) ||
             whole(spec, "snapshots", v[2], &p.num_snapshots, err) || whole(spec, "features", v[6], &p.feature_width, err) ||
-            whole(spec, "seed", v[7], &seed, err))
-            return TF_ERR_INPUT;
-        if (isnan(v[1]))
-            p.num_edges = 10 * p.num_nodes;
-        else if (whole(spec, "edges", v[1], &p.num_edges, err) != TF_OK)
+            whole(spec, "seed", v[7], &seed, err) || edges_or_default(spec, v[1], p.num_nodes, 10, &p.num_edges, err))
             return TF_ERR_INPUT;
         p.churn = v[3];
         p.vertex_churn = v[4];
@@ -235,6 +270,19 @@ static int load_file(const char *path, const dataset_options *options, dataset *
     return status;
 }
 
+int dataset_attach_labels(dataset *out, const char *path, tf_error *err)
+{
+    if (out->kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TF_ERR_INPUT, "option --labels: %s is an event stream; labels per snapshot apply to "
+                            "snapshot data", out->source);
+    text content;
+    if (text_read_file(path, &content, err) != TF_OK)
+        return TF_ERR_INPUT;
+    int status = load_snapshot_labels(&content, path, &out->snapshots, err);
+    text_free(&content);
+    return status;
+}
+
 int dataset_load(const char *spec, const dataset_options *options, dataset *out, tf_error *err)
 {
     static const dataset_options defaults = {0, NULL, NULL, NULL, NULL};
@@ -244,7 +292,7 @@ int dataset_load(const char *spec, const dataset_options *options, dataset *out,
     snprintf(out->source, sizeof out->source, "%s", spec);
     int status;
     struct stat info;
-    if (strncmp(spec, "powerlaw:", 9) == 0 || strncmp(spec, "events:", 7) == 0) {
+    if (strncmp(spec, "powerlaw:", 9) == 0 || strncmp(spec, "events:", 7) == 0 || strncmp(spec, "communities:", 12) == 0) {
         if (options->edge_columns)
             return tf_error_set(err, TF_ERR_INPUT,
                                 "option --edge-columns: %s is generated, it has no columns; it applies to .csv "
@@ -266,7 +314,7 @@ int dataset_load(const char *spec, const dataset_options *options, dataset *out,
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", b == bundled_datasets ? "" : ", ",
                          b->name);
             return tf_error_set(err, TF_ERR_INPUT,
-                                "%s: no such file or bundled dataset; bundled: %s; or a generator spec powerlaw:... / events:...",
+                                "%s: no such file or bundled dataset; bundled: %s; or a generator spec powerlaw:... / communities:... / events:...",
                                 spec, names);
         }
         snprintf(out->source, sizeof out->source, "%s/%s", dataset_directory(), b->file);

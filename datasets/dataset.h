@@ -13,7 +13,9 @@
  *    load_events_csv_columns() for which columns become edge features), `.txt`
  *    whitespace-separated events;
  *  - a generator spec: `powerlaw:nodes=N,edges=E,snapshots=T,churn=C,arrival=A,exponent=G,
- *    features=F,seed=S` or `events:nodes=N,events=M,repeat=R,exponent=G,features=F,seed=S`
+ *    features=F,seed=S`, `communities:nodes=N,edges=E,snapshots=T,classes=C,change=X,homophily=H,
+ *    features=F,noise=S,labelled=L,seed=S` (labelled, for node classification) or
+ *    `events:nodes=N,events=M,repeat=R,exponent=G,features=F,seed=S`
  *    (every key optional; see datasets/generate.h for meanings and defaults).
  */
 #ifndef TWOFOLD_DATASETS_DATASET_H
@@ -57,6 +59,13 @@ typedef struct dataset_options {
 
 /** Load @p spec (name, path or generator spec) into @p out. @p options may be NULL. */
 int dataset_load(const char *spec, const dataset_options *options, dataset *out, tf_error *err);
+
+/**
+ * Replace the class labels of the snapshot dataset @p d with those of the file at @p path
+ * (load_snapshot_labels(): `snapshot vertex class` lines; `twofold train --labels`). An event
+ * stream is refused.
+ */
+int dataset_attach_labels(dataset *d, const char *path, tf_error *err);
 
 /** Release @p d's data and zero it. */
 void dataset_free(dataset *d);

@@ -399,6 +399,159 @@ int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err
     return status;
 }
 
+/* ---- planted communities that evolve ------------------------------------------------- */
+
+void community_params_default(community_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->num_nodes = 200;
+    p->num_edges = 1600;
+    p->num_snapshots = 10;
+    p->num_classes = 4;
+    p->change = 0.05;
+    p->homophily = 0.8;
+    p->feature_width = 8;
+    p->noise = 1.0;
+    p->labelled = 0.8;
+    p->seed = 1;
+}
+
+static int check_community_params(const community_params *p, tf_error *err)
+{
+    if (p->num_nodes < 2 || p->num_nodes > INT32_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "communities: nodes=%lld, expected 2..%d", (long long)p->num_nodes,
+                            INT32_MAX);
+    if (p->num_snapshots < 1)
+        return tf_error_set(err, TF_ERR_INPUT, "communities: snapshots=%lld, expected at least 1",
+                            (long long)p->num_snapshots);
+    if (p->num_classes < 2 || p->num_classes > p->num_nodes)
+        return tf_error_set(err, TF_ERR_INPUT, "communities: classes=%lld, expected 2..nodes (%lld)",
+                            (long long)p->num_classes, (long long)p->num_nodes);
+    if (!(p->change >= 0 && p->change <= 1))
+        return tf_error_set(err, TF_ERR_INPUT, "communities: change=%g, expected a fraction in [0, 1]", p->change);
+    if (!(p->homophily >= 0 && p->homophily <= 1))
+        return tf_error_set(err, TF_ERR_INPUT, "communities: homophily=%g, expected a probability in [0, 1]",
+                            p->homophily);
+    if (p->feature_width < 1 || p->feature_width > 4096)
+        return tf_error_set(err, TF_ERR_INPUT, "communities: features=%lld, expected 1..4096",
+                            (long long)p->feature_width);
+    if (!(p->noise >= 0 && p->noise <= 1e6))
+        return tf_error_set(err, TF_ERR_INPUT, "communities: noise=%g, expected a deviation in [0, 1e6]", p->noise);
+    if (!(p->labelled > 0 && p->labelled <= 1))
+        return tf_error_set(err, TF_ERR_INPUT, "communities: labelled=%g, expected a fraction in (0, 1]", p->labelled);
+    /* a quarter of the ordered pairs, as the power-law generator allows (the in-community draws need slack) */
+    const double most = (double)p->num_nodes * (double)(p->num_nodes - 1) / 4;
+    if (p->num_edges < 0 || (double)p->num_edges > most)
+        return tf_error_set(err, TF_ERR_INPUT, "communities: edges=%lld, expected 0..%.0f (a quarter of the ordered "
+                            "pairs of %lld vertices)", (long long)p->num_edges, most, (long long)p->num_nodes);
+    double bytes = (double)p->num_snapshots * ((double)p->num_edges * 8 + (double)p->num_nodes *
+                                               (double)(p->feature_width + 4) * 4) + (double)p->num_edges * 48;
+    return tf_check_memory(bytes, "the generated graph", err);
+}
+
+/* Moves round(change N) distinct vertices to another community: community [n] updated, order [n] scratch. */
+static void move_communities(const community_params *p, int32_t *community, int32_t *order, rng *r)
+{
+    const int64_t n = p->num_nodes, movers = (int64_t)llround(p->change * (double)n);
+    for (int64_t i = 0; i < n; i++)
+        order[i] = (int32_t)i;
+    for (int64_t k = 0; k < movers; k++) { /* a partial Fisher-Yates shuffle: the first `movers` */
+        const int64_t j = k + (int64_t)rng_below(r, (uint64_t)(n - k));
+        const int32_t v = order[j];
+        order[j] = order[k];
+        order[k] = v;
+        const int32_t other = (int32_t)rng_below(r, (uint64_t)(p->num_classes - 1));
+        community[v] = other >= community[v] ? other + 1 : other; /* any class but its own */
+    }
+}
+
+/* One snapshot's edges: members [n] lists the vertices by community, from start [C + 1]. */
+static int draw_community_edges(const community_params *p, const int32_t *community, const int32_t *members,
+                                const int64_t *start, edge_set *edges, rng *r, tf_error *err)
+{
+    while (edges->count > 0)
+        edge_set_remove(edges, edges->count - 1);
+    int64_t attempts = 0, budget = 100 * p->num_edges + 1000;
+    while (edges->count < p->num_edges) {
+        if (++attempts > budget)
+            return tf_error_set(err, TF_ERR_INPUT, "communities: could not place %lld distinct edges (too dense for "
+                                "the communities: lower edges or homophily)", (long long)p->num_edges);
+        const int32_t dst = (int32_t)rng_below(r, (uint64_t)p->num_nodes);
+        const int64_t c = community[dst], size = start[c + 1] - start[c];
+        const int32_t src = rng_uniform(r) < p->homophily ? members[start[c] + (int64_t)rng_below(r, (uint64_t)size)]
+                                                          : (int32_t)rng_below(r, (uint64_t)p->num_nodes);
+        if (src != dst)
+            edge_set_add(edges, src, dst, 1.0f);
+    }
+    return TF_OK;
+}
+
+/* Snapshot t's edges, features, labels and target from the communities [n]; members [n] and
+ * start [C + 1] are scratch (the vertices sorted by community). */
+static int fill_community_snapshot(const community_params *p, snapshot_seq *out, int64_t t, const int32_t *community,
+                                   int32_t *members, int64_t *start, edge_set *edges, rng *r, tf_error *err)
+{
+    const int64_t n = p->num_nodes, f = p->feature_width;
+    memset(start, 0, (size_t)(p->num_classes + 1) * sizeof *start);
+    for (int64_t v = 0; v < n; v++) /* counting sort by community */
+        start[community[v] + 1]++;
+    for (int64_t c = 0; c < p->num_classes; c++)
+        start[c + 1] += start[c];
+    for (int64_t v = 0; v < n; v++)
+        members[start[community[v]]++] = (int32_t)v;
+    for (int64_t c = p->num_classes; c > 0; c--) /* the fill moved each start to its end: back */
+        start[c] = start[c - 1];
+    start[0] = 0;
+    if (draw_community_edges(p, community, members, start, edges, r, err) != TF_OK ||
+        snapshot_seq_set_edges(out, t, edges->count, edges->src, edges->dst, edges->weight, err) != TF_OK)
+        return TF_ERR_INPUT;
+    snapshot *s = &out->snapshots[t];
+    for (int64_t v = 0; v < n; v++) {
+        for (int64_t k = 0; k < f; k++)
+            s->features.data[v * f + k] = (float)(p->noise * rng_normal(r)) + (k == community[v] % f ? 1.0f : 0.0f);
+        s->labels[v] = rng_uniform(r) < p->labelled ? community[v] : SNAPSHOT_UNLABELLED;
+    }
+    in_degree_feature(&s->graph, s->targets.data, 1);
+    return TF_OK;
+}
+
+int generate_communities(const community_params *p, snapshot_seq *out, tf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (check_community_params(p, err) != TF_OK)
+        return TF_ERR_INPUT;
+    const int64_t n = p->num_nodes;
+    rng r;
+    rng_seed(&r, p->seed);
+    edge_set edges;
+    memset(&edges, 0, sizeof edges);
+    int32_t *community = NULL, *members = NULL;
+    int64_t *start = NULL;
+    int status = snapshot_seq_alloc(out, p->num_snapshots, n, p->feature_width, 1, err);
+    if (status == TF_OK)
+        status = snapshot_seq_alloc_labels(out, p->num_classes, err);
+    if (status == TF_OK)
+        status = edge_set_init(&edges, p->num_edges, err);
+    if (status == TF_OK && (!(community = tf_alloc((size_t)n, sizeof *community, "communities", err)) ||
+                            !(members = tf_alloc((size_t)n, sizeof *members, "communities", err)) ||
+                            !(start = tf_alloc((size_t)p->num_classes + 1, sizeof *start, "communities", err))))
+        status = TF_ERR_INPUT;
+    for (int64_t v = 0; status == TF_OK && v < n; v++)
+        community[v] = (int32_t)rng_below(&r, (uint64_t)p->num_classes);
+    for (int64_t t = 0; status == TF_OK && t < p->num_snapshots; t++) {
+        if (t > 0)
+            move_communities(p, community, members, &r); /* members is scratch until the fill rebuilds it */
+        status = fill_community_snapshot(p, out, t, community, members, start, &edges, &r, err);
+    }
+    edge_set_free(&edges);
+    free(community);
+    free(members);
+    free(start);
+    if (status != TF_OK)
+        snapshot_seq_free(out);
+    return status;
+}
+
 /* ---- event streams -------------------------------------------------------------------- */
 
 void event_params_default(event_params *p)

@@ -1,7 +1,7 @@
 /**
  * @file datasets/generate.h
  * @brief Seeded generators of dynamic graphs at any size: evolving power-law snapshot
- *        sequences and skewed event streams.
+ *        sequences, planted communities that evolve (labelled) and skewed event streams.
  *
  * The real datasets are small (chickenpox has 20 vertices); the papers' claims are about
  * millions of edges. These generators make graphs of a chosen size, churn and skew, the
@@ -72,6 +72,44 @@ int generate_powerlaw(const powerlaw_params *p, snapshot_seq *out, tf_error *err
 
 /** The number of edges generate_powerlaw() gives snapshot @p t (num_edges, or more with growth). */
 int64_t powerlaw_edges_at(const powerlaw_params *p, int64_t t);
+
+/** Parameters of generate_communities(). Fill with community_params_default() first. */
+typedef struct community_params {
+    int64_t num_nodes;       /**< vertices N, all present throughout (default 200) */
+    int64_t num_edges;       /**< distinct edges in every snapshot (default 8 N) */
+    int64_t num_snapshots;   /**< T (default 10) */
+    int64_t num_classes;     /**< communities C >= 2 (default 4) */
+    double change;           /**< fraction of N that moves to another community before each snapshot after
+                                  the first, in [0, 1] (default 0.05) */
+    double homophily;        /**< probability that an edge's source is drawn from its destination's
+                                  community (else from all vertices), in [0, 1] (default 0.8) */
+    int64_t feature_width;   /**< F >= 1 feature columns (default 8) */
+    double noise;            /**< standard deviation of the features' Gaussian noise, >= 0 (default 1) */
+    double labelled;         /**< fraction of vertices labelled in each snapshot, in (0, 1] (default 0.8) */
+    uint64_t seed;           /**< same seed, same graph (default 1) */
+} community_params;
+
+/** Set @p p to the defaults listed in #community_params. */
+void community_params_default(community_params *p);
+
+/**
+ * Generate planted communities that evolve over snapshots (a stochastic block model whose
+ * blocks move), for node classification (ref/models/classify_task.h).
+ *
+ * Snapshot 0 gives each vertex a community drawn uniformly from C; before each later snapshot,
+ * exactly round(change N) distinct vertices, drawn uniformly, each move to one of the other
+ * C - 1 communities (uniformly). Every snapshot draws its own `num_edges` distinct edges u -> v
+ * (no loops, weight 1): v uniform, u from v's community with probability `homophily`, else
+ * uniform. Features of v at t: 1 in column (community mod F), plus Gaussian noise of
+ * deviation `noise` in every column, drawn afresh per snapshot (a noisy signal; the graph's
+ * homophily is the other one). Labels: each vertex's community, labelled in each snapshot with
+ * probability `labelled` (the rest #SNAPSHOT_UNLABELLED). Target (regression, one column):
+ * log(1 + in-degree) at t.
+ *
+ * @return 0, or TF_ERR_INPUT for invalid parameters ("communities: KEY=VALUE, expected ...") or a
+ *         graph too dense to draw.
+ */
+int generate_communities(const community_params *p, snapshot_seq *out, tf_error *err);
 
 /** Parameters of generate_events(). Fill with event_params_default() first. */
 typedef struct event_params {

@@ -300,7 +300,7 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
     trainer_close_epoch(tr, &s, loss_sum, report);
     status = opt_trainer_evaluate(tr, c, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
                                   &report->test_mse, err);
-    return status == TF_OK ? trainer_link_metrics(tr, seq, report, err) : status;
+    return status == TF_OK ? trainer_task_metrics(tr, seq, report, err) : status;
 }
 
 int opt_trainer_evaluate(const trainer *tr, comm *c, const snapshot_seq *seq, int64_t first, int64_t count,

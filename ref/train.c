@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "ref/models/checkpoint.h"
+#include "ref/models/classify_task.h"
 #include "ref/models/link_task.h"
 #include "ref/core/io.h"
 #include "ref/core/memory.h"
@@ -39,6 +40,16 @@ void train_options_default(train_options *options)
     options->seed = 1;
 }
 
+/* The labelled vertices of snapshots first .. end - 1. */
+static int64_t labelled_vertices(const snapshot_seq *seq, int64_t first, int64_t end)
+{
+    int64_t labelled = 0;
+    for (int64_t t = first; t < end; t++)
+        for (int64_t v = 0; v < seq->num_nodes; v++)
+            labelled += seq->snapshots[t].labels[v] != SNAPSHOT_UNLABELLED;
+    return labelled;
+}
+
 int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *config, const train_options *options,
                    tf_error *err)
 {
@@ -60,9 +71,22 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
                             "test; each part needs 2 or more (a snapshot scores the next one's edges)",
                             (long long)seq->num_snapshots, options->train_ratio, (long long)tr->train_snapshots,
                             (long long)(seq->num_snapshots - tr->train_snapshots));
+    if (options->task == TASK_CLASSIFY && seq->num_classes < 2)
+        return tf_error_set(err, TF_ERR_INPUT, "--task classify: the data has no class labels (a generator spec "
+                            "communities:... has them; ref/models/classify_task.h)");
+    for (int part = 0; options->task == TASK_CLASSIFY && part < 2; part++) {
+        /* a part without a labelled vertex would train on nothing, or report an accuracy of nothing */
+        const int64_t first = part ? tr->train_snapshots : 0;
+        const int64_t end = part ? seq->num_snapshots : tr->train_snapshots;
+        if (!labelled_vertices(seq, first, end))
+            return tf_error_set(err, TF_ERR_INPUT, "--task classify: the %s snapshots %lld..%lld hold no labelled "
+                                "vertex, expected labels in both parts of the split", part ? "test" : "train",
+                                (long long)first, (long long)end - 1);
+    }
     model_config shaped = *config;
     shaped.in_features = seq->feature_width;
-    shaped.out_features = seq->target_width;
+    /* classification: the head gives each vertex C logits instead of its targets */
+    shaped.out_features = options->task == TASK_CLASSIFY ? seq->num_classes : seq->target_width;
     if (model_create(&tr->model, &shaped, options->seed, err) != TF_OK)
         return TF_ERR_INPUT;
     if (adam_create(&tr->optimizer, &tr->model.parameters, options->learning_rate, err) != TF_OK) {
@@ -138,13 +162,25 @@ static int link_window(const trainer *tr, model *m, const snapshot_seq *seq, con
     return backward ? model_backward_states(m, seq, tape, dstates, err) : TF_OK;
 }
 
+/* The loss of the head's predictions [count][N][out] under the trainer's task (regression's MSE or
+ * classification's cross-entropy) into *loss, its gradient scaled by `scale` into dpredictions
+ * (NULL: none). */
+static int head_loss(const trainer *tr, const model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                     const float *predictions, float scale, float *dpredictions, double *loss, tf_error *err)
+{
+    if (tr->options.task == TASK_CLASSIFY)
+        return classify_task_window_loss(seq, first, count, predictions, scale, dpredictions, NULL, NULL, loss, err);
+    *loss = model_window_loss_of(m, seq, first, count, predictions, scale, dpredictions);
+    return TF_OK;
+}
+
 /* Forward one window; optionally backward with the loss scaled by `scale`. The predictions and
  * their gradients are model_scratch(): the window's, reused by the next. The link task scores
  * pairs within the split that ends at `limit`. */
 static int run_window(const trainer *tr, model *m, const snapshot_seq *seq, int64_t first, int64_t count, int64_t limit,
                       float scale, int backward, double *loss, float *predictions_out, tf_error *err)
 {
-    const int64_t size = count * seq->num_nodes * seq->target_width;
+    const int64_t size = count * seq->num_nodes * m->config.out_features;
     const int link = tr->options.task == TASK_LINK;
     float *predictions = model_scratch(m, (size_t)size, sizeof(float), "predictions", err);
     float *dpredictions = predictions && backward && !link
@@ -157,8 +193,8 @@ static int run_window(const trainer *tr, model *m, const snapshot_seq *seq, int6
     if (status == TF_OK && link) {
         status = link_window(tr, m, seq, &tape, limit, scale, backward, loss, err);
     } else if (status == TF_OK) {
-        *loss = model_window_loss_of(m, seq, first, count, predictions, scale, dpredictions);
-        if (backward)
+        status = head_loss(tr, m, seq, first, count, predictions, scale, dpredictions, loss, err);
+        if (status == TF_OK && backward)
             status = model_backward(m, seq, &tape, dpredictions, err);
     }
     if (status == TF_OK && predictions_out)
@@ -209,7 +245,7 @@ int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t 
 {
     const int64_t length = trainer_evaluation_length(tr, count), start = first + j * length;
     const int64_t in_window = start + length > first + count ? first + count - start : length;
-    const int64_t per_snapshot = seq->num_nodes * seq->target_width;
+    const int64_t per_snapshot = seq->num_nodes * tr->model.config.out_features;
     double loss;
     /* Evaluation never touches gradients: the model is only read (backward = 0). */
     int status = run_window(tr, (model *)&tr->model, seq, start, in_window, first + count, 1.0f, 0, &loss,
@@ -257,40 +293,68 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
     trainer_close_epoch(tr, &s, loss_sum, report);
     status = trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
                               &report->test_mse, NULL, err);
-    return status == TF_OK ? trainer_link_metrics(tr, seq, report, err) : status;
+    return status == TF_OK ? trainer_task_metrics(tr, seq, report, err) : status;
 }
 
-int trainer_link_metrics(const trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
+/* What the test metrics of a task collect from each evaluation window. */
+typedef struct task_tally {
+    float *scores;     /* link: [pairs] every pair's logit */
+    uint8_t *labels;   /* link: [pairs] its label */
+    int64_t scored;    /* link: pairs collected so far */
+    int64_t correct;   /* classify: labelled vertices predicted right */
+    int64_t labelled;  /* classify: labelled vertices */
+} task_tally;
+
+/* One evaluation window's forward (from a zero state, the model only read), its pairs or its
+ * predicted classes added to `tally`. */
+static int tally_window(const trainer *tr, const snapshot_seq *seq, int64_t start, int64_t in_window, int64_t limit,
+                        task_tally *tally, tf_error *err)
 {
-    if (tr->options.task != TASK_LINK)
+    model *m = (model *)&tr->model; /* only read: forward, no backward */
+    float *predictions = model_scratch(m, (size_t)(in_window * seq->num_nodes * m->config.out_features),
+                                       sizeof(float), "predictions", err);
+    window_tape tape;
+    memset(&tape, 0, sizeof tape);
+    int status = predictions ? model_forward(m, seq, start, in_window, &tape, predictions, err) : TF_ERR_INPUT;
+    double loss;
+    if (status == TF_OK && tr->options.task == TASK_CLASSIFY)
+        status = classify_task_window_loss(seq, start, in_window, predictions, 1.0f, NULL, &tally->correct,
+                                           &tally->labelled, &loss, err);
+    else if (status == TF_OK &&
+             isnan(link_task_window_loss(seq, start, in_window, limit, tr->options.seed, tape.states,
+                                         model_state_width(m), 1.0f, NULL, tally->scores, tally->labels,
+                                         &tally->scored, err)))
+        status = TF_ERR_INPUT;
+    window_tape_free(m, &tape);
+    return status;
+}
+
+int trainer_task_metrics(const trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err)
+{
+    if (tr->options.task == TASK_REGRESSION)
         return TF_OK;
     const int64_t first = tr->train_snapshots, count = seq->num_snapshots - first;
     const int64_t length = trainer_evaluation_length(tr, count);
-    int64_t pairs = 0, scored = 0;
-    for (int64_t t = first; t < first + count; t++)
+    int64_t pairs = 0;
+    for (int64_t t = first; tr->options.task == TASK_LINK && t < first + count; t++)
         pairs += 2 * link_task_positives(seq, t, first + count);
-    float *scores = tf_alloc((size_t)pairs + 1, sizeof *scores, "link scores", err);
-    uint8_t *labels = scores ? tf_alloc((size_t)pairs + 1, sizeof *labels, "link scores", err) : NULL;
-    model *m = (model *)&tr->model; /* only read: forward, no backward */
-    int status = labels ? TF_OK : TF_ERR_INPUT;
-    /* the evaluation's windows, each from a zero state, every pair's logit collected */
-    for (int64_t start = first; status == TF_OK && start < first + count; start += length) {
-        const int64_t in_window = start + length > first + count ? first + count - start : length;
-        float *predictions = model_scratch(m, (size_t)(in_window * seq->num_nodes * seq->target_width), sizeof(float),
-                                           "predictions", err);
-        window_tape tape;
-        memset(&tape, 0, sizeof tape);
-        status = predictions ? model_forward(m, seq, start, in_window, &tape, predictions, err) : TF_ERR_INPUT;
-        if (status == TF_OK &&
-            isnan(link_task_window_loss(seq, start, in_window, first + count, tr->options.seed, tape.states,
-                                        model_state_width(m), 1.0f, NULL, scores, labels, &scored, err)))
-            status = TF_ERR_INPUT;
-        window_tape_free(m, &tape);
-    }
-    if (status == TF_OK && ref_average_precision(scores, labels, scored, &report->test_ap, err) == TF_OK)
-        status = ref_roc_auc(scores, labels, scored, &report->test_auc, err);
-    free(scores);
-    free(labels);
+    task_tally tally = {tf_alloc((size_t)pairs + 1, sizeof(float), "link scores", err), NULL, 0, 0, 0};
+    if (tally.scores)
+        tally.labels = tf_alloc((size_t)pairs + 1, sizeof(uint8_t), "link scores", err);
+    int status = tally.labels ? TF_OK : TF_ERR_INPUT;
+    /* the evaluation's windows, each from a zero state */
+    for (int64_t start = first; status == TF_OK && start < first + count; start += length)
+        status = tally_window(tr, seq, start, start + length > first + count ? first + count - start : length,
+                              first + count, &tally, err);
+    if (status == TF_OK && tr->options.task == TASK_CLASSIFY)
+        report->test_accuracy = tally.labelled ? (double)tally.correct / (double)tally.labelled : 0;
+    else if (status == TF_OK && ref_average_precision(tally.scores, tally.labels, tally.scored, &report->test_ap,
+                                                      err) == TF_OK)
+        status = ref_roc_auc(tally.scores, tally.labels, tally.scored, &report->test_auc, err);
+    else if (status == TF_OK)
+        status = TF_ERR_INPUT;
+    free(tally.scores);
+    free(tally.labels);
     return status;
 }
 
@@ -327,11 +391,12 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
 
 /* ---- checkpoints ------------------------------------------------------------------------- */
 
-/* trainer.npy: checkpoint.h's header (format, family, kind, epoch, Adam step, data digest), then
- * what else must match to resume: the model's shape (a stacked model's pairs too: GCRN-M1 with fewer
- * pairs would load the first ones silently), the windows and the split. */
+/* trainer.npy: checkpoint.h's header (format, family, kind, epoch, Adam step, data digest, task),
+ * then what else must match to resume: the model's shape (a stacked model's pairs too: GCRN-M1 with
+ * fewer pairs would load the first ones silently), the windows, the split and the number of classes
+ * (0 but for classification). */
 enum { STATE_HIDDEN = CHECKPOINT_HEADER_SIZE, STATE_K, STATE_IN, STATE_OUT, STATE_WINDOW, STATE_STRIDE, STATE_TRAIN,
-       STATE_LAYERS, STATE_SIZE };
+       STATE_LAYERS, STATE_CLASSES, STATE_SIZE };
 
 /* This trainer's state, windows and stride as they take effect (0 means "the split", "the window"). */
 static void checkpoint_state(const trainer *tr, int64_t state[STATE_SIZE])
@@ -339,10 +404,10 @@ static void checkpoint_state(const trainer *tr, int64_t state[STATE_SIZE])
     const model_config *c = &tr->model.config;
     const int64_t window = tr->options.window ? tr->options.window : tr->train_snapshots;
     int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, c->kind, tr->epoch,
-                                  tr->optimizer.step, (int64_t)tr->data_digest, c->hidden, c->chebyshev_k,
-                                  c->in_features, c->out_features, window,
+                                  tr->optimizer.step, (int64_t)tr->data_digest, tr->options.task, c->hidden,
+                                  c->chebyshev_k, c->in_features, c->out_features, window,
                                   tr->options.stride ? tr->options.stride : window, tr->train_snapshots,
-                                  c->layers};
+                                  c->layers, tr->options.task == TASK_CLASSIFY ? c->out_features : 0};
     memcpy(state, values, sizeof values);
 }
 
@@ -358,7 +423,7 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
     static const char *const labels[] = {"hidden", "K", "features", "targets", "windows of", "stride",
-                                         "train snapshots", "layers"};
+                                         "train snapshots", "layers", "classes"};
     int found;
     checkpoint_state(tr, e);
     return checkpoint_resume(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,

@@ -54,12 +54,6 @@ typedef enum optimizer_kind {
     OPTIMIZER_SGD,   /**< plain SGD (ref/nn/sgd.h): linear in the gradient, for chapter 05's checks */
 } optimizer_kind;
 
-/** What a model is trained to do (--task). */
-typedef enum train_task {
-    TASK_REGRESSION, /**< predict each vertex's targets, MSE (the default; PyG-T's examples) */
-    TASK_LINK,       /**< link prediction on snapshots: H_t scores t + 1's edges (ref/models/link_task.h) */
-} train_task;
-
 /** "adam" or "sgd". */
 const char *optimizer_kind_name(optimizer_kind kind);
 
@@ -97,9 +91,12 @@ typedef struct trainer {
 typedef struct epoch_report {
     int64_t epoch;         /**< 1-based number of the epoch just finished */
     double train_loss;     /**< mean window loss over the epoch (each computed before its step) */
-    double test_mse;       /**< test MSE after the epoch (link task: the test BCE) */
+    double test_mse;       /**< test MSE after the epoch (link task: the test BCE; classify: the test
+                                cross-entropy) */
     double test_ap;        /**< link task: the test pairs' average precision (ref/nn/metrics.h); else 0 */
     double test_auc;       /**< link task: their ROC AUC; else 0 */
+    double test_accuracy;  /**< classify task: the fraction of the test snapshots' labelled vertices
+                                predicted right (ref/models/classify_task.h); else 0 */
     int64_t windows;       /**< windows trained on */
     int64_t steps;         /**< optimizer steps taken */
 } epoch_report;
@@ -129,16 +126,17 @@ int trainer_epoch(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf
 int trainer_check_finite(const trainer *tr, const epoch_report *report, tf_error *err);
 
 /**
- * With the link task (#TASK_LINK), the test pairs' average precision and ROC AUC after the epoch,
- * into @p report (test_ap, test_auc): the test snapshots run in the evaluation's windows on the
- * trainer's model, every pair's logit collected (ref/models/link_task.h), then ref/nn/metrics.h.
- * Without it, nothing. Every rank of a data-parallel run holds the whole model and data: each can
- * call it and gets the same numbers.
+ * The test metrics of the trainer's task after the epoch, into @p report: with the link task
+ * (#TASK_LINK) the test pairs' average precision and ROC AUC (test_ap, test_auc; every pair's logit
+ * collected, ref/models/link_task.h, then ref/nn/metrics.h); with classification (#TASK_CLASSIFY)
+ * the accuracy over the test snapshots' labelled vertices (test_accuracy). The test snapshots run
+ * in the evaluation's windows on the trainer's model. With regression, nothing. Every rank of a
+ * data-parallel run holds the whole model and data: each can call it and gets the same numbers.
  */
-int trainer_link_metrics(const trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
+int trainer_task_metrics(const trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
 
 /**
- * Mean squared error over snapshots first .. first+count-1, run in windows of the
+ * Mean squared error (the task's loss) over snapshots first .. first+count-1, run in windows of the
  * training window length from a zero state (trainer_evaluate_window() for each); writes every
  * prediction into @p predictions [count][N][out] unless it is NULL.
  */

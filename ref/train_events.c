@@ -438,7 +438,7 @@ static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
     const event_model_config *c = &tr->model.config;
     const uint64_t data = checkpoint_event_digest(tr->events, tr->edge_features, c->edge_width);
     int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_EVENT_MODEL, c->kind, tr->epoch, tr->optimizer.step,
-                                  (int64_t)data, (int64_t)tr->options.seed, c->memory_width, c->time_width,
+                                  (int64_t)data, TASK_LINK, (int64_t)tr->options.seed, c->memory_width, c->time_width,
                                   c->embedding_width, c->edge_width, c->heads, c->neighbours, c->memory_update,
                                   tr->train_end,
                                   tr->validation_end};

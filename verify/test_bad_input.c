@@ -22,6 +22,25 @@ static int parse_json(const char *content, const char *source, tf_error *err)
     return status;
 }
 
+/* Labels for 3 snapshots of 4 vertices, vertex 3 absent at snapshot 2; checks that a refused file
+ * leaves no labels behind and an accepted one has as many classes as its largest + 1. */
+static int parse_labels(const char *content, tf_error *err)
+{
+    text t;
+    ck_assert(text_from_bytes(content, strlen(content), &t, err) == TF_OK);
+    snapshot_seq s;
+    ck_assert(snapshot_seq_alloc(&s, 3, 4, 1, 1, err) == TF_OK);
+    s.snapshots[2].present[3] = 0;
+    int status = load_snapshot_labels(&t, "labels.txt", &s, err);
+    ck_assert(status == TF_OK ? s.num_classes >= 2 && s.snapshots[0].labels != NULL
+                              : s.num_classes == 0 && s.snapshots[0].labels == NULL);
+    if (status == TF_OK)
+        ck_assert_int_eq(snapshot_seq_validate(&s, "labels.txt", err), TF_OK);
+    snapshot_seq_free(&s);
+    text_free(&t);
+    return status;
+}
+
 static int parse_events_text(const char *content, tf_error *err)
 {
     text t;
@@ -290,6 +309,25 @@ START_TEST(semantic_errors)
 }
 END_TEST
 
+/* A label file (`twofold train --labels`): each refusal names the file, the line and what was
+ * expected. */
+START_TEST(label_files)
+{
+    tf_error err;
+    ck_assert_int_eq(parse_labels("# snapshot vertex class\n0 0 1\n\n1 2 0\n2 0 4\n", &err), TF_OK);
+    EXPECT_INPUT_ERROR(parse_labels("0 0 1\n0 1\n", &err), &err, "labels.txt:2:", "2 fields, expected 3");
+    EXPECT_INPUT_ERROR(parse_labels("0 0 1\n1 x 1\n", &err), &err, "labels.txt:2:", "vertex \"x\", expected a whole");
+    EXPECT_INPUT_ERROR(parse_labels("0 0 1.5\n", &err), &err, "labels.txt:1:", "class \"1.5\"");
+    EXPECT_INPUT_ERROR(parse_labels("3 0 1\n", &err), &err, "labels.txt:1:", "snapshot 3, expected 0..2");
+    EXPECT_INPUT_ERROR(parse_labels("0 4 1\n", &err), &err, "labels.txt:1:", "vertex 4, expected 0..3");
+    EXPECT_INPUT_ERROR(parse_labels("0 1 -1\n", &err), &err, "labels.txt:1:", "class -1, expected 0..65535");
+    EXPECT_INPUT_ERROR(parse_labels("2 3 1\n", &err), &err, "labels.txt:1:", "vertex 3 is absent at snapshot 2");
+    EXPECT_INPUT_ERROR(parse_labels("0 1 1\n# again\n0 1 0\n", &err), &err, "labels.txt:3:", "labelled again");
+    EXPECT_INPUT_ERROR(parse_labels("# nothing\n", &err), &err, "labels.txt: no labels", "2 or more classes");
+    EXPECT_INPUT_ERROR(parse_labels("0 1 0\n1 1 0\n", &err), &err, "every label is class 0");
+}
+END_TEST
+
 START_TEST(too_large_for_memory)
 {
     tf_error err;
@@ -307,6 +345,11 @@ START_TEST(too_large_for_memory)
     EXPECT_INPUT_ERROR(dataset_load("powerlaw:nodes=10,colour=red", NULL, &d, &err), &err, "unknown parameter",
                        "colour", "nodes, edges");
     EXPECT_INPUT_ERROR(dataset_load("powerlaw:nodes=10.5", NULL, &d, &err), &err, "nodes=10.5", "whole number");
+    EXPECT_INPUT_ERROR(dataset_load("communities:nodes=10,colour=red", NULL, &d, &err), &err, "unknown parameter",
+                       "colour", "nodes, edges, snapshots, classes, change, homophily");
+    EXPECT_INPUT_ERROR(dataset_load("communities:classes=2.5", NULL, &d, &err), &err, "classes=2.5", "whole number");
+    EXPECT_INPUT_ERROR(dataset_load("communities:nodes=2000000000,edges=1e15,snapshots=1000", NULL, &d, &err), &err,
+                       "too large for memory", "the generated graph");
 }
 END_TEST
 
@@ -328,6 +371,7 @@ int main(void)
     tcase_add_test(cases, truncated_gzip);
     tcase_add_test(cases, semantic_errors);
     tcase_add_test(cases, too_large_for_memory);
+    tcase_add_test(cases, label_files);
     suite_add_tcase(suite, cases);
     return run_suite(suite);
 }

@@ -66,6 +66,22 @@ expect_failure("--task link: 3 snapshots split at 0.8 give 2 to train and 1 to t
                train --model tgcn --data powerlaw:nodes=20,edges=40,snapshots=3 --task link)
 expect_failure("train: --task link trains with the data-parallel trainer alone" train --model tgcn --data chickenpox
                --task link --impl opt --schedule greedy)
+# node classification: labelled data only, labels in both parts of the split, one trainer; a label file's
+# line that is not `snapshot vertex class` is named with its line
+expect_failure("--task classify: the data has no class labels" train --model tgcn --data chickenpox --task classify)
+expect_failure("train: --task classify trains with the data-parallel trainer alone" train --model tgcn
+               --data communities:nodes=40,snapshots=6 --task classify --impl opt --schedule greedy)
+file(WRITE "${WORK}/labels_train_only.txt" "# snapshot vertex class\n0 1 2\n0 2 0\n1 3 1\n")
+expect_failure("--task classify: the test snapshots 413..516 hold no labelled vertex" train --model tgcn
+               --data chickenpox --task classify --labels ${WORK}/labels_train_only.txt)
+file(WRITE "${WORK}/labels_bad.txt" "0 1 2\n0 2 zero\n")
+expect_failure("labels_bad.txt:2: class \"zero\", expected a whole number" train --model tgcn --data chickenpox
+               --task classify --labels ${WORK}/labels_bad.txt)
+file(WRITE "${WORK}/labels_range.txt" "0 1 2\n517 2 0\n")
+expect_failure("labels_range.txt:2: snapshot 517, expected 0..516 (the data has 517 snapshots)" train --model tgcn
+               --data chickenpox --task classify --labels ${WORK}/labels_range.txt)
+expect_failure("communities: change=1.5, expected a fraction in [0, 1]" info communities:change=1.5)
+expect_failure("unknown parameter" info communities:nodes=10,colour=red)
 expect_failure("option --layers: \"0\", expected a whole number in 1..16" train --model gcrnm1 --data chickenpox --layers 0)
 expect_failure("--split vertex does not train tgcn2 yet" train --model tgcn2 --data chickenpox --impl opt --split vertex
                --partition hash)

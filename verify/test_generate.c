@@ -603,6 +603,140 @@ START_TEST(events_reject_invalid_parameters)
 }
 END_TEST
 
+/* ---- generate_communities ------------------------------------------------------------------ */
+
+static void community_or_fail(const community_params *p, snapshot_seq *out)
+{
+    tf_error err;
+    ck_assert_msg(generate_communities(p, out, &err) == TF_OK, "%s", err.message);
+    ck_assert_msg(snapshot_seq_validate(out, "communities", &err) == TF_OK, "%s", err.message);
+}
+
+/* Every vertex labelled: the labels are the communities, so what moves can be counted. */
+static void community_small(community_params *p)
+{
+    community_params_default(p);
+    p->num_nodes = 400;
+    p->num_edges = 4000;
+    p->num_snapshots = test_repeats(6, 3); /* 3 under Valgrind: still 12000 edges for the shares */
+    p->change = 0.05;
+    p->labelled = 1;
+    p->seed = 3;
+}
+
+START_TEST(communities_are_deterministic)
+{
+    community_params p;
+    community_small(&p);
+    snapshot_seq a, b, c;
+    community_or_fail(&p, &a);
+    community_or_fail(&p, &b);
+    p.seed = 4;
+    community_or_fail(&p, &c);
+    const int same_seed = snapshot_seq_equal(&a, &b), other_seed = snapshot_seq_equal(&a, &c);
+    printf("communities: seed 3 twice %s; seeds 3 and 4 %s\n", same_seed ? "identical" : "DIFFER",
+           other_seed ? "IDENTICAL" : "differ");
+    ck_assert(same_seed && !other_seed);
+    snapshot_seq_free(&a);
+    snapshot_seq_free(&b);
+    snapshot_seq_free(&c);
+}
+END_TEST
+
+/* Exactly round(change N) vertices move each step, each to another community; the edges are
+ * distinct, without loops, as many as asked, and a `homophily` share of them (plus the uniform
+ * draws that land inside by chance, 1/C of the rest) joins a community to itself; the planted
+ * feature column carries the signal, 1 above the others on average. */
+START_TEST(communities_move_and_cluster)
+{
+    community_params p;
+    community_small(&p);
+    snapshot_seq seq;
+    community_or_fail(&p, &seq);
+    const int64_t n = p.num_nodes, f = p.feature_width, movers = (int64_t)llround(p.change * (double)n);
+    int64_t inside = 0, edges = 0;
+    double planted = 0, other = 0;
+    for (int64_t t = 0; t < p.num_snapshots; t++) {
+        const snapshot *s = &seq.snapshots[t];
+        ck_assert_int_eq(s->graph.num_edges, p.num_edges);
+        uint64_t *keys = sorted_edge_keys(&s->graph);
+        for (int64_t e = 1; e < s->graph.num_edges; e++)
+            ck_assert(keys[e] != keys[e - 1]);
+        free(keys);
+        for (int64_t v = 0; v < n; v++)
+            for (int64_t e = s->graph.row_ptr[v]; e < s->graph.row_ptr[v + 1]; e++) {
+                ck_assert(s->graph.col[e] != v);
+                inside += s->labels[s->graph.col[e]] == s->labels[v];
+                edges++;
+            }
+        int64_t moved = 0;
+        for (int64_t v = 0; t > 0 && v < n; v++)
+            moved += s->labels[v] != seq.snapshots[t - 1].labels[v];
+        ck_assert_int_eq(moved, t > 0 ? movers : 0);
+        for (int64_t v = 0; v < n; v++)
+            for (int64_t k = 0; k < f; k++)
+                *(k == s->labels[v] % f ? &planted : &other) += s->features.data[v * f + k];
+    }
+    const double share = (double)inside / (double)edges;
+    const double expected = p.homophily + (1 - p.homophily) / (double)p.num_classes;
+    planted /= (double)(n * p.num_snapshots);
+    other /= (double)(n * p.num_snapshots * (f - 1));
+    printf("communities: %lld of %lld vertices move per step; %.4f of the edges inside a community (expected about "
+           "%.4f); planted feature column mean %.3f, the others %.3f\n", (long long)movers, (long long)n, share,
+           expected, planted, other);
+    ck_assert(fabs(share - expected) < 0.03);
+    ck_assert(fabs(planted - 1) < 0.1 && fabs(other) < 0.1);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+/* A `labelled` share of the vertices carries a label, drawn per snapshot. */
+START_TEST(communities_label_a_share)
+{
+    community_params p;
+    community_small(&p);
+    p.labelled = 0.6;
+    snapshot_seq seq;
+    community_or_fail(&p, &seq);
+    int64_t labelled = 0, changed = 0;
+    for (int64_t t = 0; t < p.num_snapshots; t++)
+        for (int64_t v = 0; v < p.num_nodes; v++) {
+            labelled += seq.snapshots[t].labels[v] != SNAPSHOT_UNLABELLED;
+            changed += t > 0 && (seq.snapshots[t].labels[v] == SNAPSHOT_UNLABELLED) !=
+                                    (seq.snapshots[t - 1].labels[v] == SNAPSHOT_UNLABELLED);
+        }
+    const double share = (double)labelled / (double)(p.num_nodes * p.num_snapshots);
+    printf("communities: labelled=0.6 labels %.4f of the vertices; %lld times a vertex's mask changed between "
+           "snapshots\n", share, (long long)changed);
+    ck_assert(fabs(share - p.labelled) < 0.03);
+    ck_assert(changed > 0);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+START_TEST(communities_reject_invalid_parameters)
+{
+    community_params p;
+    snapshot_seq seq;
+    tf_error err;
+    static const char *const expected[] = {"classes=1", "change=1.5", "homophily=-0.1", "labelled=0", "noise=-1",
+                                           "features=0", "edges=100,", "nodes=1"};
+    for (int which = 0; which < 8; which++) {
+        community_params_default(&p);
+        p.num_nodes = which == 7 ? 1 : 20;
+        p.num_edges = which == 6 ? 100 : 40; /* 20 vertices hold a quarter of 380 pairs: 95 */
+        p.num_classes = which == 0 ? 1 : 3;
+        p.change = which == 1 ? 1.5 : p.change;
+        p.homophily = which == 2 ? -0.1 : p.homophily;
+        p.labelled = which == 3 ? 0 : p.labelled;
+        p.noise = which == 4 ? -1 : p.noise;
+        p.feature_width = which == 5 ? 0 : p.feature_width;
+        EXPECT_INPUT_ERROR(generate_communities(&p, &seq, &err), &err, "communities: ", expected[which]);
+        ck_assert_ptr_null(seq.snapshots);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("generate");
@@ -625,6 +759,13 @@ int main(void)
     tcase_add_test(events, events_repeat_probability);
     tcase_add_test(events, events_are_deterministic);
     tcase_add_test(events, events_reject_invalid_parameters);
+    TCase *communities = tcase_create("communities");
+    tcase_set_timeout(communities, 120);
+    tcase_add_test(communities, communities_are_deterministic);
+    tcase_add_test(communities, communities_move_and_cluster);
+    tcase_add_test(communities, communities_label_a_share);
+    tcase_add_test(communities, communities_reject_invalid_parameters);
+    suite_add_tcase(suite, communities);
     suite_add_tcase(suite, events);
     return run_suite(suite);
 }

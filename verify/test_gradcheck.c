@@ -22,6 +22,7 @@
 #include "ref/nn/chebconv.h"
 #include "ref/nn/graph_attention.h"
 #include "ref/nn/layers.h"
+#include "ref/models/classify_task.h"
 #include "ref/models/link_task.h"
 #include "ref/models/model.h"
 #include "ref/nn/propagate.h"
@@ -360,6 +361,89 @@ START_TEST(link_task_loss)
 }
 END_TEST
 
+/* ---- the classification task's loss ---------------------------------------------------------- */
+
+enum { CLASSIFY_NODES = 5, CLASSIFY_SNAPSHOTS = 3, CLASSES = 3 };
+
+typedef struct classify_case {
+    const snapshot_seq *seq;
+    float *logits;
+} classify_case;
+
+static double classify_loss(void *context)
+{
+    classify_case *c = context;
+    tf_error err;
+    double loss;
+    ck_assert(classify_task_window_loss(c->seq, 0, CLASSIFY_SNAPSHOTS, c->logits, 1.0f, NULL, NULL, NULL, &loss,
+                                        &err) == TF_OK);
+    return loss;
+}
+
+/* Three snapshots of five vertices and three classes: the first with one unlabelled vertex, the
+ * second with none labelled (it adds 0 to the window's mean), the third with two. The loss and the
+ * accuracy are recomputed here in double, and the gradient with respect to the logits is checked
+ * against central differences (an unlabelled vertex must get none). */
+START_TEST(classify_task_loss)
+{
+    snapshot_seq seq;
+    tf_error err;
+    ck_assert_int_eq(snapshot_seq_alloc(&seq, CLASSIFY_SNAPSHOTS, CLASSIFY_NODES, 1, 1, &err), TF_OK);
+    ck_assert_int_eq(snapshot_seq_alloc_labels(&seq, CLASSES, &err), TF_OK);
+    const int32_t labels[CLASSIFY_SNAPSHOTS][CLASSIFY_NODES] = {{0, 2, -1, 1, 1}, {-1, -1, -1, -1, -1}, {2, -1, 0, -1, 1}};
+    for (int t = 0; t < CLASSIFY_SNAPSHOTS; t++)
+        memcpy(seq.snapshots[t].labels, labels[t], sizeof labels[t]);
+    ck_assert_int_eq(snapshot_seq_validate(&seq, "classify case", &err), TF_OK);
+    rng r;
+    rng_seed(&r, 12);
+    const int64_t size = CLASSIFY_SNAPSHOTS * CLASSIFY_NODES * CLASSES;
+    classify_case c = {&seq, random_array(size, 2, &r)};
+    float *dlogits = random_array(size, 1, &r); /* overwritten: every entry, zero where unlabelled */
+    int64_t correct = 0, labelled = 0;
+    double loss;
+    ck_assert_int_eq(classify_task_window_loss(&seq, 0, CLASSIFY_SNAPSHOTS, c.logits, 1.0f, dlogits, &correct,
+                                               &labelled, &loss, &err), TF_OK);
+    double expected = 0;
+    int64_t expected_correct = 0, expected_labelled = 0;
+    for (int t = 0; t < CLASSIFY_SNAPSHOTS; t++) {
+        double sum = 0;
+        int in_snapshot = 0;
+        for (int v = 0; v < CLASSIFY_NODES; v++) {
+            const float *z = c.logits + (t * CLASSIFY_NODES + v) * CLASSES;
+            if (labels[t][v] < 0) {
+                for (int k = 0; k < CLASSES; k++)
+                    ck_assert(dlogits[(t * CLASSIFY_NODES + v) * CLASSES + k] == 0.0f);
+                continue;
+            }
+            double normalizer = 0;
+            int best = 0;
+            for (int k = 0; k < CLASSES; k++) {
+                normalizer += exp((double)z[k]);
+                best = z[k] > z[best] ? k : best;
+            }
+            sum += log(normalizer) - z[labels[t][v]];
+            expected_correct += best == labels[t][v];
+            in_snapshot++;
+        }
+        expected += in_snapshot ? sum / in_snapshot : 0;
+        expected_labelled += in_snapshot;
+    }
+    expected /= CLASSIFY_SNAPSHOTS;
+    printf("classify task, 3 snapshots of 5 vertices: loss %.9f, by hand %.9f; %lld of %lld right, by hand %lld of "
+           "%lld\n", loss, expected, (long long)correct, (long long)labelled, (long long)expected_correct,
+           (long long)expected_labelled);
+    ck_assert(fabs(loss - expected) <= 1e-6 * fmax(1.0, fabs(expected)));
+    ck_assert(correct == expected_correct && labelled == expected_labelled && labelled == 7);
+    report("classify task dlogits", finite_difference_error(classify_loss, &c, c.logits, dlogits, size));
+    /* a label outside 0..C-1 is refused by the validation every loader runs */
+    seq.snapshots[2].labels[3] = CLASSES;
+    ck_assert_int_eq(snapshot_seq_validate(&seq, "classify case", &err), TF_ERR_INPUT);
+    printf("a label of %d with %d classes: %s\n", CLASSES, CLASSES, err.message);
+    free(c.logits), free(dlogits);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 /* ---- recurrent cells ----------------------------------------------------------------------- */
 
 enum { HIDDEN = 4 };
@@ -439,7 +523,20 @@ typedef struct model_case {
     int64_t first, count;
     float *predictions;
     uint8_t *signs;   /* [count][N][width] out unless NULL: which inputs of the head's ReLU are > 0 */
+    int classify;     /* 1: the loss is the classification task's cross-entropy, not the MSE */
 } model_case;
+
+/* The window's loss of c's predictions: MSE, or the classification task's (dpredictions as they). */
+static double case_window_loss(const model_case *c, float *dpredictions)
+{
+    if (!c->classify)
+        return model_window_loss(c->seq, c->first, c->count, c->predictions, 1.0f, dpredictions);
+    double loss;
+    tf_error err;
+    ck_assert(classify_task_window_loss(c->seq, c->first, c->count, c->predictions, 1.0f, dpredictions, NULL, NULL,
+                                        &loss, &err) == TF_OK);
+    return loss;
+}
 
 static double model_loss(void *context)
 {
@@ -451,7 +548,7 @@ static double model_loss(void *context)
     for (int64_t i = 0; c->signs && i < size; i++)
         c->signs[i] = tape.states[i] > 0.0f;
     window_tape_free(c->m, &tape);
-    return model_window_loss(c->seq, c->first, c->count, c->predictions, 1.0f, NULL);
+    return case_window_loss(c, NULL);
 }
 
 /* finite_difference_error() for a whole model, leaving out each element that disagrees beyond
@@ -489,15 +586,21 @@ static double model_difference_error(model_case *c, float *values, const float *
     return worst;
 }
 
-/* The whole model, window loss included, on a small generated graph where vertices come and go. */
-static void check_model(model_kind kind)
+/* The whole model, window loss included, on a small generated graph where vertices come and go;
+ * with `classify`, on evolving communities, the head giving C logits and the loss the
+ * classification task's cross-entropy. */
+static void check_model(model_kind kind, int classify)
 {
     dataset d;
     const snapshot_seq *seq =
-        load_snapshots("powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11", &d);
+        load_snapshots(classify ? "communities:nodes=16,edges=30,snapshots=4,classes=3,change=0.2,features=3,"
+                                  "labelled=0.7,seed=11"
+                                : "powerlaw:nodes=16,edges=30,snapshots=4,churn=0.3,arrival=0.1,features=3,seed=11",
+                       &d);
     tf_error err;
+    const int64_t out = classify ? seq->num_classes : seq->target_width;
     /* DCRNN at K = 3, so that its recurrence's third term, 2 W T_1 - T_0 on each walk, is checked too */
-    model_config config = {kind, seq->feature_width, 4, seq->target_width, kind == MODEL_DCRNN ? 3 : 2, 0};
+    model_config config = {kind, seq->feature_width, 4, out, kind == MODEL_DCRNN ? 3 : 2, 0};
     model m;
     ck_assert(model_create(&m, &config, 7, &err) == TF_OK);
     if (kind >= MODEL_TGCN2) {
@@ -513,11 +616,11 @@ static void check_model(model_kind kind)
                 for (int64_t j = 0; j < m.parameters.items[i].value.size; j++)
                     m.parameters.items[i].value.data[j] = (float)(0.2 * rng_uniform(&r) - 0.1);
     }
-    model_case c = {&m, seq, 1, 3, zero_array(3 * seq->num_nodes * seq->target_width), NULL};
-    float *dpredictions = zero_array(3 * seq->num_nodes * seq->target_width);
+    model_case c = {&m, seq, 1, 3, zero_array(3 * seq->num_nodes * out), NULL, classify};
+    float *dpredictions = zero_array(3 * seq->num_nodes * out);
     window_tape tape;
     ck_assert(model_forward(&m, seq, c.first, c.count, &tape, c.predictions, &err) == TF_OK);
-    model_window_loss(seq, c.first, c.count, c.predictions, 1.0f, dpredictions);
+    case_window_loss(&c, dpredictions);
     parameters_zero_grad(&m.parameters);
     ck_assert(model_backward(&m, seq, &tape, dpredictions, &err) == TF_OK);
     window_tape_free(&m, &tape);
@@ -533,8 +636,9 @@ static void check_model(model_kind kind)
         }
     }
     char what[224];
-    snprintf(what, sizeof what, "model %s, %lld parameters (%lld off across a kink; worst: %s)", model_kind_name(kind),
-             (long long)parameters_size(&m.parameters), (long long)skipped, worst_name);
+    snprintf(what, sizeof what, "model %s%s, %lld parameters (%lld off across a kink; worst: %s)",
+             model_kind_name(kind), classify ? " classifying" : "", (long long)parameters_size(&m.parameters),
+             (long long)skipped, worst_name);
     report(what, worst);
     /* a check of almost nothing would pass: at most 2 % of the elements may be left out */
     ck_assert_msg(skipped * 50 <= parameters_size(&m.parameters), "model %s: %lld of %lld elements across a kink",
@@ -546,7 +650,16 @@ static void check_model(model_kind kind)
 }
 
 /* Every model of the table (ref/models/model.c). */
-START_TEST(model_gradients) { check_model((model_kind)_i); }
+START_TEST(model_gradients) { check_model((model_kind)_i, 0); }
+END_TEST
+
+/* The classification head's cross-entropy through a whole model: its C logits per vertex and the
+ * cell below them (T-GCN and GC-LSTM; the cells are the ones every model's check above covers). */
+START_TEST(classify_gradients)
+{
+    check_model(MODEL_TGCN, 1);
+    check_model(MODEL_GCLSTM, 1);
+}
 END_TEST
 
 int main(void)
@@ -559,11 +672,13 @@ int main(void)
     tcase_add_test(layers, propagation_operators);
     tcase_add_test(layers, graph_attention_layer);
     tcase_add_test(layers, link_task_loss);
+    tcase_add_test(layers, classify_task_loss);
     tcase_add_test(layers, gru_and_lstm_cells);
     suite_add_tcase(suite, layers);
     TCase *models = tcase_create("models");
     tcase_set_timeout(models, 300);
     tcase_add_loop_test(models, model_gradients, 0, MODEL_COUNT);
+    tcase_add_test(models, classify_gradients);
     suite_add_tcase(suite, models);
     return run_suite(suite);
 }

@@ -54,6 +54,42 @@ START_TEST(same_seed_same_bits)
 }
 END_TEST
 
+/* 2 `half` epochs straight against `half`, a save to `directory`, a load and `half` more: the
+ * parameters, Adam's moments, the last loss and the step count must be the same bits. */
+static void check_resume(const snapshot_seq *seq, model_kind kind, const train_options *o, int64_t half,
+                         const char *directory)
+{
+    trainer straight, first, resumed;
+    double loss_straight = 0, loss_resumed = 0, unused = 0;
+    tf_error err;
+    make_trainer(&straight, seq, kind, o);
+    run_epochs(&straight, seq, 2 * half, &loss_straight);
+    make_trainer(&first, seq, kind, o);
+    run_epochs(&first, seq, half, &unused);
+    ck_assert_msg(trainer_save(&first, directory, &err) == TF_OK, "%s", err.message);
+    trainer_free(&first);
+    /* A new process would start with other initial values: a different seed shows that
+     * everything comes from the checkpoint. */
+    train_options other = *o;
+    other.seed = 12345;
+    make_trainer(&resumed, seq, kind, &other);
+    ck_assert_msg(trainer_load(&resumed, directory, &err) == TF_OK, "%s", err.message);
+    ck_assert_int_eq(resumed.epoch, half);
+    run_epochs(&resumed, seq, 2 * half, &loss_resumed);
+    int64_t differing = differing_training_state(&straight.model.parameters, &straight.optimizer,
+                                                 &resumed.model.parameters, &resumed.optimizer);
+    printf("%s (%s task): %lld epochs straight vs %lld + save + load + %lld: %lld values differ (parameters and "
+           "Adam moments), losses %.9g and %.9g, Adam steps %lld and %lld\n",
+           model_kind_name(kind), train_task_name(o->task), (long long)(2 * half), (long long)half, (long long)half,
+           (long long)differing, loss_straight, loss_resumed, (long long)straight.optimizer.step,
+           (long long)resumed.optimizer.step);
+    ck_assert_int_eq(differing, 0);
+    ck_assert(memcmp(&loss_straight, &loss_resumed, sizeof loss_straight) == 0);
+    ck_assert_int_eq(straight.optimizer.step, resumed.optimizer.step);
+    trainer_free(&straight);
+    trainer_free(&resumed);
+}
+
 START_TEST(resume_ends_where_uninterrupted_run_ends)
 {
     dataset d;
@@ -63,37 +99,8 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
     snprintf(directory, sizeof directory, "%s/checkpoint", temporary_directory());
     /* 2 + 2 epochs (1 + 1 under Valgrind: the save and load paths are the same). */
     const int64_t half = test_repeats(2, 1);
-    for (int kind = 0; kind < MODEL_COUNT; kind++) {
-        trainer straight, first, resumed;
-        double loss_straight = 0, loss_resumed = 0, unused = 0;
-        tf_error err;
-        make_trainer(&straight, &d.snapshots, (model_kind)kind, &o);
-        run_epochs(&straight, &d.snapshots, 2 * half, &loss_straight);
-        make_trainer(&first, &d.snapshots, (model_kind)kind, &o);
-        run_epochs(&first, &d.snapshots, half, &unused);
-        ck_assert_msg(trainer_save(&first, directory, &err) == TF_OK, "%s", err.message);
-        trainer_free(&first);
-        /* A new process would start with other initial values: a different seed shows that
-         * everything comes from the checkpoint. */
-        train_options other = o;
-        other.seed = 12345;
-        make_trainer(&resumed, &d.snapshots, (model_kind)kind, &other);
-        ck_assert_msg(trainer_load(&resumed, directory, &err) == TF_OK, "%s", err.message);
-        ck_assert_int_eq(resumed.epoch, half);
-        run_epochs(&resumed, &d.snapshots, 2 * half, &loss_resumed);
-        int64_t differing = differing_training_state(&straight.model.parameters, &straight.optimizer,
-                                                             &resumed.model.parameters, &resumed.optimizer);
-        printf("%s: %lld epochs straight vs %lld + save + load + %lld: %lld values differ (parameters and Adam "
-               "moments), losses %.9g and %.9g, Adam steps %lld and %lld\n",
-               model_kind_name((model_kind)kind), (long long)(2 * half), (long long)half, (long long)half,
-               (long long)differing, loss_straight, loss_resumed,
-               (long long)straight.optimizer.step, (long long)resumed.optimizer.step);
-        ck_assert_int_eq(differing, 0);
-        ck_assert(memcmp(&loss_straight, &loss_resumed, sizeof loss_straight) == 0);
-        ck_assert_int_eq(straight.optimizer.step, resumed.optimizer.step);
-        trainer_free(&straight);
-        trainer_free(&resumed);
-    }
+    for (int kind = 0; kind < MODEL_COUNT; kind++)
+        check_resume(&d.snapshots, (model_kind)kind, &o, half, directory);
     /* A save never replaces a directory that is not a checkpoint. */
     trainer any;
     tf_error err;
@@ -107,6 +114,42 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
     ck_assert_int_ne(stat(side, &info), 0);
     snprintf(side, sizeof side, "%s.previous", directory);
     ck_assert_int_ne(stat(side, &info), 0);
+    dataset_free(&d);
+}
+END_TEST
+
+/* A classification checkpoint: resumed, it ends where the run would have; resumed under another
+ * task (regression, link) on the same data and model, it is refused in one line naming both tasks
+ * (the head and the loss would mean something else); data without labels cannot classify. */
+START_TEST(classify_checkpoint)
+{
+    dataset d;
+    load_or_fail("communities:nodes=30,edges=120,snapshots=12,classes=3,change=0.1,seed=2", &d);
+    train_options o = train_options_windows(3, 0, 2, 0.5);
+    o.task = TASK_CLASSIFY;
+    char directory[256];
+    snprintf(directory, sizeof directory, "%s/classify_checkpoint", temporary_directory());
+    check_resume(&d.snapshots, MODEL_TGCN, &o, test_repeats(2, 1), directory);
+    check_resume(&d.snapshots, MODEL_GCLSTM, &o, 1, directory);
+    for (int task = TASK_REGRESSION; task <= TASK_LINK; task++) {
+        train_options other = o;
+        other.task = (train_task)task;
+        trainer resumed;
+        tf_error err;
+        make_trainer(&resumed, &d.snapshots, MODEL_GCLSTM, &other);
+        EXPECT_INPUT_ERROR(trainer_load(&resumed, directory, &err), &err, "trainer.npy",
+                           "a checkpoint of the classify task;",
+                           task == TASK_LINK ? "this run trains the link task" : "this run trains the regression task");
+        trainer_free(&resumed);
+    }
+    dataset chickenpox;
+    load_or_fail("chickenpox", &chickenpox);
+    trainer none;
+    tf_error err;
+    model_config config = {MODEL_TGCN, 0, 6, 0, 2, 0};
+    EXPECT_INPUT_ERROR(trainer_create(&none, &chickenpox.snapshots, &config, &o, &err), &err,
+                       "--task classify: the data has no class labels");
+    dataset_free(&chickenpox);
     dataset_free(&d);
 }
 END_TEST
@@ -387,6 +430,7 @@ int main(void)
     tcase_set_timeout(cases, 600);
     tcase_add_test(cases, same_seed_same_bits);
     tcase_add_test(cases, resume_ends_where_uninterrupted_run_ends);
+    tcase_add_test(cases, classify_checkpoint);
     tcase_add_test(cases, schedule_orders_and_spans);
     tcase_add_test(cases, step_gradient_is_mean_over_windows);
     tcase_add_test(cases, training_reduces_the_loss);

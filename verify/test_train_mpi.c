@@ -51,9 +51,11 @@ static void compare_task(const char *data, model_kind kind, int64_t epochs, trai
         ck_assert(trainer_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
         ck_assert_msg(opt_trainer_epoch(&twin, &world, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
         worst_curve = fmax(worst_curve, fmax(relative(b.train_loss, a.train_loss), relative(b.test_mse, a.test_mse)));
-        /* the link task's test AP and AUC too (0 and 0 for regression) */
+        /* the link task's test AP and AUC too, and the classification's accuracy (0 for the others) */
         worst_curve = fmax(worst_curve, fmax(relative(b.test_ap, a.test_ap), relative(b.test_auc, a.test_auc)));
+        worst_curve = fmax(worst_curve, relative(b.test_accuracy, a.test_accuracy));
         ck_assert(task != TASK_LINK || (a.test_ap > 0 && a.test_auc > 0));
+        ck_assert(task != TASK_CLASSIFY || a.test_accuracy > 0);
     }
     /* The gradients of the last step are still in place: the all-reduced sum divided by the
      * step's window count must equal the reference's mean. */
@@ -71,8 +73,9 @@ static void compare_task(const char *data, model_kind kind, int64_t epochs, trai
     if (world.rank == 0)
         printf("%-10s on %-14s %s%d rank(s) x %d thread(s), %lld epochs, 4 windows per step: loss curve %.2e, final "
                "parameters %.2e, last step's gradient %.2e\n",
-               model_kind_name(kind), d.name, task == TASK_LINK ? "link task, " : "", world.size, threads, (long long)epochs, worst_curve, worst_parameter,
-               worst_gradient);
+               model_kind_name(kind), d.name, task == TASK_REGRESSION ? "" : task == TASK_LINK ? "link task, "
+                                                                                               : "classify task, ",
+               world.size, threads, (long long)epochs, worst_curve, worst_parameter, worst_gradient);
     ck_assert_msg(worst_gradient <= TOLERANCE, "%s: gradients differ by %g", model_kind_name(kind), worst_gradient);
     ck_assert_msg(worst_curve <= TOLERANCE, "%s: loss curves differ by %g", model_kind_name(kind), worst_curve);
     ck_assert_msg(worst_parameter <= TOLERANCE, "%s: parameters differ by %g (worst: %s)", model_kind_name(kind),
@@ -118,6 +121,17 @@ START_TEST(link_task_all_models)
 }
 END_TEST
 
+/* Node classification on snapshots through the table: every model, on communities that move
+ * (a tenth of the vertices each snapshot) with a fifth of them unlabelled; the loss curve includes
+ * the test accuracy of every epoch. */
+START_TEST(classify_task_all_models)
+{
+    for (int kind = 0; kind < MODEL_COUNT; kind++)
+        compare_task("communities:nodes=60,edges=400,snapshots=20,classes=3,change=0.1,seed=4", (model_kind)kind, 3,
+                     TASK_CLASSIFY);
+}
+END_TEST
+
 /* Two threads per rank: a rank's windows of a step run side by side on its threads, the
  * replicas' gradients added into the rank's (opt/train.c). Still the reference's result. */
 START_TEST(two_threads_per_rank)
@@ -143,6 +157,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, chickenpox_all_models);
     tcase_add_test(cases, generated_graph);
     tcase_add_test(cases, link_task_all_models);
+    tcase_add_test(cases, classify_task_all_models);
     tcase_add_test(cases, two_threads_per_rank);
     suite_add_tcase(suite, cases);
     return run_suite_mpi(suite, &world);

@@ -49,7 +49,8 @@ static const option_page info_pages[] = {
      "(min / mean / max), feature width.\n"
      "\n"
      "DATASET is a bundled name (see --list), a file (.json, .csv, .txt, optionally .gz)\n"
-     "or a generator spec such as powerlaw:nodes=100000,edges=1e6,snapshots=10,churn=0.01\n"
+     "or a generator spec such as powerlaw:nodes=100000,edges=1e6,snapshots=10,churn=0.01,\n"
+     "communities:nodes=200,classes=4,change=0.05 (labelled: --task classify)\n"
      "or events:nodes=1000,events=1e5,repeat=0.5.\n"
      "\n",
      "\n" EXIT_STATUS_HELP},
@@ -93,6 +94,8 @@ static void print_summary(const dataset *d, const dataset_summary *s, double sec
                s->edges.mean_edges, (long long)s->edges.max_edges, (long long)s->edges.total_edges);
         printf("feature width   %lld\n", (long long)s->feature_width);
         printf("target width    %lld\n", (long long)s->target_width);
+        if (d->snapshots.num_classes) /* --task classify */
+            printf("labels          %lld classes per vertex and snapshot\n", (long long)d->snapshots.num_classes);
     } else {
         printf("kind            events (continuous time)\n");
         printf("vertices        %lld active, ids 0..%lld\n", (long long)s->vertices, (long long)s->id_space - 1);

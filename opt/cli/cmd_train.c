@@ -59,12 +59,13 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
 {
     if (mkdir(directory, 0755) != 0 && errno != EEXIST)
         return tf_error_set(err, TF_ERR_INPUT, "%s: cannot create: %s", directory, strerror(errno));
-    const int64_t t = seq->num_snapshots, n = seq->num_nodes, out = seq->target_width;
+    /* the head's outputs: the targets' columns, or a classifier's C logits */
+    const int64_t t = seq->num_snapshots, n = seq->num_nodes, out = tr->model.config.out_features;
     tensor predictions, targets;
-    int64_t shape[3] = {t, n, out};
+    int64_t shape[3] = {t, n, out}, target_shape[3] = {t, n, seq->target_width};
     if (tensor_alloc(&predictions, 3, shape, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (tensor_alloc(&targets, 3, shape, err) != TF_OK) {
+    if (tensor_alloc(&targets, 3, target_shape, err) != TF_OK) {
         tensor_free(&predictions);
         return TF_ERR_INPUT;
     }
@@ -75,7 +76,8 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
         status = trainer_evaluate(tr, seq, tr->train_snapshots, t - tr->train_snapshots, &test_mse,
                                   predictions.data + tr->train_snapshots * n * out, err);
     for (int64_t s = 0; s < t; s++)
-        memcpy(targets.data + s * n * out, seq->snapshots[s].targets.data, (size_t)(n * out) * sizeof(float));
+        memcpy(targets.data + s * n * seq->target_width, seq->snapshots[s].targets.data,
+               (size_t)(n * seq->target_width) * sizeof(float));
     const tensor *written[2] = {&predictions, &targets};
     for (size_t f = 0; f < sizeof dump_files / sizeof *dump_files; f++) {
         if (status == TF_OK)
@@ -84,8 +86,9 @@ static int dump_outputs(const trainer *tr, const snapshot_seq *seq, const char *
             status = npy_write_tensor(path, written[f], err);
     }
     if (status == TF_OK)
-        printf("wrote %s/predictions.npy and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld train)\n", directory,
-               (long long)t, (long long)n, (long long)out, (long long)tr->train_snapshots - 1);
+        printf("wrote %s/predictions.npy [%lld][%lld][%lld] and targets.npy [%lld][%lld][%lld] (snapshots 0..%lld "
+               "train)\n", directory, (long long)t, (long long)n, (long long)out, (long long)t, (long long)n,
+               (long long)seq->target_width, (long long)tr->train_snapshots - 1);
     tensor_free(&predictions);
     tensor_free(&targets);
     return status;
@@ -107,7 +110,9 @@ int train_load_snapshots(const train_command *c, comm *group, cli_progress_state
         loaded = tf_error_set(err, TF_ERR_INPUT, "train: %s is an event stream; model %s needs snapshots", c->data,
                               model_kind_name(c->config.kind));
     }
-    /* The ranks compare options and data before their first collective (ranks_agree()). */
+    if (loaded == TF_OK && c->labels && (loaded = dataset_attach_labels(d, c->labels, err)) != TF_OK)
+        dataset_free(d);
+    /* The ranks compare options and data (labels too) before their first collective (ranks_agree()). */
     return ranks_agree_on_data(group, c->argc, c->argv, loaded, d, err);
 }
 
@@ -188,6 +193,9 @@ static int run_epochs(train_run *r, tf_error *err)
         if (r->c->options.task == TASK_LINK)
             printf("epoch %4lld  train BCE %.6f  test BCE %.6f  AP %.4f  AUC %.4f  (%.3f s)\n", (long long)report.epoch,
                    report.train_loss, report.test_mse, report.test_ap, report.test_auc, wall_seconds() - started);
+        else if (r->c->options.task == TASK_CLASSIFY)
+            printf("epoch %4lld  train CE %.6f  test CE %.6f  accuracy %.4f  (%.3f s)\n", (long long)report.epoch,
+                   report.train_loss, report.test_mse, report.test_accuracy, wall_seconds() - started);
         else
             printf("epoch %4lld  train loss %.6f  test MSE %.6f  (%.3f s)\n", (long long)report.epoch,
                    report.train_loss, report.test_mse, wall_seconds() - started);
@@ -208,9 +216,16 @@ static int finish_run(train_run *r, double started, tf_error *err)
     const int64_t train = r->tr->train_snapshots, test = r->seq->num_snapshots - train;
     int status = r->group ? opt_trainer_evaluate(r->tr, r->group, r->seq, train, test, &test_mse, err)
                           : trainer_evaluate(r->tr, r->seq, train, test, &test_mse, NULL, err);
-    if (status == TF_OK && r->speaks)
-        printf("final test %s %.6f after %lld epochs (%.2f s)\n", r->c->options.task == TASK_LINK ? "BCE" : "MSE",
-               test_mse, (long long)r->tr->epoch, wall_seconds() - started);
+    static const char *const losses[] = {"MSE", "BCE", "CE"}; /* by train_task */
+    epoch_report accuracy = {0};
+    if (status == TF_OK && r->c->options.task == TASK_CLASSIFY)
+        status = trainer_task_metrics(r->tr, r->seq, &accuracy, err);
+    if (status == TF_OK && r->speaks && r->c->options.task == TASK_CLASSIFY)
+        printf("final test CE %.6f, accuracy %.4f after %lld epochs (%.2f s)\n", test_mse, accuracy.test_accuracy,
+               (long long)r->tr->epoch, wall_seconds() - started);
+    else if (status == TF_OK && r->speaks)
+        printf("final test %s %.6f after %lld epochs (%.2f s)\n", losses[r->c->options.task], test_mse,
+               (long long)r->tr->epoch, wall_seconds() - started);
     for (const train_technique *const *t = train_techniques; status == TF_OK && *t; t++)
         if (on(*t, r) && (*t)->report)
             status = (*t)->report(r, err);

@@ -17,7 +17,8 @@ static const option_choice splits[] = {{"window", 0}, {"vertex", 1}, {NULL, 0}};
 static const option_choice modes[] = {{"cache", PARTITION_CACHE}, {"exchange", PARTITION_EXCHANGE}, {NULL, 0}};
 static const option_choice policies[] = {{"reinc", CACHE_REINC}, {"lru", CACHE_LRU}, {NULL, 0}};
 static const option_choice optimizers[] = {{"adam", OPTIMIZER_ADAM}, {"sgd", OPTIMIZER_SGD}, {NULL, 0}};
-static const option_choice tasks[] = {{"regression", TASK_REGRESSION}, {"link", TASK_LINK}, {NULL, 0}};
+static const option_choice tasks[] = {{"regression", TASK_REGRESSION}, {"link", TASK_LINK},
+                                      {"classify", TASK_CLASSIFY},      {NULL, 0}};
 static const option_choice syncs[] = {{"allreduce", SYNC_ALLREDUCE}, {"average", SYNC_AVERAGE}, {NULL, 0}};
 static const option_choice schedules[] = {{"roundrobin", SCHEDULE_ROUNDROBIN}, {"lpt", SCHEDULE_LPT},
                                           {"greedy", SCHEDULE_GREEDY},         {"ilp", SCHEDULE_ILP},
@@ -92,6 +93,10 @@ static option_spec train_options_table[] = {
     {"--data", OPTION_TEXT, AT(data), .required = 1, EVENTS, .value_name = "D",
      .help = "an event stream: bundled name (wikipedia, collegemsg, enron, bitcoin_otc,\n"
              "bitcoin_alpha), file, or events: generator spec"},
+    {"--labels", OPTION_TEXT, AT(labels), SNAPSHOT, .value_name = "FILE",
+     .help = "class labels for --task classify, replacing the data's own: one line\n"
+             "`snapshot vertex class` per labelled vertex (blank-separated whole\n"
+             "numbers, # comments); a vertex a snapshot does not list is unlabelled"},
     {"--epochs", OPTION_WHOLE, AT(options.epochs), .min = 0, .max = 100000000, SNAPSHOT, .value_name = "E",
      .help = "epochs to train (default 50; with --load, the total to reach)"},
     {"--epochs", OPTION_WHOLE, AT(events.options.epochs), .min = 0, .max = 100000000, EVENTS, .value_name = "E",
@@ -289,10 +294,13 @@ static option_spec train_options_table[] = {
     {"--optimizer", OPTION_CHOICE, AT(options.optimizer), .choices = optimizers, SNAPSHOT, .value_name = "O",
      .help = "adam (default) or sgd (p - lr g)"},
     {"--task", OPTION_CHOICE, AT(options.task), .choices = tasks, SNAPSHOT, .value_name = "T",
-     .help = "regression (default: each vertex's targets, MSE) or link: the state H_t\n"
+     .help = "regression (default: each vertex's targets, MSE), link: the state H_t\n"
              "scores the edges of snapshot t + 1 (<H_u, H_v>) against as many sampled\n"
              "non-edges (seeded by --seed), BCE; each epoch prints the test AP and AUC\n"
-             "(ref/models/link_task.h)"},
+             "(ref/models/link_task.h); or classify: the head gives each vertex C\n"
+             "logits for the data's per-snapshot labels (communities:... or --labels),\n"
+             "softmax cross-entropy over the labelled vertices; each epoch prints the\n"
+             "test accuracy (ref/models/classify_task.h)"},
     {"--profile", OPTION_FLAG, AT(profile), .models = SNAPSHOT_MODELS | EVENT_MODELS,
      .help = "after the epochs, print where their time went by kernel family (dense\n"
              "and sparse products, cells, activations, loss, Adam, copies,\n"
@@ -491,11 +499,12 @@ int train_parse(int argc, char **argv, train_command *c, int *help, tf_error *er
     c->async.straggler.seed = c->options.seed;
     if (vertex_split_check(c, err) != TF_OK)
         return TF_ERR_INPUT;
-    if (c->options.task == TASK_LINK && (c->split.on || c->scheduling.enabled || c->batching.hybrid ||
-                                         train_wants_async(c) || c->replicas > 1 || c->stale_embeddings))
-        return tf_error_set(err, TF_ERR_INPUT, "train: --task link trains with the data-parallel trainer alone: drop "
+    if (c->options.task != TASK_REGRESSION && (c->split.on || c->scheduling.enabled || c->batching.hybrid ||
+                                               train_wants_async(c) || c->replicas > 1 || c->stale_embeddings))
+        return tf_error_set(err, TF_ERR_INPUT, "train: --task %s trains with the data-parallel trainer alone: drop "
                                                "--split vertex, --schedule, --batching hybrid, --sync average, "
-                                               "--staleness, --straggler, --replicas and --stale-embeddings");
+                                               "--staleness, --straggler, --replicas and --stale-embeddings",
+                            train_task_name(c->options.task));
     for (const train_technique *const *t = train_techniques; *t; t++)
         if ((*t)->check && (*t)->check(c, err) != TF_OK)
             return TF_ERR_INPUT;

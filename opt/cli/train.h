@@ -95,6 +95,7 @@ typedef struct train_events_options {
 typedef struct train_command {
     int model;                     /**< --model: a #train_model */
     const char *data;              /**< --data */
+    const char *labels;            /**< --labels (NULL when absent) */
     const char *save;              /**< --save (NULL when absent) */
     const char *load;              /**< --load (NULL when absent) */
     int optimized;                 /**< --impl opt */

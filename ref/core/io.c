@@ -156,6 +156,13 @@ int line_cursor_next(line_cursor *cursor, const char **begin, const char **end)
     return 1;
 }
 
+int line_is_blank_or_comment(const char *begin, const char *end)
+{
+    while (begin < end && (*begin == ' ' || *begin == '\t'))
+        begin++;
+    return begin == end || *begin == '#';
+}
+
 long text_line_of(const text *t, const char *position)
 {
     long line = 1;

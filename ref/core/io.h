@@ -116,6 +116,9 @@ line_cursor line_cursor_start(const text *t);
  */
 int line_cursor_next(line_cursor *cursor, const char **begin, const char **end);
 
+/** 1 if the line [begin, end) is blank or a comment (its first non-blank character is `#`). */
+int line_is_blank_or_comment(const char *begin, const char *end);
+
 /** 1-based line number of @p position inside @p t (for parsers that report an offset). */
 long text_line_of(const text *t, const char *position);
 

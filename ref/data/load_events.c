@@ -33,15 +33,6 @@ static int is_feature_column(const column_map *m, long k)
     return m->feature && k < m->named && m->feature[k];
 }
 
-/* 1 if [begin, end) holds only blanks, or is a comment: SNAP's files start with lines such
- * as "# Directed graph: CollegeMsg.txt". */
-static int is_blank_or_comment(const char *begin, const char *end)
-{
-    while (begin < end && (*begin == ' ' || *begin == '\t'))
-        begin++;
-    return begin == end || *begin == '#';
-}
-
 /* Parses one line into event i of es. */
 static int parse_event(const column_map *m, const char *begin, const char *end, const char *source, long line,
                        event_stream *es, int64_t i, tf_error *err)
@@ -111,7 +102,7 @@ static int64_t count_data_lines(const text *content, long skip)
     line_cursor cursor = line_cursor_start(content);
     const char *begin, *end;
     while (line_cursor_next(&cursor, &begin, &end))
-        if (cursor.number > skip && !is_blank_or_comment(begin, end))
+        if (cursor.number > skip && !line_is_blank_or_comment(begin, end))
             count++;
     return count;
 }
@@ -134,7 +125,7 @@ static int parse_events(const text *content, const char *source, const column_ma
     const char *begin, *end;
     int64_t i = 0;
     while (line_cursor_next(&cursor, &begin, &end)) {
-        if (cursor.number <= skip || is_blank_or_comment(begin, end))
+        if (cursor.number <= skip || line_is_blank_or_comment(begin, end))
             continue;
         if (parse_event(m, begin, end, source, cursor.number, out, i++, err) != TF_OK) {
             event_stream_free(out);
@@ -148,7 +139,7 @@ static int parse_events(const text *content, const char *source, const column_ma
 static int first_data_line(line_cursor *cursor, const char **begin, const char **end)
 {
     while (line_cursor_next(cursor, begin, end))
-        if (!is_blank_or_comment(*begin, *end))
+        if (!line_is_blank_or_comment(*begin, *end))
             return 1;
     return 0;
 }

@@ -61,6 +61,16 @@ int load_tgcn_csv(const text *speed, const char *speed_source, const text *adjac
                   const char *adjacency_source, int lags, snapshot_seq *out, tf_error *err);
 
 /**
+ * Per-snapshot class labels for a loaded snapshot sequence (`twofold train --labels FILE`, node
+ * classification: ref/models/classify_task.h): one labelled vertex per line, `snapshot vertex
+ * class` as whole numbers separated by blanks; blank and comment lines (`#`) are skipped. A vertex
+ * a snapshot does not list is unlabelled; a listed one must be present at that snapshot and listed
+ * once. The classes are 0 .. the largest given, at least 2 of them. Replaces any labels @p seq had;
+ * on an error (one line: FILE:LINE: what was expected) @p seq is left without labels.
+ */
+int load_snapshot_labels(const text *content, const char *source, snapshot_seq *seq, tf_error *err);
+
+/**
  * Parse a whitespace-separated event file: one event per line, `src dst time` and
  * optionally an integer `label` as fourth column (all lines alike). Blank lines and comment
  * lines (first non-blank character `#`, as SNAP's files start) are skipped. Timestamps must

@@ -60,9 +60,44 @@ void snapshot_seq_free(snapshot_seq *seq)
             tensor_free(&seq->snapshots[t].features);
             tensor_free(&seq->snapshots[t].targets);
             free(seq->snapshots[t].present);
+            free(seq->snapshots[t].labels);
         }
     free(seq->snapshots);
     memset(seq, 0, sizeof *seq);
+}
+
+int snapshot_seq_alloc_labels(snapshot_seq *seq, int64_t num_classes, tf_error *err)
+{
+    if (num_classes < 2 || num_classes > INT32_MAX)
+        return tf_error_set(err, TF_ERR_INPUT, "%lld classes, expected 2 or more", (long long)num_classes);
+    for (int64_t t = 0; t < seq->num_snapshots; t++) {
+        int32_t *labels = tf_alloc((size_t)seq->num_nodes + 1, sizeof *labels, "labels", err);
+        if (!labels)
+            return TF_ERR_INPUT;
+        for (int64_t v = 0; v < seq->num_nodes; v++)
+            labels[v] = SNAPSHOT_UNLABELLED;
+        free(seq->snapshots[t].labels);
+        seq->snapshots[t].labels = labels;
+    }
+    seq->num_classes = num_classes;
+    return TF_OK;
+}
+
+/* Labels of snapshot t of seq in range, none on an absent vertex. */
+static int validate_labels(const snapshot_seq *seq, int64_t t, const char *source, tf_error *err)
+{
+    const snapshot *s = &seq->snapshots[t];
+    if (!seq->num_classes != !s->labels)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: labels %s, but %lld classes", source, (long long)t,
+                            s->labels ? "given" : "missing", (long long)seq->num_classes);
+    for (int64_t v = 0; s->labels && v < seq->num_nodes; v++) {
+        const int32_t label = s->labels[v];
+        if (label != SNAPSHOT_UNLABELLED && (label < 0 || label >= seq->num_classes || !s->present[v]))
+            return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: vertex %lld has label %d, expected 0..%lld on a "
+                                "present vertex or %d (unlabelled)", source, (long long)t, (long long)v, label,
+                                (long long)seq->num_classes - 1, SNAPSHOT_UNLABELLED);
+    }
+    return TF_OK;
 }
 
 /* The index of the first non-finite value of values [n], or -1. */
@@ -103,6 +138,8 @@ int snapshot_seq_validate(const snapshot_seq *seq, const char *source, tf_error 
         if ((bad = first_non_finite(s->targets.data, s->targets.size)) >= 0)
             return tf_error_set(err, TF_ERR_INPUT, "%s: snapshot %lld: target %lld is not finite", source,
                                 (long long)t, (long long)bad);
+        if (validate_labels(seq, t, source, err) != TF_OK)
+            return TF_ERR_INPUT;
     }
     return TF_OK;
 }
@@ -132,13 +169,14 @@ static int tensor_equal(const tensor *a, const tensor *b)
 int snapshot_seq_equal(const snapshot_seq *a, const snapshot_seq *b)
 {
     if (a->num_nodes != b->num_nodes || a->num_snapshots != b->num_snapshots ||
-        a->feature_width != b->feature_width || a->target_width != b->target_width)
+        a->feature_width != b->feature_width || a->target_width != b->target_width || a->num_classes != b->num_classes)
         return 0;
     for (int64_t t = 0; t < a->num_snapshots; t++) {
         const snapshot *x = &a->snapshots[t], *y = &b->snapshots[t];
         if (!csr_equal(&x->graph, &y->graph) || !tensor_equal(&x->features, &y->features) ||
             !tensor_equal(&x->targets, &y->targets) ||
-            (a->num_nodes && memcmp(x->present, y->present, (size_t)a->num_nodes) != 0))
+            (a->num_nodes && memcmp(x->present, y->present, (size_t)a->num_nodes) != 0) ||
+            (a->num_classes && memcmp(x->labels, y->labels, (size_t)a->num_nodes * sizeof *x->labels) != 0))
             return 0;
     }
     return 1;

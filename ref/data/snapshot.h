@@ -8,6 +8,11 @@
  * left) has `present[v] == 0`, no edges, zero features and zero targets; models skip it in
  * the loss. The PyTorch Geometric Temporal datasets have every vertex present throughout;
  * the generator (datasets/generate.h) makes vertices arrive and depart.
+ *
+ * Node classification (ref/models/classify_task.h) reads per-snapshot class labels: a vertex's
+ * label at t is in 0 .. num_classes - 1, or #SNAPSHOT_UNLABELLED, which masks it out of the loss
+ * and the accuracy (an absent vertex is always unlabelled). Data without labels has
+ * num_classes 0 and NULL labels.
  */
 #ifndef TWOFOLD_REF_SNAPSHOT_H
 #define TWOFOLD_REF_SNAPSHOT_H
@@ -28,7 +33,11 @@ typedef struct snapshot {
     tensor features;    /**< [num_nodes][feature_width] node inputs */
     tensor targets;     /**< [num_nodes][target_width] what the model should predict */
     uint8_t *present;   /**< [num_nodes] 1 if the vertex exists at this time */
+    int32_t *labels;    /**< [num_nodes] class of each vertex, or #SNAPSHOT_UNLABELLED; NULL without labels */
 } snapshot;
+
+/** The label of a vertex that has none at this time: the classification loss skips it. */
+#define SNAPSHOT_UNLABELLED (-1)
 
 /** A whole snapshot sequence. Owns its snapshots; free with snapshot_seq_free(). */
 typedef struct snapshot_seq {
@@ -36,6 +45,7 @@ typedef struct snapshot_seq {
     int64_t num_snapshots;    /**< number of snapshots */
     int64_t feature_width;    /**< columns of every features tensor */
     int64_t target_width;     /**< columns of every targets tensor */
+    int64_t num_classes;      /**< classes of the labels; 0: the data has no labels */
     snapshot *snapshots;      /**< [num_snapshots] */
 } snapshot_seq;
 
@@ -53,13 +63,19 @@ int snapshot_seq_alloc(snapshot_seq *seq, int64_t num_snapshots, int64_t num_nod
 int snapshot_seq_set_edges(snapshot_seq *seq, int64_t t, int64_t num_edges, const int32_t *src,
                            const int32_t *dst, const float *weight, tf_error *err);
 
+/**
+ * Give every snapshot of @p seq a labels array [num_nodes], all #SNAPSHOT_UNLABELLED, and set
+ * num_classes to @p num_classes (>= 2); loaders and generators then fill them in.
+ */
+int snapshot_seq_alloc_labels(snapshot_seq *seq, int64_t num_classes, tf_error *err);
+
 /** Release everything @p seq owns and zero it. Safe on a zeroed or partly built sequence. */
 void snapshot_seq_free(snapshot_seq *seq);
 
 /**
  * Check the invariants every consumer relies on: well-formed graphs (offsets increasing,
  * sources in range), finite edge weights, features and targets, absent vertices without
- * edges. @p source names the data in the message.
+ * edges (nor labels), labels within 0 .. num_classes - 1 or #SNAPSHOT_UNLABELLED. @p source names the data in the message.
  */
 int snapshot_seq_validate(const snapshot_seq *seq, const char *source, tf_error *err);
 
@@ -74,7 +90,7 @@ typedef struct snapshot_edge_stats {
 /** Compute the edge statistics of @p seq. */
 snapshot_edge_stats snapshot_seq_edge_stats(const snapshot_seq *seq);
 
-/** 1 if the two sequences are identical bit for bit (graphs, features, targets, masks). */
+/** 1 if the two sequences are identical bit for bit (graphs, features, targets, masks, labels). */
 int snapshot_seq_equal(const snapshot_seq *a, const snapshot_seq *b);
 
 #ifdef __cplusplus

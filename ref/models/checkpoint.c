@@ -48,6 +48,8 @@ uint64_t checkpoint_snapshot_digest(const snapshot_seq *seq)
         h = tf_digest(h, s->targets.data, (size_t)s->targets.size * sizeof(float));
         if (s->present)
             h = tf_digest(h, s->present, (size_t)seq->num_nodes);
+        if (s->labels) /* data without labels keeps the digest it had */
+            h = tf_digest(h, s->labels, (size_t)seq->num_nodes * sizeof *s->labels);
     }
     return h;
 }
@@ -464,6 +466,10 @@ static int open_marker(const char *directory, const int64_t *expected, int64_t *
         status = tf_error_set(err, TF_ERR_INPUT, "%s: a checkpoint of model %s; this run trains %s", marker,
                               model_name(s[CHECKPOINT_FIELD_FAMILY], s[CHECKPOINT_FIELD_KIND]),
                               model_name(expected[CHECKPOINT_FIELD_FAMILY], expected[CHECKPOINT_FIELD_KIND]));
+    else if (saved.size > CHECKPOINT_FIELD_TASK && s[CHECKPOINT_FIELD_TASK] != expected[CHECKPOINT_FIELD_TASK])
+        /* the head and the loss mean something else under another task */
+        status = tf_error_set(err, TF_ERR_INPUT, "%s: a checkpoint of the %s task; this run trains the %s task", marker,
+                              train_task_name(s[CHECKPOINT_FIELD_TASK]), train_task_name(expected[CHECKPOINT_FIELD_TASK]));
     else if (saved.size != state_count)
         status = tf_error_set(err, TF_ERR_INPUT, "%s: damaged: %lld values, expected %lld", marker,
                               (long long)saved.size, (long long)state_count);

@@ -7,8 +7,8 @@
  * names), Adam's moments as adam.exp_avg.NAME.npy and adam.exp_avg_sq.NAME.npy, and the trainer's
  * own state in trainer.npy (int64). trainer.npy is written last, so a directory is a complete
  * checkpoint if and only if it holds trainer.npy. Its first values are a header every trainer
- * shares (checkpoint_field): the format, the kind of model, epoch, Adam step and a digest of the
- * training data; the trainer's own shape values follow.
+ * shares (checkpoint_field): the format, the kind of model, epoch, Adam step, a digest of the
+ * training data and the task it learns (a resume under another task is refused); the trainer's own shape values follow.
  *
  * checkpoint_save() writes into DIRECTORY.partial, then moves the old DIRECTORY aside to
  * DIRECTORY.previous, renames DIRECTORY.partial to DIRECTORY and removes DIRECTORY.previous. A
@@ -44,9 +44,9 @@ extern "C" {
 /** The file that marks a directory as a complete twofold checkpoint (written last). */
 #define CHECKPOINT_MARKER "trainer.npy"
 
-/** The format of trainer.npy this twofold writes and reads (1, 1001 and 2 were the earlier ones; 3 added
- *  a snapshot model's stacked pairs). */
-#define CHECKPOINT_FORMAT 3
+/** The format of trainer.npy this twofold writes and reads (1, 1001, 2 and 3 were the earlier ones; 3 added
+ *  a snapshot model's stacked pairs, 4 the task in the header and a snapshot model's number of classes). */
+#define CHECKPOINT_FORMAT 4
 
 /**
  * A test hook: with TWOFOLD_SAVE_FAULT_STEP=k in the environment, checkpoint_save() kills its
@@ -72,6 +72,7 @@ typedef enum checkpoint_field {
     CHECKPOINT_FIELD_EPOCH,  /**< epochs completed */
     CHECKPOINT_FIELD_STEP,   /**< Adam steps taken */
     CHECKPOINT_FIELD_DATA,   /**< checkpoint_snapshot_digest() or checkpoint_event_digest() of the data */
+    CHECKPOINT_FIELD_TASK,   /**< train_task (ref/models/model.h): an event model's is always #TASK_LINK */
     CHECKPOINT_HEADER_SIZE   /**< number of header values */
 } checkpoint_field;
 

@@ -217,6 +217,12 @@ const char *model_kind_name(model_kind kind)
     return kind >= 0 && kind < MODEL_COUNT ? model_names[kind] : "unknown";
 }
 
+const char *train_task_name(int64_t task)
+{
+    static const char *const names[] = {"regression", "link", "classify"};
+    return task >= 0 && task < (int64_t)(sizeof names / sizeof *names) ? names[task] : "unknown";
+}
+
 int model_kind_parse(const char *name, model_kind *kind, tf_error *err)
 {
     char known[256] = "";
@@ -374,7 +380,9 @@ int model_forward(const model *m, const snapshot_seq *seq, int64_t first, int64_
     if (first < 0 || count < 1 || first + count > seq->num_snapshots)
         return tf_error_set(err, TF_ERR_INPUT, "window of %lld snapshots from %lld is outside 0..%lld",
                             (long long)count, (long long)first, (long long)seq->num_snapshots - 1);
-    if (seq->feature_width != m->config.in_features || seq->target_width != m->config.out_features)
+    /* the head gives the targets' columns, or one logit per class (ref/models/classify_task.h) */
+    if (seq->feature_width != m->config.in_features ||
+        (seq->target_width != m->config.out_features && seq->num_classes != m->config.out_features))
         return tf_error_set(err, TF_ERR_INPUT, "model expects %lld features and %lld targets, the data has %lld and %lld",
                             (long long)m->config.in_features, (long long)m->config.out_features,
                             (long long)seq->feature_width, (long long)seq->target_width);

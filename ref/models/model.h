@@ -40,6 +40,16 @@
 extern "C" {
 #endif
 
+/** What a model is trained to do (--task); a checkpoint records it (ref/models/checkpoint.h). */
+typedef enum train_task {
+    TASK_REGRESSION, /**< predict each vertex's targets, MSE (the default; PyG-T's examples) */
+    TASK_LINK,       /**< link prediction on snapshots: H_t scores t + 1's edges (ref/models/link_task.h) */
+    TASK_CLASSIFY,   /**< node classification: the head's C logits, cross-entropy (ref/models/classify_task.h) */
+} train_task;
+
+/** "regression", "link" or "classify" (what --task takes); "unknown" for another value. */
+const char *train_task_name(int64_t task);
+
 /**
  * The snapshot models, in the order of #model_table (and of a checkpoint's kind number: a new model
  * goes at the end). A model is one file ref/models/model_NAME.c (its #model_ops) plus one line of
