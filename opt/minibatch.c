@@ -54,13 +54,8 @@ static int run_batch(trainer *tr, comm *c, const snapshot_seq *seq, const miniba
                      double *loss_sum, minibatch_stats *stats, epoch_report *report, tf_error *err)
 {
     const double started = wall_seconds();
-    const int64_t batches = minibatch_count(o, seq->num_nodes);
-    const int64_t count = minibatch_targets(o, seq->num_nodes, tr->options.seed, tr->epoch, b, targets);
-    if (!count)
-        return tf_error_set(err, TF_ERR_INPUT, "mini-batch: no memory for the permutation");
     sampled_graph s;
-    int status = sampled_graph_build(&s, seq, targets, count, o, tr->options.seed, (uint64_t)(tr->epoch * batches + b),
-                                     err);
+    int status = minibatch_sample(&s, tr, seq, o, b, targets, err);
     if (status != TF_OK)
         return status;
     incremental_inputs server;
@@ -98,7 +93,6 @@ int opt_minibatch_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const min
                         tf_error *err)
 {
     memset(report, 0, sizeof *report);
-    train_schedule plan = trainer_schedule(tr);
     const int64_t batches = minibatch_count(o, seq->num_nodes);
     float *packed = NULL;
     int32_t *targets = tf_alloc((size_t)o->size, sizeof *targets, "mini-batch targets", err);
@@ -117,10 +111,7 @@ int opt_minibatch_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const min
         status = comm_allreduce_sum_double(c, &loss_sum, 1, err);
     if (status != TF_OK)
         return status;
-    const int64_t steps = report->steps;
-    plan.windows *= batches;
-    trainer_close_epoch(tr, &plan, loss_sum, report);
-    report->steps = steps;
+    minibatch_close_epoch(tr, o, seq->num_nodes, loss_sum, report);
     return opt_trainer_evaluate(tr, c, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots,
                                 &report->test_mse, err);
 }

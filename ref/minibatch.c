@@ -338,6 +338,28 @@ static int train_batch(trainer *tr, const sampled_graph *s, const train_schedule
     return status;
 }
 
+int minibatch_sample(sampled_graph *s, const trainer *tr, const snapshot_seq *seq, const minibatch_options *o,
+                     int64_t batch, int32_t *targets, tf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    const int64_t batches = minibatch_count(o, seq->num_nodes);
+    const int64_t count = minibatch_targets(o, seq->num_nodes, tr->options.seed, tr->epoch, batch, targets);
+    if (!count)
+        return tf_error_set(err, TF_ERR_INPUT, "mini-batch: no memory for the permutation");
+    return sampled_graph_build(s, seq, targets, count, o, tr->options.seed, (uint64_t)(tr->epoch * batches + batch),
+                               err);
+}
+
+void minibatch_close_epoch(trainer *tr, const minibatch_options *o, int64_t num_nodes, double loss_sum,
+                           epoch_report *report)
+{
+    train_schedule plan = trainer_schedule(tr);
+    const int64_t steps = report->steps;
+    plan.windows *= minibatch_count(o, num_nodes);
+    trainer_close_epoch(tr, &plan, loss_sum, report);
+    report->steps = steps;
+}
+
 int minibatch_epoch(trainer *tr, const snapshot_seq *seq, const minibatch_options *o, epoch_report *report,
                     tf_error *err)
 {
@@ -350,12 +372,8 @@ int minibatch_epoch(trainer *tr, const snapshot_seq *seq, const minibatch_option
     double loss_sum = 0;
     int status = TF_OK;
     for (int64_t b = 0; status == TF_OK && b < batches; b++) {
-        const int64_t count = minibatch_targets(o, seq->num_nodes, tr->options.seed, tr->epoch, b, targets);
         sampled_graph s;
-        memset(&s, 0, sizeof s);
-        status = count ? sampled_graph_build(&s, seq, targets, count, o, tr->options.seed,
-                                             (uint64_t)(tr->epoch * batches + b), err)
-                       : tf_error_set(err, TF_ERR_INPUT, "mini-batch: no memory for the permutation");
+        status = minibatch_sample(&s, tr, seq, o, b, targets, err);
         if (status == TF_OK)
             status = train_batch(tr, &s, &plan, &loss_sum, report, err);
         sampled_graph_free(&s);
@@ -363,10 +381,7 @@ int minibatch_epoch(trainer *tr, const snapshot_seq *seq, const minibatch_option
     free(targets);
     if (status != TF_OK)
         return status;
-    const int64_t steps = report->steps;
-    plan.windows *= batches;
-    trainer_close_epoch(tr, &plan, loss_sum, report);
-    report->steps = steps;
+    minibatch_close_epoch(tr, o, seq->num_nodes, loss_sum, report);
     return trainer_evaluate(tr, seq, tr->train_snapshots, seq->num_snapshots - tr->train_snapshots, &report->test_mse,
                             NULL, err);
 }

@@ -110,6 +110,22 @@ int64_t minibatch_targets(const minibatch_options *o, int64_t num_nodes, uint64_
                           int32_t *targets);
 
 /**
+ * Mini-batch @p batch of @p tr's current epoch: its targets (minibatch_targets() into @p targets
+ * [N]) and their sampled graphs, drawn under the key epoch x batches + batch, so that the
+ * reference and every rank of the twin build the same ones. @return as sampled_graph_build();
+ * @p s is zeroed on failure.
+ */
+int minibatch_sample(sampled_graph *s, const trainer *tr, const snapshot_seq *seq, const minibatch_options *o,
+                     int64_t batch, int32_t *targets, tf_error *err);
+
+/**
+ * Close an epoch of mini-batches (trainer_close_epoch() over batches x the schedule's windows):
+ * @p loss_sum is the sum of every mini-batch window's loss; report->steps is kept.
+ */
+void minibatch_close_epoch(trainer *tr, const minibatch_options *o, int64_t num_nodes, double loss_sum,
+                           epoch_report *report);
+
+/**
  * Forward and backward of @p m over view snapshots first .. first+count-1 of @p s: the loss, the
  * mean over the snapshots of the MSE over the present targets, computed by @p m's kernels and
  * scaled by @p scale for the gradients (added to the model's). Adds the unscaled loss to
