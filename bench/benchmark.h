@@ -27,6 +27,9 @@ typedef struct benchmark_options {
 
 /** Chapter 02: ReInc time against churn, cache hit rate, epochs (bench/incremental.c). */
 int incremental_benchmark(const benchmark_options *options, tf_error *err);
+
+/** Chapter 02: ReInc's sampled mini-batches, recompute against served inputs (bench/minibatch.c). */
+int minibatch_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 03: DGC padded against fused lanes, spatial fusion (bench/fusion.c). */
 int fusion_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 04: Sven's redundancy and bytes per epoch, under mpiexec (bench/dispatch.c). */

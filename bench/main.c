@@ -40,6 +40,7 @@ typedef struct sweep {
 static const sweep sweeps[] = {
     {"train", "train", NULL},
     {"incremental", "incremental", incremental_benchmark},
+    {"minibatch", "incremental", minibatch_benchmark},
     {"fusion", "fusion_temporal", fusion_benchmark},
     {"dispatch", "dispatch", dispatch_benchmark},
     {"async", "async", async_benchmark},

@@ -88,6 +88,20 @@ expect_failure("--split vertex does not train tgcn2 yet" train --model tgcn2 --d
 expect_failure("train: stale embeddings are a vertex split's, which does not take mpnnlstm yet" train --model mpnnlstm
                --data chickenpox --stale-embeddings adaptive --replicas 2)
 expect_failure("train: --incremental needs --impl opt" train --model tgcn --data chickenpox --incremental)
+# --minibatch, --fanout: ReInc's sampled mini-batches (ref/minibatch.h)
+expect_failure("option --minibatch: \"0\", expected a whole number in 1..2147483647" train --model tgcn --data chickenpox
+               --minibatch 0)
+expect_failure("option --fanout: \"25,0\", expected 1 to 4 whole numbers >= 1 separated by commas, one per hop" train
+               --model tgcn --data chickenpox --minibatch 100 --fanout 25,0)
+expect_failure("option --fanout: \"25,\", expected" train --model tgcn --data chickenpox --minibatch 100 --fanout 25,)
+expect_failure("option --fanout: \"1,2,3,4,5\", expected" train --model tgcn --data chickenpox --minibatch 100
+               --fanout 1,2,3,4,5)
+expect_failure("train: --fanout configures --minibatch: add it" train --model tgcn --data chickenpox --fanout 25,10)
+expect_failure("train: --minibatch applies to tgcn" train --model tgn --data wikipedia --minibatch 100)
+expect_failure("train: --minibatch trains with its own epochs" train --model tgcn --data chickenpox --impl opt
+               --minibatch 100 --split vertex --partition hash)
+expect_failure("train: --minibatch trains with its own epochs" train --model tgcn --data chickenpox --minibatch 100
+               --task link)
 expect_failure("train: --incremental needs --impl opt" train --model gconvgru --data chickenpox --incremental)
 expect_failure("train: --cache configures --incremental: add it" train --model tgcn --data chickenpox --impl opt --cache 0.5)
 expect_failure("option --cache: \"2\", expected a number in [0, 1]" train --model tgcn --data chickenpox --impl opt

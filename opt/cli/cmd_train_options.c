@@ -69,6 +69,14 @@ static int parse_placement(const char *value, void *field)
 }
 
 #define AT(member) OPTION_FIELD(train_command, member)
+/* --fanout: 1 to MINIBATCH_MAX_HOPS positive whole numbers (ref/minibatch.h). */
+#define FANOUT_EXPECTED "1 to 4 whole numbers >= 1 separated by commas, one per hop (e.g. 25,10)"
+static int parse_fanout(const char *value, void *field)
+{
+    tf_error err;
+    return minibatch_fanout_parse(value, field, &err) == TF_OK;
+}
+
 #define SNAPSHOT .models = SNAPSHOT_MODELS
 #define EVENTS .models = EVENT_MODELS
 /* Attention and its sampled neighbours: JODIE has neither (its embedding is the memory projected in
@@ -240,6 +248,17 @@ static option_spec train_options_table[] = {
              "aggregations (default 1; 0 = no cache)"},
     {"--cache-policy", OPTION_CHOICE, AT(inputs.policy), .choices = policies, .configures = "--incremental", SNAPSHOT,
      .value_name = "P", .help = "with --incremental: reinc (default, ReInc's F/S - I) or lru"},
+    {"--minibatch", OPTION_WHOLE, AT(minibatch.size), .min = 1, .max = INT32_MAX, SNAPSHOT, .value_name = "N",
+     .help = "ReInc's training (chapter 02): mini-batches of N target vertices, each\n"
+             "over a seeded sampled computational graph drawn at snapshot 0 and then\n"
+             "changed only by the deltas restricted to it; every window of the epoch\n"
+             "runs on one mini-batch before the next is sampled (sequence-first), the\n"
+             "loss over its targets; evaluation on the full graphs. With --impl opt\n"
+             "--incremental each mini-batch has its own engine and cache"},
+    {"--fanout", OPTION_PARSED, AT(minibatch), .parse = parse_fanout, .expected = FANOUT_EXPECTED,
+     .configures = "--minibatch", SNAPSHOT, .value_name = "F1,F2",
+     .help = "with --minibatch: in-edges drawn per vertex at each hop, hop 1 first\n"
+             "(default 25,10, ReInc's; the list's length is the number of hops)"},
     {"--split", OPTION_CHOICE, AT(split.on), .choices = splits, .needs = "--impl opt", .when = "vertex", SNAPSHOT,
      .value_name = "S",
      .help = "window (default: a step's windows shared among the ranks) or vertex\n"
@@ -444,6 +463,9 @@ static void train_command_default(train_command *c, int argc, char **argv)
     c->split.seed = 1;
     c->replicas = 1;
     incremental_inputs_options_default(&c->inputs);
+    c->minibatch.hops = 2; /* ReInc's fan-out, 25,10 */
+    c->minibatch.fanout[0] = 25;
+    c->minibatch.fanout[1] = 10;
     async_options_default(&c->async);
     c->scheduling.per_rank = 2;
     c->scheduling.cost = "measured";

@@ -289,7 +289,7 @@ static int incremental_check(const train_command *c, tf_error *err)
 static int incremental_on(const train_command *c, const comm *group)
 {
     (void)group;
-    return c->incremental;
+    return c->incremental && !c->minibatch.size; /* --minibatch serves each mini-batch itself */
 }
 
 static int incremental_start(train_run *r, tf_error *err)
@@ -408,6 +408,7 @@ const train_technique *const train_techniques[] = {
     &delayed_gradient_technique,
     &stale_embeddings_technique,
     &incremental_technique,
+    &train_minibatch_technique,
     &profile_technique,
     NULL,
 };

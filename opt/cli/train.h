@@ -24,6 +24,7 @@
 #include "opt/comm.h"
 #include "opt/dispatch_batch.h"
 #include "opt/incremental_inputs.h"
+#include "opt/minibatch.h"
 #include "opt/partition_part.h"
 #include "opt/schedule.h"
 #include "opt/schedule_hybrid_train.h"
@@ -119,6 +120,7 @@ typedef struct train_command {
     vertex_split split;            /**< --split vertex */
     train_scheduling scheduling;   /**< --schedule */
     train_batching batching;       /**< --batching hybrid */
+    minibatch_options minibatch;   /**< --minibatch N (size 0: off), --fanout */
     /* the event models */
     train_events_options events;   /**< their options */
 } train_command;
@@ -204,6 +206,7 @@ typedef struct train_run {
     scheduling_state scheduling; /**< --schedule */
     batching_state batching;     /**< --batching hybrid */
     profile_state profile;       /**< --profile */
+    minibatch_stats minibatch;   /**< --minibatch: rank 0's counts over the epochs */
 #ifdef TWOFOLD_HAVE_CUDA
     cuda_context gpu;            /**< --device cuda */
 #endif
@@ -248,5 +251,8 @@ extern const train_technique train_scheduling_technique;
 
 /** --batching hybrid (opt/cli/cmd_train_schedule.c). */
 extern const train_technique train_batching_technique;
+
+/** --minibatch (opt/cli/cmd_train_minibatch.c). */
+extern const train_technique train_minibatch_technique;
 
 #endif
