@@ -433,11 +433,31 @@ int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int dept
 int partition_cache_depth(const model_config *c, int64_t window_length)
 {
     const int64_t k = c->chebyshev_k > 1 ? c->chebyshev_k - 1 : 0, w = window_length > 0 ? window_length : 1;
+    const int64_t layers = c->layers > 0 ? c->layers : model_info_of(c->kind)->layers;
     int64_t depth = 1;
-    if (c->kind == MODEL_GCLSTM)
+    switch (c->kind) {
+    case MODEL_GCLSTM: /* H_t reads K - 1 hops of H_{t-1}; X_t enters through a plain product */
         depth = k * (w - 1);
-    else if (c->kind == MODEL_GCONVGRU)
+        break;
+    case MODEL_GCONVGRU: /* X_1 through K - 1 hops, then 2 (K - 1) per step: R's convolution of H, then H * R's */
         depth = k * (2 * w - 1);
+        break;
+    case MODEL_GCONVLSTM: /* K - 1 hops of X_t and of H_{t-1} in every step */
+        depth = k * w;
+        break;
+    case MODEL_TGCN2:    /* two GCN layers on X_t; the recurrence after them is per vertex */
+    case MODEL_MPNNLSTM:
+        depth = 2;
+        break;
+    case MODEL_GCRNM1: /* each pair convolves the one below's output (K - 1 hops); its LSTM is per vertex */
+        depth = k * layers;
+        break;
+    case MODEL_CDGCN: /* each pair's GCN reads the pair below's output, one hop */
+        depth = layers;
+        break;
+    default: /* T-GCN, EvolveGCN-O, WD-GCN: one hop of X_t */
+        break;
+    }
     if (depth < 1)
         depth = 1;
     return depth > INT32_MAX ? INT32_MAX : (int)depth;

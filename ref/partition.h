@@ -208,8 +208,9 @@ int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int dept
 
 /**
  * The graph depth a rank's cache must cover so that its owned rows are exact in a window of
- * @p window_length snapshots (chapter 06): T-GCN, EvolveGCN and WD-GCN 1; GC-LSTM (K-1)(W-1); GConvGRU
- * (K-1)(2W-1); at least 1.
+ * @p window_length snapshots (chapter 06): T-GCN, EvolveGCN and WD-GCN 1; the two-layer T-GCN and
+ * MPNN-LSTM 2 (the halo's halo); GC-LSTM (K-1)(W-1); GConvGRU (K-1)(2W-1); GConvLSTM (K-1)W; GCRN-M1
+ * (K-1)L and CD-GCN L for L pairs; at least 1.
  */
 int partition_cache_depth(const model_config *c, int64_t window_length);
 

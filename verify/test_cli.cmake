@@ -83,9 +83,9 @@ expect_failure("labels_range.txt:2: snapshot 517, expected 0..516 (the data has 
 expect_failure("communities: change=1.5, expected a fraction in [0, 1]" info communities:change=1.5)
 expect_failure("unknown parameter" info communities:nodes=10,colour=red)
 expect_failure("option --layers: \"0\", expected a whole number in 1..16" train --model gcrnm1 --data chickenpox --layers 0)
-expect_failure("--split vertex does not train tgcn2 yet" train --model tgcn2 --data chickenpox --impl opt --split vertex
+expect_failure("--split vertex does not train dcrnn yet" train --model dcrnn --data chickenpox --impl opt --split vertex
                --partition hash)
-expect_failure("train: stale embeddings are a vertex split's, which does not take mpnnlstm yet" train --model mpnnlstm
+expect_failure("train: stale embeddings are a vertex split's, which does not take dcrnn yet" train --model dcrnn
                --data chickenpox --stale-embeddings adaptive --replicas 2)
 expect_failure("train: --incremental needs --impl opt" train --model tgcn --data chickenpox --incremental)
 # --minibatch, --fanout: ReInc's sampled mini-batches (ref/minibatch.h)
@@ -150,8 +150,8 @@ expect_failure("option --method: \"random\", expected hash, pts, pss, pss-ts, me
 expect_failure("expected a whole number in 1.." partition --data chickenpox --ranks 0 --method hash)
 expect_failure("cannot split 20 vertices into 64 parts" partition --data chickenpox --ranks 64 --method metis)
 expect_failure("places an event model's memory" partition --data chickenpox --ranks 2 --method reflexbicut)
-expect_failure("partition: chapter 06's cost model does not know gconvlstm yet" partition --data chickenpox --ranks 2
-               --method hash --model gconvlstm)
+expect_failure("partition: chapter 06's cost model does not know dcrnn yet" partition --data chickenpox --ranks 2
+               --method hash --model dcrnn)
 expect_failure("is an event stream (use reflexbicut" partition --data collegemsg --ranks 2 --method dynahb)
 expect_failure("--save /nonexistent/x.npy: the directory /nonexistent does not exist" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)

@@ -239,6 +239,18 @@ static void path_of_three(snapshot_seq *seq, int snapshots, const double (*featu
     }
 }
 
+/* (A^ x)_v on that path: A^ = D^-1/2 (A + I) D^-1/2, degrees (self loop included) 2, 3, 2, so
+ * A^_vu = 1 / sqrt(d_v d_u) for u = v and v's path neighbours, 0 elsewhere. */
+static double gcn_on_path(const double x[3], int v)
+{
+    const double degree[3] = {2, 3, 2};
+    double aggregated = 0;
+    for (int u = v - 1; u <= v + 1; u++)
+        if (u >= 0 && u < 3)
+            aggregated += x[u] / sqrt(degree[v] * degree[u]);
+    return aggregated;
+}
+
 /* The two-layer T-GCN on the path 0 - 1 - 2, one feature, H = 1, one snapshot from H = 0, worked out
  * here in double from the paper's equations with nothing of ref/: A^ = D^-1/2 (A + I) D^-1/2 with
  * degrees (self loop included) 2, 3, 2, so A^_ij = 1 / sqrt(d_i d_j) on the path and its loops;
@@ -247,7 +259,6 @@ static void path_of_three(snapshot_seq *seq, int snapshots, const double (*featu
  * x_2, two hops away: a second feature vector that changes x_2 alone must change it. */
 START_TEST(tgcn2_worked_by_hand)
 {
-    const double degree[3] = {2, 3, 2};
     const double features[2][3] = {{0.5, -1.0, 2.0}, {0.5, -1.0, -0.7}};
     static const char *const gates[3] = {"z", "r", "h"};
     /* per gate: b0, w0, b1, w1, the linear's two weights and its bias */
@@ -284,17 +295,10 @@ START_TEST(tgcn2_worked_by_hand)
         for (int v = 0; v < 3; v++) {
             double convolved[3];
             for (int g = 0; g < 3; g++) {
-                double second = 0;
-                for (int u = 0; u < 3; u++) {
-                    if (u != v && u != v - 1 && u != v + 1)
-                        continue;
-                    double aggregated = 0; /* (A^ x)_u */
-                    for (int w = 0; w < 3; w++)
-                        if (w == u || w == u - 1 || w == u + 1)
-                            aggregated += features[variant][w] / sqrt(degree[u] * degree[w]);
-                    second += fmax(0.0, aggregated * set[g][1] + set[g][0]) / sqrt(degree[v] * degree[u]);
-                }
-                convolved[g] = sigmoid(second * set[g][3] + set[g][2]);
+                double first[3]; /* ReLU(A^ x w0 + b0) */
+                for (int u = 0; u < 3; u++)
+                    first[u] = fmax(0.0, gcn_on_path(features[variant], u) * set[g][1] + set[g][0]);
+                convolved[g] = sigmoid(gcn_on_path(first, v) * set[g][3] + set[g][2]);
             }
             const double z = sigmoid(set[0][4] * convolved[0] + set[0][6]);
             const double candidate = tanh(set[2][4] * convolved[2] + set[2][6]);
@@ -321,7 +325,6 @@ END_TEST
  * g = tanh(...), c' = f c + i g, h' = o tanh(c'), y = w ReLU(h') + b, from h = c = 0. */
 START_TEST(wdgcn_worked_by_hand)
 {
-    const double degree[3] = {2, 3, 2};
     const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
     const double conv_bias = 0.1, conv_weight = 0.8, head_w = 1.5, head_b = -0.25;
     /* i, f, g, o: weight_ih, weight_hh, bias_ih, bias_hh */
@@ -349,11 +352,7 @@ START_TEST(wdgcn_worked_by_hand)
     double worst = 0, state[3] = {0, 0, 0}, cell[3] = {0, 0, 0};
     for (int t = 0; t < 2; t++)
         for (int v = 0; v < 3; v++) {
-            double aggregated = 0;
-            for (int u = 0; u < 3; u++)
-                if (u == v || u == v - 1 || u == v + 1)
-                    aggregated += features[t][u] / sqrt(degree[v] * degree[u]);
-            const double z = fmax(0.0, aggregated * conv_weight + conv_bias);
+            const double z = fmax(0.0, gcn_on_path(features[t], v) * conv_weight + conv_bias);
             double pre[4];
             for (int q = 0; q < 4; q++)
                 pre[q] = lstm[q][0] * z + lstm[q][1] * state[v] + lstm[q][2] + lstm[q][3];
@@ -458,7 +457,6 @@ END_TEST
  * parameters are filled with a fixed pattern and read back as the model holds them. */
 START_TEST(cdgcn_worked_by_hand)
 {
-    const double degree[3] = {2, 3, 2};
     const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
     tf_error err;
     snapshot_seq seq;
@@ -490,11 +488,8 @@ START_TEST(cdgcn_worked_by_hand)
             for (int v = 0; v < 3; v++) {
                 double g = b[0];
                 for (int j = 0; j < w; j++) {
-                    double aggregated = 0;
-                    for (int x = v - 1; x <= v + 1; x++)
-                        if (x >= 0 && x < 3)
-                            aggregated += u[x][j] / sqrt(degree[v] * degree[x]);
-                    g += theta[j] * aggregated;
+                    const double column[3] = {u[0][j], u[1][j], u[2][j]};
+                    g += theta[j] * gcn_on_path(column, v);
                 }
                 for (int j = 0; j < w; j++)
                     next[v][j] = u[v][j];

@@ -4,8 +4,9 @@
  * vertex arrivals: the loss and every gradient of the first three optimizer steps, the test MSE after
  * them, within the fp tolerance (1e-5, chapters/00-overview.md); parameters equal on every rank; exchange
  * mode's bytes equal to the halo rows the products need, counted here from the graph with a loop of
- * this file's own; cache mode sends no feature bytes. Then GConvGRU, EvolveGCN and WD-GCN (the first
- * of the papers' models a vertex split trains: one GCN on X_t, an LSTM per vertex) in both modes,
+ * this file's own; cache mode sends no feature bytes. Then GConvGRU, EvolveGCN and the papers' models
+ * a vertex split trains (WD-GCN: one GCN on X_t, an LSTM per vertex; the two-layer T-GCN and MPNN-LSTM,
+ * whose caches hold the halo's halo; GCRN-M1, CD-GCN and GConvLSTM) in both modes,
  * a rank without vertices, a bitwise forward with the reference kernels, and the combinations that
  * cannot train, each refused with its reason. */
 #include <math.h>
@@ -91,7 +92,7 @@ static int same_on_every_rank(const parameter_list *list)
  * (ref/models/model_*.c), not taken from the library. */
 static void calls_of(const model_config *c, int64_t features, int64_t *forward, int64_t *backward)
 {
-    const int64_t k = c->chebyshev_k - 1, h = c->hidden;
+    const int64_t k = c->chebyshev_k - 1, h = c->hidden, pairs = c->layers > 0 ? c->layers : 2;
     switch (c->kind) {
     case MODEL_TGCN:  /* A^ X_t, forward only */
     case MODEL_WDGCN: /* its GCN's A^ X_t, forward only: the LSTM after it is per vertex */
@@ -102,6 +103,26 @@ static void calls_of(const model_config *c, int64_t features, int64_t *forward, 
         break;
     case MODEL_GCONVGRU: /* bases of X, H, H*R forward; of H*R and H backward */
         *forward = k * (features + 2 * h), *backward = 2 * k * h;
+        break;
+    case MODEL_TGCN2: /* A^ X_t once, then each of the three gates' second layer on its H-wide ReLU output;
+                         back through the second layers only (X_t needs no gradient) */
+        *forward = features + 3 * h, *backward = 3 * h;
+        break;
+    case MODEL_MPNNLSTM: /* A^ X_t, then the second layer on the first's H-wide output; back through the second */
+        *forward = features + h, *backward = h;
+        break;
+    case MODEL_GCONVLSTM: /* bases of X and H forward; of H backward */
+        *forward = k * (features + h), *backward = k * h;
+        break;
+    case MODEL_GCRNM1: /* each pair's basis of its input (X, then the pair below's H); back through pairs 2.. */
+        *forward = k * (features + (pairs - 1) * h), *backward = k * (pairs - 1) * h;
+        break;
+    case MODEL_CDGCN: /* pair l (from 0) aggregates U_{l-1}, F + 2lH wide; back through pairs 1.. (all of U_{l-1}) */
+        *forward = 0, *backward = 0;
+        for (int64_t l = 0; l < pairs; l++) {
+            *forward += features + 2 * l * h;
+            *backward += l > 0 ? features + 2 * l * h : 0;
+        }
         break;
     default: /* EvolveGCN-O: A^ (X W_t) */
         *forward = features, *backward = features;
@@ -341,8 +362,10 @@ START_TEST(other_models_and_edges)
     o.ranks = world.size;
     partition p;
     ck_assert(ref_partition_snapshots(seq, PARTITION_DYNAHB, &o, &p, &err) == TF_OK);
-    const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN, MODEL_WDGCN};
-    for (int k = 0; k < 3; k++) {
+    /* WD-GCN and the models after it: the papers' own; the two-layer ones need the halo's halo */
+    const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN, MODEL_WDGCN,  MODEL_TGCN2,
+                                MODEL_MPNNLSTM, MODEL_GCRNM1,    MODEL_CDGCN, MODEL_GCONVLSTM};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         const model_config config = {kinds[k], 0, 8, 0, 2, 0};
         reference_run ref;
         run_reference(seq, &config, &options, &ref);

@@ -1,7 +1,8 @@
 /* One rank's share of a sequence (opt/partition_part.h), every rank built side by side in one
  * process: local products against the whole graph's rows (bitwise), the negative test of local
  * degrees, cache mode's forward against the whole model (bitwise) with its loss and gradients
- * summed over ranks (fp), the cache depth shown tight, and T-GCN's cached inputs. */
+ * summed over ranks (fp), the cache depth shown tight, the two-layer models' halo's halo counted by
+ * hand, the stacked models in cache mode, and T-GCN's cached inputs. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -207,11 +208,12 @@ static void run_whole(const snapshot_seq *seq, const model_config *config, int64
 }
 
 /* Cache mode on every rank: owned predictions against the whole model's (bitwise), the loss and the
- * gradients summed over ranks (fp). `depth_window` sets the cache depth (the window length the part is
- * built for). @return the owned predictions that differ. */
-static int64_t cache_run(const snapshot_seq *seq, const model_config *config, const int32_t *owner, int ranks,
-                         int64_t first, int64_t count, int64_t depth_window, const whole_run *whole, double *loss_error,
-                         double *gradient_error, double *replication)
+ * gradients summed over ranks (fp). The parts are built for `built_for` (the model's own config, or a
+ * shallower model's to show its cache too shallow) and `depth_window` (the window length the part is
+ * built for): together they set the cache depth. @return the owned predictions that differ. */
+static int64_t cache_run(const snapshot_seq *seq, const model_config *config, const model_config *built_for,
+                         const int32_t *owner, int ranks, int64_t first, int64_t count, int64_t depth_window,
+                         const whole_run *whole, double *loss_error, double *gradient_error, double *replication)
 {
     tf_error err;
     const int64_t out = seq->target_width;
@@ -225,8 +227,8 @@ static int64_t cache_run(const snapshot_seq *seq, const model_config *config, co
     int64_t differing = 0, held = 0;
     for (int r = 0; r < ranks; r++) {
         partition_part part;
-        ck_assert_msg(partition_part_create(&part, seq, &ops, owner, ranks, r, PARTITION_CACHE, config, depth_window,
-                                            &err) == TF_OK,
+        ck_assert_msg(partition_part_create(&part, seq, &ops, owner, ranks, r, PARTITION_CACHE, built_for,
+                                            depth_window, &err) == TF_OK,
                       "%s", err.message);
         held += part.rows + part.cached;
         partition_part_attach(&part, &m);
@@ -280,7 +282,8 @@ START_TEST(cache_forward_bitwise)
             int32_t *owner = owners_of(seq, methods[m], 3);
             double loss_error, gradient_error, replication;
             const int64_t differing =
-                cache_run(seq, &config, owner, 3, first, count, count, &whole, &loss_error, &gradient_error, &replication);
+                cache_run(seq, &config, &config, owner, 3, first, count, count, &whole, &loss_error, &gradient_error,
+                          &replication);
             printf("cache_forward_bitwise: %-9s %-6s 3 ranks, window %lld (depth %d): owned predictions differing %lld "
                    "(must be 0); loss %.2e, gradients %.2e; rows held / N %.2f\n",
                    model_kind_name(kinds[k]), partition_method_name(methods[m]), (long long)count,
@@ -319,10 +322,10 @@ START_TEST(cache_depth_tight)
     whole_run whole;
     run_whole(&seq, &config, first, count, &whole);
     double loss_error, gradient_error, replication;
-    const int64_t exact = cache_run(&seq, &config, owner, 4, first, count, count, &whole, &loss_error, &gradient_error,
-                                    &replication);
-    const int64_t short_by_one = cache_run(&seq, &config, owner, 4, first, count, count - 1, &whole, &loss_error,
-                                           &gradient_error, &replication);
+    const int64_t exact = cache_run(&seq, &config, &config, owner, 4, first, count, count, &whole, &loss_error,
+                                    &gradient_error, &replication);
+    const int64_t short_by_one = cache_run(&seq, &config, &config, owner, 4, first, count, count - 1, &whole,
+                                           &loss_error, &gradient_error, &replication);
     printf("cache_depth_tight: GC-LSTM K = 2, window 4 on a path: depth %d leaves %lld owned predictions differing, "
            "depth %d leaves %lld\n",
            partition_cache_depth(&config, count), (long long)exact, partition_cache_depth(&config, count - 1),
@@ -332,6 +335,92 @@ START_TEST(cache_depth_tight)
     free(whole.predictions);
     free(whole.gradients);
     snapshot_seq_free(&seq);
+}
+END_TEST
+
+/* The halo's halo of the models with two graph layers per snapshot (chapter 06). On the undirected
+ * path 0 - 1 - ... - 11 split in ranges over 3 ranks (0-3, 4-7, 8-11), counted here by hand: a cache
+ * of two hops holds rank 0's 4, 5, rank 1's 2, 3, 8, 9 and rank 2's 6, 7 beyond the owned rows (6, 8
+ * and 6 rows), where one hop holds 4, 3 and 8, 7 (5, 6 and 5). The two-layer T-GCN's owned predictions
+ * are bitwise the whole graph's with two hops and not with one. */
+START_TEST(two_hop_halos)
+{
+    const int64_t n = 12, steps = 4, first = 0, count = 3;
+    snapshot_seq seq;
+    tf_error err;
+    ck_assert_int_eq(snapshot_seq_alloc(&seq, steps, n, 2, 1, &err), TF_OK);
+    int32_t src[22], dst[22];
+    for (int i = 0; i < 11; i++)
+        src[2 * i] = i, dst[2 * i] = i + 1, src[2 * i + 1] = i + 1, dst[2 * i + 1] = i;
+    for (int64_t t = 0; t < steps; t++) {
+        ck_assert_int_eq(snapshot_seq_set_edges(&seq, t, 22, src, dst, NULL, &err), TF_OK);
+        fill(seq.snapshots[t].features.data, n * 2, (int)t);
+        fill(seq.snapshots[t].targets.data, n, (int)t + 9);
+    }
+    const model_config two = {MODEL_TGCN2, 2, 4, 1, 2, 0}, one = {MODEL_WDGCN, 2, 4, 1, 2, 0};
+    const int64_t by_hand[2][3] = {{6, 8, 6}, {5, 6, 5}}; /* rows held per rank: two hops, one hop */
+    int32_t owner[12];
+    partition_range(n, 3, owner);
+    partition_operators ops;
+    ck_assert_int_eq(partition_operators_create(&ops, &seq, MODEL_TGCN2, &err), TF_OK);
+    for (int hops = 0; hops < 2; hops++)
+        for (int r = 0; r < 3; r++) {
+            partition_part part;
+            ck_assert_int_eq(partition_part_create(&part, &seq, &ops, owner, 3, r, PARTITION_CACHE, hops ? &one : &two,
+                                                   count, &err), TF_OK);
+            printf("two_hop_halos: %s, rank %d: %lld rows held (%lld owned), by hand %lld\n", hops ? "one hop" : "two hops",
+                   r, (long long)part.rows, (long long)part.owned, (long long)by_hand[hops][r]);
+            ck_assert_int_eq(part.rows, by_hand[hops][r]);
+            partition_part_free(&part);
+        }
+    partition_operators_free(&ops);
+    whole_run whole;
+    run_whole(&seq, &two, first, count, &whole);
+    double loss_error, gradient_error, replication;
+    const int64_t exact = cache_run(&seq, &two, &two, owner, 3, first, count, count, &whole, &loss_error,
+                                    &gradient_error, &replication);
+    ck_assert(loss_error <= 1e-5 && gradient_error <= 1e-5);
+    const int64_t shallow = cache_run(&seq, &two, &one, owner, 3, first, count, count, &whole, &loss_error,
+                                      &gradient_error, &replication);
+    printf("two_hop_halos: two-layer T-GCN, window 3: %lld owned predictions differ with two hops, %lld with one\n",
+           (long long)exact, (long long)shallow);
+    ck_assert_int_eq(exact, 0);
+    ck_assert_int_gt(shallow, 0);
+    free(whole.predictions);
+    free(whole.gradients);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
+/* The models whose parts follow the graph layers they stack (two GCN layers, pairs, GConvLSTM's
+ * convolutions of H) in cache mode on one partitioner: owned predictions bitwise, loss and gradients
+ * summed over ranks (fp). On a sparser graph than the others', so that a rank's cache of two or three
+ * hops still leaves vertices out (rows held / N well under 3). */
+START_TEST(cache_stacked_models)
+{
+    dataset d;
+    const snapshot_seq *seq = load_snapshots("powerlaw:nodes=300,edges=330,snapshots=6,arrival=0.05,seed=7", &d);
+    const model_kind kinds[] = {MODEL_TGCN2, MODEL_MPNNLSTM, MODEL_GCRNM1, MODEL_CDGCN, MODEL_GCONVLSTM};
+    const int64_t first = 2, count = test_repeats(3, 1); /* memcheck: every model's path once */
+    int32_t *owner = owners_of(seq, PARTITION_DYNAHB, 3);
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const model_config config = {kinds[k], seq->feature_width, 4, seq->target_width, 2, 0};
+        whole_run whole;
+        run_whole(seq, &config, first, count, &whole);
+        double loss_error, gradient_error, replication;
+        const int64_t differing = cache_run(seq, &config, &config, owner, 3, first, count, count, &whole, &loss_error,
+                                            &gradient_error, &replication);
+        printf("cache_stacked_models: %-9s dynahb 3 ranks, window %lld (depth %d): owned predictions differing %lld "
+               "(must be 0); loss %.2e, gradients %.2e; rows held / N %.2f\n",
+               model_kind_name(kinds[k]), (long long)count, partition_cache_depth(&config, count),
+               (long long)differing, loss_error, gradient_error, replication);
+        ck_assert_int_eq(differing, 0);
+        ck_assert(loss_error <= 1e-5 && gradient_error <= 1e-5);
+        free(whole.predictions);
+        free(whole.gradients);
+    }
+    free(owner);
+    dataset_free(&d);
 }
 END_TEST
 
@@ -387,6 +476,8 @@ int main(void)
                  {"local_degrees_fail", local_degrees_fail},
                  {"cache_forward_bitwise", cache_forward_bitwise},
                  {"cache_depth_tight", cache_depth_tight},
+                 {"two_hop_halos", two_hop_halos},
+                 {"cache_stacked_models", cache_stacked_models},
                  {"tgcn_cached_inputs", tgcn_cached_inputs}};
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         TCase *single = tcase_create(tests[i].name);

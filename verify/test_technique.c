@@ -4,8 +4,11 @@
  *  - with every twin answer spoiled on purpose (technique::corrupt), every twin is found wrong,
  *    so no check in the table is one that cannot fail;
  * and the table's names: unique, a stem choosing every entry of its technique; and the one loop
- * (engine_run_rows) counting what it printed.
+ * (engine_run_rows) counting what it printed; and the fused lanes of a stacked model run as a chain.
  * Small inputs: this suite runs under Valgrind in CI. */
+#include <math.h>
+
+#include "verify/techniques/fusion.h"
 #include "verify/techniques/table.h"
 #include "verify/testing.h"
 
@@ -55,6 +58,44 @@ START_TEST(every_spoiled_twin_caught)
     int rows = run_table(snapshot_data, 1) + run_table(event_data, 1);
     printf("  %d rows with spoiled twins, every one WRONG (must be all)\n", rows);
     ck_assert_int_gt(rows, 0);
+}
+END_TEST
+
+/* What inspect reads of a temporal fusion state: its stacked layers and what they sent back down. */
+typedef struct stack_seen {
+    int layers;
+    double sent_back;
+} stack_seen;
+
+static void see_stack(void *context, const void *state)
+{
+    stack_seen *seen = context;
+    seen->layers = fusion_temporal_stack(state, &seen->sent_back);
+}
+
+/* The fused lanes of a model whose per-vertex LSTMs are stacked run them as a chain: each layer
+ * reads the one below's outputs and hands its input gradient back into the one below's. */
+START_TEST(stacked_lanes_chain)
+{
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load(snapshot_data, NULL, &d, &err) == TF_OK, "%s", err.message);
+    const model_kind kinds[] = {MODEL_WDGCN, MODEL_MPNNLSTM, MODEL_CDGCN};
+    const int expected_layers[] = {1, 2, 2};
+    for (int k = 0; k < 3; k++) {
+        stack_seen seen = {0, 0};
+        engine_options options = {.repeats = 1, .threads = 1, .model = &kinds[k], .inspect = see_stack,
+                                  .inspect_context = &seen};
+        engine_result r;
+        ck_assert_msg(engine_run(&technique_fusion_temporal, &d, NULL, TIME_ENCODER_LSTM, &options, &r, &err) == TF_OK,
+                      "%s", err.message);
+        printf("  %s: %d LSTM(s) through the fused lanes, worst error %.1e, largest gradient sent down %.3f\n",
+               model_kind_name(kinds[k]), seen.layers, fmax(r.error[0], r.error[1]), seen.sent_back);
+        ck_assert_int_eq(r.wrong, 0);
+        ck_assert_int_eq(seen.layers, expected_layers[k]);
+        ck_assert(expected_layers[k] == 1 ? seen.sent_back == 0 : seen.sent_back > 1e-3);
+    }
+    dataset_free(&d);
 }
 END_TEST
 
@@ -140,6 +181,7 @@ int main(void)
     tcase_add_test(cases, every_twin_equal);
     tcase_add_test(cases, every_spoiled_twin_caught);
     tcase_add_test(cases, skips_say_why);
+    tcase_add_test(cases, stacked_lanes_chain);
     tcase_add_test(cases, schedule_ilp_too_large);
     tcase_add_test(cases, names_unique_stems_choose);
     tcase_add_test(cases, loop_counts_rows);

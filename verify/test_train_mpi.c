@@ -114,6 +114,53 @@ END_TEST
 /* Link prediction on snapshots through the table: every model, on a small churning graph (the
  * edges of t + 1 change, so the task is not the same pairs every snapshot), SGD steps (see
  * compare_task()); the loss curve includes the test AP and AUC of every epoch. */
+/* The twin's logic apart from its kernels: on one rank (more ranks sum the gradients in another
+ * order), the twin trainer given the reference's kernels must end on the reference's bits. DCRNN's
+ * race (bench/train.sh dcrnn chickenpox 4) ended 1.4e-4 off the reference with the opt kernels; with
+ * the reference's kernels in the twin it ends on the same bits, so that difference is the rounding of
+ * the optimized products, grown by training (chapter 01), not a difference in what the twin computes. */
+START_TEST(dcrnn_twin_logic_bitwise)
+{
+    if (world.size != 1) {
+        if (world.rank == 0)
+            printf("dcrnn twin logic: one rank only (%d ranks add the gradients in another order)\n", world.size);
+        return;
+    }
+    tf_error err;
+    dataset d;
+    ck_assert_msg(dataset_load("chickenpox", NULL, &d, &err) == TF_OK, "%s", err.message);
+    train_options options;
+    train_options_default(&options);
+    options.window = 8, options.batch = 4, options.train_ratio = 0.8, options.learning_rate = 0.01;
+    const model_config config = {MODEL_DCRNN, 0, 16, 0, 2, 0};
+    trainer reference, twin;
+    ck_assert(trainer_create(&reference, &d.snapshots, &config, &options, &err) == TF_OK);
+    ck_assert(trainer_create(&twin, &d.snapshots, &config, &options, &err) == TF_OK);
+    ck_assert_msg(opt_trainer_parallel(&twin, &world, &err) == TF_OK, "%s", err.message);
+    twin.model.kernels = &ref_kernels;
+    const int64_t epochs = 4;
+    for (int64_t e = 0; e < epochs; e++) {
+        epoch_report a, b;
+        ck_assert(trainer_epoch(&reference, &d.snapshots, &a, &err) == TF_OK);
+        ck_assert_msg(opt_trainer_epoch(&twin, &world, &d.snapshots, &b, &err) == TF_OK, "%s", err.message);
+    }
+    int64_t differing = 0, values = 0;
+    for (int64_t i = 0; i < reference.model.parameters.count; i++) {
+        const tensor *a = &reference.model.parameters.items[i].value, *b = &twin.model.parameters.items[i].value;
+        values += a->size;
+        for (int64_t k = 0; k < a->size; k++)
+            differing += memcmp(&a->data[k], &b->data[k], sizeof(float)) != 0;
+    }
+    printf("dcrnn twin logic: the twin trainer on the reference's kernels, chickenpox, hidden 16, %lld epochs: %lld of "
+           "%lld parameters differ in bits from the reference's (must be 0)\n",
+           (long long)epochs, (long long)differing, (long long)values);
+    ck_assert_int_eq(differing, 0);
+    trainer_free(&reference);
+    trainer_free(&twin);
+    dataset_free(&d);
+}
+END_TEST
+
 START_TEST(link_task_all_models)
 {
     for (int kind = 0; kind < MODEL_COUNT; kind++)
@@ -159,6 +206,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, link_task_all_models);
     tcase_add_test(cases, classify_task_all_models);
     tcase_add_test(cases, two_threads_per_rank);
+    tcase_add_test(cases, dcrnn_twin_logic_bitwise);
     suite_add_tcase(suite, cases);
     return run_suite_mpi(suite, &world);
 }

@@ -108,6 +108,19 @@ static void cost_gatlstm(const model_config *c, model_cost *out)
     *out = (model_cost){3 * (2 * f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H};
 }
 
+/* #model_info::vertex_lstm of the models whose per-vertex LSTMs are stacked. */
+static int64_t lstms_mpnnlstm(const model_config *c, int layer, int64_t *below)
+{ /* LSTM_1 reads [G1 | G2], LSTM_2 reads H1 alone */
+    *below = layer == 1 ? 0 : -1;
+    return layer == 0 ? 2 * c->hidden : layer == 1 ? c->hidden : 0;
+}
+static int64_t lstms_cdgcn(const model_config *c, int layer, int64_t *below)
+{ /* pair l's LSTM reads V_l = [U_{l-1} | G_l], F + 2 l H + H wide; U_{l-1} ends with H_{l-1} */
+    const int64_t pairs = c->layers > 0 ? c->layers : model_table[c->kind].layers, f = c->in_features, h = c->hidden;
+    *below = layer > 0 ? f + 2 * layer * h - h : -1;
+    return layer < pairs ? f + 2 * layer * h + h : 0;
+}
+
 /* MODEL_SERVED_INPUTS */
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
@@ -117,8 +130,10 @@ static void cost_gatlstm(const model_config *c, model_cost *out)
 #define NOT_YET_SERVED_DIFFUSION "its x-diffusions depend on the snapshot only, but the engine does not serve them yet"
 #define NOT_YET_SERVED_PAIRS "its first GCN reads A^ X_t, but the engine does not serve a pair's concatenated input yet"
 /* MODEL_VERTEX_ROWS */
-#define NOT_YET_SPLIT_TWO_HOPS "its partition parts would need halos of two hops of X_t (two GCN layers): not built"
-#define NOT_YET_SPLIT "its partition parts (halos, cache depth, traffic) are not built for it"
+#define NOT_YET_SPLIT_WALKS "its diffusions walk the edges both ways and a part's operators are copied from one " \
+                            "in-edge operator: the backward walk's halo and cache closure (out-edges) are not built"
+#define NOT_YET_SPLIT_ATTENTION "its attention layer reads the snapshot's whole graph itself: a part's operator " \
+                                "source and halo exchange do not reach it"
 /* MODEL_ONE_HOP */
 #define HOPS_OF_H "its gates convolve H over the graph: a target reads its neighbours' states, not one hop of X_t"
 #define HOPS_TWO "its GCN has two layers: a target reads two hops of X_t"
@@ -133,7 +148,6 @@ static void cost_gatlstm(const model_config *c, model_cost *out)
 #define LANES_EVOLVEGCN "its GRU evolves one weight matrix for the whole graph, not a sequence per vertex"
 #define LANES_TGCN "its recurrence is a GRU per vertex, but T-GCN's ([C_g | H] L_g with R applied to H before the " \
                    "product), not the torch LSTM the fused lanes run for the models"
-#define LANES_TWO "two stacked LSTMs (a layer's sequence is the output of the one below): the fused lanes run one layer"
 #define LANES_PEEPHOLES "its LSTMs have peepholes, which the fused lanes' torch cell has not"
 
 const model_info model_table[MODEL_COUNT] = {
@@ -156,44 +170,39 @@ const model_info model_table[MODEL_COUNT] = {
                          .peer = "EvolveGCNO"},
     [MODEL_TGCN2] = {.cost = cost_tgcn2, .title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .inputs = MODEL_INPUTS_GCN, .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
-                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS,
-                                 [MODEL_VERTEX_LSTM] = LANES_TGCN}},
+                     .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                     .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}},
     [MODEL_WDGCN] = {.cost = cost_wdgcn, .title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
                      .has = SERVED | ROWS | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
     [MODEL_GCONVLSTM] = {.cost = cost_gconvlstm, .title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS,
                          .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
-                         .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
                          .peer = "GConvLSTM"},
     [MODEL_MPNNLSTM] = {.cost = cost_mpnnlstm, .title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                        .inputs = MODEL_INPUTS_GCN, .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
-                        .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_TWO_HOPS, [MODEL_VERTEX_LSTM] = LANES_TWO},
-                        .peer = "MPNNLSTM", .state_width = two_blocks},
+                        .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                        .peer = "MPNNLSTM", .state_width = two_blocks, .vertex_lstm = lstms_mpnnlstm},
     [MODEL_GCRNM1] = {.cost = cost_gcrnm1, .title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
-                      .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
-                      .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
-                                  [MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
+                      .has = SERVED | ROWS, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
+                      .not_yet = {[MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
     [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
                      .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                      .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
-                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_DIFFUSION, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT},
+                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_DIFFUSION, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS},
                      .peer = "DCRNN"},
     [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
                      .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
-                     .graph_operator = OPERATOR_GCN, .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
-                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_PAIRS, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT,
-                                 [MODEL_VERTEX_LSTM] = LANES_TWO},
-                     .state_width = input_and_two_blocks_per_pair},
+                     .graph_operator = OPERATOR_GCN, .has = ROWS | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
+                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_PAIRS},
+                     .state_width = input_and_two_blocks_per_pair, .vertex_lstm = lstms_cdgcn},
     [MODEL_GATLSTM] = {.cost = cost_gatlstm, .title = "GAT-LSTM", .summary = "a graph attention layer (2 heads), then an LSTM per vertex (stacked)",
                        .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = LANES,
                        .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_ATTENTION, [MODEL_ONE_HOP] = HOPS_ATTENTION},
-                       .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT}},
+                       .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_ATTENTION}},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }

@@ -258,6 +258,45 @@ void model_lstm_backward_step(const model *m, parameter *lstm, const float *inpu
                               const float *dcell, int64_t n, int64_t h, float *dpreactivation, float *dinput,
                               float *dprevious, float *dprevious_cell);
 
+/**
+ * The graph layer of a stacked "graph layer, ReLU, per-vertex LSTM" model: WD-GCN's GCN or GAT-LSTM's
+ * attention. The skeleton around it (ref/models/model_wdgcn.c) is the same for both: the layer runs on
+ * each snapshot with its parameters shared by all, its output Z_t goes through a ReLU into
+ * torch.nn.LSTM's cell, one per vertex, whose four parameters follow the layer's.
+ */
+typedef struct graph_lstm_layer {
+    const char *title; /**< the model's title, for allocation failures */
+    int lstm;          /**< index of the LSTM's weight_ih_l0 (the layer's parameters come before it) */
+    size_t tape_size;  /**< bytes of what the layer's forward keeps per snapshot (zeroed before it runs) */
+    /** Add and initialize the layer's parameters. */
+    int (*create)(model *m, rng *r, tf_error *err);
+    /** Z_t of snapshot @p t, before the ReLU, into @p convolved [N][H]; @p graph is the snapshot's
+     *  operator record (freed with the window's tape), @p tape the layer's record. */
+    int (*forward)(const model *m, const snapshot_seq *seq, int64_t t, propagation *graph, void *tape,
+                   float *convolved, tf_error *err);
+    /** Given d loss / d Z_t [N][H] (through the ReLU), add into the layer's parameters' gradients. */
+    int (*backward)(model *m, const snapshot_seq *seq, const propagation *graph, const void *tape,
+                    const float *dlayer, tf_error *err);
+} graph_lstm_layer;
+
+/** What the skeleton keeps of one snapshot (its models' model_ops::step_size is its size). */
+typedef struct graph_lstm_step {
+    propagation graph; /**< the snapshot's operator, first (model_ops::step_size) */
+    void *layer;       /**< the graph layer's record (graph_lstm_layer::tape_size bytes) */
+    float *convolved;  /**< [N][H] ReLU(Z_t), the LSTM's input */
+    float *gates;      /**< [N][4H] i, f, g, o after their nonlinearities */
+    float *cell;       /**< [N][H] C' */
+} graph_lstm_step;
+
+/** model_ops::create of a graph_lstm_layer model: the layer's parameters, then the LSTM's. */
+int graph_lstm_create(const graph_lstm_layer *layer, model *m, rng *r, tf_error *err);
+/** model_ops::forward of a graph_lstm_layer model. */
+int graph_lstm_forward(const graph_lstm_layer *layer, const model *m, const snapshot_seq *seq, window_tape *tape,
+                       tf_error *err);
+/** model_ops::backward of a graph_lstm_layer model. */
+int graph_lstm_backward(const graph_lstm_layer *layer, model *m, const snapshot_seq *seq, const window_tape *tape,
+                        const float *dstates, tf_error *err);
+
 /** Width of the cell's output H (the head's input): hidden, or F for EvolveGCN-O. */
 int64_t model_state_width(const model *m);
 
@@ -318,8 +357,9 @@ typedef enum model_property {
     MODEL_VERTEX_ROWS,    /**< --split vertex trains it (chapter 06's partition parts), so DGC's stale rows have owners */
     MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN): what
                                hybrid batches, pss-ts and cache mode's smaller part rely on */
-    MODEL_VERTEX_LSTM,    /**< its recurrence is torch's LSTM cell, one per vertex, fed a sequence that does not depend
-                               on the recurrence: DGC's fused lanes run it (chapter 03) */
+    MODEL_VERTEX_LSTM,    /**< its recurrence is torch's LSTM cell, one per vertex (or a stack of them, each reading
+                               the one below: #model_info::vertex_lstm), fed a sequence that does not depend on the
+                               recurrence: DGC's fused lanes run it (chapter 03) */
     MODEL_PROPERTIES      /**< how many there are */
 } model_property;
 
@@ -342,6 +382,10 @@ typedef struct model_info {
     int64_t (*state_width)(const model_config *config);
     /** Its cost per vertex and snapshot at shape @p config (every model has one). */
     void (*cost)(const model_config *config, model_cost *out);
+    /** With #MODEL_VERTEX_LSTM, where its per-vertex LSTMs are stacked: the input width of LSTM
+     *  @p layer (from 0), 0 past the last, and in @p below the column of that input where the layer
+     *  below's output H starts (-1 for layer 0). NULL: one LSTM reading an H-wide input. */
+    int64_t (*vertex_lstm)(const model_config *config, int layer, int64_t *below);
 } model_info;
 
 /** The model table, indexed by #model_kind (ref/models/model.c). */

@@ -38,22 +38,34 @@ static const char *const cell_variants[] = {"GRU", "LSTM", NULL};
 /* Run on a model, the lanes need its recurrence to be torch's LSTM per vertex. */
 static const unsigned cell_needs[] = {1u << MODEL_VERTEX_LSTM, 1u << MODEL_VERTEX_LSTM};
 
-/* Outputs, input gradients and the four parameter gradients of one run. */
+/* Outputs, input gradients and the four parameter gradients of one run of one layer. */
 typedef struct run_buffers {
     float *h;            /* [total_steps][hidden] */
     float *dx;           /* [total_steps][in] */
     float *gradient[4];  /* weight_ih [G H][in], weight_hh [G H][H], bias_ih [G H], bias_hh [G H] */
 } run_buffers;
 
-typedef struct temporal_state {
-    sequence_set own;          /* the dataset's sequences (when no set was given) */
-    const sequence_set *set;   /* the sequences run */
+/* The most LSTMs a model stacks per vertex (--layers' bound). */
+enum { MAX_LANE_LAYERS = 16 };
+
+/* One recurrent layer: a model's stacked LSTMs run one after the other, layer l's sequence reading
+ * the one below's outputs in its columns [below, below + H) (#model_info::vertex_lstm). */
+typedef struct lane_layer {
     time_encoder encoder;      /* its weights point into `weights` */
     float *weights[4];         /* same shapes as run_buffers::gradient */
     int64_t sizes[4];          /* their lengths */
-    float *x;                  /* [total_steps][in] inputs */
-    float *dh_out;             /* [total_steps][hidden] output gradients */
+    int64_t below;             /* the column of x where the layer below's h goes; -1: none */
+    float *x;                  /* [total_steps][in] inputs (the `below` columns rewritten by each run) */
+    float *dh_out;             /* [total_steps][hidden] the gradient of the layer's own outputs (the head's) */
+    float *dh;                 /* [total_steps][hidden] scratch: dh_out + what the layer above sends back */
     run_buffers ref, twin;     /* the reference's answer; the last twin run's */
+} lane_layer;
+
+typedef struct temporal_state {
+    sequence_set own;          /* the dataset's sequences (when no set was given) */
+    const sequence_set *set;   /* the sequences run */
+    lane_layer layer[MAX_LANE_LAYERS];
+    int layers;                /* 1, or a stacked model's LSTMs */
     fusion_plan plan[2];       /* twin 0: padded, twin 1: fused lanes */
     technique_twin twins[2];
 } temporal_state;
@@ -65,24 +77,23 @@ static void buffers_free(run_buffers *b)
         free(b->gradient[k]);
 }
 
-static int buffers_alloc(run_buffers *b, const temporal_state *s, tf_error *err)
+static int buffers_alloc(run_buffers *b, const lane_layer *l, int64_t total, tf_error *err)
 {
-    const int64_t total = s->set->total_steps;
-    if (!(b->h = tf_alloc((size_t)(total * s->encoder.hidden), sizeof(float), "fusion outputs", err)) ||
-        !(b->dx = tf_alloc((size_t)(total * s->encoder.in), sizeof(float), "fusion input gradients", err)))
+    if (!(b->h = tf_alloc((size_t)(total * l->encoder.hidden), sizeof(float), "fusion outputs", err)) ||
+        !(b->dx = tf_alloc((size_t)(total * l->encoder.in), sizeof(float), "fusion input gradients", err)))
         return err->code;
     for (int k = 0; k < 4; k++)
-        if (!(b->gradient[k] = tf_alloc((size_t)s->sizes[k], sizeof(float), "fusion parameter gradients", err)))
+        if (!(b->gradient[k] = tf_alloc((size_t)l->sizes[k], sizeof(float), "fusion parameter gradients", err)))
             return err->code;
     return TF_OK;
 }
 
 /* Backward adds into dx and the gradients: zero them before every run. */
-static time_encoder_gradients zeroed_gradients(run_buffers *b, const temporal_state *s)
+static time_encoder_gradients zeroed_gradients(run_buffers *b, const lane_layer *l, int64_t total)
 {
-    memset(b->dx, 0, (size_t)(s->set->total_steps * s->encoder.in) * sizeof(float));
+    memset(b->dx, 0, (size_t)(total * l->encoder.in) * sizeof(float));
     for (int k = 0; k < 4; k++)
-        memset(b->gradient[k], 0, (size_t)s->sizes[k] * sizeof(float));
+        memset(b->gradient[k], 0, (size_t)l->sizes[k] * sizeof(float));
     return (time_encoder_gradients){b->gradient[0], b->gradient[1], b->gradient[2], b->gradient[3]};
 }
 
@@ -93,6 +104,71 @@ static void fill_uniform(rng *r, float *values, int64_t n, double a)
         values[i] = (float)((2.0 * rng_uniform(r) - 1.0) * a);
 }
 
+/* The layers' input widths: a model's stacked LSTMs (#model_info::vertex_lstm), one LSTM reading
+ * its graph layer's H-wide output, or 16 without a model. */
+static int lane_widths(const technique_context *context, const dataset *data, int64_t hidden, int64_t *in,
+                       int64_t *below, tf_error *err)
+{
+    below[0] = -1;
+    in[0] = context->model ? hidden : 16;
+    const model_info *info = context->model ? model_info_of(*context->model) : NULL;
+    if (!info || !info->vertex_lstm)
+        return 1;
+    const model_config config = {*context->model, data->kind == DATASET_SNAPSHOTS ? data->snapshots.feature_width : 1,
+                                 hidden, 1, 2, 0};
+    int layers = 0;
+    while (layers < MAX_LANE_LAYERS && (in[layers] = info->vertex_lstm(&config, layers, &below[layers])) > 0)
+        layers++;
+    return layers > 0 ? layers : tf_error_set(err, TF_ERR_INPUT, "%s stacks no LSTM", model_kind_name(*context->model));
+}
+
+/* Layer @p l's weights, inputs and output gradients, seeded by @p r; its buffers. */
+static int lane_layer_setup(lane_layer *l, time_encoder_kind kind, int64_t in, int64_t below, int64_t hidden,
+                            int64_t total, rng *r, tf_error *err)
+{
+    const int64_t G = time_encoder_gates(kind);
+    const int64_t sizes[4] = {G * hidden * in, G * hidden * hidden, G * hidden, G * hidden};
+    memcpy(l->sizes, sizes, sizeof sizes);
+    l->below = below;
+    for (int k = 0; k < 4; k++) {
+        if (!(l->weights[k] = tf_alloc((size_t)sizes[k], sizeof(float), "time encoder weights", err)))
+            return err->code;
+        fill_uniform(r, l->weights[k], sizes[k], 2.0 / sqrt((double)hidden)); /* torch's range, doubled */
+    }
+    l->encoder = (time_encoder){kind, in, hidden, l->weights[0], l->weights[1], l->weights[2], l->weights[3]};
+    if (!(l->x = tf_alloc((size_t)(total * in), sizeof(float), "fusion inputs", err)) ||
+        !(l->dh_out = tf_alloc((size_t)(total * hidden), sizeof(float), "fusion output gradients", err)) ||
+        !(l->dh = tf_alloc((size_t)(total * hidden), sizeof(float), "fusion output gradients", err)))
+        return err->code;
+    fill_uniform(r, l->x, total * in, 1.0);
+    fill_uniform(r, l->dh_out, total * hidden, 1.0);
+    if (buffers_alloc(&l->ref, l, total, err) != TF_OK || buffers_alloc(&l->twin, l, total, err) != TF_OK)
+        return err->code;
+    return TF_OK;
+}
+
+/* The sequences: the given set, or the dataset's vertex activity runs (events: in 64 snapshots). */
+static int temporal_sequences(temporal_state *s, const temporal_params *params, const dataset *data, tf_error *err)
+{
+    if (params && params->set) {
+        s->set = params->set;
+        return TF_OK;
+    }
+    /* A snapshot vertex's sequence runs while it has an edge: edge-less data has none to encode. */
+    int64_t edges = 0;
+    for (int64_t t = 0; data->kind == DATASET_SNAPSHOTS && t < data->snapshots.num_snapshots; t++)
+        edges += data->snapshots.snapshots[t].graph.row_ptr[data->snapshots.num_nodes];
+    if (data->kind == DATASET_SNAPSHOTS && edges == 0)
+        return tf_error_set(err, TECHNIQUE_SKIP, "needs edges (a vertex's sequence runs while it has one); %s has "
+                            "none in any snapshot", data->name);
+    int status = data->kind == DATASET_SNAPSHOTS ? sequence_set_from_snapshots(&data->snapshots, 1, &s->own, err)
+                                                 : sequence_set_from_events(&data->events, 64, &s->own, err);
+    if (status != TF_OK)
+        return status;
+    s->set = &s->own;
+    return TF_OK;
+}
+
 static int temporal_setup(const technique_context *context, const dataset *data, int variant, void **state,
                           int *twins, tf_error *err)
 {
@@ -101,49 +177,25 @@ static int temporal_setup(const technique_context *context, const dataset *data,
     if (!(*state = s))
         return err->code;
     /* A model of the table (the matrix): the lanes run its vertex recurrence, torch's LSTM reading its
-     * graph convolution's H-wide output (#MODEL_VERTEX_LSTM); no model has torch's GRU per vertex. */
+     * graph convolution's output, or its stack of them (#MODEL_VERTEX_LSTM); no model has torch's GRU
+     * per vertex. */
     if (context->model && variant != TIME_ENCODER_LSTM)
         return tf_error_set(err, TECHNIQUE_SKIP, "%s's vertex recurrence is an LSTM: the GRU lanes have none of it to run",
                             model_kind_name(*context->model));
-    if (params && params->set) {
-        s->set = params->set;
-    } else {
-        /* A snapshot vertex's sequence runs while it has an edge: edge-less data has none to encode. */
-        int64_t edges = 0;
-        for (int64_t t = 0; data->kind == DATASET_SNAPSHOTS && t < data->snapshots.num_snapshots; t++)
-            edges += data->snapshots.snapshots[t].graph.row_ptr[data->snapshots.num_nodes];
-        if (data->kind == DATASET_SNAPSHOTS && edges == 0)
-            return tf_error_set(err, TECHNIQUE_SKIP, "needs edges (a vertex's sequence runs while it has one); %s has "
-                                "none in any snapshot", data->name);
-        int status = data->kind == DATASET_SNAPSHOTS ? sequence_set_from_snapshots(&data->snapshots, 1, &s->own, err)
-                                                     : sequence_set_from_events(&data->events, 64, &s->own, err);
-        if (status != TF_OK)
-            return status;
-        s->set = &s->own;
-    }
+    if (temporal_sequences(s, params, data, err) != TF_OK)
+        return err->code;
     if (s->set->count == 0)
         return tf_error_set(err, TECHNIQUE_SKIP, "no vertex is ever active: no sequence to encode");
-    const time_encoder_kind kind = (time_encoder_kind)variant;
-    const int64_t G = time_encoder_gates(kind), hidden = params && params->hidden ? params->hidden : 16;
-    const int64_t in = context->model ? hidden : 16; /* a model's LSTM reads its H-wide convolution */
-    const int64_t sizes[4] = {G * hidden * in, G * hidden * hidden, G * hidden, G * hidden};
-    memcpy(s->sizes, sizes, sizeof sizes);
+    const int64_t hidden = params && params->hidden ? params->hidden : 16, total = s->set->total_steps;
+    int64_t in[MAX_LANE_LAYERS], below[MAX_LANE_LAYERS];
+    if ((s->layers = lane_widths(context, data, hidden, in, below, err)) < 1)
+        return err->code;
     rng r;
     rng_seed(&r, 7);
-    for (int k = 0; k < 4; k++) {
-        if (!(s->weights[k] = tf_alloc((size_t)sizes[k], sizeof(float), "time encoder weights", err)))
+    for (int l = 0; l < s->layers; l++)
+        if (lane_layer_setup(&s->layer[l], (time_encoder_kind)variant, in[l], below[l], hidden, total, &r, err) != TF_OK)
             return err->code;
-        fill_uniform(&r, s->weights[k], sizes[k], 2.0 / sqrt((double)hidden)); /* torch's range, doubled */
-    }
-    s->encoder = (time_encoder){kind, in, hidden, s->weights[0], s->weights[1], s->weights[2], s->weights[3]};
-    const int64_t total = s->set->total_steps;
-    if (!(s->x = tf_alloc((size_t)(total * in), sizeof(float), "fusion inputs", err)) ||
-        !(s->dh_out = tf_alloc((size_t)(total * hidden), sizeof(float), "fusion output gradients", err)))
-        return err->code;
-    fill_uniform(&r, s->x, total * in, 1.0);
-    fill_uniform(&r, s->dh_out, total * hidden, 1.0);
-    if (buffers_alloc(&s->ref, s, err) != TF_OK || buffers_alloc(&s->twin, s, err) != TF_OK ||
-        opt_fusion_plan_padded(s->set, &s->plan[0], err) != TF_OK ||
+    if (opt_fusion_plan_padded(s->set, &s->plan[0], err) != TF_OK ||
         opt_fusion_plan_lanes(s->set, &s->plan[1], err) != TF_OK)
         return err->code;
     s->twins[0] = (technique_twin){"padded", TECHNIQUE_FP, TECHNIQUE_CPU_TOLERANCE};
@@ -163,27 +215,70 @@ static int64_t one_step(const void *state)
     return 1;
 }
 
+/* Layer l's input: the layer below's outputs (this run's: @p twin's, or the reference's when
+ * @p twin is -1) copied into its `below` columns. */
+static void lane_input(temporal_state *s, int l, int twin)
+{
+    lane_layer *layer = &s->layer[l];
+    if (layer->below < 0)
+        return;
+    const lane_layer *under = &s->layer[l - 1];
+    const float *h = twin < 0 ? under->ref.h : under->twin.h;
+    for (int64_t i = 0; i < s->set->total_steps; i++)
+        memcpy(layer->x + i * layer->encoder.in + layer->below, h + i * under->encoder.hidden,
+               (size_t)under->encoder.hidden * sizeof(float));
+}
+
+/* Layer l's output gradient: its own plus, from the layer above, the `below` columns of its dx. */
+static const float *lane_output_gradient(temporal_state *s, int l, int twin)
+{
+    lane_layer *layer = &s->layer[l];
+    if (l + 1 == s->layers)
+        return layer->dh_out;
+    const lane_layer *above = &s->layer[l + 1];
+    const float *dx = twin < 0 ? above->ref.dx : above->twin.dx;
+    const int64_t hidden = layer->encoder.hidden;
+    for (int64_t i = 0; i < s->set->total_steps * hidden; i++)
+        layer->dh[i] = layer->dh_out[i] + dx[(i / hidden) * above->encoder.in + above->below + i % hidden];
+    return layer->dh;
+}
+
+/* Forward up the layers, then backward down them: on the reference (@p twin -1) or a twin's plan. */
+static int temporal_run(temporal_state *s, int twin, tf_error *err)
+{
+    fusion_tape tapes[MAX_LANE_LAYERS];
+    memset(tapes, 0, sizeof tapes);
+    int status = TF_OK;
+    for (int l = 0; status == TF_OK && l < s->layers; l++) {
+        lane_layer *layer = &s->layer[l];
+        lane_input(s, l, twin);
+        status = twin < 0 ? ref_fusion_forward(&layer->encoder, s->set, layer->x, layer->ref.h, err)
+                          : opt_fusion_forward(&layer->encoder, s->set, &s->plan[twin], layer->x, layer->twin.h,
+                                               &tapes[l], err);
+    }
+    for (int l = s->layers - 1; status == TF_OK && l >= 0; l--) {
+        lane_layer *layer = &s->layer[l];
+        run_buffers *b = twin < 0 ? &layer->ref : &layer->twin;
+        time_encoder_gradients g = zeroed_gradients(b, layer, s->set->total_steps);
+        const float *dh = lane_output_gradient(s, l, twin);
+        status = twin < 0 ? ref_fusion_backward(&layer->encoder, s->set, layer->x, dh, b->dx, &g, err)
+                          : opt_fusion_backward(&layer->encoder, s->set, &s->plan[twin], &tapes[l], dh, b->dx, &g, err);
+    }
+    for (int l = 0; l < s->layers; l++)
+        fusion_tape_free(&tapes[l]);
+    return status;
+}
+
 static int temporal_run_ref(void *state, int64_t step, tf_error *err)
 {
     (void)step;
-    temporal_state *s = state;
-    time_encoder_gradients g = zeroed_gradients(&s->ref, s);
-    if (ref_fusion_forward(&s->encoder, s->set, s->x, s->ref.h, err) != TF_OK)
-        return err->code;
-    return ref_fusion_backward(&s->encoder, s->set, s->x, s->dh_out, s->ref.dx, &g, err);
+    return temporal_run(state, -1, err);
 }
 
 static int temporal_run_twin(void *state, int twin, int64_t step, tf_error *err)
 {
     (void)step;
-    temporal_state *s = state;
-    time_encoder_gradients g = zeroed_gradients(&s->twin, s);
-    fusion_tape tape;
-    int status = opt_fusion_forward(&s->encoder, s->set, &s->plan[twin], s->x, s->twin.h, &tape, err);
-    if (status == TF_OK)
-        status = opt_fusion_backward(&s->encoder, s->set, &s->plan[twin], &tape, s->dh_out, s->twin.dx, &g, err);
-    fusion_tape_free(&tape);
-    return status;
+    return temporal_run(state, twin, err);
 }
 
 static double temporal_compare(void *state, int twin, int64_t step)
@@ -191,10 +286,14 @@ static double temporal_compare(void *state, int twin, int64_t step)
     (void)twin, (void)step;
     const temporal_state *s = state;
     const int64_t total = s->set->total_steps;
-    double worst = fmax(relative_error(s->twin.h, s->ref.h, total * s->encoder.hidden),
-                        relative_error(s->twin.dx, s->ref.dx, total * s->encoder.in));
-    for (int k = 0; k < 4; k++)
-        worst = fmax(worst, relative_error(s->twin.gradient[k], s->ref.gradient[k], s->sizes[k]));
+    double worst = 0;
+    for (int l = 0; l < s->layers; l++) {
+        const lane_layer *layer = &s->layer[l];
+        worst = fmax(worst, fmax(relative_error(layer->twin.h, layer->ref.h, total * layer->encoder.hidden),
+                                 relative_error(layer->twin.dx, layer->ref.dx, total * layer->encoder.in)));
+        for (int k = 0; k < 4; k++)
+            worst = fmax(worst, relative_error(layer->twin.gradient[k], layer->ref.gradient[k], layer->sizes[k]));
+    }
     return worst;
 }
 
@@ -202,7 +301,7 @@ static void temporal_corrupt(void *state, int twin)
 {
     (void)twin;
     temporal_state *s = state;
-    s->twin.h[0] = technique_spoiled(s->twin.h[0]);
+    s->layer[s->layers - 1].twin.h[0] = technique_spoiled(s->layer[s->layers - 1].twin.h[0]);
 }
 
 /* Every run starts from the same inputs and zeroed gradients: nothing to reset. */
@@ -212,11 +311,12 @@ static int nothing_to_restart(void *state, int twin, tf_error *err)
     return TF_OK;
 }
 
-/* Work of a run: the useful steps, forward and backward. */
+/* Work of a run: the useful steps of every layer, forward and backward. */
 static double temporal_work(const void *state, const char **unit)
 {
+    const temporal_state *s = state;
     *unit = "sequence steps";
-    return (double)((const temporal_state *)state)->set->total_steps;
+    return (double)(s->set->total_steps * s->layers);
 }
 
 static void temporal_describe(const void *state, const double *seconds, char *text, size_t size)
@@ -236,11 +336,14 @@ static void temporal_teardown(void *state)
     if (!s)
         return;
     sequence_set_free(&s->own);
-    for (int k = 0; k < 4; k++)
-        free(s->weights[k]);
-    free(s->x), free(s->dh_out);
-    buffers_free(&s->ref);
-    buffers_free(&s->twin);
+    for (int l = 0; l < MAX_LANE_LAYERS; l++) {
+        lane_layer *layer = &s->layer[l];
+        for (int k = 0; k < 4; k++)
+            free(layer->weights[k]);
+        free(layer->x), free(layer->dh_out), free(layer->dh);
+        buffers_free(&layer->ref);
+        buffers_free(&layer->twin);
+    }
     fusion_plan_free(&s->plan[0]);
     fusion_plan_free(&s->plan[1]);
     free(s);
@@ -249,6 +352,16 @@ static void temporal_teardown(void *state)
 const fusion_plan *fusion_temporal_plans(const void *state)
 {
     return ((const temporal_state *)state)->plan;
+}
+
+int fusion_temporal_stack(const void *state, double *sent_back)
+{
+    const temporal_state *s = state;
+    *sent_back = 0;
+    for (int l = 0; l + 1 < s->layers; l++) /* dh = dh_out + what the layer above sent: dh - dh_out */
+        for (int64_t i = 0; i < s->set->total_steps * s->layer[l].encoder.hidden; i++)
+            *sent_back = fmax(*sent_back, fabs((double)s->layer[l].dh[i] - (double)s->layer[l].dh_out[i]));
+    return s->layers;
 }
 
 static const technique_case temporal_demo[] = {

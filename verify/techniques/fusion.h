@@ -32,6 +32,11 @@ typedef struct spatial_params {
  *  the zero-padded batch (twin 0), then the fused lanes (twin 1). Borrowed from the state. */
 const fusion_plan *fusion_temporal_plans(const void *state);
 
+/** For engine_options::inspect: the LSTMs a technique_fusion_temporal @p state ran stacked (1 unless
+ *  its model stacks them, #model_info::vertex_lstm), and in @p sent_back the largest gradient the
+ *  layers above handed to the outputs of the ones below in the last run (0 with one layer). */
+int fusion_temporal_stack(const void *state, double *sent_back);
+
 /** For engine_options::inspect: the groups' counts of a technique_fusion_spatial @p state (the
  *  arrays in the copy belong to the state, which frees them: read only its counts). */
 fusion_groups fusion_spatial_groups(const void *state);
