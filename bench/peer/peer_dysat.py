@@ -33,10 +33,9 @@ import numpy as np
 import torch
 from torch_geometric.nn import GATConv
 
-from pygt_common import load_dataset, window_loss
+from peer_models import STEPS, adam_steps
+from pygt_common import load_dataset
 
-# Adam steps, as STEPS in verify/test_models_peer.c.
-STEPS = 10
 HEADS = 2
 
 # (case name, bundled dataset, hidden, first snapshot, snapshots per window): small, so that the
@@ -86,10 +85,6 @@ class DySAT(torch.nn.Module):
         return self.linear(torch.relu(self.temporal(z)))
 
 
-def save(directory, name, tensor):
-    np.save(os.path.join(directory, name + ".npy"), np.ascontiguousarray(tensor.detach().numpy().astype(np.float32)))
-
-
 def run_case(twofold, out, case):
     name, data, hidden, first, count = case
     directory = os.path.join(out, name)
@@ -110,28 +105,7 @@ def run_case(twofold, out, case):
     model.load_state_dict(state)
     shutil.rmtree(scratch)
 
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    losses = []
-    after = {key: [] for key, _ in model.named_parameters()}
-    for step, snapshots in enumerate(windows):
-        optimizer.zero_grad()
-        outputs = model.window(snapshots)
-        loss = window_loss(outputs, snapshots)
-        loss.backward()
-        losses.append(loss.detach().reshape(1))
-        if step == 0:
-            save(directory, "outputs", outputs)
-            save(directory, "loss", loss.reshape(1))
-            for key, parameter in model.named_parameters():
-                save(directory, "grad." + key, parameter.grad)
-        optimizer.step()
-        for key, parameter in model.named_parameters():
-            after[key].append(parameter.detach().clone())
-            if step == 0:
-                save(directory, "adam." + key, parameter)
-    save(directory, "losses", torch.cat(losses))
-    for key, values in after.items():
-        save(directory, "steps." + key, torch.stack(values))
+    losses = adam_steps(model, windows, directory)
     print(f"{name}: {STEPS} steps of {count} snapshots x {windows[0][0].x.shape[0]} vertices, "
           f"losses {losses[0].item():.6f} .. {losses[-1].item():.6f}, "
           f"{sum(p.numel() for p in model.parameters())} parameters")
