@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+struct sequence_set;
+
 /** How a plan places sequences. */
 typedef enum fusion_layout {
     FUSION_PADDED,   /**< one sequence per lane, zero-padded to T_max: the usual baseline */
@@ -44,6 +46,17 @@ typedef struct fusion_plan {
     int64_t *lane_of_sequence;    /**< [count] the lane each sequence runs in */
     int64_t *start_of_sequence;   /**< [count] the step at which it starts in its lane */
 } fusion_plan;
+
+/**
+ * The sub-sequence starts of self-attention over @p plan's lanes (ref/nn/self_attention.h): into
+ * @p starts [num_steps][num_lanes], for each grid slot (t, lane) the step at which the sequence in that
+ * slot starts (start_of_sequence), so that the attention's mask is block-diagonal and causal and
+ * its positions restart with every sequence; a slot no sequence fills starts at itself (a sequence of
+ * one, its output unused). A recurrence needs only the reset bit at each start (#fusion_plan::reset);
+ * attention reads every earlier step, so every step must know where its own sequence began.
+ * @p set is the set the plan was made for.
+ */
+void fusion_plan_attention_starts(const fusion_plan *plan, const struct sequence_set *set, int32_t *starts);
 
 /** Release @p plan's arrays and zero it. */
 void fusion_plan_free(fusion_plan *plan);

@@ -47,7 +47,7 @@ expect_failure("unknown option" info --colour chickenpox)
 expect_failure("too large for memory" --memory-limit 1M info twitter_tennis)
 expect_failure("expected a size" --memory-limit lots info chickenpox)
 expect_failure("unknown parameter" info powerlaw:nodes=10,colour=red)
-expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn, jodie or apan" train --model gcn
+expect_failure("option --model: \"gcn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, dysat, tgn, jodie or apan" train --model gcn
                --data chickenpox)
 expect_failure("--model and --data are required" train --model tgcn)
 expect_failure("is an event stream" train --model tgcn --data wikipedia)
@@ -134,13 +134,13 @@ expect_failure("expected RANK:MS or RANK:MS:P" train --model tgcn --data chicken
 expect_failure("rank 5, but 1 rank(s) run" train --model tgcn --data chickenpox --impl opt --straggler 5:100)
 expect_failure("save from a synchronous run" train --model tgcn --data chickenpox --sync average --replicas 2
                --save ${WORK}/never)
-expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, tgn, jodie or apan" train --model gnn
+expect_failure("option --model: \"gnn\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm, dysat, tgn, jodie or apan" train --model gnn
                --data wikipedia)
 expect_failure("is a snapshot sequence; model tgn needs an event stream" train --model tgn --data chickenpox)
 expect_failure("too few to split 70/15/15" train --model jodie --data events:nodes=5,events=3)
 expect_failure("shape 20 x 4; expected 59835 x F" train --model tgn --data collegemsg
                --edge-features ${SOURCE_DIR}/verify/golden/loaders/chickenpox_features_last.npy)
-expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn and gatlstm, not jodie" train --model jodie
+expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm and dysat, not jodie" train --model jodie
                --data collegemsg --hidden 8)
 expect_failure("expected all or destinations" train --model tgn --data collegemsg --negatives items)
 
@@ -156,7 +156,7 @@ expect_failure("is an event stream (use reflexbicut" partition --data collegemsg
 expect_failure("--save /nonexistent/x.npy: the directory /nonexistent does not exist" partition --data chickenpox --ranks 2 --method hash --save /nonexistent/x.npy)
 expect_failure("--data, --ranks and --method are required" partition --data chickenpox --method hash)
 expect_failure("cannot split 20 vertices into 21 parts" partition --data chickenpox --ranks 21 --method dgc)
-expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn or gatlstm" partition --data chickenpox
+expect_failure("option --model: \"jodie\", expected tgcn, gconvgru, gclstm, evolvegcn, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm or dysat" partition --data chickenpox
                --ranks 2 --method dgc --model jodie)
 
 # twofold train --split vertex (chapter 06): what it needs and what it refuses.
@@ -379,7 +379,7 @@ set(jodie_args train --model jodie --data events:nodes=40,events=400 --memory-di
 expect_failure("train: --heads applies to tgn and apan, not jodie (JODIE has no attention" ${jodie_args} --heads 2)
 expect_failure("train: --neighbours applies to tgn and apan, not jodie" ${jodie_args} --neighbours 3)
 expect_failure("train: --embedding-dim applies to tgn, not jodie" ${jodie_args} --embedding-dim 8)
-expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn and gatlstm, not evolvegcn" train --model evolvegcn
+expect_failure("train: --hidden applies to tgcn, gconvgru, gclstm, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn, cdgcn, gatlstm and dysat, not evolvegcn" train --model evolvegcn
                --data chickenpox --hidden 7)
 expect_failure("train: --ilp-seconds configures --schedule ilp: add it" ${tgcn_args} --impl opt --schedule lpt
                --ilp-seconds 3)

@@ -20,6 +20,8 @@
 #include "ref/fusion_chunks.h"
 #include "ref/fusion_sequences.h"
 #include "ref/core/rng.h"
+#include "ref/nn/kernels.h"
+#include "ref/nn/self_attention.h"
 #include "verify/testing.h"
 
 #define TOLERANCE 1e-5
@@ -459,6 +461,187 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* ---- attention fusion: DySAT's self-attention over sequences packed into lanes -------------------- */
+
+enum { ATTENTION_WIDTH = 6 };
+
+/* Three W x W projections with gradients, and their layer. */
+typedef struct attention_fixture {
+    parameter_list list;
+    self_attention layer;
+} attention_fixture;
+
+static void attention_fixture_create(attention_fixture *f, rng *r)
+{
+    tf_error err;
+    int64_t square[2] = {ATTENTION_WIDTH, ATTENTION_WIDTH};
+    memset(f, 0, sizeof *f);
+    ck_assert(parameters_add(&f->list, "query", 2, square, &err) >= 0 && parameters_add(&f->list, "key", 2, square, &err) >= 0 &&
+              parameters_add(&f->list, "value", 2, square, &err) >= 0);
+    for (int64_t i = 0; i < f->list.count; i++)
+        for (int64_t j = 0; j < f->list.items[i].value.size; j++)
+            f->list.items[i].value.data[j] = (float)(2.0 * rng_uniform(r) - 1.0);
+    f->layer = (self_attention){ATTENTION_WIDTH, &f->list.items[0], &f->list.items[1], &f->list.items[2]};
+}
+
+/* Each sequence alone, as a model's window runs it (one lane, the plain causal mask): y and dz
+ * [total_steps][W] in sequence order, the projections' gradients summed over the sequences. */
+static void attention_alone(attention_fixture *f, const sequence_set *set, const float *z, const float *dy, float *y,
+                            float *dz)
+{
+    tf_error err;
+    workspace scratch;
+    workspace_init(&scratch);
+    parameters_zero_grad(&f->list);
+    for (int64_t s = 0; s < set->count; s++) {
+        const int64_t row = set->offsets[s] * ATTENTION_WIDTH, length = set->offsets[s + 1] - set->offsets[s];
+        self_attention_tape tape;
+        ck_assert(ref_self_attention_forward(&ref_kernels, &f->layer, length, 1, z + row, NULL, &scratch, &tape, y + row,
+                                             &err) == TF_OK);
+        ck_assert(ref_self_attention_backward(&ref_kernels, &f->layer, &tape, dy + row, dz + row, &scratch, &err) == TF_OK);
+        workspace_reset(&scratch);
+    }
+    workspace_free(&scratch);
+}
+
+/* Moves rows between sequence order [total_steps][W] and the plan's grid [num_steps][num_lanes][W]. */
+static void attention_grid(const fusion_plan *plan, const sequence_set *set, const float *rows, float *grid)
+{
+    for (int64_t s = 0; s < set->count; s++)
+        for (int64_t i = set->offsets[s]; i < set->offsets[s + 1]; i++) {
+            const int64_t t = plan->start_of_sequence[s] + i - set->offsets[s];
+            memcpy(grid + (t * plan->num_lanes + plan->lane_of_sequence[s]) * ATTENTION_WIDTH, rows + i * ATTENTION_WIDTH,
+                   ATTENTION_WIDTH * sizeof(float));
+        }
+}
+
+static void attention_rows(const fusion_plan *plan, const sequence_set *set, const float *grid, float *rows)
+{
+    for (int64_t s = 0; s < set->count; s++)
+        for (int64_t i = set->offsets[s]; i < set->offsets[s + 1]; i++) {
+            const int64_t t = plan->start_of_sequence[s] + i - set->offsets[s];
+            memcpy(rows + i * ATTENTION_WIDTH, grid + (t * plan->num_lanes + plan->lane_of_sequence[s]) * ATTENTION_WIDTH,
+                   ATTENTION_WIDTH * sizeof(float));
+        }
+}
+
+/* The lanes run by the self-attention layer with @p starts (NULL: the plain causal mask): y and dz in
+ * sequence order, the gradients in @p f. */
+static void attention_fused(attention_fixture *f, const kernels *k, const fusion_plan *plan, const sequence_set *set,
+                            const int32_t *starts, const float *z, const float *dy, float *y, float *dz)
+{
+    tf_error err;
+    const int64_t grid_size = plan->num_steps * plan->num_lanes * ATTENTION_WIDTH;
+    float *grid_z = zeros(grid_size), *grid_dy = zeros(grid_size), *grid_y = zeros(grid_size),
+          *grid_dz = zeros(grid_size);
+    attention_grid(plan, set, z, grid_z);
+    attention_grid(plan, set, dy, grid_dy); /* an empty slot's output gets no gradient */
+    workspace scratch;
+    workspace_init(&scratch);
+    parameters_zero_grad(&f->list);
+    self_attention_tape tape;
+    ck_assert_msg(ref_self_attention_forward(k, &f->layer, plan->num_steps, plan->num_lanes, grid_z, starts, &scratch,
+                                             &tape, grid_y, &err) == TF_OK, "%s", err.message);
+    ck_assert(ref_self_attention_backward(k, &f->layer, &tape, grid_dy, grid_dz, &scratch, &err) == TF_OK);
+    attention_rows(plan, set, grid_y, y);
+    attention_rows(plan, set, grid_dz, dz);
+    workspace_free(&scratch);
+    free(grid_z), free(grid_dy), free(grid_y), free(grid_dz);
+}
+
+static int64_t differing_floats(const float *a, const float *b, int64_t count)
+{
+    int64_t differ = 0;
+    for (int64_t i = 0; i < count; i++)
+        differ += memcmp(a + i, b + i, sizeof(float)) != 0;
+    return differ;
+}
+
+/* Sequences of different lifetimes packed end to end into lanes (the GRU's plan), run by DySAT's
+ * self-attention with the block-diagonal causal mask and positions restarted at each sequence
+ * (fusion_plan_attention_starts()): every output and input gradient bitwise equal to running each
+ * sequence alone on the reference kernels (a lane's rows are computed in the same order either way),
+ * the projections' gradients, summed over the sequences in another order, within the tolerance; on the
+ * opt kernels (BLAS products) all within the tolerance. Then the plain causal mask over the same lanes:
+ * the rows of every sequence that starts mid-lane read the sequences before it (and sit at shifted
+ * positions), and only the sequences that start their lane stay right. */
+START_TEST(attention_fusion)
+{
+    tf_error err;
+    sequence_set set;
+    ck_assert(sequence_set_generate(LENGTHS_UNIFORM, test_repeats(60, 20), 10, 31, &set, &err) == TF_OK);
+    fusion_plan plan;
+    ck_assert(opt_fusion_plan_lanes(&set, &plan, &err) == TF_OK);
+    rng r;
+    rng_seed(&r, 32);
+    attention_fixture f;
+    attention_fixture_create(&f, &r);
+    const int64_t size = set.total_steps * ATTENTION_WIDTH;
+    float *z = random_floats(size, 1.0f, &r), *dy = random_floats(size, 1.0f, &r);
+    float *y_alone = zeros(size), *dz_alone = zeros(size), *y = zeros(size), *dz = zeros(size);
+    attention_alone(&f, &set, z, dy, y_alone, dz_alone);
+    float *gradients_alone[3];
+    for (int i = 0; i < 3; i++) {
+        gradients_alone[i] = zeros(f.list.items[i].grad.size);
+        memcpy(gradients_alone[i], f.list.items[i].grad.data, (size_t)f.list.items[i].grad.size * sizeof(float));
+    }
+    int32_t *starts = malloc((size_t)(plan.num_steps * plan.num_lanes) * sizeof *starts);
+    fusion_plan_attention_starts(&plan, &set, starts);
+    const kernels *twins[2] = {&ref_kernels, &opt_kernels};
+    for (int which = 0; which < 2; which++) {
+        attention_fused(&f, twins[which], &plan, &set, starts, z, dy, y, dz);
+        double dw = 0;
+        for (int i = 0; i < 3; i++)
+            dw = fmax(dw, relative_error(f.list.items[i].grad.data, gradients_alone[i], f.list.items[i].grad.size));
+        const int64_t differ = differing_floats(y, y_alone, size) + differing_floats(dz, dz_alone, size);
+        printf("attention fusion (%s kernels): %lld sequences, %lld steps in %lld lanes of %lld; block-diagonal mask vs "
+               "each alone: y %.2e dz %.2e dW %.2e (%lld y/dz values differ in bits)\n",
+               twins[which]->name, (long long)set.count, (long long)set.total_steps, (long long)plan.num_lanes,
+               (long long)plan.num_steps, relative_error(y, y_alone, size), relative_error(dz, dz_alone, size), dw,
+               (long long)differ);
+        ck_assert(relative_error(y, y_alone, size) <= TOLERANCE && relative_error(dz, dz_alone, size) <= TOLERANCE &&
+                  dw <= TOLERANCE);
+        if (which == 0)
+            ck_assert_msg(differ == 0, "the reference kernels' fused lanes should equal each sequence alone bitwise");
+    }
+    /* the plain causal mask: the first sequence of each lane right, every later one wrong */
+    attention_fused(&f, &ref_kernels, &plan, &set, NULL, z, dy, y, dz);
+    int64_t wrong_rows = 0, mid_lane_rows = 0, first_wrong = 0;
+    for (int64_t s = 0; s < set.count; s++) {
+        const int64_t length = set.offsets[s + 1] - set.offsets[s];
+        for (int64_t i = set.offsets[s]; i < set.offsets[s + 1]; i++)
+            wrong_rows += relative_error(y + i * ATTENTION_WIDTH, y_alone + i * ATTENTION_WIDTH, ATTENTION_WIDTH) > TOLERANCE;
+        if (plan.start_of_sequence[s] > 0)
+            mid_lane_rows += length;
+        else
+            first_wrong += relative_error(y + set.offsets[s] * ATTENTION_WIDTH, y_alone + set.offsets[s] * ATTENTION_WIDTH,
+                                          length * ATTENTION_WIDTH) > TOLERANCE;
+    }
+    printf("attention fusion, plain causal mask: max relative error %.2e, %lld of %lld steps wrong (%lld steps in "
+           "sequences that start mid-lane)\n",
+           relative_error(y, y_alone, size), (long long)wrong_rows, (long long)set.total_steps, (long long)mid_lane_rows);
+    ck_assert_msg(mid_lane_rows > 0, "the lanes should hold sequences that start mid-lane");
+    ck_assert_msg(wrong_rows == mid_lane_rows && first_wrong == 0,
+                  "the plain causal mask should be wrong exactly on the sequences that start mid-lane");
+    /* a start that neither continues its lane's sequence nor begins one is refused before anything is read:
+     * lane 0 begins a sequence at step 1, and step 2 claims the one that began at 0 */
+    workspace scratch;
+    workspace_init(&scratch);
+    self_attention_tape tape;
+    ck_assert(plan.num_steps >= 3);
+    starts[0] = 0, starts[plan.num_lanes] = 1, starts[2 * plan.num_lanes] = 0;
+    EXPECT_INPUT_ERROR(ref_self_attention_forward(&ref_kernels, &f.layer, 3, plan.num_lanes, z, starts, &scratch, &tape,
+                                                  y, &err), &err, "lane 0, position 2 starts its sequence at 0");
+    workspace_free(&scratch);
+    for (int i = 0; i < 3; i++)
+        free(gradients_alone[i]);
+    free(starts), free(z), free(dy), free(y_alone), free(dz_alone), free(y), free(dz);
+    parameters_free(&f.list);
+    fusion_plan_free(&plan);
+    sequence_set_free(&set);
+}
+END_TEST
+
 /* Two suites; verify/CMakeLists.txt runs each as its own test (CK_RUN_SUITE): "fusion" on
  * generated data (label unit, under Valgrind in CI) and "fusion_real_data" on the bundled
  * datasets (label slow: parsing twitter_tennis's JSON alone takes 13 s under Valgrind, and the
@@ -470,6 +653,7 @@ int main(void)
                                            {"generated_vertex_churn", generated_vertex_churn},
                                            {"paper_mask_is_not_enough", paper_mask_is_not_enough},
                                            {"reset_does_not_multiply", reset_does_not_multiply},
+                                           {"attention_fusion", attention_fusion},
                                            {"spatial_fusion_generated", spatial_fusion_generated},
                                            {"bad_input", bad_input}};
     const named_test real[] = {{"tennis_lifetimes", tennis_lifetimes},

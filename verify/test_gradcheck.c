@@ -27,6 +27,7 @@
 #include "ref/models/model.h"
 #include "ref/nn/propagate.h"
 #include "ref/nn/recurrent.h"
+#include "ref/nn/self_attention.h"
 #include "ref/core/rng.h"
 #include "verify/gradcheck.h"
 #include "verify/testing.h"
@@ -289,6 +290,71 @@ START_TEST(graph_attention_layer)
         parameters_free(&list);
     }
     csr_free(&g);
+}
+END_TEST
+
+/* ---- self-attention over time (DySAT) --------------------------------------------------------- */
+
+enum { SELF_COUNT = 5, SELF_LANES = 3, SELF_WIDTH = 4 };
+
+typedef struct self_attention_case {
+    self_attention *a;
+    const int32_t *starts;
+    float *z, *y, *r;
+    workspace *scratch;
+} self_attention_case;
+
+static double self_attention_loss(void *context)
+{
+    self_attention_case *c = context;
+    self_attention_tape tape;
+    tf_error err;
+    ck_assert(ref_self_attention_forward(&ref_kernels, c->a, SELF_COUNT, SELF_LANES, c->z, c->starts, c->scratch, &tape,
+                                         c->y, &err) == TF_OK);
+    workspace_reset(c->scratch);
+    return projected(c->r, c->y, SELF_COUNT * SELF_LANES * SELF_WIDTH);
+}
+
+/* The plain causal mask (starts NULL), and the block-diagonal one of fused lanes: lane 0 one sequence,
+ * lane 1 two (2 + 3 positions), lane 2 three (1 + 2 + 2): dz and the three projections. */
+START_TEST(self_attention_layer)
+{
+    static const int32_t starts[SELF_COUNT][SELF_LANES] = {{0, 0, 0}, {0, 0, 1}, {0, 2, 1}, {0, 2, 3}, {0, 2, 3}};
+    rng r;
+    rng_seed(&r, 8);
+    const int64_t size = SELF_COUNT * SELF_LANES * SELF_WIDTH;
+    tf_error err;
+    for (int fused = 0; fused < 2; fused++) {
+        parameter_list list = {0};
+        int64_t square[2] = {SELF_WIDTH, SELF_WIDTH};
+        ck_assert(parameters_add(&list, "query", 2, square, &err) >= 0 && parameters_add(&list, "key", 2, square, &err) >= 0 &&
+                  parameters_add(&list, "value", 2, square, &err) >= 0);
+        for (int64_t i = 0; i < list.count; i++)
+            fill_random(list.items[i].value.data, list.items[i].value.size, 1, &r);
+        self_attention a = {SELF_WIDTH, &list.items[0], &list.items[1], &list.items[2]};
+        workspace scratch;
+        workspace_init(&scratch);
+        self_attention_case c = {&a, fused ? &starts[0][0] : NULL, random_array(size, 1, &r), zero_array(size),
+                                 random_array(size, 1, &r), &scratch};
+        float *dz = zero_array(size);
+        self_attention_tape tape;
+        ck_assert(ref_self_attention_forward(&ref_kernels, &a, SELF_COUNT, SELF_LANES, c.z, c.starts, &scratch, &tape, c.y,
+                                             &err) == TF_OK);
+        ck_assert(ref_self_attention_backward(&ref_kernels, &a, &tape, c.r, dz, &scratch, &err) == TF_OK);
+        workspace_reset(&scratch);
+        char what[160];
+        snprintf(what, sizeof what, "self-attention (%s mask) dz", fused ? "block-diagonal" : "causal");
+        report(what, finite_difference_error(self_attention_loss, &c, c.z, dz, size));
+        for (int64_t i = 0; i < list.count; i++) {
+            snprintf(what, sizeof what, "self-attention (%s mask) d%s", fused ? "block-diagonal" : "causal",
+                     list.items[i].name);
+            report(what, finite_difference_error(self_attention_loss, &c, list.items[i].value.data, list.items[i].grad.data,
+                                                 list.items[i].value.size));
+        }
+        free(c.z), free(c.y), free(c.r), free(dz);
+        workspace_free(&scratch);
+        parameters_free(&list);
+    }
 }
 END_TEST
 
@@ -671,6 +737,7 @@ int main(void)
     tcase_add_test(layers, losses);
     tcase_add_test(layers, propagation_operators);
     tcase_add_test(layers, graph_attention_layer);
+    tcase_add_test(layers, self_attention_layer);
     tcase_add_test(layers, link_task_loss);
     tcase_add_test(layers, classify_task_loss);
     tcase_add_test(layers, gru_and_lstm_cells);

@@ -38,7 +38,7 @@ typedef struct peer_case {
     int64_t first, count;
 } peer_case;
 
-/* Must match CASES in bench/peer/peer_models.py. */
+/* Must match CASES in bench/peer/peer_models.py (and peer_dysat.py for DySAT). */
 static const peer_case cases[] = {
     {"tgcn_chickenpox", MODEL_TGCN, "chickenpox", 8, 2, 0, 8},
     {"tgcn_twitter_tennis", MODEL_TGCN, "twitter_tennis", 8, 2, 0, 8},
@@ -54,6 +54,8 @@ static const peer_case cases[] = {
     {"gconvlstm_chickenpox_k1", MODEL_GCONVLSTM, "chickenpox", 8, 1, 0, 8},
     {"mpnnlstm_chickenpox", MODEL_MPNNLSTM, "chickenpox", 8, 2, 0, 8},
     {"dcrnn_chickenpox_k3", MODEL_DCRNN, "chickenpox", 8, 3, 0, 8},
+    /* not in PyTorch Geometric Temporal: bench/peer/peer_dysat.py writes it in plain PyTorch, from the paper */
+    {"dysat_chickenpox", MODEL_DYSAT, "chickenpox", 8, 2, 0, 8},
 };
 
 /* Reads golden file CASE/NAME.npy as float32 and checks its element count. */

@@ -67,6 +67,35 @@ def save(directory, name, tensor):
     np.save(os.path.join(directory, name + ".npy"), np.ascontiguousarray(tensor.detach().numpy().astype(np.float32)))
 
 
+def adam_steps(model, windows, directory):
+    """STEPS Adam steps (lr 0.01), one window each: loss (mean over snapshots of the per-snapshot MSE),
+    gradients, update; writes step 1's outputs, loss, gradients and parameters after it, and every
+    step's loss and parameters (the files verify/test_models_peer.c reads). Returns the losses."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    losses = []
+    after = {key: [] for key, _ in model.named_parameters()}
+    for step, snapshots in enumerate(windows):
+        optimizer.zero_grad()
+        outputs = model.window(snapshots)
+        loss = window_loss(outputs, snapshots)
+        loss.backward()
+        losses.append(loss.detach().reshape(1))
+        if step == 0:
+            save(directory, "outputs", outputs)
+            save(directory, "loss", loss.reshape(1))
+            for key, parameter in model.named_parameters():
+                save(directory, "grad." + key, parameter.grad)
+        optimizer.step()
+        for key, parameter in model.named_parameters():
+            after[key].append(parameter.detach().clone())
+            if step == 0:
+                save(directory, "adam." + key, parameter)
+    save(directory, "losses", torch.cat(losses))
+    for key, values in after.items():
+        save(directory, "steps." + key, torch.stack(values))
+    return losses
+
+
 def run_case(twofold, out, case):
     name, kind, data, hidden, k, first, count = case
     directory = os.path.join(out, name)
@@ -94,30 +123,8 @@ def run_case(twofold, out, case):
     model.load_state_dict(state)
     shutil.rmtree(scratch)
 
-    # 2. STEPS Adam steps, one window each: loss (mean over snapshots of the per-snapshot MSE),
-    # gradients, update. Step 1 also keeps its outputs, gradients and parameters.
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    losses = []
-    after = {key: [] for key, _ in model.named_parameters()}
-    for step, snapshots in enumerate(windows):
-        optimizer.zero_grad()
-        outputs = model.window(snapshots)
-        loss = window_loss(outputs, snapshots)
-        loss.backward()
-        losses.append(loss.detach().reshape(1))
-        if step == 0:
-            save(directory, "outputs", outputs)
-            save(directory, "loss", loss.reshape(1))
-            for key, parameter in model.named_parameters():
-                save(directory, "grad." + key, parameter.grad)
-        optimizer.step()
-        for key, parameter in model.named_parameters():
-            after[key].append(parameter.detach().clone())
-            if step == 0:
-                save(directory, "adam." + key, parameter)
-    save(directory, "losses", torch.cat(losses))
-    for key, values in after.items():
-        save(directory, "steps." + key, torch.stack(values))
+    # 2. STEPS Adam steps, one window each
+    losses = adam_steps(model, windows, directory)
     print(f"{name}: {STEPS} steps of {count} snapshots x {windows[0][0].x.shape[0]} vertices, "
           f"losses {losses[0].item():.6f} .. {losses[-1].item():.6f}, "
           f"{sum(p.numel() for p in model.parameters())} parameters")

@@ -19,7 +19,7 @@
 #define ROWS (1u << MODEL_VERTEX_ROWS)
 #define ONE_HOP (1u << MODEL_ONE_HOP)
 #define LANES (1u << MODEL_VERTEX_LSTM)
-const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", "gatlstm", NULL};
+const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", "gatlstm", "dysat", NULL};
 
 /* #model_info::state_width of the models whose output is not one --hidden-wide block. */
 static int64_t two_blocks(const model_config *c) { return 2 * c->hidden; }
@@ -121,12 +121,22 @@ static int64_t lstms_cdgcn(const model_config *c, int layer, int64_t *below)
     return layer < pairs ? f + 2 * layer * h + h : 0;
 }
 
+static void cost_dysat(const model_config *c, model_cost *out)
+{ /* two heads of W X_t, the three temporal projections (the per-pair attention, which grows with the window,
+   * left out); a halo row is its X_t; between snapshots u_t goes forward and its gradient back, as a GRU's
+   * state, though attention reads it again at every later snapshot of the window */
+    SHAPE;
+    *out = (model_cost){3 * (2 * f * h + 3 * h * h + h * o), F, 0, 2 * H};
+}
+
 /* MODEL_SERVED_INPUTS */
 #define NOT_SERVED_GCLSTM                                                                                           \
     "GC-LSTM's input term is X_t W, a plain product with a parameter (its Chebyshev convolutions act on H only): " \
     "nothing to aggregate"
 #define NOT_SERVED_EVOLVEGCN "EvolveGCN-O convolves with a weight that evolves inside the window: nothing to aggregate ahead"
 #define NOT_SERVED_ATTENTION "its attention weights are computed from W X_t, a product with a parameter: nothing to aggregate ahead"
+#define NOT_SERVED_DYSAT "attention is not a fixed linear operator: its weights are computed from W X_t, a " \
+                         "product with a parameter, so there is no aggregation of X_t to serve ahead"
 #define NOT_YET_SERVED_DIFFUSION "its x-diffusions depend on the snapshot only, but the engine does not serve them yet"
 #define NOT_YET_SERVED_PAIRS "its first GCN reads A^ X_t, but the engine does not serve a pair's concatenated input yet"
 /* MODEL_VERTEX_ROWS */
@@ -148,6 +158,8 @@ static int64_t lstms_cdgcn(const model_config *c, int layer, int64_t *below)
 #define LANES_EVOLVEGCN "its GRU evolves one weight matrix for the whole graph, not a sequence per vertex"
 #define LANES_TGCN "its recurrence is a GRU per vertex, but T-GCN's ([C_g | H] L_g with R applied to H before the " \
                    "product), not the torch LSTM the fused lanes run for the models"
+#define LANES_ATTENTION "its time encoder is self-attention over the window, not an LSTM cell: chapter 03's " \
+                        "attention fusion masks it block-diagonally instead"
 #define LANES_PEEPHOLES "its LSTMs have peepholes, which the fused lanes' torch cell has not"
 
 const model_info model_table[MODEL_COUNT] = {
@@ -203,6 +215,11 @@ const model_info model_table[MODEL_COUNT] = {
                        .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = LANES,
                        .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_ATTENTION, [MODEL_ONE_HOP] = HOPS_ATTENTION},
                        .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_ATTENTION}},
+    [MODEL_DYSAT] = {.cost = cost_dysat, .title = "DySAT", .summary = "graph attention per snapshot, then causal self-attention over time",
+                     .ops = &dysat_ops, .takes = MODEL_TAKES_HIDDEN,
+                     .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_DYSAT, [MODEL_ONE_HOP] = HOPS_ATTENTION,
+                               [MODEL_VERTEX_LSTM] = LANES_ATTENTION},
+                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_ATTENTION}},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }

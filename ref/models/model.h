@@ -69,6 +69,7 @@ typedef enum model_kind {
     MODEL_DCRNN,       /**< DCRNN: a GRU whose gates are diffusion convolutions on two random walks (Li et al., 2018) */
     MODEL_CDGCN,       /**< CD-GCN: WD-GCN's GCN and LSTM with concatenation skips, stacked (Manessi et al., 2020) */
     MODEL_GATLSTM,     /**< GAT-LSTM: a graph attention layer, then an LSTM per vertex (DyGNeX's fourth model) */
+    MODEL_DYSAT,       /**< DySAT: graph attention per snapshot, then temporal self-attention (Sankar et al., 2020) */
     MODEL_COUNT        /**< how many there are */
 } model_kind;
 
@@ -429,6 +430,8 @@ extern const model_ops dcrnn_ops;
 extern const model_ops cdgcn_ops;
 /** GAT-LSTM's functions (ref/models/model_gatlstm.c). */
 extern const model_ops gatlstm_ops;
+/** DySAT's functions (ref/models/model_dysat.c). */
+extern const model_ops dysat_ops;
 
 #ifdef __cplusplus
 }
