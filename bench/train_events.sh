@@ -4,6 +4,16 @@
 # machine, with ratios.
 #
 #   bench/train_events.sh [MODEL [DATA [EPOCHS]]]        (default: tgn wikipedia 3)
+#   bench/train_events.sh all [DATA [EPOCHS]]            (the whole race, one row after another)
+#
+# `all` is the race a quiet machine runs in one command: TGN per entry (TGL's rule) and per vertex
+# (the peer's, like with like), JODIE, and TGL's settings (WIDTH=100 BATCH=600 LR=1e-4, per vertex,
+# the reference left out unless TGL_REF=1: at those widths its epoch takes a quarter of an hour or
+# more; TGL_EPOCHS epochs, default EPOCHS: at lr 1e-4 the peer starts slower, chapter 01, Speed),
+# each a run of this script as below with its own header, validation and load; then a
+# summary of every row's ratios and the load before and after each. It goes on past a row that
+# fails (validation or a run) and exits 1 at the end if any did. WIDTH, BATCH, LR and RULE from
+# the environment are ignored there (each row sets its own).
 #
 # MODEL is tgn or jodie; DATA anything `twofold train --data` takes for an event model (a bundled
 # name, a file, a generator spec). Settings: memory, time and embedding widths WIDTH (default 32),
@@ -18,7 +28,7 @@
 # prints the machine and its load (uptime) before and after: other work on it slows every row.
 #
 # The peer: bench/peer/peer_tgn.py, PyTorch Geometric's TGN (TGNMemory, IdentityMessage,
-# LastAggregator, LastNeighborLoader, a TransformerConv) on the same events, widths, batch,
+# LastAggregator, a TransformerConv; twofold's neighbour sampler) on the same events, widths, batch,
 # neighbours, negatives and split, when PYTHON (default python3) can import torch_geometric
 # (bench/peer/README.md installs it); else twofold's rows alone. It updates each vertex's memory
 # once per batch from its last message, as twofold does under RULE=vertex (chapter 01, "One batch,
@@ -41,6 +51,39 @@
 set -euo pipefail
 case ${1:-} in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;; esac
 die() { echo "bench/train_events.sh: $*" >&2; exit 1; }
+
+if [ "${1:-}" = all ]; then
+  all_data=${2-wikipedia}
+  all_epochs=${3-3}
+  [ -e "$all_data" ] && all_data=$(realpath "$all_data")
+  summary=$(mktemp "${TMPDIR:-/tmp}/twofold-events-race.XXXXXX")
+  failed=0
+  tgl_epochs=${TGL_EPOCHS:-$all_epochs}
+  # row TITLE VAR=VALUE... -- MODEL [EPOCHS]: one run of this script, its output shown and kept for the summary.
+  row() {
+    local title=$1 settings=() status=0
+    shift
+    while [ "$1" != -- ]; do settings+=("$1"); shift; done
+    shift
+    echo "=== $title ($(date -u '+%H:%M UTC'))"
+    env -u WIDTH -u BATCH -u LR -u RULE -u REF "${settings[@]}" bash "$0" "$1" "$all_data" "${2:-$all_epochs}" |
+      tee "$summary.row" || status=$?
+    [ "$status" -eq 0 ] || failed=1
+    { echo "$title: $([ "$status" -eq 0 ] && echo validated || echo "FAILED (exit $status)")"
+      sed -n -e 's/^machine: .*load before: \([^;]*\);.*/  load before: \1/p' -e 's/^load after: /  load after: /p' \
+          -e 's/^speedup/  speedup/p' -e 's/^FAILED/  FAILED/p' "$summary.row"; } >> "$summary"
+    echo
+  }
+  row "TGN, memory per entry (TGL's rule)" RULE=entry -- tgn
+  row "TGN, memory per vertex (the peer's rule: like with like)" RULE=vertex -- tgn
+  row "JODIE, memory per entry" RULE=entry -- jodie
+  row "TGN at TGL's settings (widths 100, batches of 600, lr 1e-4), per vertex, $tgl_epochs epochs" WIDTH=100 BATCH=600 LR=1e-4 \
+      RULE=vertex REF="${TGL_REF:-0}" -- tgn "$tgl_epochs"
+  echo "=== summary ($all_data, $all_epochs epochs; ended $(date -u '+%H:%M UTC'))"
+  cat "$summary"
+  rm -f "$summary" "$summary.row"
+  exit "$failed"
+fi
 
 model=${1-tgn}
 data=${2-wikipedia}

@@ -63,6 +63,8 @@ int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *
         status = dispatch_plan_create(&b->occurrences, capacity, err);
     if (status == TF_OK)
         status = dispatch_requests_create(&b->requests, s->ranks, capacity, err);
+    if (status == TF_OK && !(b->scratch = tf_alloc(1, sizeof *b->scratch, "batch workspace", err))) /* zeroed: empty */
+        status = TF_ERR_INPUT;
     if (status != TF_OK)
         dispatch_batch_free(b);
     return status;
@@ -75,6 +77,9 @@ void dispatch_batch_free(dispatch_batch *b)
     dispatch_plan_free(&b->plan);
     dispatch_plan_free(&b->occurrences);
     dispatch_requests_free(&b->requests);
+    if (b->scratch)
+        workspace_free(b->scratch);
+    free(b->scratch);
     memset(b, 0, sizeof *b);
 }
 
@@ -109,7 +114,7 @@ int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event
     for (int64_t j = 0; j < b->size; j++)
         b->negatives[j] = event_trainer_negative(tr, global->stream, b->first + j);
     b->batch = (event_batch){tr->events, tr->edge_features, b->first, b->size, b->negatives};
-    if (b->size > 0 && event_model_collect(&tr->model, &tr->history, &b->batch, &b->tape, err) != TF_OK)
+    if (b->size > 0 && event_model_collect_in(&tr->model, &tr->history, &b->batch, b->scratch, &b->tape, err) != TF_OK)
         return TF_ERR_INPUT;
     const int64_t N = b->tape.entries;
     if (opt_dispatch_plan(scratch, b->tape.vertex, N, b->first, b->size, &b->plan, err) != TF_OK)

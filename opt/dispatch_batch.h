@@ -89,7 +89,10 @@ typedef struct dispatch_batch {
     int64_t size;                  /**< this rank's events (0 .. global.size) */
     int32_t *negatives;            /**< [batch size] the slice's negative destinations */
     event_batch batch;             /**< the slice as an event batch (when size > 0) */
-    event_tape tape;               /**< its entries (event_model_collect()); rows not yet read; empty when size = 0 */
+    event_tape tape;               /**< its entries (event_model_collect_in()); rows not yet read; empty if size = 0 */
+    workspace *scratch;            /**< [1] where the tape's arrays come from: allocated once per run, reused per
+                                        batch; on the heap, so that the tape's pointer to it survives the
+                                        batch's moves (chapter 05's pipeline swaps batches by value) */
     dispatch_plan plan;            /**< Algorithm 2 over the entries; writers are global winners */
     dispatch_plan occurrences;     /**< naive and depcomm: the identity plan, one row per entry */
     const dispatch_plan *fetch;    /**< whose V_u is fetched: &plan (sven) or &occurrences (naive, depcomm) */

@@ -126,6 +126,7 @@ void event_trainer_free(event_trainer *tr)
     free(tr->scores);
     free(tr->dscores);
     delayed_gradient_free(&tr->delayed);
+    workspace_free(&tr->scratch);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -190,7 +191,8 @@ int event_trainer_run_batch(event_trainer *tr, const event_batch_spec *spec, dou
         tr->negatives[j] = event_trainer_negative(tr, spec->stream, spec->first + j);
     event_batch batch = {tr->events, tr->edge_features, spec->first, size, tr->negatives};
     event_tape tape;
-    int status = event_model_forward(&tr->model, &tr->memory, &tr->history, &batch, &tape, scores, err);
+    int status =
+        event_model_forward_in(&tr->model, &tr->memory, &tr->history, &batch, &tr->scratch, &tape, scores, err);
     if (status != TF_OK)
         return status;
     *loss = event_model_loss(scores, size, spec->train ? tr->dscores : NULL);

@@ -106,6 +106,8 @@ typedef struct event_trainer {
     float *scores;                   /**< [2 batch_size] scratch */
     float *dscores;                  /**< [2 batch_size] scratch */
     delayed_gradient delayed;        /**< staleness 1: the gradient waiting for the next step */
+    workspace scratch;               /**< every batch's tape and backward scratch (event_model_forward_in()): allocated
+                                          once, at the largest batch, and reused */
 } event_trainer;
 
 /** Loss and ranking metrics of one split. */

@@ -222,7 +222,7 @@ static double attention_loss(void *context)
     tf_error err;
     ck_assert(ref_temporal_attention_forward(&ref_kernels, c->a, ROOTS, c->offset, c->root_node, c->root_time,
                                              c->neighbour_node,
-                                             c->neighbour_edge, c->neighbour_time, &tape, c->out, &err) == TF_OK);
+                                             c->neighbour_edge, c->neighbour_time, NULL, &tape, c->out, &err) == TF_OK);
     attention_tape_free(&tape);
     return projected(c->r, c->out, ROOTS * c->a->out_width);
 }
@@ -275,7 +275,7 @@ START_TEST(temporal_attention_layer)
         parameters_zero_grad(&m.parameters);
         ck_assert(ref_temporal_attention_forward(&ref_kernels, a, ROOTS, c.offset, c.root_node, c.root_time,
                                                  c.neighbour_node,
-                                                 c.neighbour_edge, c.neighbour_time, &tape, c.out, &err) == TF_OK);
+                                                 c.neighbour_edge, c.neighbour_time, NULL, &tape, c.out, &err) == TF_OK);
         ck_assert(ref_temporal_attention_backward(&ref_kernels, a, &tape, c.r, droot_node, droot_time, dneighbour_node,
                                                   dneighbour_time, &err) == TF_OK);
         parameters_round_sums(&m.parameters);

@@ -2,19 +2,25 @@
 
 The model is the library's own parts, assembled as its TGN example assembles them: TGNMemory with
 IdentityMessage and LastAggregator (memory updated once per batch, per vertex, from its last
-message), LastNeighborLoader (the 10 most recent neighbours), a TransformerConv of 2 heads over them
-(edge attributes: the time encoding of t - last_update and the edge features), and the link
-predictor twofold's decoder also is (ReLU(W_src z_u + W_dst z_v), then a linear score). What is
-twofold's: the events (a bundled name read from datasets/, or a file of "src dst time [features]"
-lines), the 70/15/15 split in time, batches of B consecutive events, one negative destination per
-event drawn uniformly from the vertices of the stream, BCE on positives plus BCE on negatives,
-Adam, every epoch starting from an empty memory and running training, validation and test
-(continuing the memory), widths, heads and neighbours. The update rule is twofold's
-`--memory-update vertex` (under twofold's default, entry, it differs: per batch entry and query
-time). What differs from twofold's TGN then is when a message is built (here from the memories
-when it is consumed, in twofold from the updated memories when it is written), the attention's
-details (TransformerConv's root weight and skip), the initial parameters and the negatives'
-random stream: so the check is the test AP, not the bits.
+message), a TransformerConv of 2 heads from each root's sampled neighbours to it (edge
+attributes: the time encoding of t_root - t_e and the edge features), and the link predictor
+twofold's decoder also is (ReLU(W_src z_u + W_dst z_v), then a linear score). Two things are
+twofold's (and TGL's and the TGN paper's) rather than the example's, because they decide the
+race at TGL's settings: the neighbours, the 10 most recent events of a root strictly before its
+own time, from the whole stream (RecentNeighbours; the example's LastNeighborLoader holds only
+earlier batches' events), with each root embedded at its event's time as twofold's entries are;
+and the time encoder's initial frequencies (init_time_encoder()). What is twofold's too: the
+events (a bundled name read from datasets/, or a file of "src dst time [features]" lines), the
+70/15/15 split in time, batches of B consecutive events, one negative destination per event drawn
+uniformly from the vertices of the stream, BCE on positives plus BCE on negatives, Adam, every
+epoch starting from an empty memory and running training, validation and test (continuing the
+memory), widths, heads and neighbours. The update rule is twofold's `--memory-update vertex`
+(under twofold's default, entry, it differs: per batch entry and query time). What differs from
+twofold's TGN then is when a message is built (here from the memories when it is consumed, in
+twofold from the updated memories when it is written), the attention's details (TransformerConv's
+root weight and skip where TGL's layer has ReLU, LayerNorm and phi(0) in the query; one time
+encoder shared by memory and attention), the other initial parameters and the negatives' random
+stream: so the check is the test AP, not the bits.
 
     python bench/peer/peer_tgn.py --data wikipedia --epochs 3 --width 32 --batch 200 --threads 1
 
@@ -31,7 +37,7 @@ import torch
 import torch_geometric
 from torch.nn import Linear
 from torch_geometric.nn import TransformerConv
-from torch_geometric.nn.models.tgn import IdentityMessage, LastAggregator, LastNeighborLoader, TGNMemory
+from torch_geometric.nn.models.tgn import IdentityMessage, LastAggregator, TGNMemory
 
 
 def read_events(spec):
@@ -50,8 +56,47 @@ def read_events(spec):
             table[:, 3:].astype(np.float32))
 
 
+def init_time_encoder(time_enc):
+    """The TGN paper's and TGL's initialisation, twofold's too (ref/nn/time_encoding.c): frequencies
+    1 / 10 ** linspace(0, 9, d), phases 0, so that cos(w dt) resolves intervals from seconds to
+    decades from the first batch. TimeEncoder's own (a Linear(1, d)'s uniform draw) puts every
+    frequency near 1 rad/s, noise for intervals of hours. At lr 1e-3 over whole epochs training
+    repairs that; at TGL's lr 1e-4 over a few epochs less so (chapter 01, Speed)."""
+    with torch.no_grad():
+        d = time_enc.out_channels
+        time_enc.lin.weight.copy_(torch.from_numpy(1 / 10 ** np.linspace(0, 9, d, dtype=np.float32)).view(d, 1))
+        time_enc.lin.bias.zero_()
+
+
+class RecentNeighbours:
+    """The k most recent events of a vertex strictly before a time, from the whole stream: the
+    neighbours twofold's temporal CSR gives (and TGL's sampler), events earlier in the same batch
+    included. PyTorch Geometric's LastNeighborLoader holds only the events of earlier batches:
+    at batches of 600 that hides most of what the attention sees in twofold (chapter 01, Speed)."""
+
+    def __init__(self, src, dst, t, nodes, k):
+        n = len(src)
+        vertex, other = torch.cat([src, dst]), torch.cat([dst, src])
+        event, time = torch.cat([torch.arange(n), torch.arange(n)]), torch.cat([t, t]).double()
+        self.span = float(time.max()) + 1.0  # key = vertex * span + time orders by vertex, then time
+        key = vertex.double() * self.span + time
+        order = torch.argsort(key, stable=True)
+        self.key, self.other, self.event = key[order], other[order], event[order]
+        self.start = torch.searchsorted(self.key, torch.arange(nodes).double() * self.span)
+        self.k = k
+
+    def __call__(self, roots, times):
+        """(root index, neighbour vertex, event) of every sampled neighbour of roots at times."""
+        end = torch.searchsorted(self.key, roots.double() * self.span + times.double())  # first at or after
+        slot = end[:, None] - self.k + torch.arange(self.k)[None, :]
+        found = slot >= self.start[roots][:, None]
+        root = torch.arange(len(roots))[:, None].expand_as(slot)[found]
+        slot = slot[found]
+        return root, self.other[slot], self.event[slot]
+
+
 class Attention(torch.nn.Module):
-    """TransformerConv over the sampled neighbours, edge attributes [phi(t - last_update) || e]."""
+    """TransformerConv from the sampled neighbours to their roots, edge attributes [phi(t - t_e) || e]."""
 
     def __init__(self, width, edge_width, time_enc, heads):
         super().__init__()
@@ -59,10 +104,10 @@ class Attention(torch.nn.Module):
         self.conv = TransformerConv(width, width // heads, heads=heads, dropout=0.0,
                                     edge_dim=edge_width + time_enc.out_channels)
 
-    def forward(self, x, last_update, edge_index, t, msg):
-        rel_t = last_update[edge_index[0]] - t
-        edge_attr = torch.cat([self.time_enc(rel_t.to(x.dtype)), msg], dim=-1)
-        return self.conv(x, edge_index, edge_attr)
+    def forward(self, root_memory, neighbour_memory, root, delta, msg):
+        edge_attr = torch.cat([self.time_enc(delta.to(root_memory.dtype)), msg], dim=-1)
+        edge_index = torch.stack([torch.arange(len(root)), root])
+        return self.conv((neighbour_memory, root_memory), edge_index, edge_attr)
 
 
 class Decoder(torch.nn.Module):
@@ -119,12 +164,13 @@ def main():
 
     memory = TGNMemory(nodes, d_e, a.width, a.width, message_module=IdentityMessage(d_e, a.width, a.width),
                        aggregator_module=LastAggregator())
+    init_time_encoder(memory.time_enc)
     attention = Attention(a.width, d_e, memory.time_enc, a.heads)
     decoder = Decoder(a.width)
     parameters = set(memory.parameters()) | set(attention.parameters()) | set(decoder.parameters())
     optimizer = torch.optim.Adam(parameters, lr=a.lr)
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    neighbours = LastNeighborLoader(nodes, size=a.neighbours)
+    neighbours = RecentNeighbours(src, dst, t, nodes, a.neighbours)
     assoc = torch.empty(nodes, dtype=torch.long)
     print(f"model tgn (memory {a.width}, time {a.width}, embedding {a.width}, {a.heads} heads, "
           f"{a.neighbours} neighbours; {sum(q.numel() for q in parameters)} parameters), {n} events, "
@@ -137,16 +183,18 @@ def main():
             s, d = src[start:min(start + a.batch, end)], dst[start:min(start + a.batch, end)]
             bt, bm = t[start:start + len(s)], msg[start:start + len(s)]
             neg = candidates[torch.randint(len(candidates), (len(s),), generator=generator)]
-            n_id, edge_index, e_id = neighbours(torch.cat([s, d, neg]).unique())
+            roots, root_t = torch.cat([s, d, neg]), torch.cat([bt, bt, bt])  # twofold's entries: one per root
+            root, neighbour, e_id = neighbours(roots, root_t)
+            n_id = torch.cat([roots, neighbour]).unique()
             assoc[n_id] = torch.arange(n_id.size(0))
             with torch.set_grad_enabled(train):
-                z, last_update = memory(n_id)
-                z = attention(z, last_update, edge_index, t[e_id], msg[e_id])
-                pos = decoder(z[assoc[s]], z[assoc[d]])
-                negative = decoder(z[assoc[s]], z[assoc[neg]])
+                z, _ = memory(n_id)
+                z = attention(z[assoc[roots]], z[assoc[neighbour]], root, root_t[root] - t[e_id], msg[e_id])
+                B = len(s)
+                pos = decoder(z[:B], z[B:2 * B])
+                negative = decoder(z[:B], z[2 * B:])
                 loss = loss_fn(pos, torch.ones_like(pos)) + loss_fn(negative, torch.zeros_like(negative))
             memory.update_state(s, d, bt, bm)
-            neighbours.insert(s, d)
             if train:
                 optimizer.zero_grad()
                 loss.backward()
@@ -167,7 +215,6 @@ def main():
     for epoch in range(1, a.epochs + 1):
         started = time.perf_counter()
         memory.reset_state()
-        neighbours.reset_state()
         memory.train(), attention.train(), decoder.train()
         train_loss, _, _ = run(0, train_end, True, torch.Generator().manual_seed(a.seed * 1000 + epoch))
         memory.eval(), attention.eval(), decoder.eval()

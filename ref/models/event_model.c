@@ -12,6 +12,7 @@
 #include "ref/core/memory.h"
 #include "ref/core/rng.h"
 #include "ref/nn/time_encoding.h"
+#include "ref/core/workspace.h"
 #include "ref/nn/time_projection.h"
 
 void event_model_config_default(event_model_config *config, event_model_kind kind)
@@ -300,8 +301,29 @@ void event_model_free(event_model *m)
 
 /* ---- the batch: forward ---------------------------------------------------------------------- */
 
+/* A zeroed array of the batch (of its tape, or the backward's scratch): from the tape's workspace,
+ * taken back by event_tape_free(), or its own allocation, which the caller frees (tape_scratch_free()
+ * for the backward's). Zeroed either way: the arrays are what tf_alloc() gave before workspaces. */
+static void *tape_alloc(const event_tape *tape, size_t count, size_t size, const char *what, tf_error *err)
+{
+    return tape->scratch ? workspace_zeroed(tape->scratch, count, size, what, err) : tf_alloc(count, size, what, err);
+}
+
+static void tape_scratch_free(const event_tape *tape, void *array)
+{
+    if (!tape->scratch)
+        free(array);
+}
+
 void event_tape_free(event_tape *tape)
 {
+    attention_tape_free(&tape->attention);
+    mailbox_attention_tape_free(&tape->mailbox);
+    if (tape->scratch) {
+        workspace_reset(tape->scratch);
+        memset(tape, 0, sizeof *tape);
+        return;
+    }
     void *arrays[] = {tape->vertex,        tape->time,           tape->neighbour_offset,  tape->neighbour_event,
                       tape->neighbour_delta, tape->memory,        tape->memory_time,      tape->updater_delta,
                       tape->updater_input, tape->updater_cache,  tape->updated,          tape->query_delta,
@@ -312,8 +334,6 @@ void event_tape_free(event_tape *tape)
                       tape->delivery_vertex, tape->delivery_entry};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
-    attention_tape_free(&tape->attention);
-    mailbox_attention_tape_free(&tape->mailbox);
     memset(tape, 0, sizeof *tape);
 }
 
@@ -349,11 +369,12 @@ static int collect_entries(const event_model *m, const temporal_csr *history, co
     const size_t capacity = (size_t)(R + R * k);
     tape->batch_size = B;
     tape->roots = R;
-    if (!(tape->vertex = tf_alloc(capacity, sizeof *tape->vertex, "batch entries", err)) ||
-        !(tape->time = tf_alloc(capacity, sizeof *tape->time, "batch entries", err)) ||
-        !(tape->neighbour_offset = tf_alloc((size_t)R + 1, sizeof *tape->neighbour_offset, "batch entries", err)) ||
-        !(tape->neighbour_event = tf_alloc((size_t)(R * k), sizeof *tape->neighbour_event, "batch entries", err)) ||
-        !(tape->neighbour_delta = tf_alloc((size_t)(R * k), sizeof *tape->neighbour_delta, "batch entries", err)))
+    const char *what = "batch entries";
+    if (!(tape->vertex = tape_alloc(tape, capacity, sizeof *tape->vertex, what, err)) ||
+        !(tape->time = tape_alloc(tape, capacity, sizeof *tape->time, what, err)) ||
+        !(tape->neighbour_offset = tape_alloc(tape, (size_t)R + 1, sizeof *tape->neighbour_offset, what, err)) ||
+        !(tape->neighbour_event = tape_alloc(tape, (size_t)(R * k), sizeof *tape->neighbour_event, what, err)) ||
+        !(tape->neighbour_delta = tape_alloc(tape, (size_t)(R * k), sizeof *tape->neighbour_delta, what, err)))
         return TF_ERR_INPUT;
     for (int64_t j = 0; j < B; j++) {
         int64_t event = batch->first + j;
@@ -383,21 +404,21 @@ int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t ent
     const size_t N = (size_t)entries, dm = (size_t)m->config.memory_width;
     const size_t dmsg = (size_t)event_model_mail_width(m), din = dmsg + (size_t)m->config.time_width;
     tape->entries = entries;
-    if ((!tape->vertex && !(tape->vertex = tf_alloc(N, sizeof *tape->vertex, "batch entries", err))) ||
-        (!tape->time && !(tape->time = tf_alloc(N, sizeof *tape->time, "batch entries", err))) ||
-        !(tape->memory = tf_alloc(N * dm, sizeof(float), "batch memory rows", err)) ||
-        !(tape->memory_time = tf_alloc(N, sizeof(double), "batch memory rows", err)) ||
-        !(tape->mail = tf_alloc(N * (size_t)m->config.mails * dmsg, sizeof(float), "batch mail rows", err)) ||
-        !(tape->mail_time = tf_alloc(N * (size_t)m->config.mails, sizeof(double), "batch mail rows", err)) ||
-        !(tape->updated = tf_alloc(N * dm, sizeof(float), "updated memory", err)) ||
-        !(tape->message = tf_alloc(dmsg, sizeof(float), "message", err)))
+    if ((!tape->vertex && !(tape->vertex = tape_alloc(tape, N, sizeof *tape->vertex, "batch entries", err))) ||
+        (!tape->time && !(tape->time = tape_alloc(tape, N, sizeof *tape->time, "batch entries", err))) ||
+        !(tape->memory = tape_alloc(tape, N * dm, sizeof(float), "batch memory rows", err)) ||
+        !(tape->memory_time = tape_alloc(tape, N, sizeof(double), "batch memory rows", err)) ||
+        !(tape->mail = tape_alloc(tape, N * (size_t)m->config.mails * dmsg, sizeof(float), "batch mail rows", err)) ||
+        !(tape->mail_time = tape_alloc(tape, N * (size_t)m->config.mails, sizeof(double), "batch mail rows", err)) ||
+        !(tape->updated = tape_alloc(tape, N * dm, sizeof(float), "updated memory", err)) ||
+        !(tape->message = tape_alloc(tape, dmsg, sizeof(float), "message", err)))
         return TF_ERR_INPUT;
     if (m->config.kind == EVENT_MODEL_APAN)
         return event_model_apan_alloc_entries(m, tape, entries, err);
-    if (!(tape->updater_delta = tf_alloc(N, sizeof(float), "batch memory rows", err)) ||
-        !(tape->updater_input = tf_alloc(N * din, sizeof(float), "memory updater inputs", err)) ||
+    if (!(tape->updater_delta = tape_alloc(tape, N, sizeof(float), "batch memory rows", err)) ||
+        !(tape->updater_input = tape_alloc(tape, N * din, sizeof(float), "memory updater inputs", err)) ||
         (m->config.kind == EVENT_MODEL_TGN &&
-         !(tape->updater_cache = tf_alloc(N * (size_t)GRU_CACHE_WIDTH(dm), sizeof(float), "GRU cache", err))))
+         !(tape->updater_cache = tape_alloc(tape, N * (size_t)GRU_CACHE_WIDTH(dm), sizeof(float), "GRU cache", err))))
         return TF_ERR_INPUT;
     return TF_OK;
 }
@@ -405,7 +426,14 @@ int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t ent
 int event_model_collect(const event_model *m, const temporal_csr *history, const event_batch *batch,
                         event_tape *tape, tf_error *err)
 {
+    return event_model_collect_in(m, history, batch, NULL, tape, err);
+}
+
+int event_model_collect_in(const event_model *m, const temporal_csr *history, const event_batch *batch,
+                           workspace *scratch, event_tape *tape, tf_error *err)
+{
     memset(tape, 0, sizeof *tape);
+    tape->scratch = m->config.kind == EVENT_MODEL_APAN ? NULL : scratch; /* APAN's allocates its own */
     int status = check_batch(m, history, batch, err);
     if (status == TF_OK)
         status = m->config.kind == EVENT_MODEL_APAN ? event_model_apan_collect(m, history, batch, tape, err)
@@ -475,10 +503,11 @@ static int embed_tgn(const event_model *m, const event_batch *batch, event_tape 
 {
     const int64_t R = tape->roots, E = tape->entries - R, dm = m->config.memory_width, dt = m->config.time_width,
                   de = m->config.edge_width;
-    if (!(tape->query_delta = tf_alloc((size_t)R, sizeof(float), "attention time encodings", err)) ||
-        !(tape->query_time = tf_alloc((size_t)(R * dt), sizeof(float), "attention time encodings", err)) ||
-        !(tape->neighbour_time = tf_alloc((size_t)(E * dt), sizeof(float), "attention time encodings", err)) ||
-        (de > 0 && !(tape->neighbour_edge = tf_alloc((size_t)(E * de), sizeof(float), "neighbour edge features", err))))
+    if (!(tape->query_delta = tape_alloc(tape, (size_t)R, sizeof(float), "attention time encodings", err)) ||
+        !(tape->query_time = tape_alloc(tape, (size_t)(R * dt), sizeof(float), "attention time encodings", err)) ||
+        !(tape->neighbour_time = tape_alloc(tape, (size_t)(E * dt), sizeof(float), "attention time encodings", err)) ||
+        (de > 0 &&
+         !(tape->neighbour_edge = tape_alloc(tape, (size_t)(E * de), sizeof(float), "neighbour edge features", err))))
         return TF_ERR_INPUT;
     const float *w = m->attention_time_weight->value.data, *b = m->attention_time_bias->value.data;
     m->kernels->time_encoding_forward(tape->query_delta, R, w, b, dt, dt, tape->query_time); /* phi(0) */
@@ -486,9 +515,9 @@ static int embed_tgn(const event_model *m, const event_batch *batch, event_tape 
     for (int64_t e = 0; e < E && de > 0; e++)
         memcpy(tape->neighbour_edge + e * de, batch->edge_features + tape->neighbour_event[e] * de,
                (size_t)de * sizeof(float));
-    return ref_temporal_attention_forward(m->kernels, &m->attention, R, tape->neighbour_offset, tape->updated, tape->query_time,
-                                          tape->updated + R * dm, tape->neighbour_edge, tape->neighbour_time,
-                                          &tape->attention, tape->embedding, err);
+    return ref_temporal_attention_forward(m->kernels, &m->attention, R, tape->neighbour_offset, tape->updated,
+                                          tape->query_time, tape->updated + R * dm, tape->neighbour_edge,
+                                          tape->neighbour_time, tape->scratch, &tape->attention, tape->embedding, err);
 }
 
 /* Step 5, JODIE: z = LayerNorm(s') * (1 + W_tau delta~ + b_tau), delta~ = (t - t_u) / (t + 1), t_u the
@@ -497,10 +526,10 @@ static int embed_tgn(const event_model *m, const event_batch *batch, event_tape 
 static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
 {
     const int64_t R = tape->roots, dm = m->config.memory_width;
-    if (!(tape->projection_delta = tf_alloc((size_t)R, sizeof(float), "time projection", err)) ||
-        !(tape->norm_output = tf_alloc((size_t)(R * dm), sizeof(float), "time projection", err)) ||
-        !(tape->norm_hat = tf_alloc((size_t)(R * dm), sizeof(float), "time projection", err)) ||
-        !(tape->norm_inverse_std = tf_alloc((size_t)R, sizeof(float), "time projection", err)))
+    if (!(tape->projection_delta = tape_alloc(tape, (size_t)R, sizeof(float), "time projection", err)) ||
+        !(tape->norm_output = tape_alloc(tape, (size_t)(R * dm), sizeof(float), "time projection", err)) ||
+        !(tape->norm_hat = tape_alloc(tape, (size_t)(R * dm), sizeof(float), "time projection", err)) ||
+        !(tape->norm_inverse_std = tape_alloc(tape, (size_t)R, sizeof(float), "time projection", err)))
         return TF_ERR_INPUT;
     const double *latest = m->config.memory_update == EVENT_MEMORY_PER_VERTEX ? tape->mail_time : tape->memory_time;
     for (int64_t r = 0; r < R; r++)
@@ -516,8 +545,8 @@ static int embed_jodie(const event_model *m, event_tape *tape, tf_error *err)
 static int embed_apan(const event_model *m, event_tape *tape, tf_error *err)
 {
     const int64_t R = tape->roots, dm = m->config.memory_width;
-    if (!(tape->norm_hat = tf_alloc((size_t)(R * dm), sizeof(float), "embedding norm", err)) ||
-        !(tape->norm_inverse_std = tf_alloc((size_t)R, sizeof(float), "embedding norm", err)))
+    if (!(tape->norm_hat = tape_alloc(tape, (size_t)(R * dm), sizeof(float), "embedding norm", err)) ||
+        !(tape->norm_inverse_std = tape_alloc(tape, (size_t)R, sizeof(float), "embedding norm", err)))
         return TF_ERR_INPUT;
     ref_layer_norm_forward(tape->updated, m->norm_weight->value.data, m->norm_bias->value.data, R, dm,
                            ATTENTION_NORM_EPSILON, tape->embedding, tape->norm_hat, tape->norm_inverse_std);
@@ -527,9 +556,9 @@ static int embed_apan(const event_model *m, event_tape *tape, tf_error *err)
 int event_model_embed(const event_model *m, const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
 {
     const int64_t B = tape->batch_size, demb = m->config.embedding_width;
-    if (!(tape->embedding = tf_alloc((size_t)(3 * B * demb), sizeof(float), "embeddings", err)) ||
-        !(tape->positive_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)) ||
-        !(tape->negative_hidden = tf_alloc((size_t)(B * demb), sizeof(float), "decoder", err)))
+    if (!(tape->embedding = tape_alloc(tape, (size_t)(3 * B * demb), sizeof(float), "embeddings", err)) ||
+        !(tape->positive_hidden = tape_alloc(tape, (size_t)(B * demb), sizeof(float), "decoder", err)) ||
+        !(tape->negative_hidden = tape_alloc(tape, (size_t)(B * demb), sizeof(float), "decoder", err)))
         return TF_ERR_INPUT;
     int status = m->config.kind == EVENT_MODEL_TGN     ? embed_tgn(m, batch, tape, err)
                  : m->config.kind == EVENT_MODEL_JODIE ? embed_jodie(m, tape, err)
@@ -546,12 +575,19 @@ int event_model_embed(const event_model *m, const event_batch *batch, event_tape
 int event_model_forward(const event_model *m, const node_memory *memory, const temporal_csr *history,
                         const event_batch *batch, event_tape *tape, float *scores, tf_error *err)
 {
+    return event_model_forward_in(m, memory, history, batch, NULL, tape, scores, err);
+}
+
+int event_model_forward_in(const event_model *m, const node_memory *memory, const temporal_csr *history,
+                           const event_batch *batch, workspace *scratch, event_tape *tape, float *scores,
+                           tf_error *err)
+{
     if (memory->num_nodes < batch->events->num_nodes) {
         memset(tape, 0, sizeof *tape);
         return tf_error_set(err, TF_ERR_INPUT, "node memory of %lld vertices; the stream has %lld",
                             (long long)memory->num_nodes, (long long)batch->events->num_nodes);
     }
-    int status = event_model_collect(m, history, batch, tape, err);
+    int status = event_model_collect_in(m, history, batch, scratch, tape, err);
     if (status != TF_OK)
         return status;
     status = event_model_read_memory(m, memory, tape, err);
@@ -585,9 +621,9 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
                         tf_error *err)
 {
     const int64_t R = tape->roots, E = tape->entries - R, dm = m->config.memory_width, dt = m->config.time_width;
-    float *dquery_time = tf_alloc((size_t)(R * dt), sizeof(float), "attention time gradients", err);
+    float *dquery_time = tape_alloc(tape, (size_t)(R * dt), sizeof(float), "attention time gradients", err);
     float *dneighbour_time =
-        dquery_time ? tf_alloc((size_t)(E * dt), sizeof(float), "attention time gradients", err) : NULL;
+        dquery_time ? tape_alloc(tape, (size_t)(E * dt), sizeof(float), "attention time gradients", err) : NULL;
     int status = dneighbour_time ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK)
         status = ref_temporal_attention_backward(m->kernels, &m->attention, &tape->attention, dembedding, dupdated,
@@ -598,8 +634,8 @@ static int backward_tgn(event_model *m, const event_tape *tape, const float *dem
         m->kernels->time_encoding_backward(tape->query_delta, R, w, b, dt, dt, dquery_time, dw, db);
         m->kernels->time_encoding_backward(tape->neighbour_delta, E, w, b, dt, dt, dneighbour_time, dw, db);
     }
-    free(dquery_time);
-    free(dneighbour_time);
+    tape_scratch_free(tape, dquery_time);
+    tape_scratch_free(tape, dneighbour_time);
     return status;
 }
 
@@ -609,7 +645,7 @@ static int backward_jodie(event_model *m, const event_tape *tape, const float *d
                           tf_error *err)
 {
     const int64_t R = tape->roots, dm = m->config.memory_width;
-    float *dnorm_output = tf_alloc((size_t)(R * dm), sizeof(float), "time projection gradients", err);
+    float *dnorm_output = tape_alloc(tape, (size_t)(R * dm), sizeof(float), "time projection gradients", err);
     if (!dnorm_output)
         return TF_ERR_INPUT;
     ref_time_projection_backward(tape->norm_output, tape->projection_delta, R, dm, m->projection_weight->value.data,
@@ -617,7 +653,7 @@ static int backward_jodie(event_model *m, const event_tape *tape, const float *d
                                  m->projection_bias->sums);
     ref_layer_norm_backward(tape->norm_hat, tape->norm_inverse_std, m->norm_weight->value.data, dnorm_output, R, dm,
                             dupdated, m->norm_weight->sums, m->norm_bias->sums);
-    free(dnorm_output);
+    tape_scratch_free(tape, dnorm_output);
     return TF_OK;
 }
 
@@ -627,12 +663,13 @@ int event_model_backward_updater(event_model *m, const event_tape *tape, const f
         return event_model_apan_backward_updater(m, tape, dupdated, err);
     const int64_t N = tape->entries, dm = m->config.memory_width, dt = m->config.time_width;
     const int64_t dmsg = event_model_mail_width(m), din = dmsg + dt;
-    float *dinput = tf_alloc((size_t)(N * din), sizeof(float), "memory updater gradients", err);
+    float *dinput = tape_alloc(tape, (size_t)(N * din), sizeof(float), "memory updater gradients", err);
     /* the cell's gate gradients: [2N][3 d_mem] (GRU) or [N][d_mem] (RNN) */
     const int64_t gates = m->config.kind == EVENT_MODEL_TGN ? 6 * dm : dm;
-    float *scratch = dinput ? tf_alloc((size_t)(N * gates), sizeof(float), "memory updater gradients", err) : NULL;
+    float *scratch =
+        dinput ? tape_alloc(tape, (size_t)(N * gates), sizeof(float), "memory updater gradients", err) : NULL;
     if (!scratch) {
-        free(dinput);
+        tape_scratch_free(tape, dinput);
         return TF_ERR_INPUT;
     }
     /* The cell's own backward for the gate gradients and dinput; its parameter gradients come
@@ -660,8 +697,8 @@ int event_model_backward_updater(event_model *m, const event_tape *tape, const f
     m->kernels->time_encoding_backward(tape->updater_delta, N, m->memory_time_weight->value.data,
                                m->memory_time_bias->value.data, dt, din, dinput + dmsg, m->memory_time_weight->sums,
                                m->memory_time_bias->sums);
-    free(dinput);
-    free(scratch);
+    tape_scratch_free(tape, dinput);
+    tape_scratch_free(tape, scratch);
     return TF_OK;
 }
 
@@ -669,8 +706,8 @@ int event_model_backward_embedding(event_model *m, const event_tape *tape, const
                                    tf_error *err)
 {
     const int64_t B = tape->batch_size, R = tape->roots, demb = m->config.embedding_width;
-    float *dembedding = tf_alloc((size_t)(R * demb), sizeof(float), "embedding gradients", err);
-    float *dhidden = dembedding ? tf_alloc((size_t)(B * demb), sizeof(float), "decoder gradients", err) : NULL;
+    float *dembedding = tape_alloc(tape, (size_t)(R * demb), sizeof(float), "embedding gradients", err);
+    float *dhidden = dembedding ? tape_alloc(tape, (size_t)(B * demb), sizeof(float), "decoder gradients", err) : NULL;
     int status = dhidden ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK) {
         const float *source = tape->embedding, *destination = source + B * demb, *negative = source + 2 * B * demb;
@@ -687,21 +724,21 @@ int event_model_backward_embedding(event_model *m, const event_tape *tape, const
             ref_layer_norm_backward(tape->norm_hat, tape->norm_inverse_std, m->norm_weight->value.data, dembedding,
                                     R, m->config.memory_width, dupdated, m->norm_weight->sums, m->norm_bias->sums);
     }
-    free(dembedding);
-    free(dhidden);
+    tape_scratch_free(tape, dembedding);
+    tape_scratch_free(tape, dhidden);
     return status;
 }
 
 int event_model_backward(event_model *m, const event_tape *tape, const float *dscores, tf_error *err)
 {
     const int64_t N = tape->entries, dm = m->config.memory_width;
-    float *dupdated = tf_alloc((size_t)(N * dm), sizeof(float), "memory gradients", err);
+    float *dupdated = tape_alloc(tape, (size_t)(N * dm), sizeof(float), "memory gradients", err);
     int status = dupdated ? event_model_backward_embedding(m, tape, dscores, dupdated, err) : TF_ERR_INPUT;
     if (status == TF_OK)
         status = event_model_backward_updater(m, tape, dupdated, err);
     if (status == TF_OK)
         parameters_round_sums(&m->parameters);
-    free(dupdated);
+    tape_scratch_free(tape, dupdated);
     return status;
 }
 

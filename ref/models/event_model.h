@@ -221,6 +221,7 @@ typedef struct event_batch {
 
 /** What a batch's forward keeps: the entries, the memory rows read, and every layer's tape. */
 typedef struct event_tape {
+    workspace *scratch;          /**< where its arrays come from (event_model_collect_in()), or NULL: each its own */
     int64_t batch_size;          /**< B */
     int64_t roots;               /**< R = 3B: sources, destinations, negatives */
     int64_t entries;             /**< N = R + E: roots, then all sampled neighbours */
@@ -280,6 +281,14 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
                         const event_batch *batch, event_tape *tape, float *scores, tf_error *err);
 
 /**
+ * event_model_forward() with the tape's arrays (and the backward's scratch) from @p scratch, as
+ * event_model_collect_in() takes them: what a trainer uses, so that a run allocates once.
+ */
+int event_model_forward_in(const event_model *m, const node_memory *memory, const temporal_csr *history,
+                           const event_batch *batch, workspace *scratch, event_tape *tape, float *scores,
+                           tf_error *err);
+
+/**
  * Steps 1-2: check the batch, list its entries (roots [src; dst; neg], then TGN's sampled
  * neighbours, with their query times) and allocate the tape's per-entry arrays. Reads no memory
  * and no parameter: the batch's structure depends only on the stream and the negatives.
@@ -293,6 +302,16 @@ int event_model_forward(const event_model *m, const node_memory *memory, const t
  */
 int event_model_collect(const event_model *m, const temporal_csr *history, const event_batch *batch,
                         event_tape *tape, tf_error *err);
+
+/**
+ * event_model_collect() with the tape's arrays, and later the backward's scratch, carved from
+ * @p scratch (zeroed, as their own allocations are): event_tape_free() resets the workspace, so
+ * a trainer that keeps one for its batches allocates once, at the largest batch, instead of some
+ * forty arrays per batch. One live tape per workspace. NULL: each array its own allocation. APAN's
+ * tape (its mailbox's own allocations) ignores it.
+ */
+int event_model_collect_in(const event_model *m, const temporal_csr *history, const event_batch *batch,
+                           workspace *scratch, event_tape *tape, tf_error *err);
 
 /**
  * Allocate a tape's per-entry arrays for @p entries entries (vertex and time too when they are
@@ -418,7 +437,7 @@ void event_model_write_memory(const event_model *m, const event_tape *tape, cons
 void event_model_entry_message(const event_model *m, const event_tape *tape, const event_batch *batch, int64_t entry,
                                float *mail);
 
-/** Release a tape's arrays and zero it. Safe on a zeroed tape. */
+/** Release a tape's arrays (when they come from a workspace: reset it) and zero it. Safe on a zeroed tape. */
 void event_tape_free(event_tape *tape);
 
 #ifdef __cplusplus

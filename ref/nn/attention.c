@@ -9,12 +9,23 @@
 
 void attention_tape_free(attention_tape *tape)
 {
+    if (tape->scratch) { /* the workspace's: its reset takes them back */
+        memset(tape, 0, sizeof *tape);
+        return;
+    }
     float *arrays[] = {tape->query_input, tape->key_input,    tape->query,     tape->key,
                        tape->value,       tape->score,        tape->alpha,     tape->output_input,
                        tape->activated,   tape->normalized,   tape->inverse_std};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     memset(tape, 0, sizeof *tape);
+}
+
+/* A zeroed array of the tape (or the backward's scratch): from the workspace, or its own. */
+static float *tape_floats(const attention_tape *tape, int64_t count, const char *what, tf_error *err)
+{
+    return tape->scratch ? workspace_zeroed(tape->scratch, (size_t)count, sizeof(float), what, err)
+                         : tf_alloc((size_t)count, sizeof(float), what, err);
 }
 
 /* Copy in [rows][width] into columns [column, column + width) of out [rows][out_width]. */
@@ -35,26 +46,28 @@ static void add_columns(const float *in, int64_t in_width, int64_t column, int64
 int ref_temporal_attention_forward(const kernels *k, const temporal_attention *a, int64_t roots,
                                    const int64_t *neighbour_offset, const float *root_node, const float *root_time,
                                    const float *neighbour_node, const float *neighbour_edge,
-                                   const float *neighbour_time, attention_tape *tape, float *out, tf_error *err)
+                                   const float *neighbour_time, workspace *scratch, attention_tape *tape, float *out,
+                                   tf_error *err)
 {
     memset(tape, 0, sizeof *tape);
+    tape->scratch = scratch;
     const int64_t R = roots, E = neighbour_offset[roots], dh = a->node_width, de = a->edge_width,
                   dt = a->time_width, d = a->out_width, heads = a->heads, head_width = d / heads;
     const int64_t query_width = dh + dt, key_width = dh + de + dt;
     tape->roots = R;
     tape->neighbours = E;
     tape->neighbour_offset = neighbour_offset;
-    if (!(tape->query_input = tf_alloc((size_t)(R * query_width), sizeof(float), "attention queries", err)) ||
-        !(tape->key_input = tf_alloc((size_t)(E * key_width), sizeof(float), "attention keys", err)) ||
-        !(tape->query = tf_alloc((size_t)(R * d), sizeof(float), "attention queries", err)) ||
-        !(tape->key = tf_alloc((size_t)(E * d), sizeof(float), "attention keys", err)) ||
-        !(tape->value = tf_alloc((size_t)(E * d), sizeof(float), "attention values", err)) ||
-        !(tape->score = tf_alloc((size_t)(E * heads), sizeof(float), "attention scores", err)) ||
-        !(tape->alpha = tf_alloc((size_t)(E * heads), sizeof(float), "attention weights", err)) ||
-        !(tape->output_input = tf_alloc((size_t)(R * (d + dh)), sizeof(float), "attention outputs", err)) ||
-        !(tape->activated = tf_alloc((size_t)(R * d), sizeof(float), "attention outputs", err)) ||
-        !(tape->normalized = tf_alloc((size_t)(R * d), sizeof(float), "attention outputs", err)) ||
-        !(tape->inverse_std = tf_alloc((size_t)R, sizeof(float), "attention outputs", err))) {
+    if (!(tape->query_input = tape_floats(tape, R * query_width, "attention queries", err)) ||
+        !(tape->key_input = tape_floats(tape, E * key_width, "attention keys", err)) ||
+        !(tape->query = tape_floats(tape, R * d, "attention queries", err)) ||
+        !(tape->key = tape_floats(tape, E * d, "attention keys", err)) ||
+        !(tape->value = tape_floats(tape, E * d, "attention values", err)) ||
+        !(tape->score = tape_floats(tape, E * heads, "attention scores", err)) ||
+        !(tape->alpha = tape_floats(tape, E * heads, "attention weights", err)) ||
+        !(tape->output_input = tape_floats(tape, R * (d + dh), "attention outputs", err)) ||
+        !(tape->activated = tape_floats(tape, R * d, "attention outputs", err)) ||
+        !(tape->normalized = tape_floats(tape, R * d, "attention outputs", err)) ||
+        !(tape->inverse_std = tape_floats(tape, R, "attention outputs", err))) {
         attention_tape_free(tape);
         return TF_ERR_INPUT;
     }
@@ -118,18 +131,18 @@ int ref_temporal_attention_backward(const kernels *k, const temporal_attention *
                   d = a->out_width, heads = a->heads, head_width = d / heads;
     const int64_t query_width = dh + dt, key_width = dh + de + dt;
     const int64_t *offset = tape->neighbour_offset;
-    float *dactivated = tf_alloc((size_t)(R * d), sizeof(float), "attention gradients", err);
-    float *dpreactivation = dactivated ? tf_alloc((size_t)(R * d), sizeof(float), "attention gradients", err) : NULL;
+    float *dactivated = tape_floats(tape, R * d, "attention gradients", err);
+    float *dpreactivation = dactivated ? tape_floats(tape, R * d, "attention gradients", err) : NULL;
     float *doutput_input =
-        dpreactivation ? tf_alloc((size_t)(R * (d + dh)), sizeof(float), "attention gradients", err) : NULL;
-    float *dquery = doutput_input ? tf_alloc((size_t)(R * d), sizeof(float), "attention gradients", err) : NULL;
-    float *dkey = dquery ? tf_alloc((size_t)(E * d), sizeof(float), "attention gradients", err) : NULL;
-    float *dvalue = dkey ? tf_alloc((size_t)(E * d), sizeof(float), "attention gradients", err) : NULL;
-    float *dalpha = dvalue ? tf_alloc((size_t)E, sizeof(float), "attention gradients", err) : NULL;
+        dpreactivation ? tape_floats(tape, R * (d + dh), "attention gradients", err) : NULL;
+    float *dquery = doutput_input ? tape_floats(tape, R * d, "attention gradients", err) : NULL;
+    float *dkey = dquery ? tape_floats(tape, E * d, "attention gradients", err) : NULL;
+    float *dvalue = dkey ? tape_floats(tape, E * d, "attention gradients", err) : NULL;
+    float *dalpha = dvalue ? tape_floats(tape, E, "attention gradients", err) : NULL;
     float *dquery_input =
-        dalpha ? tf_alloc((size_t)(R * query_width), sizeof(float), "attention gradients", err) : NULL;
+        dalpha ? tape_floats(tape, R * query_width, "attention gradients", err) : NULL;
     float *dkey_input =
-        dquery_input ? tf_alloc((size_t)(E * key_width), sizeof(float), "attention gradients", err) : NULL;
+        dquery_input ? tape_floats(tape, E * key_width, "attention gradients", err) : NULL;
     int status = dkey_input ? TF_OK : TF_ERR_INPUT;
     if (status == TF_OK) {
         /* Output block: LayerNorm, ReLU, W_o. */
@@ -183,14 +196,8 @@ int ref_temporal_attention_backward(const kernels *k, const temporal_attention *
         if (dneighbour_time)
             add_columns(dkey_input, key_width, dh + de, E, dt, dneighbour_time);
     }
-    free(dactivated);
-    free(dpreactivation);
-    free(doutput_input);
-    free(dquery);
-    free(dkey);
-    free(dvalue);
-    free(dalpha);
-    free(dquery_input);
-    free(dkey_input);
+    float *scratch[] = {dactivated, dpreactivation, doutput_input, dquery, dkey, dvalue, dalpha, dquery_input, dkey_input};
+    for (size_t i = 0; i < sizeof scratch / sizeof *scratch && !tape->scratch; i++)
+        free(scratch[i]);
     return status;
 }

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "ref/core/error.h"
+#include "ref/core/workspace.h"
 #include "ref/nn/kernels.h"
 #include "ref/nn/parameters.h"
 
@@ -69,8 +70,11 @@ typedef struct temporal_attention {
     parameter *norm_bias;      /**< layer_norm.bias [d_out] */
 } temporal_attention;
 
-/** What the forward keeps for the backward. Owns its arrays; free with attention_tape_free(). */
+/** What the forward keeps for the backward. Its arrays are its own (free with attention_tape_free()),
+ * or, when the forward was given a workspace, the workspace's (attention_tape_free() then leaves
+ * them to the workspace's reset). */
 typedef struct attention_tape {
+    workspace *scratch;              /**< where its arrays and the backward's scratch come from, or NULL (not owned) */
     int64_t roots;                   /**< R */
     int64_t neighbours;               /**< E, all neighbour entries */
     const int64_t *neighbour_offset;  /**< [R + 1] the caller's offsets (not owned; must outlive the tape) */
@@ -98,6 +102,9 @@ typedef struct attention_tape {
  * @param neighbour_node    [E][d_h] h_w
  * @param neighbour_edge    [E][d_e] edge features of the neighbour events (NULL when d_e = 0)
  * @param neighbour_time    [E][d_t] phi(t - t_e)
+ * @param scratch          where the tape's arrays (and the backward's scratch) come from, zeroed:
+ *                         a workspace the caller resets after the backward (one allocation per run
+ *                         instead of a dozen per batch), or NULL for allocations of their own
  * @param tape             out: what the backward needs; free with attention_tape_free()
  * @param out              [R][d_out] z_u
  * @param err              out: no memory for the tape
@@ -106,7 +113,8 @@ typedef struct attention_tape {
 int ref_temporal_attention_forward(const kernels *k, const temporal_attention *a, int64_t roots,
                                    const int64_t *neighbour_offset, const float *root_node, const float *root_time,
                                    const float *neighbour_node, const float *neighbour_edge,
-                                   const float *neighbour_time, attention_tape *tape, float *out, tf_error *err);
+                                   const float *neighbour_time, workspace *scratch, attention_tape *tape, float *out,
+                                   tf_error *err);
 
 /**
  * Backward, given dout [R][d_out]. Adds into the parameters' double gradient sums
@@ -127,7 +135,7 @@ int ref_temporal_attention_backward(const kernels *k, const temporal_attention *
                                     const float *dout, float *droot_node, float *droot_time, float *dneighbour_node,
                                     float *dneighbour_time, tf_error *err);
 
-/** Release a tape's arrays and zero it. Safe on a zeroed tape. */
+/** Release a tape's arrays (unless a workspace holds them) and zero it. Safe on a zeroed tape. */
 void attention_tape_free(attention_tape *tape);
 
 #ifdef __cplusplus
