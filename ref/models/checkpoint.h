@@ -44,9 +44,9 @@ extern "C" {
 /** The file that marks a directory as a complete twofold checkpoint (written last). */
 #define CHECKPOINT_MARKER "trainer.npy"
 
-/** The format of trainer.npy this twofold writes and reads (1, 1001 and 2 were the earlier ones; 3 added
- *  a snapshot model's stacked pairs). */
-#define CHECKPOINT_FORMAT 3
+/** The format of trainer.npy this twofold writes and reads (1, 1001, 2 and 3 were the earlier ones; 3 added
+ *  a snapshot model's stacked pairs, 4 an event model's mails per mailbox). */
+#define CHECKPOINT_FORMAT 4
 
 /**
  * A test hook: with TWOFOLD_SAVE_FAULT_STEP=k in the environment, checkpoint_save() kills its
