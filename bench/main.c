@@ -42,6 +42,7 @@ static const sweep sweeps[] = {
     {"incremental", "incremental", incremental_benchmark},
     {"fusion", "fusion_temporal", fusion_benchmark},
     {"dispatch", "dispatch", dispatch_benchmark},
+    {"dispatch_apan", "dispatch", dispatch_apan_benchmark},
     {"async", "async", async_benchmark},
     {"partition", "partition", partition_benchmark},
     {"schedule", "schedule", schedule_benchmark},
