@@ -193,7 +193,11 @@ START_TEST(resume_ends_where_uninterrupted_run_ends)
     small_options(&o);
     char directory[256];
     snprintf(directory, sizeof directory, "%s/event_checkpoint", temporary_directory());
-    for (int kind = EVENT_MODEL_TGN; kind <= EVENT_MODEL_APAN; kind++) {
+    /* APAN (its rings restart at every epoch like the other memories, and --mails is in trainer.npy):
+     * natively only, since six epochs of its mailbox attention would add minutes under Valgrind, where
+     * its memory is checked by test_event_gradcheck and checkpoint_errors below. */
+    const int last = test_repeats(EVENT_MODEL_APAN, EVENT_MODEL_JODIE);
+    for (int kind = EVENT_MODEL_TGN; kind <= last; kind++) {
         event_trainer straight, first, resumed;
         event_epoch_report r_straight, r_first, r_resumed;
         tf_error err;
