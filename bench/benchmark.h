@@ -34,6 +34,8 @@ int minibatch_benchmark(const benchmark_options *options, tf_error *err);
 int fusion_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 04: Sven's redundancy and bytes per epoch, under mpiexec (bench/dispatch.c). */
 int dispatch_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 04: the same for APAN (its M-mail rows, its neighbour deliveries): apan_eta.csv, apan_bytes.csv. */
+int dispatch_apan_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 05: DGC's bytes saved and their cost in test MSE, simulated (bench/async.c). */
 int async_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 06: the partitioners' cut, balance, halo and bytes (bench/partition.c). */

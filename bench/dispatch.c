@@ -98,7 +98,12 @@ static int redundancy(const event_stream *es, event_model_kind kind, int64_t bat
 static const char *const sweep_data[] = {"wikipedia", "collegemsg", "enron", "bitcoin_otc"};
 static const int64_t sweep_batches[] = {200, 600, 1200, 2000};
 
-static int eta_sweep(const benchmark_options *o, FILE *csv, tf_error *err)
+/* Models first .. last of event_model_kind: TGN and JODIE (bench dispatch) or APAN (bench dispatch_apan). */
+typedef struct model_range {
+    event_model_kind first, last;
+} model_range;
+
+static int eta_sweep(const benchmark_options *o, model_range models, FILE *csv, tf_error *err)
 {
     if (csv_is_empty(csv))
         fprintf(csv, "data,model,batch,batches,N1,U1,eta1,N2,U2,eta2,T\n");
@@ -111,7 +116,7 @@ static int eta_sweep(const benchmark_options *o, FILE *csv, tf_error *err)
         dataset data;
         if (load_events(sweep_data[d], &data, err) != TF_OK)
             return -1;
-        for (int kind = EVENT_MODEL_TGN; kind <= EVENT_MODEL_JODIE; kind++)
+        for (int kind = models.first; kind <= (int)models.last; kind++)
             for (int b = 0; b < 4; b++) {
                 dispatch_counts c;
                 if (redundancy(&data.events, (event_model_kind)kind, sweep_batches[b], &c, err) != TF_OK) {
@@ -134,20 +139,23 @@ static int eta_sweep(const benchmark_options *o, FILE *csv, tf_error *err)
     return 0;
 }
 
-/* The paper's App. C volume of @p mode (bytes), from a run's own counts; NaN for naive (no formula). */
-static double paper_formula(const dispatch_traffic *t, dispatch_mode mode, int64_t dm, int64_t dmsg)
+/* The paper's App. C volume of @p mode (bytes), from a run's own counts; NaN for naive (no formula).
+ * A dispatched row is d_mem + the mailbox (APAN: M mails of d_msg), a written one d_mem + one mail. */
+static double paper_formula(const dispatch_traffic *t, dispatch_mode mode, const event_model *m)
 {
     const double M = t->ranks, C0 = 4, N1 = (double)t->counts.entries, N2 = (double)t->counts.writes;
+    const double dm = (double)m->config.memory_width, dmsg = (double)event_model_mail_width(m);
+    const double box = (double)m->config.mails * dmsg;
     const double eta1 = dispatch_eta(t->counts.entries, t->counts.unique);
     const double eta2 = dispatch_eta(t->counts.writes, t->counts.written_per_trainer);
-    const double aggregation = N2 * (1 - eta2) * (double)(dmsg + dm) * 2 * (M - 1) / M * C0;
+    const double aggregation = N2 * (1 - eta2) * (dmsg + dm) * 2 * (M - 1) / M * C0;
     switch (mode) {
     case DISPATCH_DEPCACHE:
-        return N2 * (1 - eta2) * (double)(dmsg + dm) * 2 * (M - 1) * (M - 1) / M * C0;
+        return N2 * (1 - eta2) * (dmsg + dm) * 2 * (M - 1) * (M - 1) / M * C0;
     case DISPATCH_DEPCOMM:
-        return N1 * (double)dm * 2 * (M - 1) / M * C0 + aggregation;
+        return N1 * dm * 2 * (M - 1) / M * C0 + aggregation;
     case DISPATCH_SVEN:
-        return N1 * (1 - eta1) * (double)(dmsg + dm) * 2 * (M - 1) / M * C0 + aggregation;
+        return N1 * (1 - eta1) * (box + dm) * 2 * (M - 1) / M * C0 + aggregation;
     default:
         return NAN;
     }
@@ -193,19 +201,18 @@ static int bytes_point(comm *group, const char *name, const event_stream *es, ev
         opt_event_trainer_free(&tr);
         return -1;
     }
-    const int64_t dm = config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
     dispatch_bytes p;
-    dispatch_traffic_predict(&t, mode, dm, dmsg, config.memory_update, &p);
+    dispatch_traffic_predict(&t, mode, &tr.base.model, &p);
     const dispatch_bytes *b = &t.bytes;
     const int wrong = b->counts != p.counts || b->requests != p.requests || b->dispatch_rows != p.dispatch_rows ||
                       b->updates != p.updates || b->update_gradients != p.update_gradients ||
                       b->aggregation != p.aggregation;
     const uint64_t rows = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
-    const uint64_t bound = dispatch_traffic_lower_bound(&t, dm, dmsg, config.memory_update);
+    const uint64_t bound = dispatch_traffic_lower_bound(&t, &tr.base.model);
     const dispatch_counts *c = &t.counts;
-    const double formula = paper_formula(&t, mode, dm, dmsg);
+    const double formula = paper_formula(&t, mode, &tr.base.model);
     const double eta1 = dispatch_eta(c->entries, c->unique), eta2 = dispatch_eta(c->writes, c->written_per_trainer);
-    const double per_trainer_extra = (double)dispatch_write_row_bytes(dm, dmsg, config.memory_update) *
+    const double per_trainer_extra = (double)dispatch_write_row_bytes(&tr.base.model) *
                                      (double)(c->written_per_trainer_remote - c->written_remote);
     if (group->rank == 0) {
         if (wrong)
@@ -271,26 +278,39 @@ static int placement_cost(const event_stream *es, event_model_kind kind, const c
     return status;
 }
 
-static int bytes_sweep(comm *group, const benchmark_options *o, FILE *csv, tf_error *err)
+static int bytes_sweep(comm *group, const benchmark_options *o, model_range models, FILE *csv, tf_error *err)
 {
     if (group->rank == 0) {
         printf("\nBytes of one training epoch on %d ranks, batch %d, widths %d: memory rows sent (all ranks), the "
                "lower bound (each unique remote row once), the paper's App. C volume from this run's N1, N2, eta\n",
                group->size, DISPATCH_BATCH, DISPATCH_WIDTH);
+        if (models.first == EVENT_MODEL_APAN)
+            printf("APAN on Wikipedia's first %d events, hash placement\n", DISPATCH_EVENTS);
         if (csv_is_empty(csv))
             fprintf(csv, "data,model,placement,R,mode,batches,N1,U1,U1_remote,N1_remote,N2,U2_trainer,U2,U2_remote,"
                          "eta1,eta2,T,counts,requests,dispatch_rows,updates,update_gradients,aggregation,gradients,"
                          "other,memory_rows,lower_bound,paper,per_trainer_extra,cap_max,cap_mean,seconds,wrong\n");
     }
     const char *placements[] = {"hash", "range", "interval", "random"};
-    /* Every placement on Wikipedia at 4 and 8 ranks; hash elsewhere. */
-    const int placement_rounds = group->size == 4 || group->size == 8 ? 4 : 1;
+    /* Every placement on Wikipedia at 4 and 8 ranks; hash elsewhere. APAN's mailbox attention over M
+     * mails makes its epochs the slowest: it runs on the first DISPATCH_EVENTS events, hash only. */
+    const int apan = models.first == EVENT_MODEL_APAN;
+    const int placement_rounds = !apan && (group->size == 4 || group->size == 8) ? 4 : 1;
     int wrong = 0;
-    for (int d = 0; d < (o->quick ? 1 : 2); d++) {
+    for (int d = 0; d < (o->quick || apan ? 1 : 2); d++) {
         dataset data;
         if (load_events(sweep_data[d], &data, err) != TF_OK)
             return -1;
-        for (int kind = EVENT_MODEL_TGN; kind <= EVENT_MODEL_JODIE; kind++)
+        if (apan) { /* the prefix replaces the stream it came from */
+            event_stream prefix;
+            if (event_stream_copy_prefix(&data.events, DISPATCH_EVENTS, &prefix, err) != TF_OK) {
+                dataset_free(&data);
+                return -1;
+            }
+            event_stream_free(&data.events);
+            data.events = prefix;
+        }
+        for (int kind = models.first; kind <= (int)models.last; kind++)
             for (int p = 0; p < (d == 0 ? placement_rounds : 1); p++) {
                 double cap[2] = {0, 0}; /* max, mean */
                 if (group->rank == 0 &&
@@ -390,8 +410,11 @@ static FILE *open_csv(const benchmark_options *o, const comm *group, const char 
     return file->stream;
 }
 
-int dispatch_benchmark(const benchmark_options *o, tf_error *err)
+/* One R of either benchmark: the redundancy sweep at R = 1 (into eta.csv, APAN's apan_eta.csv), the
+ * bytes sweep at R > 1 (bytes.csv, apan_bytes.csv), and (TGN and JODIE, R <= 2) the epoch times. */
+static int dispatch_models(const benchmark_options *o, model_range models, tf_error *err)
 {
+    const int apan = models.first == EVENT_MODEL_APAN;
     comm group;
     char reason[256];
     if (comm_init(&group, NULL, NULL, 0, reason, sizeof reason, err) != TF_OK)
@@ -406,24 +429,24 @@ int dispatch_benchmark(const benchmark_options *o, tf_error *err)
     FILE *csv = NULL;
     output_file file;
     if (group.size == 1) {
-        if (!(csv = open_csv(o, &group, "eta.csv", &file, err)))
+        if (!(csv = open_csv(o, &group, apan ? "apan_eta.csv" : "eta.csv", &file, err)))
             result = -1;
         if (result == 0)
-            result = eta_sweep(o, csv, err);
+            result = eta_sweep(o, models, csv, err);
         if (bench_csv_close(&file, result >= 0, err) < 0)
             result = -1;
     } else {
-        if (!(csv = open_csv(o, &group, "bytes.csv", &file, err)) && group.rank == 0)
+        if (!(csv = open_csv(o, &group, apan ? "apan_bytes.csv" : "bytes.csv", &file, err)) && group.rank == 0)
             result = -1;
         double failed = result < 0; /* every rank must agree before the collectives start */
         if (comm_allreduce_sum_double(&group, &failed, 1, err) != TF_OK || failed)
             result = -1;
         if (result == 0)
-            result = bytes_sweep(&group, o, csv, err);
+            result = bytes_sweep(&group, o, models, csv, err);
         if (bench_csv_close(&file, result >= 0, err) < 0)
             result = -1;
     }
-    if (result >= 0 && group.size <= 2 && !o->quick) {
+    if (result >= 0 && group.size <= 2 && !o->quick && !apan) {
         int wrong_before = result;
         if (!(csv = open_csv(o, &group, "epoch.csv", &file, err)) && group.rank == 0)
             result = -1;
@@ -436,4 +459,14 @@ int dispatch_benchmark(const benchmark_options *o, tf_error *err)
     }
     comm_finalize(&group);
     return result;
+}
+
+int dispatch_benchmark(const benchmark_options *o, tf_error *err)
+{
+    return dispatch_models(o, (model_range){EVENT_MODEL_TGN, EVENT_MODEL_JODIE}, err);
+}
+
+int dispatch_apan_benchmark(const benchmark_options *o, tf_error *err)
+{
+    return dispatch_models(o, (model_range){EVENT_MODEL_APAN, EVENT_MODEL_APAN}, err);
 }

@@ -43,6 +43,7 @@ static const sweep sweeps[] = {
     {"minibatch", "incremental", minibatch_benchmark},
     {"fusion", "fusion_temporal", fusion_benchmark},
     {"dispatch", "dispatch", dispatch_benchmark},
+    {"dispatch_apan", "dispatch", dispatch_apan_benchmark},
     {"async", "async", async_benchmark},
     {"partition", "partition", partition_benchmark},
     {"schedule", "schedule", schedule_benchmark},

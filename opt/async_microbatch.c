@@ -124,8 +124,7 @@ static int post_rows(opt_event_trainer *tr, const microbatch_split *split, const
         receive_offset[r] = x->send_offset[r] + asked;
     }
     const event_model *m = &tr->base.model;
-    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m),
-                                               m->config.memory_update);
+    const size_t row = dispatch_read_row_bytes(m);
     uint64_t *outer = comm_charge(tr->group, &tr->bytes.dispatch_rows);
     const int status = comm_ialltoallv(tr->group, tr->send_rows, send_count, send_offset, tr->receive_rows,
                                        receive_count, receive_offset, row, request, err);

@@ -50,6 +50,19 @@ int64_t dispatch_batch_capacity(const dispatch_setup *s)
     return 3 * dispatch_batch_largest(s) * (1 + k);
 }
 
+/* APAN's recipients per positive root: its k sampled neighbours and itself. */
+static int64_t apan_reach(const dispatch_setup *s)
+{
+    const event_model_config *c = &s->base->model.config;
+    return c->kind == EVENT_MODEL_APAN ? 2 * dispatch_batch_largest(s) * (c->neighbours + 1) : 0;
+}
+
+int64_t dispatch_batch_write_capacity(const dispatch_setup *s)
+{
+    const int64_t entries = dispatch_batch_capacity(s), apan = apan_reach(s) + 2 * dispatch_batch_largest(s);
+    return apan_reach(s) > 0 && apan > entries ? apan : entries;
+}
+
 int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *err)
 {
     memset(b, 0, sizeof *b);
@@ -64,6 +77,14 @@ int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *
     if (status == TF_OK)
         status = dispatch_requests_create(&b->requests, s->ranks, capacity, err);
     if (status == TF_OK && !(b->scratch = tf_alloc(1, sizeof *b->scratch, "batch workspace", err))) /* zeroed: empty */
+        status = TF_ERR_INPUT;
+    const size_t reach = (size_t)apan_reach(s), rows = reach + 2 * (size_t)dispatch_batch_largest(s);
+    if (status == TF_OK && reach > 0 &&
+        (!(b->delivery_wins = tf_alloc(reach, sizeof *b->delivery_wins, "mail deliveries", err)) ||
+         !(b->reached = tf_alloc(reach, sizeof *b->reached, "mail deliveries", err)) ||
+         !(b->write_vertex = tf_alloc(rows, sizeof *b->write_vertex, "write rows", err)) ||
+         !(b->write_memory = tf_alloc(rows, sizeof *b->write_memory, "write rows", err)) ||
+         !(b->write_mail = tf_alloc(rows, sizeof *b->write_mail, "write rows", err))))
         status = TF_ERR_INPUT;
     if (status != TF_OK)
         dispatch_batch_free(b);
@@ -80,6 +101,7 @@ void dispatch_batch_free(dispatch_batch *b)
     if (b->scratch)
         workspace_free(b->scratch);
     free(b->scratch);
+    free(b->delivery_wins), free(b->reached), free(b->write_vertex), free(b->write_memory), free(b->write_mail);
     memset(b, 0, sizeof *b);
 }
 
@@ -103,12 +125,75 @@ static int64_t count_remote(const int32_t *vertices, int64_t n, const dispatch_s
     return remote;
 }
 
+/* APAN: which of the slice's deliveries win in the global batch. The delivery rule orders deliveries
+ * by event first, so a delivery of this slice wins unless an event of a later slice reaches the same
+ * vertex: its endpoints and their sampled neighbours (a function of the stream, as in collection). */
+static void keep_delivery_winners(dispatch_batch *b, const dispatch_setup *s, dispatch_table *scratch)
+{
+    const event_trainer *tr = s->base;
+    const event_stream *es = tr->events;
+    const int k = tr->model.config.neighbours;
+    int64_t count = 0;
+    for (int64_t e = b->first + b->size; e < b->global.first + b->global.size; e++)
+        for (int side = 0; side < 2; side++) {
+            const int32_t v = side ? es->dst[e] : es->src[e];
+            b->reached[count] = v;
+            count += 1 + temporal_csr_recent(&tr->history, v, es->time[e], k, b->reached + count + 1, NULL, NULL);
+        }
+    for (int64_t i = 0; i < count; i++)
+        scratch->last_key[b->reached[i]] = 1;
+    for (int64_t w = 0; w < b->tape.deliveries; w++)
+        b->delivery_wins[w] = scratch->last_key[b->tape.delivery_vertex[w]] < 0;
+    for (int64_t i = 0; i < count; i++)
+        scratch->last_key[b->reached[i]] = -1;
+}
+
+/* APAN: the rows of the write-back, one per vertex this rank writes: the global memory winners in key
+ * order, each with its vertex's mail when that delivery wins here too, then the winning deliveries to
+ * vertices whose memory this rank does not write. Every positive endpoint is among the slice's
+ * deliveries (its own mail), so its row always finds its delivery. */
+static void list_apan_writes(dispatch_batch *b, const dispatch_setup *s, dispatch_table *scratch)
+{
+    const event_tape *t = &b->tape;
+    int32_t *at = scratch->position; /* vertex -> its delivery; -2 once its row is listed */
+    for (int64_t w = 0; w < t->deliveries; w++)
+        at[t->delivery_vertex[w]] = (int32_t)w;
+    b->write_count = 0;
+    for (int64_t j = 0; j < b->size; j++)
+        for (int64_t role = 0; role < 2; role++) {
+            const int64_t entry = role * b->size + j;
+            const int32_t v = t->vertex[entry];
+            if (b->plan.writer[b->plan.position[entry]] != entry)
+                continue;
+            b->write_vertex[b->write_count] = v;
+            b->write_memory[b->write_count] = entry;
+            b->write_mail[b->write_count++] = b->delivery_wins[at[v]] ? at[v] : -1;
+            at[v] = -2;
+        }
+    for (int64_t w = 0; w < t->deliveries; w++)
+        if (b->delivery_wins[w] && at[t->delivery_vertex[w]] != -2) {
+            b->write_vertex[b->write_count] = t->delivery_vertex[w];
+            b->write_memory[b->write_count] = -1;
+            b->write_mail[b->write_count++] = w;
+        }
+    for (int64_t w = 0; w < t->deliveries; w++)
+        at[t->delivery_vertex[w]] = -1;
+    dispatch_counts *c = &b->counts;
+    c->writes = 2 * b->size + t->deliveries;
+    c->writes_remote = count_remote(t->vertex, 2 * b->size, s) + count_remote(t->delivery_vertex, t->deliveries, s);
+    c->written_per_trainer = t->deliveries;
+    c->written_per_trainer_remote = count_remote(t->delivery_vertex, t->deliveries, s);
+    c->written = b->write_count;
+    c->written_remote = count_remote(b->write_vertex, b->write_count, s);
+}
+
 int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event_batch_spec *global,
                          dispatch_table *scratch, tf_error *err)
 {
     const event_trainer *tr = s->base;
     event_tape_free(&b->tape);
     memset(&b->counts, 0, sizeof b->counts);
+    b->write_count = 0;
     b->global = *global;
     dispatch_slice(global, s->rank, s->ranks, &b->first, &b->size);
     for (int64_t j = 0; j < b->size; j++)
@@ -139,6 +224,10 @@ int dispatch_batch_build(dispatch_batch *b, const dispatch_setup *s, const event
     c->unique_remote = count_remote(b->plan.vertex, b->plan.unique, s);
     c->writes = 2 * b->size;
     c->writes_remote = count_remote(b->tape.vertex, 2 * b->size, s);
+    if (tr->model.config.kind == EVENT_MODEL_APAN && b->size > 0) {
+        keep_delivery_winners(b, s, scratch);
+        list_apan_writes(b, s, scratch);
+    }
     return TF_OK;
 }
 

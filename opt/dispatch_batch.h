@@ -62,11 +62,14 @@ typedef struct dispatch_counts {
     int64_t entries_remote;              /**< of them owned by another rank */
     int64_t unique;                      /**< U1: unique vertices of the ranks' plans */
     int64_t unique_remote;               /**< of them owned by another rank */
-    int64_t writes;                      /**< N2: positive endpoints (2 per event) */
+    int64_t writes;                      /**< N2: positive endpoints (2 per event; APAN: and the slice's mail
+                                              deliveries, the rows of its naive write-back) */
     int64_t writes_remote;               /**< of them owned by another rank (the naive write-back) */
-    int64_t written_per_trainer;         /**< vertices with a writer in a rank's own plan (the paper's Phi) */
+    int64_t written_per_trainer;         /**< vertices with a writer in a rank's own plan (the paper's Phi;
+                                              APAN: every vertex its slice's deliveries reach) */
     int64_t written_per_trainer_remote;  /**< of them owned by another rank */
-    int64_t written;                     /**< U2: vertices written, once each (global winners) */
+    int64_t written;                     /**< U2: vertices written, once each (global winners; APAN: vertices
+                                              whose memory or mail this rank writes, one row each) */
     int64_t written_remote;              /**< of them held by a rank that does not own them */
 } dispatch_counts;
 
@@ -98,6 +101,15 @@ typedef struct dispatch_batch {
     const dispatch_plan *fetch;    /**< whose V_u is fetched: &plan (sven) or &occurrences (naive, depcomm) */
     dispatch_requests requests;    /**< fetch's rows grouped by owner (empty for depcache) */
     dispatch_counts counts;        /**< this batch on this rank */
+    /* APAN's write-back (its mails reach the positive roots' sampled neighbours too, event_model.h). The
+     * slice's tape lists its deliveries after the delivery rule (tape.delivery_vertex, delivery_entry);
+     * a delivery wins in the global batch when no later slice reaches its vertex. */
+    uint8_t *delivery_wins;        /**< APAN: [2 B (k + 1)] 1 where the tape's delivery w is a global winner */
+    int32_t *reached;              /**< APAN scratch: [2 B (k + 1)] vertices the later slices reach */
+    int64_t write_count;           /**< APAN: rows of the write-back (opt/train_events.c packs them) */
+    int32_t *write_vertex;         /**< APAN: [2 B (k + 2)] the vertex of each row */
+    int64_t *write_memory;         /**< APAN: [2 B (k + 2)] the positive root entry whose s' it stores, or -1 */
+    int64_t *write_mail;           /**< APAN: [2 B (k + 2)] the tape's delivery it delivers, or -1 */
 } dispatch_batch;
 
 /** Events [*first, *first + *size) of global batch @p global belong to @p rank of @p ranks. */
@@ -109,8 +121,12 @@ void dispatch_slice(const event_batch_spec *global, int rank, int ranks, int64_t
 int64_t dispatch_batch_largest(const dispatch_setup *s);
 
 /** The most entries a batch of @p s can have: 3 B (1 + k), B = dispatch_batch_largest(), k =
- *  TGN's neighbours (JODIE: 0). */
+ *  TGN's neighbours (JODIE, APAN: 0; APAN's neighbours receive mails but are not entries). */
 int64_t dispatch_batch_capacity(const dispatch_setup *s);
+
+/** The most rows a write-back of @p s moves to one rank: the entries' capacity, or for APAN 2 B (k + 2)
+ *  (every positive endpoint's memory and every delivery of the naive write-back), whichever is larger. */
+int64_t dispatch_batch_write_capacity(const dispatch_setup *s);
 
 /** Allocate a batch's buffers for @p s's batch size. @return 0, or TF_ERR_INPUT (no memory). */
 int dispatch_batch_create(dispatch_batch *b, const dispatch_setup *s, tf_error *err);

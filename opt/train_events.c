@@ -16,39 +16,53 @@
  * both from the event's time, so there mail_ts = mem_ts and one of them travels. */
 static size_t row_times(event_memory_update rule) { return rule == EVENT_MEMORY_PER_VERTEX ? 2 : 1; }
 
-size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule)
+/* Whether a read row carries the mail_ts of every mailbox slot beside mem_ts: under the per-vertex
+ * rule (the updater reads mail_ts), and for APAN, whose neighbours receive mails without a memory
+ * write, so a slot's mail_ts is not its vertex's mem_ts. */
+static int carries_mail_times(const event_model *m)
 {
-    return (size_t)(memory_width + mail_width) * sizeof(float) + row_times(rule) * sizeof(double);
+    return m->config.kind == EVENT_MODEL_APAN || m->config.memory_update == EVENT_MEMORY_PER_VERTEX;
 }
 
-size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule)
+size_t dispatch_read_row_bytes(const event_model *m)
 {
-    return sizeof(int32_t) + dispatch_read_row_bytes(memory_width, mail_width, rule);
+    const int64_t M = m->config.mails, box = M * event_model_mail_width(m);
+    return (size_t)(m->config.memory_width + box) * sizeof(float) +
+           (size_t)(1 + (carries_mail_times(m) ? M : 0)) * sizeof(double);
 }
 
-/* A read row [memory][mail][mem_ts] (per vertex: [mem_ts][mail_ts]) of vertex row `row` of a node
- * memory. The doubles may sit at any byte: memcpy in and out. */
-static void pack_read_row(unsigned char *out, const node_memory *m, int64_t row, event_memory_update rule)
+size_t dispatch_write_row_bytes(const event_model *m)
 {
-    const size_t dm = (size_t)m->memory_width, dmsg = (size_t)m->mail_width;
+    const size_t floats = (size_t)(m->config.memory_width + event_model_mail_width(m)) * sizeof(float);
+    if (m->config.kind == EVENT_MODEL_APAN) /* [vertex][parts][s'][mail][mem_ts][mail_ts] */
+        return 2 * sizeof(int32_t) + floats + 2 * sizeof(double);
+    return sizeof(int32_t) + floats + row_times(m->config.memory_update) * sizeof(double);
+}
+
+/* A read row [memory][mailbox: M mails][mem_ts] (with mail_times: [mail_ts of every slot] after it)
+ * of vertex row `row` of a node memory. The doubles may sit at any byte: memcpy in and out. */
+static void pack_read_row(unsigned char *out, const node_memory *m, int64_t row, int mail_times)
+{
+    const size_t dm = (size_t)m->memory_width, box = (size_t)(m->mails * m->mail_width), M = (size_t)m->mails;
     memcpy(out, m->memory + (size_t)row * dm, dm * sizeof(float));
-    memcpy(out + dm * sizeof(float), m->mail + (size_t)row * dmsg, dmsg * sizeof(float));
-    memcpy(out + (dm + dmsg) * sizeof(float), &m->memory_time[row], sizeof(double));
-    if (rule == EVENT_MEMORY_PER_VERTEX)
-        memcpy(out + (dm + dmsg) * sizeof(float) + sizeof(double), &m->mail_time[row], sizeof(double));
+    memcpy(out + dm * sizeof(float), m->mail + (size_t)row * box, box * sizeof(float));
+    memcpy(out + (dm + box) * sizeof(float), &m->memory_time[row], sizeof(double));
+    if (mail_times)
+        memcpy(out + (dm + box) * sizeof(float) + sizeof(double), &m->mail_time[(size_t)row * M], M * sizeof(double));
 }
 
-/* Entry k of a tape takes a read row: its own copy of memory, mail, mem_ts and mail_ts. */
-static void unpack_read_row(const unsigned char *in, event_tape *tape, int64_t k, size_t dm, size_t dmsg,
-                            event_memory_update rule)
+/* Entry k of a tape takes a read row: its own copy of memory, mailbox, mem_ts and mail_ts. */
+static void unpack_read_row(const unsigned char *in, event_tape *tape, int64_t k, const event_model *m)
 {
+    const size_t dm = (size_t)m->config.memory_width, M = (size_t)m->config.mails;
+    const size_t box = M * (size_t)event_model_mail_width(m);
     memcpy(tape->memory + (size_t)k * dm, in, dm * sizeof(float));
-    memcpy(tape->mail + (size_t)k * dmsg, in + dm * sizeof(float), dmsg * sizeof(float));
-    memcpy(&tape->memory_time[k], in + (dm + dmsg) * sizeof(float), sizeof(double));
-    if (rule == EVENT_MEMORY_PER_VERTEX)
-        memcpy(&tape->mail_time[k], in + (dm + dmsg) * sizeof(float) + sizeof(double), sizeof(double));
+    memcpy(tape->mail + (size_t)k * box, in + dm * sizeof(float), box * sizeof(float));
+    memcpy(&tape->memory_time[k], in + (dm + box) * sizeof(float), sizeof(double));
+    if (carries_mail_times(m))
+        memcpy(&tape->mail_time[(size_t)k * M], in + (dm + box) * sizeof(float) + sizeof(double), M * sizeof(double));
     else
-        tape->mail_time[k] = tape->memory_time[k]; /* equal in every row under this rule */
+        tape->mail_time[k] = tape->memory_time[k]; /* M = 1, and equal in every row under this rule */
 }
 
 /* ---- creating ---------------------------------------------------------------------------------- */
@@ -77,17 +91,20 @@ void opt_event_trainer_free(opt_event_trainer *tr)
 static int deduplicating(const opt_event_trainer *tr) { return tr->unique_of != NULL; }
 
 /* The buffers of the exchanges, sized once: no exchange of a batch of this size holds more rows
- * than the entries of a whole global batch, 3 B (1 + k). */
+ * than the entries of a whole global batch, 3 B (1 + k), nor (APAN's write-back) 2 B (k + 2) write
+ * rows; only entries are read, so read rows (APAN's hold M mails) need only the entries' room. */
 static int allocate_buffers(opt_event_trainer *tr, tf_error *err)
 {
     const event_model *m = &tr->base.model;
     const int64_t B = dispatch_batch_largest(&tr->setup), dm = m->config.memory_width;
+    const int64_t entries = dispatch_batch_capacity(&tr->setup);
     const size_t C = (size_t)tr->capacity;
-    size_t largest = dispatch_write_row_bytes(dm, event_model_mail_width(m), m->config.memory_update);
-    largest = largest > 12 ? largest : 12;
-    tr->row_bytes = largest;
-    if (!(tr->send_rows = tf_alloc(C, largest, "exchange buffers", err)) ||
-        !(tr->receive_rows = tf_alloc(C, largest, "exchange buffers", err)) ||
+    size_t bytes = C * dispatch_write_row_bytes(m), reads = (size_t)entries * dispatch_read_row_bytes(m);
+    bytes = bytes > reads ? bytes : reads;
+    bytes = bytes > 12 * C ? bytes : 12 * C; /* DepComm's requests */
+    tr->row_bytes = bytes / C;
+    if (!(tr->send_rows = tf_alloc(bytes, 1, "exchange buffers", err)) ||
+        !(tr->receive_rows = tf_alloc(bytes, 1, "exchange buffers", err)) ||
         !(tr->asked = tf_alloc(C, sizeof *tr->asked, "exchange buffers", err)) ||
         !(tr->asked_time = tf_alloc(C, sizeof *tr->asked_time, "exchange buffers", err)) ||
         !(tr->arrival = tf_alloc(C, sizeof *tr->arrival, "exchange buffers", err)) ||
@@ -99,12 +116,12 @@ static int allocate_buffers(opt_event_trainer *tr, tf_error *err)
         return TF_ERR_INPUT;
     if (m->kernels == &ref_kernels || tr->mode == DISPATCH_DEPCOMM)
         return TF_OK;
-    for (tr->slot_count = 1; tr->slot_count < 2 * tr->capacity;)
+    for (tr->slot_count = 1; tr->slot_count < 2 * entries;)
         tr->slot_count *= 2;
     if (!(tr->unique_of = tf_alloc(C, sizeof *tr->unique_of, "distinct entries", err)) ||
         !(tr->slots = tf_alloc((size_t)tr->slot_count, sizeof *tr->slots, "distinct entries", err)))
         return TF_ERR_INPUT;
-    return event_tape_alloc_entries(m, &tr->unique, tr->capacity, err);
+    return event_tape_alloc_entries(m, &tr->unique, entries, err);
 }
 
 /* Every rank must run the same stream, mode, batch size and placement, or their collectives
@@ -141,17 +158,11 @@ int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, 
         return tf_error_set(err, TF_ERR_INPUT, "staleness %d: the distributed event trainer delays its gradients in "
                                                "its pipeline (opt/async_pipeline.h)",
                             options->staleness);
-    /* Its rows carry one mail and its write-back reaches the endpoints only: APAN's ring of M mails
-     * and its deliveries to the sampled neighbours are not in this dispatch yet, so it would move
-     * the wrong state; refuse rather than train something that is not APAN. */
-    if (config->kind == EVENT_MODEL_APAN)
-        return tf_error_set(err, TF_ERR_INPUT, "apan runs in the reference only (without --impl opt): the dispatch "
-                                               "moves one-mail rows to the endpoints, not APAN's %lld-mail rings "
-                                               "and its deliveries to the sampled neighbours",
-                            (long long)config->mails);
     tr->group = group;
     tr->mode = mode;
-    int status = event_trainer_create(&tr->base, events, edge_features, config, options, err);
+    event_train_options base = *options;
+    base.without_memory = mode != DISPATCH_DEPCACHE; /* the partitioned modes keep only their own rows */
+    int status = event_trainer_create(&tr->base, events, edge_features, config, &base, err);
     if (status == TF_OK)
         status = opt_state_agree(group, &tr->base.model.parameters, &tr->base.optimizer, tr->base.epoch, err);
     int32_t *owner = NULL;
@@ -162,12 +173,11 @@ int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, 
     if (status == TF_OK)
         status = dispatch_placement_create(&tr->placement, owner, events->num_nodes, group->size, err);
     free(owner);
-    if (status == TF_OK && mode != DISPATCH_DEPCACHE) { /* the partitioned modes keep only their own rows */
+    if (status == TF_OK && mode != DISPATCH_DEPCACHE) {
         const event_model *m = &tr->base.model;
         const int64_t rows = tr->placement.shard_rows[group->rank];
-        node_memory_free(&tr->base.memory);
-        status = node_memory_create(&tr->shard, rows > 0 ? rows : 1, m->config.memory_width,
-                                    event_model_mail_width(m), err);
+        status = node_memory_create_mailbox(&tr->shard, rows > 0 ? rows : 1, m->config.memory_width,
+                                            event_model_mail_width(m), m->config.mails, err);
     }
     if (status == TF_OK)
         status = ranks_agree(tr, err);
@@ -181,7 +191,7 @@ int opt_event_trainer_create(opt_event_trainer *tr, const event_stream *events, 
     if (status == TF_OK)
         status = dispatch_exchange_create(&tr->write, group->size, err);
     if (status == TF_OK) { /* the capacity reads the events, which a failed set-up may not hold */
-        tr->capacity = dispatch_batch_capacity(&tr->setup);
+        tr->capacity = dispatch_batch_write_capacity(&tr->setup);
         status = allocate_buffers(tr, err);
     }
     if (status != TF_OK)
@@ -231,7 +241,8 @@ static int depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
 {
     const event_model *m = &tr->base.model;
     const node_memory *shard = &tr->shard;
-    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const size_t dm = (size_t)m->config.memory_width, M = (size_t)m->config.mails;
+    const size_t box = M * (size_t)event_model_mail_width(m);
     const int64_t n = tr->fetch.received;
     event_tape *serving = &tr->serving; /* entries only: no roots, no batch */
     event_tape_free(serving);
@@ -242,9 +253,9 @@ static int depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
         serving->vertex[i] = tr->asked[i];
         serving->time[i] = tr->asked_time[i];
         memcpy(serving->memory + i * dm, shard->memory + row * dm, dm * sizeof(float));
-        memcpy(serving->mail + i * dmsg, shard->mail + row * dmsg, dmsg * sizeof(float));
+        memcpy(serving->mail + i * box, shard->mail + row * box, box * sizeof(float));
         serving->memory_time[i] = shard->memory_time[row];
-        serving->mail_time[i] = shard->mail_time[row];
+        memcpy(serving->mail_time + i * M, shard->mail_time + row * M, M * sizeof(double));
     }
     event_model_update(m, serving);
     tr->updater_rows += n;
@@ -269,7 +280,7 @@ static int depcomm_serve_updates(opt_event_trainer *tr, tf_error *err)
         memcpy(&tape->memory_time[k], in + dm * sizeof(float), sizeof(double));
         if (rule == EVENT_MEMORY_PER_VERTEX)
             memcpy(&tape->mail_time[k], in + dm * sizeof(float) + sizeof(double), sizeof(double));
-        else
+        else if (m->config.mails == 1) /* APAN's requester reads no mail_ts: the owner ran its updater */
             tape->mail_time[k] = tape->memory_time[k];
     }
     return TF_OK;
@@ -331,8 +342,7 @@ int opt_dispatch_fetch_rows(opt_event_trainer *tr, tf_error *err)
         return b->size > 0 ? event_model_read_memory(m, &tr->base.memory, &b->tape, err) : TF_OK;
     if (tr->mode == DISPATCH_DEPCOMM)
         return depcomm_serve_updates(tr, err);
-    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m),
-                                               m->config.memory_update);
+    const size_t row = dispatch_read_row_bytes(m);
     opt_dispatch_pack_answers(tr);
     if (dispatch_exchange_reply(tr->group, &tr->fetch, tr->send_rows, tr->receive_rows, row, &tr->bytes.dispatch_rows,
                                 err) != TF_OK)
@@ -349,20 +359,17 @@ int opt_dispatch_fetch_rows(opt_event_trainer *tr, tf_error *err)
 void opt_dispatch_pack_answers(opt_event_trainer *tr)
 {
     const event_model *m = &tr->base.model;
-    const event_memory_update rule = m->config.memory_update;
-    const size_t row = dispatch_read_row_bytes(m->config.memory_width, event_model_mail_width(m), rule);
+    const size_t row = dispatch_read_row_bytes(m);
     /* Owner: one row per id asked, in the order asked. */
     for (int64_t i = 0; i < tr->fetch.received; i++)
-        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]], rule);
+        pack_read_row(tr->send_rows + (size_t)i * row, &tr->shard, tr->placement.local_row[tr->asked[i]],
+                      carries_mail_times(m));
 }
 
 void opt_dispatch_unpack_answer(const opt_event_trainer *tr, int64_t answer, event_tape *tape, int64_t k)
 {
     const event_model *m = &tr->base.model;
-    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
-    const event_memory_update rule = m->config.memory_update;
-    const size_t row = dispatch_read_row_bytes((int64_t)dm, (int64_t)dmsg, rule);
-    unpack_read_row(tr->receive_rows + (size_t)answer * row, tape, k, dm, dmsg, rule);
+    unpack_read_row(tr->receive_rows + (size_t)answer * dispatch_read_row_bytes(m), tape, k, m);
 }
 
 /* Every rank's slice size and start within the global batch: the layout of a score gather. */
@@ -401,7 +408,8 @@ static void update_distinct(opt_event_trainer *tr)
 {
     const event_model *m = &tr->base.model;
     event_tape *tape = &tr->batch.tape, *u = &tr->unique;
-    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const size_t dm = (size_t)m->config.memory_width, M = (size_t)m->config.mails;
+    const size_t box = M * (size_t)event_model_mail_width(m);
     const uint64_t mask = (uint64_t)tr->slot_count - 1;
     memset(tr->slots, 0xff, (size_t)tr->slot_count * sizeof *tr->slots);
     int64_t count = 0;
@@ -419,9 +427,9 @@ static void update_distinct(opt_event_trainer *tr)
             u->vertex[count] = tape->vertex[k];
             u->time[count] = tape->time[k];
             u->memory_time[count] = tape->memory_time[k];
-            u->mail_time[count] = tape->mail_time[k];
+            memcpy(u->mail_time + count * M, tape->mail_time + k * M, M * sizeof(double));
             memcpy(u->memory + count * dm, tape->memory + k * dm, dm * sizeof(float));
-            memcpy(u->mail + count * dmsg, tape->mail + k * dmsg, dmsg * sizeof(float));
+            memcpy(u->mail + count * box, tape->mail + k * box, box * sizeof(float));
             count++;
         }
         tr->unique_of[k] = tr->slots[slot];
@@ -535,15 +543,14 @@ static void pack_write_row(const opt_event_trainer *tr, int64_t k, unsigned char
     }
 }
 
-/* Store write rows, in the order given, into a node memory: at the owner's local row (partitioned
- * modes) or at the vertex id (a replica). */
-static void apply_write_rows(opt_event_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
+/* TGN's and JODIE's write rows, in the order given, into a node memory. */
+static void apply_endpoint_rows(opt_event_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
                              int by_local_row)
 {
     const event_model *m = &tr->base.model;
     const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
     const event_memory_update rule = m->config.memory_update;
-    const size_t row = dispatch_write_row_bytes((int64_t)dm, (int64_t)dmsg, rule);
+    const size_t row = dispatch_write_row_bytes(m);
     for (int64_t i = 0; i < count; i++) {
         const unsigned char *in = rows + (size_t)i * row;
         int32_t v;
@@ -558,11 +565,102 @@ static void apply_write_rows(opt_event_trainer *tr, const unsigned char *rows, i
     }
 }
 
+/* APAN's write rows [vertex][parts][s'][mail][mem_ts][mail_ts]: parts says which halves the owner
+ * stores (WRITE_MEMORY: s' with mem_ts; WRITE_MAIL: the mail, delivered into the vertex's next ring
+ * slot with mail_ts); an absent half travels as zeros. */
+enum { WRITE_MEMORY = 1, WRITE_MAIL = 2 };
+
+/* APAN: row i of this rank's write-back as (vertex, the positive root entry whose s' it stores or -1,
+ * the tape's delivery it delivers or -1): the plan's rows of global winners (opt/dispatch_batch.h), or
+ * (naive) every positive endpoint's memory in key order, then every delivery of the slice. */
+static int64_t apan_row(const opt_event_trainer *tr, int64_t i, int64_t *memory_entry, int64_t *delivery)
+{
+    const dispatch_batch *b = &tr->batch;
+    if (tr->mode != DISPATCH_NAIVE) {
+        *memory_entry = b->write_memory[i];
+        *delivery = b->write_mail[i];
+        return b->write_vertex[i];
+    }
+    *memory_entry = i < 2 * b->size ? (i % 2) * b->size + i / 2 : -1;
+    *delivery = i < 2 * b->size ? -1 : i - 2 * b->size;
+    return *memory_entry >= 0 ? b->tape.vertex[*memory_entry] : b->tape.delivery_vertex[*delivery];
+}
+
+static void pack_apan_row(const opt_event_trainer *tr, int64_t i, unsigned char *out)
+{
+    const dispatch_batch *b = &tr->batch;
+    const event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    int64_t entry, delivery;
+    const int32_t v = (int32_t)apan_row(tr, i, &entry, &delivery);
+    const int32_t parts = (entry >= 0 ? WRITE_MEMORY : 0) | (delivery >= 0 ? WRITE_MAIL : 0);
+    double times[2] = {0, 0};
+    unsigned char *floats = out + 2 * sizeof(int32_t);
+    memset(out, 0, dispatch_write_row_bytes(m));
+    memcpy(out, &v, sizeof v);
+    memcpy(out + sizeof v, &parts, sizeof parts);
+    if (entry >= 0) {
+        memcpy(floats, b->tape.updated + (size_t)entry * dm, dm * sizeof(float));
+        times[0] = b->tape.time[entry];
+    }
+    if (delivery >= 0) {
+        const int64_t sender = b->tape.delivery_entry[delivery];
+        event_model_entry_message(m, &b->tape, &b->batch, sender, b->tape.message);
+        memcpy(floats + dm * sizeof(float), b->tape.message, dmsg * sizeof(float));
+        times[1] = b->tape.time[sender];
+    }
+    memcpy(floats + (dm + dmsg) * sizeof(float), times, sizeof times);
+}
+
+/* APAN: store write rows in the order given; of several mails to one vertex (the naive write-back's
+ * rows from several ranks, in event order) only the last is delivered: the delivery rule's one mail
+ * per vertex per batch. */
+static void apply_apan_rows(opt_event_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
+                            int by_local_row)
+{
+    const event_model *m = &tr->base.model;
+    const size_t dm = (size_t)m->config.memory_width, dmsg = (size_t)event_model_mail_width(m);
+    const size_t row = dispatch_write_row_bytes(m);
+    int32_t *last = tr->table.position; /* vertex -> its last mail row (all -1 between plans) */
+    for (int pass = 0; pass < 3; pass++)
+        for (int64_t i = 0; i < count; i++) {
+            const unsigned char *in = rows + (size_t)i * row, *floats = in + 2 * sizeof(int32_t);
+            int32_t v, parts;
+            double times[2];
+            memcpy(&v, in, sizeof v);
+            memcpy(&parts, in + sizeof v, sizeof parts);
+            memcpy(times, floats + (dm + dmsg) * sizeof(float), sizeof times);
+            const int32_t at = by_local_row ? tr->placement.local_row[v] : v;
+            if (pass == 0 && (parts & WRITE_MAIL))
+                last[v] = (int32_t)i;
+            else if (pass == 1 && (parts & WRITE_MEMORY))
+                node_memory_store(memory, at, (const float *)floats, times[0]);
+            if (pass == 1 && (parts & WRITE_MAIL) && last[v] == i)
+                node_memory_deliver(memory, at, (const float *)(floats + dm * sizeof(float)), times[1]);
+            if (pass == 2)
+                last[v] = -1;
+        }
+}
+
+/* Store write rows, in the order given, into a node memory: at the owner's local row (partitioned
+ * modes) or at the vertex id (a replica). */
+static void apply_write_rows(opt_event_trainer *tr, const unsigned char *rows, int64_t count, node_memory *memory,
+                             int by_local_row)
+{
+    if (tr->base.model.config.kind == EVENT_MODEL_APAN)
+        apply_apan_rows(tr, rows, count, memory, by_local_row);
+    else
+        apply_endpoint_rows(tr, rows, count, memory, by_local_row);
+}
+
 /* The entries that write, in key order (event, then source before destination): the global
- * winners, or (naive) every positive endpoint. Returns how many, listed in `order` [2 b]. */
+ * winners, or (naive) every positive endpoint. Returns how many, listed in `order` [2 b]. APAN:
+ * its rows (apan_row()), `order` unused. */
 static int64_t writing_entries(const opt_event_trainer *tr, int32_t *order)
 {
     const dispatch_batch *b = &tr->batch;
+    if (tr->base.model.config.kind == EVENT_MODEL_APAN)
+        return tr->mode == DISPATCH_NAIVE ? 2 * b->size + b->tape.deliveries : b->write_count;
     int64_t count = 0;
     for (int64_t j = 0; j < b->size; j++)
         for (int64_t role = 0; role < 2; role++) {
@@ -573,13 +671,29 @@ static int64_t writing_entries(const opt_event_trainer *tr, int32_t *order)
     return count;
 }
 
+/* Row i of the write-back (`order` as writing_entries() left it): its vertex, and its bytes. */
+static int32_t write_row_vertex(const opt_event_trainer *tr, const int32_t *order, int64_t i)
+{
+    int64_t entry, delivery;
+    if (tr->base.model.config.kind == EVENT_MODEL_APAN)
+        return (int32_t)apan_row(tr, i, &entry, &delivery);
+    return tr->batch.tape.vertex[order[i]];
+}
+
+static void pack_row(const opt_event_trainer *tr, const int32_t *order, int64_t i, unsigned char *out)
+{
+    if (tr->base.model.config.kind == EVENT_MODEL_APAN)
+        pack_apan_row(tr, i, out);
+    else
+        pack_write_row(tr, order[i], out);
+}
+
 /* DepCache: every rank's winning writes to every replica, applied in rank (= event) order. */
 static int write_back_replicas(opt_event_trainer *tr, int64_t count, tf_error *err)
 {
     const int R = tr->group->size;
     const event_model *m = &tr->base.model;
-    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m),
-                                                m->config.memory_update);
+    const size_t row = dispatch_write_row_bytes(m);
     int64_t *counts = tr->write.receive_count, *offsets = tr->write.receive_offset; /* scratch: no exchange here */
     uint64_t *outer = comm_charge(tr->group, &tr->bytes.counts);
     int status = comm_allgather_counts(tr->group, &count, 1, counts, err);
@@ -613,15 +727,12 @@ static int finish_batch(opt_event_trainer *tr, int status)
 
 int opt_dispatch_write_back(opt_event_trainer *tr, tf_error *err)
 {
-    dispatch_batch *b = &tr->batch;
-    const event_model *m = &tr->base.model;
-    const size_t row = dispatch_write_row_bytes(m->config.memory_width, event_model_mail_width(m),
-                                                m->config.memory_update);
+    const size_t row = dispatch_write_row_bytes(&tr->base.model);
     int32_t *order = tr->arrival; /* free again: the fetch is done */
     const int64_t count = writing_entries(tr, order);
     if (tr->mode == DISPATCH_DEPCACHE) {
         for (int64_t i = 0; i < count; i++)
-            pack_write_row(tr, order[i], tr->send_rows + (size_t)i * row);
+            pack_row(tr, order, i, tr->send_rows + (size_t)i * row);
         return finish_batch(tr, write_back_replicas(tr, count, err));
     }
     /* Group by owner, keeping key order within each owner's block (a stable counting sort), so an
@@ -629,13 +740,13 @@ int opt_dispatch_write_back(opt_event_trainer *tr, tf_error *err)
     dispatch_exchange *x = &tr->write;
     memset(x->send_count, 0, (size_t)x->ranks * sizeof *x->send_count);
     for (int64_t i = 0; i < count; i++)
-        x->send_count[tr->placement.owner[b->tape.vertex[order[i]]]]++;
+        x->send_count[tr->placement.owner[write_row_vertex(tr, order, i)]]++;
     int64_t *next = tr->fetch.send_offset; /* scratch: the fetch exchange is done */
     for (int64_t r = 0, offset = 0; r < x->ranks; offset += x->send_count[r], r++)
         next[r] = offset;
     for (int64_t i = 0; i < count; i++) {
-        const int owner = tr->placement.owner[b->tape.vertex[order[i]]];
-        pack_write_row(tr, order[i], tr->send_rows + (size_t)next[owner]++ * row);
+        const int owner = tr->placement.owner[write_row_vertex(tr, order, i)];
+        pack_row(tr, order, i, tr->send_rows + (size_t)next[owner]++ * row);
     }
     if (dispatch_exchange_counts(tr->group, x, tr->capacity, &tr->bytes.counts, err) != TF_OK ||
         dispatch_exchange_data(tr->group, x, tr->send_rows, tr->receive_rows, row, &tr->bytes.aggregation, err) !=
@@ -701,14 +812,15 @@ int opt_event_trainer_evaluate(opt_event_trainer *tr, event_metrics *validation,
 
 /* ---- checks, checkpoints, traffic ---------------------------------------------------------------------- */
 
-/* FNV-1a of a node memory's four arrays (53 bits: exact in a double). */
+/* FNV-1a of a node memory's five arrays (53 bits: exact in a double). */
 static double memory_checksum(const node_memory *m)
 {
     uint64_t h = TF_DIGEST_START;
     h = tf_digest(h, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
-    h = tf_digest(h, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+    h = tf_digest(h, m->mail, (size_t)(m->num_nodes * m->mails * m->mail_width) * sizeof(float));
     h = tf_digest(h, m->memory_time, (size_t)m->num_nodes * sizeof(double));
-    h = tf_digest(h, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+    h = tf_digest(h, m->mail_time, (size_t)(m->num_nodes * m->mails) * sizeof(double));
+    h = tf_digest(h, m->mail_next, (size_t)m->num_nodes * sizeof(int32_t));
     return (double)(h >> 11);
 }
 
@@ -732,16 +844,19 @@ int opt_event_trainer_gather_memory(const opt_event_trainer *tr, node_memory *fu
         const node_memory *m = &tr->base.memory;
         if (status == TF_OK && c->rank == 0) {
             memcpy(full->memory, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
-            memcpy(full->mail, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+            memcpy(full->mail, m->mail, (size_t)(m->num_nodes * m->mails * m->mail_width) * sizeof(float));
             memcpy(full->memory_time, m->memory_time, (size_t)m->num_nodes * sizeof(double));
-            memcpy(full->mail_time, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+            memcpy(full->mail_time, m->mail_time, (size_t)(m->num_nodes * m->mails) * sizeof(double));
+            memcpy(full->mail_next, m->mail_next, (size_t)m->num_nodes * sizeof(int32_t));
         }
         return status;
     }
-    /* Each rank's rows [memory][mail][mem_ts][mail_ts] in local-row order, gathered on rank 0. */
+    /* Each rank's rows [memory][mailbox][mem_ts][mail_ts of every slot][ring position] in local-row
+     * order, gathered on rank 0. */
     const node_memory *s = &tr->shard;
-    const size_t dm = (size_t)s->memory_width, dmsg = (size_t)s->mail_width;
-    const size_t row = (dm + dmsg) * sizeof(float) + 2 * sizeof(double);
+    const size_t dm = (size_t)s->memory_width, box = (size_t)(s->mails * s->mail_width), M = (size_t)s->mails;
+    const size_t times = (dm + box) * sizeof(float), ring = times + (1 + M) * sizeof(double);
+    const size_t row = ring + sizeof(int32_t);
     const int64_t own = tr->placement.shard_rows[c->rank], n = tr->placement.num_nodes;
     unsigned char *mine = malloc((size_t)(own > 0 ? own : 1) * row);
     unsigned char *all = c->rank == 0 ? malloc((size_t)n * row) : NULL;
@@ -751,9 +866,8 @@ int opt_event_trainer_gather_memory(const opt_event_trainer *tr, node_memory *fu
         return tf_error_set(err, TF_ERR_SYSTEM, "gathering the node memory: out of memory");
     }
     for (int64_t i = 0; i < own; i++) {
-        pack_read_row(mine + (size_t)i * row, s, i, EVENT_MEMORY_PER_ENTRY); /* mail_ts appended below */
-        memcpy(mine + (size_t)i * row + (dm + dmsg) * sizeof(float) + sizeof(double), &s->mail_time[i],
-               sizeof(double));
+        pack_read_row(mine + (size_t)i * row, s, i, 1);
+        memcpy(mine + (size_t)i * row + ring, &s->mail_next[i], sizeof(int32_t));
     }
     int *offsets = counts + c->size;
     for (int r = 0, offset = 0; r < c->size; offset += counts[r], r++) {
@@ -771,9 +885,10 @@ int opt_event_trainer_gather_memory(const opt_event_trainer *tr, node_memory *fu
             const unsigned char *in = all + (size_t)offsets[tr->placement.owner[v]] +
                                       (size_t)tr->placement.local_row[v] * row;
             memcpy(full->memory + (size_t)v * dm, in, dm * sizeof(float));
-            memcpy(full->mail + (size_t)v * dmsg, in + dm * sizeof(float), dmsg * sizeof(float));
-            memcpy(&full->memory_time[v], in + (dm + dmsg) * sizeof(float), sizeof(double));
-            memcpy(&full->mail_time[v], in + (dm + dmsg) * sizeof(float) + sizeof(double), sizeof(double));
+            memcpy(full->mail + (size_t)v * box, in + dm * sizeof(float), box * sizeof(float));
+            memcpy(&full->memory_time[v], in + times, sizeof(double));
+            memcpy(full->mail_time + (size_t)v * M, in + times + sizeof(double), M * sizeof(double));
+            memcpy(&full->mail_next[v], in + ring, sizeof(int32_t));
         }
     free(mine), free(all), free(counts);
     return status;
@@ -832,12 +947,13 @@ int opt_event_trainer_traffic(opt_event_trainer *tr, dispatch_traffic *out, int 
     return TF_OK;
 }
 
-void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int64_t memory_width, int64_t mail_width,
-                              event_memory_update rule, dispatch_bytes *predicted)
+void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, const event_model *m,
+                              dispatch_bytes *predicted)
 {
     const uint64_t R = (uint64_t)t->ranks, batches = (uint64_t)t->counts.batches;
-    const uint64_t read = dispatch_read_row_bytes(memory_width, mail_width, rule);
-    const uint64_t write = dispatch_write_row_bytes(memory_width, mail_width, rule);
+    const uint64_t read = dispatch_read_row_bytes(m), write = dispatch_write_row_bytes(m);
+    const uint64_t memory_width = (uint64_t)m->config.memory_width;
+    const event_memory_update rule = m->config.memory_update;
     const dispatch_counts *c = &t->counts;
     memset(predicted, 0, sizeof *predicted);
     const uint64_t count_exchange = 8 * R * (R - 1); /* one int64 from every rank to every other */
@@ -858,16 +974,15 @@ void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int
         break;
     case DISPATCH_DEPCOMM:
         predicted->requests = 12 * (uint64_t)c->entries_remote;
-        predicted->updates = (4 * (uint64_t)memory_width + 8 * row_times(rule)) * (uint64_t)c->entries_remote;
-        predicted->update_gradients = 4 * (uint64_t)memory_width * (uint64_t)t->trained_entries_remote;
+        predicted->updates = (4 * memory_width + 8 * row_times(rule)) * (uint64_t)c->entries_remote;
+        predicted->update_gradients = 4 * memory_width * (uint64_t)t->trained_entries_remote;
         predicted->aggregation = write * (uint64_t)c->written_remote;
         break;
     }
 }
 
-uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width,
-                                      event_memory_update rule)
+uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, const event_model *m)
 {
-    return dispatch_read_row_bytes(memory_width, mail_width, rule) * (uint64_t)t->counts.unique_remote +
-           dispatch_write_row_bytes(memory_width, mail_width, rule) * (uint64_t)t->counts.written_remote;
+    return dispatch_read_row_bytes(m) * (uint64_t)t->counts.unique_remote +
+           dispatch_write_row_bytes(m) * (uint64_t)t->counts.written_remote;
 }

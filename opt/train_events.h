@@ -1,8 +1,8 @@
 /**
  * @file opt/train_events.h
  * Twins: event_trainer_run_batch(), event_trainer_epoch(), event_trainer_evaluate() (ref/train_events.h).
- * @brief The distributed twin of event-model training (ref/train_events.h): TGN and JODIE on R
- *        MPI ranks with the node memory partitioned by vertex, moved by Sven's redundancy-free
+ * @brief The distributed twin of event-model training (ref/train_events.h): TGN, JODIE and APAN
+ *        on R MPI ranks with the node memory partitioned by vertex, moved by Sven's redundancy-free
  *        dispatch ([Sven] §3.1) or by one of its baselines.
  *
  * **What it twins.** event_trainer_run_batch(), event_trainer_epoch() and
@@ -31,7 +31,8 @@
  *  2. requests  opt_dispatch_exchange_requests(): the ids (DepComm: ids and query times) to
  *               their owners, one all-to-all of counts and one of ids.
  *  3. fetch     opt_dispatch_fetch_rows(): owners answer with their rows [memory | mail | mem_ts]
- *               (and mail_ts under the per-vertex memory-update rule),
+ *               (and mail_ts under the per-vertex memory-update rule; APAN: its M mails and their
+ *               M mail_ts),
  *               one all-to-all; the rows are expanded by Psi into the tape, one copy per entry,
  *               exactly what the reference's per-occurrence read gives.
  *  4. forward   opt_dispatch_forward(): memory update, embedding, scores, the loss's two sums
@@ -44,7 +45,10 @@
  *  8. write     opt_dispatch_write_back(): each vertex's winning write [vertex | s' | mail |
  *               time] (per vertex also tau, the new mem_ts) (Phi over the global batch) to its
  *               owner, one all-to-all; owners store it
- *               at its local row.
+ *               at its local row. APAN: rows [vertex | parts | s' | mail | mem_ts | mail_ts] that
+ *               store an endpoint's memory, deliver the delivery rule's winning mail (to an
+ *               endpoint or a sampled neighbour), or both (opt/dispatch_batch.h lists them);
+ *               the owner puts the mail into the vertex's next ring slot.
  *
  * The modes differ only in steps 2, 3 and 8 (and DepComm in 4 and 5):
  *
@@ -123,7 +127,7 @@ typedef struct dispatch_bytes {
 /** The distributed trainer. */
 typedef struct opt_event_trainer {
     event_trainer base;             /**< model, Adam, temporal CSR, candidates, split; base.memory is DepCache's
-                                         replica (freed in the other modes) */
+                                         replica (never made in the other modes) */
     comm *group;                    /**< the ranks (borrowed) */
     dispatch_mode mode;             /**< how memory moves */
     dispatch_placement placement;   /**< who owns which vertex's row */
@@ -134,7 +138,8 @@ typedef struct opt_event_trainer {
     dispatch_exchange fetch;        /**< layout of the request and fetch exchanges */
     dispatch_exchange write;        /**< layout of the write-back exchange */
     int64_t capacity;               /**< rows every exchange buffer holds */
-    size_t row_bytes;               /**< bytes of the largest packed row */
+    size_t row_bytes;               /**< bytes per row of capacity in the exchange buffers: every write row fits, and
+                                         every read row of the entries (APAN's hold M mails, read by 3 B entries) */
     unsigned char *send_rows;       /**< [capacity][row_bytes] */
     unsigned char *receive_rows;    /**< [capacity][row_bytes] */
     int32_t *asked;                 /**< [capacity] ids other ranks asked of this rank, as received */
@@ -279,13 +284,16 @@ typedef struct dispatch_traffic {
 /** Sum every rank's bytes and counts (collective); then zero them when @p reset. */
 int opt_event_trainer_traffic(opt_event_trainer *tr, dispatch_traffic *out, int reset, tf_error *err);
 
-/** Bytes of a row the fetch moves: [memory d_mem][mail d_msg] float32 and mem_ts float64; under the
- *  per-vertex memory-update rule mail_ts float64 too (8 bytes more). */
-size_t dispatch_read_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule);
+/** Bytes of a row the fetch moves for model @p m: [memory d_mem][mailbox M d_msg] float32 and mem_ts
+ *  float64; under the per-vertex memory-update rule, and for APAN, the mail_ts of every slot too
+ *  (8 M bytes more; TGN and JODIE: M = 1). */
+size_t dispatch_read_row_bytes(const event_model *m);
 
-/** Bytes of a row the write-back moves: vertex int32, [s' d_mem][mail d_msg] float32, time float64;
- *  under the per-vertex rule the new mem_ts float64 too (8 bytes more). */
-size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width, event_memory_update rule);
+/** Bytes of a row the write-back moves for model @p m: vertex int32, [s' d_mem][mail d_msg] float32,
+ *  time float64; under the per-vertex rule the new mem_ts float64 too (8 bytes more). APAN: vertex
+ *  and which halves it carries, int32 each, [s'][one mail], mem_ts and mail_ts (8 + 4 (d_mem + d_msg)
+ *  + 16): a row may store a memory, deliver a mail, or both. */
+size_t dispatch_write_row_bytes(const event_model *m);
 
 /**
  * What each predictable category must be for @p mode from a run's counts (exact; `gradients`
@@ -295,13 +303,12 @@ size_t dispatch_write_row_bytes(int64_t memory_width, int64_t mail_width, event_
  * entry of a training batch; write rows
  * write_row each (DepCache: (R - 1) write_row per vertex written).
  */
-void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, int64_t memory_width, int64_t mail_width,
-                              event_memory_update rule, dispatch_bytes *predicted);
+void dispatch_traffic_predict(const dispatch_traffic *t, dispatch_mode mode, const event_model *m,
+                              dispatch_bytes *predicted);
 
 /** The lower bound of a partitioned memory: each unique remote row fetched once, each remote
  *  winning write sent once (rows only: read_row U1_remote + write_row U2_remote). */
-uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, int64_t memory_width, int64_t mail_width,
-                                      event_memory_update rule);
+uint64_t dispatch_traffic_lower_bound(const dispatch_traffic *t, const event_model *m);
 
 #ifdef __cplusplus
 }

@@ -97,7 +97,7 @@ int event_trainer_create(event_trainer *tr, const event_stream *events, const fl
         tr->model.kernels = options->kernels;
     if (status == TF_OK)
         status = adam_create(&tr->optimizer, &tr->model.parameters, options->learning_rate, err);
-    if (status == TF_OK)
+    if (status == TF_OK && !options->without_memory)
         status = node_memory_create_mailbox(&tr->memory, events->num_nodes, tr->model.config.memory_width,
                                             event_model_mail_width(&tr->model), tr->model.config.mails, err);
     if (status == TF_OK)
@@ -428,11 +428,12 @@ int event_trainer_evaluate(event_trainer *tr, event_metrics *validation, event_m
 
 /* trainer.npy of an event model: checkpoint.h's header (format, family, kind, epoch, Adam step,
  * data digest), the seed, then what else must match to resume: the model's shape, its memory-update
- * rule (a run resumed under the other rule is refused: its memory would mean something else) and
- * the split. */
+ * rule (a run resumed under the other rule is refused: its memory would mean something else), its
+ * mails per mailbox (APAN's parameters fit any M, but a run resumed with another M would attend
+ * over other mailboxes) and the split. */
 enum {
     STATE_SEED = CHECKPOINT_HEADER_SIZE, STATE_MEMORY, STATE_TIME, STATE_EMBEDDING, STATE_EDGE, STATE_HEADS,
-    STATE_NEIGHBOURS, STATE_MEMORY_UPDATE, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
+    STATE_NEIGHBOURS, STATE_MEMORY_UPDATE, STATE_MAILS, STATE_TRAIN_END, STATE_VALIDATION_END, STATE_SIZE
 };
 
 static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
@@ -442,8 +443,7 @@ static void checkpoint_state(const event_trainer *tr, int64_t state[STATE_SIZE])
     int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_EVENT_MODEL, c->kind, tr->epoch, tr->optimizer.step,
                                   (int64_t)data, TASK_LINK, (int64_t)tr->options.seed, c->memory_width, c->time_width,
                                   c->embedding_width, c->edge_width, c->heads, c->neighbours, c->memory_update,
-                                  tr->train_end,
-                                  tr->validation_end};
+                                  c->mails, tr->train_end, tr->validation_end};
     memcpy(state, values, sizeof values);
 }
 
@@ -458,7 +458,7 @@ int event_trainer_load(event_trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
     static const char *const labels[] = {"memory", "time", "embedding", "edge features", "heads", "neighbours",
-                                         "memory update (0 entry, 1 vertex)", "train events",
+                                         "memory update (0 entry, 1 vertex)", "mails", "train events",
                                          "train and validation events"};
     int found;
     checkpoint_state(tr, e);

@@ -83,6 +83,8 @@ typedef struct event_train_options {
                                       ([Sven] Eq. 13); the last one is applied where the training split ends */
     const kernels *kernels;      /**< what the model computes on: NULL for ref_kernels, or a twin (opt_kernels,
                                       BLAS: the same model within the fp tolerance, ref/nn/kernels.h) */
+    int without_memory;          /**< 1: the trainer holds no node memory (set by a twin that keeps it
+                                      partitioned: a replica made only to be freed would set its peak) */
 } event_train_options;
 
 /** Set @p options to the defaults: 3 epochs, lr 1e-3, batch 200, seed 1, negatives from all vertices. */

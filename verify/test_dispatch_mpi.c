@@ -13,6 +13,8 @@
  *  - free-running: 2 epochs of training; test AP within 1e-6 of the reference's; on one rank the
  *    parameters bitwise; Sven, naive and DepCache bitwise to each other on any rank count;
  *  - empty slices: batches of 2 events on 3 and 4 ranks (some ranks hold nothing) pass lockstep;
+ *  - APAN: lockstep in every mode and placement, its M-mail rings, their mail_ts and ring positions
+ *    bitwise, mails delivered to the endpoints' sampled neighbours; the fast twin below on APAN too;
  *  - the per-vertex memory-update rule (event_model.h): lockstep in every mode, TGN and JODIE, with
  *    and without edge features, and the fast twin below under it too;
  *  - the fast twin (the same trainer on opt_kernels: BLAS products, chapter 01's Speed section) in
@@ -88,11 +90,13 @@ static void reference_record(const workload *w, reference_run *run)
         ck_assert(event_trainer_run_batch(&tr, &run->specs[s], &run->loss[s], run->scores + s * 2 * B, &err) == TF_OK);
         pack(&tr.model.parameters, 1, run->gradient + s * run->parameters);
         const node_memory *m = &tr.memory;
-        ck_assert(node_memory_create(&run->memory[s], m->num_nodes, m->memory_width, m->mail_width, &err) == TF_OK);
+        ck_assert(node_memory_create_mailbox(&run->memory[s], m->num_nodes, m->memory_width, m->mail_width, m->mails,
+                                             &err) == TF_OK);
         memcpy(run->memory[s].memory, m->memory, (size_t)(m->num_nodes * m->memory_width) * sizeof(float));
-        memcpy(run->memory[s].mail, m->mail, (size_t)(m->num_nodes * m->mail_width) * sizeof(float));
+        memcpy(run->memory[s].mail, m->mail, (size_t)(m->num_nodes * m->mails * m->mail_width) * sizeof(float));
         memcpy(run->memory[s].memory_time, m->memory_time, (size_t)m->num_nodes * sizeof(double));
-        memcpy(run->memory[s].mail_time, m->mail_time, (size_t)m->num_nodes * sizeof(double));
+        memcpy(run->memory[s].mail_time, m->mail_time, (size_t)(m->num_nodes * m->mails) * sizeof(double));
+        memcpy(run->memory[s].mail_next, m->mail_next, (size_t)m->num_nodes * sizeof(int32_t));
     }
     event_trainer_free(&tr);
 }
@@ -143,8 +147,9 @@ static event_batch_spec *lockstep_start(const workload *w, dispatch_mode mode, c
     event_trainer_epoch_batches(&tr->base, specs);
     memset(full, 0, sizeof *full);
     if (world.rank == 0)
-        ck_assert(node_memory_create(full, w->events.num_nodes, tr->base.model.config.memory_width,
-                                     event_model_mail_width(&tr->base.model), &err) == TF_OK);
+        ck_assert(node_memory_create_mailbox(full, w->events.num_nodes, tr->base.model.config.memory_width,
+                                             event_model_mail_width(&tr->base.model), tr->base.model.config.mails,
+                                             &err) == TF_OK);
     return specs;
 }
 
@@ -185,11 +190,10 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
     ck_assert(opt_event_trainer_traffic(&tr, traffic, 1, &err) == TF_OK);
     /* Measured bytes against the prediction from the counts, category by category. */
     dispatch_bytes predicted;
-    const int64_t dm = tr.base.model.config.memory_width, dmsg = event_model_mail_width(&tr.base.model);
-    dispatch_traffic_predict(traffic, mode, dm, dmsg, tr.base.model.config.memory_update, &predicted);
+    dispatch_traffic_predict(traffic, mode, &tr.base.model, &predicted);
     const dispatch_bytes *b = &traffic->bytes;
     const uint64_t rows_moved = b->dispatch_rows + b->updates + b->update_gradients + b->aggregation;
-    const uint64_t bound = dispatch_traffic_lower_bound(traffic, dm, dmsg, tr.base.model.config.memory_update);
+    const uint64_t bound = dispatch_traffic_lower_bound(traffic, &tr.base.model);
     if (world.rank == 0) {
         printf("%-6s %-28s %-8s %-22s %d rank(s): %2lld batches, %7lld rows compared, differing values %lld (must be "
                "0), scores %lld; loss %.1e, gradients %.1e; rows %llu B = %.2f x lower bound\n",
@@ -221,12 +225,15 @@ static void lockstep(const workload *w, const reference_run *run, dispatch_mode 
     opt_event_trainer_free(&tr);
 }
 
+/* @p mails: APAN's M, or 0 for the model's default. */
 static void lockstep_all(const char *label, const char *spec, int64_t events, event_model_kind kind, int64_t batch,
-                         int every_placement, event_memory_update rule)
+                         int every_placement, event_memory_update rule, int64_t mails)
 {
     workload w;
     workload_load(&w, label, spec, events, kind, batch);
     w.config.memory_update = rule;
+    if (mails > 0)
+        w.config.mails = mails;
     reference_run run;
     memset(&run, 0, sizeof run);
     if (world.rank == 0)
@@ -246,15 +253,15 @@ static void lockstep_all(const char *label, const char *spec, int64_t events, ev
 
 START_TEST(lockstep_generated)
 {
-    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_TGN, 100, 1, EVENT_MEMORY_PER_ENTRY);
-    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_JODIE, 100, 1, EVENT_MEMORY_PER_ENTRY);
+    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_TGN, 100, 1, EVENT_MEMORY_PER_ENTRY, 0);
+    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_JODIE, 100, 1, EVENT_MEMORY_PER_ENTRY, 0);
 }
 END_TEST
 
 START_TEST(lockstep_wikipedia)
 {
-    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_TGN, 100, 1, EVENT_MEMORY_PER_ENTRY);
-    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE, 100, 0, EVENT_MEMORY_PER_ENTRY);
+    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_TGN, 100, 1, EVENT_MEMORY_PER_ENTRY, 0);
+    lockstep_all("wikipedia (first 1000)", "wikipedia", 1000, EVENT_MODEL_JODIE, 100, 0, EVENT_MEMORY_PER_ENTRY, 0);
 }
 END_TEST
 
@@ -264,16 +271,31 @@ START_TEST(lockstep_per_vertex)
 {
     for (int kind = EVENT_MODEL_TGN; kind <= EVENT_MODEL_JODIE; kind++) {
         lockstep_all("repeats (2000), per vertex", REPEATS, 2000, (event_model_kind)kind, 100, 0,
-                     EVENT_MEMORY_PER_VERTEX);
+                     EVENT_MEMORY_PER_VERTEX, 0);
         lockstep_all("wikipedia (1000), per vertex", "wikipedia", 1000, (event_model_kind)kind, 100, 0,
-                     EVENT_MEMORY_PER_VERTEX);
+                     EVENT_MEMORY_PER_VERTEX, 0);
     }
 }
 END_TEST
 
 START_TEST(lockstep_empty_slices)
 {
-    lockstep_all("repeats (60), batch 2", REPEATS, 60, EVENT_MODEL_TGN, 2, 0, EVENT_MEMORY_PER_ENTRY);
+    lockstep_all("repeats (60), batch 2", REPEATS, 60, EVENT_MODEL_TGN, 2, 0, EVENT_MEMORY_PER_ENTRY, 0);
+}
+END_TEST
+
+/* APAN: rows carry its ring of M mails with their mail_ts, and the write-back delivers mails to the
+ * positive endpoints' sampled neighbours (one per vertex per batch, the delivery rule); the ring
+ * positions are compared too. Every mode and placement on the generated stream (with edge features),
+ * every mode on Wikipedia, and slices left empty by batches of 2. */
+START_TEST(lockstep_apan)
+{
+    lockstep_all("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_APAN, 100, 1, EVENT_MEMORY_PER_ENTRY, 0);
+    /* Wikipedia's 9,227 vertices with 10 mails of d_msg 188 each would make every recorded memory 70 MB: 2 mails
+     * (the ring wraps after two deliveries) keep the check of its real neighbourhoods small. */
+    lockstep_all("wikipedia (first 1000), 2 mails", "wikipedia", 1000, EVENT_MODEL_APAN, 100, 0,
+                 EVENT_MEMORY_PER_ENTRY, 2);
+    lockstep_all("repeats (60), batch 2", REPEATS, 60, EVENT_MODEL_APAN, 2, 0, EVENT_MEMORY_PER_ENTRY, 0);
 }
 END_TEST
 
@@ -353,9 +375,11 @@ static double split_ap(const reference_run *run, const float *scores, int64_t B,
 static double memory_error(const node_memory *ours, const node_memory *reference, int64_t *timestamps_differing)
 {
     *timestamps_differing += differing_doubles(ours->memory_time, reference->memory_time, ours->num_nodes) +
-                             differing_doubles(ours->mail_time, reference->mail_time, ours->num_nodes);
+                             differing_doubles(ours->mail_time, reference->mail_time, ours->num_nodes * ours->mails);
+    for (int64_t v = 0; v < ours->num_nodes; v++) /* ring positions are integers: exact */
+        *timestamps_differing += ours->mail_next[v] != reference->mail_next[v];
     return fmax(relative_error(ours->memory, reference->memory, ours->num_nodes * ours->memory_width),
-                relative_error(ours->mail, reference->mail, ours->num_nodes * ours->mail_width));
+                relative_error(ours->mail, reference->mail, ours->num_nodes * ours->mails * ours->mail_width));
 }
 
 /* The time encoders' weight gradient is sum_i dphi_i sin(w dt_i + b) dt_i over every entry, with dt
@@ -470,6 +494,7 @@ START_TEST(fast_lockstep_models)
         fast_lockstep_on("wikipedia (1000), per vertex", "wikipedia", 1000, (event_model_kind)kind,
                          EVENT_MEMORY_PER_VERTEX);
     }
+    fast_lockstep_on("repeats (2000 events)", REPEATS, 2000, EVENT_MODEL_APAN, EVENT_MEMORY_PER_ENTRY);
 }
 END_TEST
 
@@ -607,6 +632,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, lockstep_wikipedia);
     tcase_add_test(cases, lockstep_per_vertex);
     tcase_add_test(cases, lockstep_empty_slices);
+    tcase_add_test(cases, lockstep_apan);
     tcase_add_test(cases, fast_lockstep_models);
     tcase_add_test(cases, free_running);
     suite_add_tcase(suite, cases);

@@ -47,13 +47,17 @@ static inline void workload_free(workload *w)
     dataset_free(&w->data);
 }
 
-/* Values of two memories whose bits differ (memory, mail, both timestamps). */
+/* Values of two memories of one shape whose bits differ (memory, every mail, both timestamps, ring
+ * positions). */
 static inline int64_t memory_differences(const node_memory *a, const node_memory *b)
 {
+    int64_t ring = 0;
+    for (int64_t v = 0; v < a->num_nodes; v++)
+        ring += a->mail_next[v] != b->mail_next[v];
     return differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
-           differing_values(a->mail, b->mail, a->num_nodes * a->mail_width) +
+           differing_values(a->mail, b->mail, a->num_nodes * a->mails * a->mail_width) +
            differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
-           differing_doubles(a->mail_time, b->mail_time, a->num_nodes);
+           differing_doubles(a->mail_time, b->mail_time, a->num_nodes * a->mails) + ring;
 }
 
 #endif

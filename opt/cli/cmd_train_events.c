@@ -57,8 +57,7 @@ static void print_traffic(const opt_event_trainer *tr, const dispatch_traffic *t
            "eta_1 %.3f, eta_2 %.3f\n",
            dispatch_mode_name(tr->mode), t->ranks, rows / 1e6, b->dispatch_rows / 1e6, b->updates / 1e6,
            b->update_gradients / 1e6, b->aggregation / 1e6,
-           dispatch_traffic_lower_bound(t, m->config.memory_width, event_model_mail_width(m),
-                                        m->config.memory_update) / 1e6,
+           dispatch_traffic_lower_bound(t, m) / 1e6,
            b->requests / 1e6, b->counts / 1e6, b->gradients / 1e6, b->other / 1e6,
            dispatch_eta(t->counts.entries, t->counts.unique),
            dispatch_eta(t->counts.writes, t->counts.written_per_trainer));

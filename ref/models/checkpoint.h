@@ -45,7 +45,8 @@ extern "C" {
 #define CHECKPOINT_MARKER "trainer.npy"
 
 /** The format of trainer.npy this twofold writes and reads (1, 1001, 2 and 3 were the earlier ones; 3 added
- *  a snapshot model's stacked pairs, 4 the task in the header and a snapshot model's number of classes). */
+ *  a snapshot model's stacked pairs, 4 the task in the header, a snapshot model's number of classes and an
+ *  event model's mails per mailbox). */
 #define CHECKPOINT_FORMAT 4
 
 /**

@@ -121,6 +121,7 @@ void event_model_apan_update(const event_model *m, event_tape *tape)
         }
     m->kernels->time_encoding_forward(tape->mail_delta, N * M, m->memory_time_weight->value.data,
                                       m->memory_time_bias->value.data, dt, din, tape->mail_input + dmsg);
+    tape->mailbox.rows = N; /* a tape sized once (a twin's) may hold fewer entries than it has room for */
     ref_mailbox_attention_forward(m->kernels, &m->mailbox, tape->memory, tape->mail_input, &tape->mailbox,
                                   tape->updated);
 }

@@ -166,7 +166,6 @@ static void lockstep_describe(const void *state, const double *seconds, char *te
     (void)seconds;
     const dispatch_state *s = state;
     const dispatch_traffic *sven = &s->traffic[DISPATCH_SVEN];
-    const int64_t dm = s->config.memory_width, dmsg = event_model_mail_width(&s->ref.model);
     size_t used = (size_t)snprintf(text, size, "%d rank(s), memory bytes/epoch:", s->group->size);
     for (int k = 0; k < 4 && used < size; k++) {
         const dispatch_bytes *b = &s->traffic[k].bytes;
@@ -175,7 +174,7 @@ static void lockstep_describe(const void *state, const double *seconds, char *te
     }
     if (used < size)
         snprintf(text + used, size - used, ", bound %.3g; eta_1 %.2f eta_2 %.2f",
-                 (double)dispatch_traffic_lower_bound(sven, dm, dmsg, s->config.memory_update),
+                 (double)dispatch_traffic_lower_bound(sven, &s->ref.model),
                  dispatch_eta(sven->counts.entries, sven->counts.unique),
                  dispatch_eta(sven->counts.writes, sven->counts.written_per_trainer));
 }
