@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A hostile pass over what the reliability work changed (verify/ERRORS.md, "Writes and reads" and
 # "Ranks, verify and options"): writers, readers, the ranks' agreement, --memory-limit, verify's
-# verdicts and option refusals. Not a ctest test (a few minutes); run it after such changes:
+# verdicts and option refusals; and (section 8) the models and options merged after that pass:
+# --task, --layers, --heads, --mails, --memory-update, their checkpoints and their ranks. Not a
+# ctest test (a few minutes); run it after such changes:
 #   verify/hostile_pass.sh build/twofold [mpiexec]
 # Every input must end within its time limit, by exit status (never a signal), with at most one
 # `twofold: error` line and no MPI_ABORT page; bad input exits 2, a failing machine 3, and an
@@ -24,6 +26,7 @@ run() {
     count[$kind]=$(( ${count[$kind]:-0} + 1 ))
     timeout -k 5 "$limit" "$@" > out 2> err < /dev/null
     local got=$?
+    last=$got
     local errors=$(grep -c 'twofold: error' err)
     if [ "$got" -eq 124 ] || [ "$got" -eq 137 ]; then
         finding "$kind: no end within $limit s: $*"
@@ -163,6 +166,88 @@ scale = r.choice([1, 10, 100, 300])
 json.dump({'edges': [[0, 0]], 'node_ids': {'A': 0}, 'FX': [[round(r.gauss(0, scale), 3)] for _ in range(12)]}, open('v.json', 'w'))"
     run verify 120 "0" -- "$twofold" verify train schedule --data v.json
 done
+
+# --- 8. what the models and options merged since then take --------------------------------------
+# --memory-update, --mails, --task, --layers, --heads on every model they apply to or not; tiny
+# data (one vertex, no edges); verify's model x technique matrix; checkpoints of these models
+# resumed with other options, cut or damaged; ranks given other values of these options.
+printf '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": [[1], [2], [3], [4], [5], [6], [7], [8], [9], [10]]}' > one.json
+N=powerlaw:nodes=5,edges=0,snapshots=10
+nan_link=""
+for model in tgcn gatlstm dcrnn cdgcn wdgcn mpnnlstm tgcn2 gcrnm1 gconvlstm; do
+    for data in "$D" one.json "$N"; do
+        run models 60 "0 2" -- "$twofold" train --model "$model" --epochs 1 --data "$data"
+        # link prediction needs edges to score: data without any gives no AP (2), never "AP nan" (0)
+        run models 60 "0 2" -- "$twofold" train --model "$model" --epochs 1 --data "$data" --task link
+        [ "$data" = "$D" ] || ! grep -q 'AP nan' out || nan_link="$nan_link $model/$data"
+    done
+    for option in "--layers 0" "--layers 17" "--layers 3" "--heads 0" "--heads 3" "--mails 2" "--memory-update vertex" \
+                  "--task classify" "--task" "--layers"; do
+        # shellcheck disable=SC2086 # the option and its value are two words
+        run models 30 "0 2" -- "$twofold" train --model "$model" --epochs 1 --data "$D" $option
+        grep -q 'JODIE\|TGN' err && finding "models: $model $option: a reason about another model: $(head -c 200 err)"
+    done
+done
+[ -z "$nan_link" ] || finding "models: --task link without edges to score trains on nothing: 'AP nan', exit 0 ($(wc -w <<< "$nan_link") runs:$nan_link)"
+for model in tgn jodie apan; do
+    for option in "--memory-update entry" "--memory-update vertex" "--memory-update both" "--mails 0" "--mails 1" \
+                  "--mails 1025" "--mails 3" "--heads 0" "--heads 3" "--heads 4" "--layers 2" "--task link"; do
+        # shellcheck disable=SC2086
+        run models 60 "0 2" -- "$twofold" train --model "$model" --epochs 1 --data "$E" $option
+    done
+    run models 60 "0 2" -- "$twofold" train --model "$model" --epochs 1 --data events:nodes=2,events=20
+done
+# checkpoints of these models: resumed with other options (each must be refused or be the same run), cut
+# files, other files in their place; --task and --mails are written down separately below
+ck_case() { # MODEL DATA OPTIONS-AT-SAVE -- OPTIONS-AT-RESUME...
+    local model=$1 data=$2 saved=$3
+    shift 4
+    rm -rf ck8 && "$twofold" train --model "$model" --epochs 1 --data "$data" $saved --save ck8 > /dev/null 2>&1
+    for resume in "$@"; do
+        # shellcheck disable=SC2086
+        run checkpoint 60 "2" -- "$twofold" train --model "$model" --epochs 2 --data "$data" --load ck8 $resume
+    done
+    for f in $(ls ck8 | head -3) trainer.npy; do
+        rm -rf ck9 && cp -r ck8 ck9 && head -c 90 "ck8/$f" > "ck9/$f"
+        run checkpoint 60 "2" -- "$twofold" train --model "$model" --epochs 2 --data "$data" --load ck9
+        rm -rf ck9 && cp -r ck8 ck9 && printf 'garbage' > "ck9/$f"
+        run checkpoint 60 "2" -- "$twofold" train --model "$model" --epochs 2 --data "$data" --load ck9
+    done
+}
+ck_case cdgcn "$D" "" -- "--layers 3" "--layers 1" "--hidden 16" "--window 2"
+ck_case gcrnm1 "$D" "--layers 3" -- "--layers 2" "--k 3"
+ck_case gatlstm "$D" "" -- "--hidden 16" "--model dcrnn"
+ck_case dcrnn "$D" "" -- "--k 3"
+ck_case tgn "$E" "" -- "--heads 4" "--memory-update vertex" "--embedding-dim 16" "--model apan"
+ck_case apan "$E" "" -- "--heads 4" "--memory-dim 16" "--model tgn"
+# (found: a checkpoint resumes under another --task, and APAN's under another --mails, without a word)
+for resumed in "gatlstm $D --task link" "apan $E --mails 4"; do
+    read -r model data resume <<< "$resumed"
+    rm -rf ck8 && "$twofold" train --model "$model" --epochs 1 --data "$data" --save ck8 > /dev/null 2>&1
+    # shellcheck disable=SC2086
+    run checkpoint 60 "0 2" -- "$twofold" train --model "$model" --epochs 2 --data "$data" --load ck8 $resume
+    [ "$last" -eq 0 ] && finding "checkpoint: $model resumed under $resume: taken without a word"
+done
+# ranks given other values of the new options (2 ranks)
+if command -v "$mpiexec" > /dev/null; then
+    for pair in "cdgcn:--layers 3" "tgn:--heads 4" "tgn:--memory-update vertex" "apan:--mails 3" "gatlstm:--task link" \
+                "gatlstm:--model dcrnn"; do
+        model=${pair%%:*} other=${pair#*:}
+        data=$D
+        case $model in tgn | apan) data=$E ;; esac
+        # shellcheck disable=SC2086
+        m 2 -n 1 "$twofold" train --impl opt --model "$model" --epochs 1 --data "$data" : \
+            -n 1 "$twofold" train --impl opt --model "$model" --epochs 1 --data "$data" $other
+    done
+    m 0 -n 2 "$twofold" train --impl opt --model gatlstm --epochs 1 --data "$D" --task link --batch 2
+    m "0 2" -n 2 "$twofold" train --impl opt --model apan --epochs 1 --data "$E"
+fi
+# verify's model x technique matrix: tiny data, and a spoiled train twin that must be WRONG (exit 1)
+for data in one.json "$N" "$D"; do
+    run verify 300 "0" -- "$twofold" verify train schedule --data "$data"
+done
+run verify 120 "1" -- env TWOFOLD_BREAK_TWIN=train "$twofold" verify train --data v.json
+grep -qE 'equal logic, rounding amplified [0-9]|not comparable:' out && finding "verify: a spoiled train twin not WRONG"
 
 total=0
 for kind in "${!count[@]}"; do

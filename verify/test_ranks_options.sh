@@ -62,18 +62,28 @@ expect 0 "#wrong 0" "verify train on one vertex, 1 rank" -- "$twofold" verify tr
 grep 'train ' "$work/out"
 expect 0 "#wrong 0" "verify train on one vertex, 2 ranks" -- \
     "$mpiexec" --oversubscribe -n 2 "$twofold" verify train schedule --data "$work/one_vertex.json"
-grep -q 'not comparable' "$work/out" && fail "N(0, 1) features: every row compares (no 'not comparable')"
+grep -qE 'equal logic, rounding amplified [0-9]|not comparable:' "$work/out" &&
+    fail "N(0, 1) features: every row within the tolerance (no 'equal logic', no 'not comparable')"
 
-# --- the same graph with features up to +-100: rows the data makes incomparable say so, none WRONG -
-# (On such data a one-ulp change of the reference's own inputs moves the reference by more than the
-# 1e-05 tolerance, or its SGD diverges: the rows said WRONG where the twin run on the reference's
-# kernels is bitwise the reference; chapter 01, "What verify compares".)
+# --- the same graph with features up to +-100: rows past the tolerance prove the twin's logic, none WRONG -
+# (On such data the opt kernels' last-bit rounding grows past the 1e-05 tolerance: the rows said WRONG
+# where the twin run on the reference's kernels is bitwise the reference; now each such row runs that
+# twin and says so; chapter 01, "What verify compares".)
 echo '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": [[-52.79], [-79.367], [-20.788], [-69.006], [-86.697], [-19.682], [83.591], [60.09], [53.033], [-55.614], [7.336], [-44.663]]}' > "$work/one_vertex_100.json"
 for ranks in 1 2; do
     expect 0 "#wrong 0" "verify on one vertex, features +-100, $ranks rank(s)" -- \
         "$mpiexec" --oversubscribe -n $ranks "$twofold" verify train schedule --data "$work/one_vertex_100.json"
-    grep -A1 'not comparable:' "$work/out" | grep -v '^--' | sed 's/  */ /g'
-    grep -q 'not comparable: ' "$work/out" || fail "features +-100, $ranks rank(s): no row says 'not comparable'"
+    grep -E -A1 'equal logic, rounding amplified [0-9]|not comparable:' "$work/out" | grep -v '^--' | sed 's/  */ /g'
+    grep -qE 'equal logic, rounding amplified [0-9]' "$work/out" || fail "features +-100, $ranks rank(s): no row says 'equal logic'"
+    # a spoiled twin on the same data is WRONG, exit 1: its rerun on the reference's kernels differs too
+    expect 1 "#wrong" "verify, spoiled train twin, features +-100, $ranks rank(s)" -- env TWOFOLD_BREAK_TWIN=train \
+        "$mpiexec" --oversubscribe -n $ranks -x TWOFOLD_BREAK_TWIN "$twofold" verify train --data "$work/one_vertex_100.json"
+    grep -qE 'equal logic, rounding amplified [0-9]|not comparable:' "$work/out" &&
+        fail "spoiled twin, $ranks rank(s): a row says 'equal logic' or 'not comparable'"
+    footer=$(grep -m1 '^# [0-9]* row(s)' "$work/out")
+    read -r rows skipped wrong <<< "$(sed -E 's/^# ([0-9]+) row.*, ([0-9]+) skipped.*#wrong ([0-9]+)$/\1 \2 \3/' <<< "$footer")"
+    echo "  spoiled: $footer"
+    [ "$wrong" -gt 0 ] && [ "$wrong" -eq $((rows - skipped)) ] || fail "spoiled twin, $ranks rank(s): not every row WRONG"
 done
 
 # --- failures mid-run on one rank: one line, the documented status, no MPI_ABORT page ----------------

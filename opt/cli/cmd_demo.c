@@ -287,7 +287,7 @@ int command_demo(int argc, char **argv, tf_error *err)
         if (!c.techniques.any)
             status = demo_data_and_models(err);
     }
-    engine_tally tally = {0, 0, 0, 0};
+    engine_tally tally = {0, 0, 0, 0, 0};
     if (status == TF_OK)
         status = demo_techniques(&c, &group, &tally, err);
     finish_ranks(&group, status, err);

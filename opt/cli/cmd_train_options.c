@@ -83,9 +83,12 @@ static int parse_fanout(const char *value, void *field)
  * time), so these would be taken and ignored. TGN's embedding width is its own: JODIE's and APAN's
  * embeddings are their memory. APAN's mailbox holds M mails; TGN's and JODIE's one. */
 #define ATTENTION_MODELS .models = TRAIN_MODEL(TRAIN_TGN) | TRAIN_MODEL(TRAIN_APAN), \
-                         .why = "JODIE has no attention: its embedding is the memory projected in time"
-#define TGN_ONLY .models = TRAIN_MODEL(TRAIN_TGN), .why = "JODIE's and APAN's embeddings are as wide as the memory"
-#define APAN_ONLY .models = TRAIN_MODEL(TRAIN_APAN), .why = "TGN's and JODIE's mailboxes hold one mail"
+                         .why = "JODIE has no attention: its embedding is the memory projected in time", \
+                         .why_for = TRAIN_MODEL(TRAIN_JODIE)
+#define TGN_ONLY .models = TRAIN_MODEL(TRAIN_TGN), .why = "JODIE's and APAN's embeddings are as wide as the memory", \
+                 .why_for = TRAIN_MODEL(TRAIN_JODIE) | TRAIN_MODEL(TRAIN_APAN)
+#define APAN_ONLY .models = TRAIN_MODEL(TRAIN_APAN), .why = "TGN's and JODIE's mailboxes hold one mail", \
+                  .why_for = TRAIN_MODEL(TRAIN_TGN) | TRAIN_MODEL(TRAIN_JODIE)
 
 /* Every option of every model, in the order of both help pages: an option the two families take
  * with other fields, ranges or help has one entry for each (SNAPSHOT, EVENTS), side by side. */

@@ -254,8 +254,10 @@ static int not_for_model(const option_table *t, const option_spec *s, int model,
             mask |= o->models;
     char models[256];
     word_list(t->models, 1, mask, " and ", models, sizeof models);
+    /* a reason about other models would mislead (--heads's on JODIE, given for GAT-LSTM) */
+    const char *why = s->why && (!s->why_for || (s->why_for & (1u << model))) ? s->why : NULL;
     return tf_error_set(err, TF_ERR_INPUT, "%s: %s applies to %s, not %s%s%s%s", t->command, s->name, models,
-                        model_name(t, model), s->why ? " (" : "", s->why ? s->why : "", s->why ? ")" : "");
+                        model_name(t, model), why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 /* One argument, argv[*i] (and its value): an option of @p t, or a word. */

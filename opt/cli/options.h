@@ -87,6 +87,7 @@ typedef struct option_spec {
     option_field given;            /**< an int field set to 1 when the option is given (size 0: none) */
     unsigned models;               /**< the models it applies to (a mask of the table's models); 0: all */
     const char *why;               /**< why it applies to those models only (optional, for the error) */
+    unsigned why_for;              /**< the refused models #why speaks of (a mask); 0: every one */
     const char *configures;        /**< "--incremental", "--batching hybrid": given without it, refused */
     const char *needs;             /**< "--impl opt": given without it, refused */
     const char *when;              /**< OPTION_CHOICE: #needs holds for this word only ("cuda" of --device) */

@@ -7,6 +7,10 @@
 #include "opt/kernels.h"
 #include "ref/core/clock.h"
 
+/* float32's unit of rounding, 2^-24: a row's error in these units is how far the data grew the
+ * kernels' last-bit differences. */
+#define ROUNDING_UNIT 5.9604644775390625e-08
+
 /* Whether this process takes part in t's runs: every rank for a distributed technique. */
 static int takes_part(const technique *t, const comm *group)
 {
@@ -39,33 +43,58 @@ static void fold_error(engine_result *r, int twin, int64_t step, double error)
     }
 }
 
-/* An fp twin outside its tolerance on data where a one-ulp change of the reference's own inputs
- * moves the reference by more than that tolerance: no float computation can be held to it there,
- * so the row says "not comparable", with both numbers, instead of WRONG. */
-static int twin_is_incomparable(const engine_result *r, int twin)
-{
-    return r->twin[twin].equality == TECHNIQUE_FP && !(r->error[twin] <= r->twin[twin].tolerance) &&
-           r->spread > r->twin[twin].tolerance;
-}
-
 static int twin_is_outside(const engine_result *r, int twin)
 {
     return r->twin[twin].equality == TECHNIQUE_BITWISE ? r->error[twin] != 0
                                                        : !(r->error[twin] <= r->twin[twin].tolerance);
 }
 
-static int twin_is_wrong(const engine_result *r, int twin)
+/* An fp twin outside its tolerance whose logic, run again on the reference's kernels, has the
+ * reference's bits at every step: the rest is the opt kernels' rounding, grown by the data, so
+ * the row says so with both numbers instead of WRONG. */
+static int twin_is_amplified(const engine_result *r, int twin)
 {
-    return twin_is_outside(r, twin) && !twin_is_incomparable(r, twin);
+    return r->twin[twin].equality == TECHNIQUE_FP && twin_is_outside(r, twin) && r->logic[twin] == 0;
 }
 
-/* Rank 0, after validating: when an fp twin is outside its tolerance, the reference's spread. */
-static int measure_spread(const technique *t, void *state, engine_result *r, tf_error *err)
+/* A reordered fp twin (technique::logic) outside its tolerance whose bits differ, on data where a
+ * one-ulp change of the reference's own inputs moves the reference by more than that tolerance:
+ * its bits cannot match the reference's, and no float computation can be held to the tolerance
+ * there, so the row says "not comparable", with both numbers, instead of WRONG. */
+static int twin_is_incomparable(const engine_result *r, int twin)
 {
-    int outside = 0;
-    for (int k = 0; k < r->twins; k++)
-        outside += r->twin[k].equality == TECHNIQUE_FP && twin_is_outside(r, k);
-    if (!outside || !t->spread)
+    return r->twin[twin].equality == TECHNIQUE_FP && twin_is_outside(r, twin) && !twin_is_amplified(r, twin) &&
+           r->reordered[twin] && r->spread > r->twin[twin].tolerance;
+}
+
+static int twin_is_wrong(const engine_result *r, int twin)
+{
+    return twin_is_outside(r, twin) && !twin_is_amplified(r, twin) && !twin_is_incomparable(r, twin);
+}
+
+/* After validating: each fp twin rank 0 found outside its tolerance runs again on the reference's
+ * kernels (technique::logic), on every rank of a distributed run (rank 0 tells them which); where
+ * a reordered twin's bits differ, rank 0 measures the reference's spread (technique::spread). */
+static int check_logic(const technique *t, void *state, const engine_options *options, engine_result *r,
+                       tf_error *err)
+{
+    double outside[TECHNIQUE_MAX_TWINS] = {0};
+    for (int k = 0; k < r->twins; k++) {
+        r->logic[k] = -1;
+        outside[k] = speaks(options->group) && r->twin[k].equality == TECHNIQUE_FP && twin_is_outside(r, k);
+    }
+    if (!t->logic)
+        return TF_OK;
+    if (t->distributed && options->group && options->group->size > 1 &&
+        comm_allreduce_sum_double(options->group, outside, r->twins, err) != TF_OK)
+        return err->code;
+    int unproven = 0;
+    for (int k = 0; k < r->twins; k++) {
+        if (outside[k] > 0 && (r->logic[k] = t->logic(state, k, options->corrupt, &r->reordered[k], err)) < 0)
+            return err->code;
+        unproven += outside[k] > 0 && r->logic[k] != 0 && r->reordered[k];
+    }
+    if (!unproven || !t->spread || !speaks(options->group))
         return TF_OK;
     r->spread = t->spread(state, r->steps, err);
     return r->spread < 0 ? err->code : TF_OK;
@@ -116,17 +145,19 @@ static int time_again(const technique *t, void *state, int k, engine_result *r, 
     return TF_OK;
 }
 
-/* Rank 0's verdict (wrong and not comparable counts: whether to time) reaches every rank of a
- * distributed run. */
+/* Rank 0's verdict (wrong, amplified and not comparable counts: whether to time) reaches every
+ * rank of a distributed run. */
 static int share_verdict(comm *group, engine_result *r, tf_error *err)
 {
     if (!group || group->size == 1)
         return TF_OK;
-    double values[2] = {group->rank == 0 ? r->wrong : 0, group->rank == 0 ? r->incomparable : 0};
-    if (comm_allreduce_sum_double(group, values, 2, err) != TF_OK)
+    double values[3] = {group->rank == 0 ? r->wrong : 0, group->rank == 0 ? r->amplified : 0,
+                        group->rank == 0 ? r->incomparable : 0};
+    if (comm_allreduce_sum_double(group, values, 3, err) != TF_OK)
         return err->code;
     r->wrong = (int)values[0];
-    r->incomparable = (int)values[1];
+    r->amplified = (int)values[1];
+    r->incomparable = (int)values[2];
     return TF_OK;
 }
 
@@ -162,15 +193,17 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
         result->twin[k] = *t->twin(state, k);
     result->steps = t->steps(state);
     status = validate(t, state, options->group, options->corrupt, result, err);
-    if (status == TF_OK && speaks(options->group))
-        status = measure_spread(t, state, result, err);
+    if (status == TF_OK)
+        status = check_logic(t, state, options, result, err);
     for (int k = 0; status == TF_OK && k < twins; k++) {
         result->wrong += speaks(options->group) && twin_is_wrong(result, k);
+        result->amplified += speaks(options->group) && twin_is_amplified(result, k);
         result->incomparable += speaks(options->group) && twin_is_incomparable(result, k);
     }
     if (status == TF_OK && t->distributed)
         status = share_verdict(options->group, result, err);
-    const int judged = result->wrong == 0 && result->incomparable == 0; /* every twin within its tolerance */
+    /* every twin within its tolerance */
+    const int judged = result->wrong == 0 && result->amplified == 0 && result->incomparable == 0;
     /* Repeats are decided by each rank's own clock, so a distributed twin (whose ranks must
      * call the same collectives) is timed once. */
     const int repeatable = t->restart && !(t->distributed && options->group && options->group->size > 1);
@@ -233,6 +266,10 @@ static void check_column(const engine_result *r, char *text, size_t size)
         else if (w->equality == TECHNIQUE_BITWISE)
             used += (size_t)snprintf(text + used, size - used, "%s%s: %.0f values differ (bitwise expected), first at "
                                      "step %lld", separator, w->name, r->error[k], (long long)r->worst_step[k]);
+        else if (twin_is_amplified(r, k))
+            used += (size_t)snprintf(text + used, size - used, "%s%s: %.1e > %.0e, %.3g units of float32's rounding; "
+                                     "bitwise the reference on the reference's kernels", separator, w->name,
+                                     r->error[k], w->tolerance, r->error[k] / ROUNDING_UNIT);
         else if (twin_is_incomparable(r, k))
             used += isinf(r->spread) ? (size_t)snprintf(text + used, size - used, "%s%s: %.1e, not comparable (the "
                                                         "reference diverges)", separator, w->name, r->error[k])
@@ -277,6 +314,20 @@ void engine_print_row(FILE *out, const technique *t, int variant, const char *da
         else
             snprintf(why, sizeof why, "not comparable: a one-ulp change of the reference's inputs moves it by %.1e",
                      r->spread);
+        fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, why);
+        fprintf(out, ROW_FORMAT, "", "", "", "", last);
+        return;
+    }
+    if (r->amplified) { /* neither ok nor WRONG: the twin's logic is proven, and its error grown by the data */
+        check_column(r, last, sizeof last);
+        char why[160];
+        double worst = 0;
+        for (int k = 0; k < r->twins; k++)
+            worst = twin_is_amplified(r, k) ? fmax(worst, r->error[k]) : worst;
+        if (isfinite(worst))
+            snprintf(why, sizeof why, "equal logic, rounding amplified %.3gx by the data", worst / ROUNDING_UNIT);
+        else
+            snprintf(why, sizeof why, "equal logic, rounding amplified without bound by the data (values not finite)");
         fprintf(out, ROW_FORMAT, t->chapter, title, data_label, error, why);
         fprintf(out, ROW_FORMAT, "", "", "", "", last);
         return;
@@ -345,16 +396,20 @@ int engine_run_rows(const engine_row *rows, int count, const engine_options *opt
         tally->rows++;
         tally->skipped += r.skipped;
         tally->wrong += r.wrong != 0;
+        tally->amplified += r.wrong == 0 && r.incomparable == 0 && r.amplified != 0;
         tally->incomparable += r.wrong == 0 && r.incomparable != 0;
     }
     if (held)
         dataset_free(&loaded);
-    if (status == TF_OK && printing && tally->incomparable)
-        fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data), %d not comparable (the "
-                "data amplifies rounding beyond the tolerance), #wrong %d\n", tally->rows, tally->skipped,
-                tally->incomparable, tally->wrong);
-    else if (status == TF_OK && printing)
-        fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data), #wrong %d\n", tally->rows,
-                tally->skipped, tally->wrong);
+    char counts[256] = "";
+    if (tally->amplified)
+        snprintf(counts, sizeof counts, ", %d equal in logic (the data amplifies the kernels' rounding beyond the "
+                 "tolerance)", tally->amplified);
+    if (tally->incomparable)
+        snprintf(counts + strlen(counts), sizeof counts - strlen(counts), ", %d not comparable (the data amplifies "
+                 "rounding beyond the tolerance)", tally->incomparable);
+    if (status == TF_OK && printing)
+        fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data)%s, #wrong %d\n",
+                tally->rows, tally->skipped, counts, tally->wrong);
     return status;
 }

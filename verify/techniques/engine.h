@@ -17,9 +17,13 @@
  *     under a second, up to the requested repeats;
  *  3. **print** a row: the worst error against its tolerance, and the speed, or `WRONG` and no
  *     speed. A footer counts the wrong rows (\c \#wrong); a caller exits 1 when it is not zero.
- *     An fp twin outside its tolerance where the reference itself moves by more than it under a
- *     one-ulp change of its inputs (technique::spread) is "not comparable" instead: neither ok
- *     nor wrong, with both numbers in the row.
+ *     An fp twin outside its tolerance is run again on the reference's kernels
+ *     (technique::logic): when it then has the reference's bits at every step, the row says
+ *     "equal logic, rounding amplified by the data" (its logic is proven the reference's; what is
+ *     left is the opt kernels' rounding grown by the data). Where the twin adds in another order
+ *     than the reference by design (ranks, schedules), its bits cannot match: then, if a one-ulp
+ *     change of the reference's inputs moves the reference by more than the tolerance
+ *     (technique::spread), the row is "not comparable", an estimate stated as one. Else WRONG.
  *
  * engine_run() does 1 and 2 for one (technique, variant, data); engine_run_rows() runs a list of
  * them and prints the rows and the footer: the one loop the program and the bench program share.
@@ -148,10 +152,19 @@ typedef struct technique {
     /** Spoil twin @p twin's latest answer on purpose: add 1 + |v| to one value v of it (any v
      *  changes, by at least 1 relative to max(1, |v|)), so a test can show the check fails. */
     void (*corrupt)(void *state, int twin);
+    /** Twin @p twin's logic alone: run it again from the start with the reference's kernels in place of
+     *  its own, beside a fresh reference, over every step (spoiled after each as in the validating run
+     *  when @p corrupt), and count the values whose bits differ from the reference's
+     *  (verify/techniques/logic.h): the count on rank 0, 0 on the others, -1 with @p err set on
+     *  failure. Sets *reordered to 1 when the twin adds in another order than the reference by
+     *  design on this run (windows summed on several ranks, or regrouped by a schedule), so its bits
+     *  cannot match. Called when rank 0 found an fp twin outside its tolerance, on every rank of a
+     *  distributed technique. NULL: never run. */
+    double (*logic)(void *state, int twin, int corrupt, int *reordered, tf_error *err);
     /** The reference's own spread over @p steps steps: how far it moves when its inputs move by one
      *  ulp (verify/techniques/spread.h), in compare()'s measure; -1 with @p err set on failure.
-     *  Called on rank 0 only when an fp twin is outside its tolerance: a spread above the
-     *  tolerance makes the row "not comparable" rather than WRONG. NULL: never measured. */
+     *  Called on rank 0 only for a reordered twin (technique::logic) whose bits differ: a spread above
+     *  the tolerance makes the row "not comparable" rather than WRONG. NULL: never measured. */
     double (*spread)(void *state, int64_t steps, tf_error *err);
     /** Make twin @p twin ready to run all steps again (NULL: a twin is timed once only). */
     int (*restart)(void *state, int twin, tf_error *err);
@@ -188,9 +201,14 @@ typedef struct engine_result {
     technique_twin twin[TECHNIQUE_MAX_TWINS]; /**< their descriptions */
     double error[TECHNIQUE_MAX_TWINS];        /**< each twin's worst error over all steps */
     int64_t worst_step[TECHNIQUE_MAX_TWINS];  /**< the step where it was worst */
-    int wrong;                                /**< twins outside their tolerance, where the tolerance holds */
-    int incomparable;                         /**< fp twins outside it where the reference's own spread
-                                                   exceeds it too: not comparable on this data */
+    int wrong;                                /**< twins outside their tolerance and not #amplified */
+    int amplified;                            /**< fp twins outside it whose logic is the reference's
+                                                   (technique::logic found no bit differing) */
+    double logic[TECHNIQUE_MAX_TWINS];        /**< technique::logic's count of differing values, or -1
+                                                   when it did not run */
+    int reordered[TECHNIQUE_MAX_TWINS];       /**< technique::logic's *reordered */
+    int incomparable;                         /**< reordered fp twins outside it where the reference's own
+                                                   spread exceeds it too: not comparable on this data */
     double spread;                            /**< technique::spread, when measured (else 0) */
     int64_t steps;                            /**< steps compared */
     double seconds[1 + TECHNIQUE_MAX_TWINS];  /**< reference, then twins (timed runs only; 0 when not timed) */
@@ -229,6 +247,8 @@ typedef struct engine_tally {
     int rows;      /**< rows printed */
     int skipped;   /**< of which the technique did not apply to the data */
     int wrong;     /**< of which a twin was not equal to the reference */
+    int amplified; /**< of which the twins' logic is the reference's and the data amplified the kernels' rounding
+                        beyond the tolerance (engine_result::amplified) */
     int incomparable; /**< of which the data amplified rounding beyond the tolerance (engine_result::incomparable) */
 } engine_tally;
 

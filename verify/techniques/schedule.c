@@ -33,6 +33,7 @@
 #include "ref/schedule.h"
 #include "ref/schedule_cost.h"
 #include "verify/techniques/schedule.h"
+#include "verify/techniques/logic.h"
 #include "verify/techniques/spread.h"
 
 static const char *const schedule_variants[] = {"greedy", "gradient", "train", NULL};
@@ -191,6 +192,41 @@ static int reference_gradient(const void *context, trainer *tr, const snapshot_s
     parameters_pack_gradients(list, gradient);
     parameters_zero_grad(list);
     return TF_OK;
+}
+
+/* logic_epoch_fn of the train variant: an epoch under the one schedule, of the reference (side 0)
+ * or of the twin (side 1, on the ranks). */
+static int logic_schedule_epoch(const void *context, trainer *tr, int side, tf_error *err)
+{
+    const schedule_state *s = context;
+    epoch_report report;
+    return side ? opt_schedule_epoch(tr, s->group, s->seq, &s->ref_schedule, NULL, &report, err)
+                : ref_schedule_epoch(tr, s->seq, &s->ref_schedule, &report, err);
+}
+
+/* technique::logic: the gradient variant's twin computes its gradient again on the reference's
+ * kernels (its parameters are the initial ones still); the train variant trains afresh. A schedule
+ * sums its groups' windows on their ranks and then across them, another order than the
+ * reference's, when there are several windows. */
+static double schedule_logic(void *state, int twin, int corrupt, int *reordered, tf_error *err)
+{
+    schedule_state *s = state;
+    *reordered = s->groups > 1;
+    if (s->variant == SCHEDULE_VARIANT_TRAIN)
+        return training_logic_differs(s->seq, &s->config, &s->options, s->group == &s->alone ? NULL : s->group,
+                                      SCHEDULE_EPOCHS, corrupt, logic_schedule_epoch, s, err);
+    float *gradient = tf_alloc((size_t)s->parameters, sizeof *gradient, "gradient", err);
+    if (!gradient)
+        return -1;
+    s->twin.model.kernels = &ref_kernels;
+    int status = opt_schedule_gradient(&s->twin, s->group, s->seq, &s->twin_schedule[twin], gradient, err);
+    s->twin.model.kernels = &opt_kernels;
+    if (corrupt)
+        gradient[0] = technique_spoiled(gradient[0]);
+    const double differing = s->group->rank == 0 ? (double)differing_values(gradient, s->ref_gradient, s->parameters)
+                                                 : 0;
+    free(gradient);
+    return status == TF_OK ? differing : -1;
 }
 
 /* spread_step_fn of the train variant: an epoch under the schedule @p context, the parameters
@@ -368,6 +404,7 @@ const technique technique_schedule = {
     .run_twin = schedule_run_twin,
     .compare = schedule_compare,
     .corrupt = schedule_corrupt,
+    .logic = schedule_logic,
     .spread = schedule_spread,
     .restart = schedule_restart,
     .work = schedule_work,

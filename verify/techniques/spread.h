@@ -1,9 +1,11 @@
 /**
  * @file verify/techniques/spread.h
  * @brief The reference's own spread: how far the reference's answer moves when its inputs move
- *        by one unit in the last place. `twofold verify`'s training rows call it when a twin is
- *        outside the tolerance, to tell "the twin differs" from "this data amplifies rounding
- *        beyond any float tolerance" (chapter 01, "What verify compares").
+ *        by one unit in the last place. `twofold verify`'s training rows call it for a twin outside
+ *        the tolerance that adds in another order than the reference by design (ranks, schedules),
+ *        so that its rerun on the reference's kernels (verify/techniques/logic.h) cannot be bitwise:
+ *        an estimate, to tell "the twin differs" from "this data amplifies rounding beyond any float
+ *        tolerance" (chapter 01, "What verify compares").
  *
  * Two reruns of the reference, each compared with an unperturbed rerun after every step by the
  * same measure as the row (relative_error(), ref/nn/compare.h): one with every initial parameter

@@ -19,6 +19,7 @@
 #include "ref/nn/compare.h"
 #include "ref/core/memory.h"
 #include "ref/train.h"
+#include "verify/techniques/logic.h"
 #include "verify/techniques/spread.h"
 #include "verify/techniques/table.h"
 
@@ -115,6 +116,27 @@ static double train_compare(void *state, int twin, int64_t step)
     return parameters_relative_error(&s->twin.model.parameters, &s->ref.model.parameters);
 }
 
+/* logic_epoch_fn: an epoch of the reference (side 0) or of the twin (side 1, on the ranks). */
+static int logic_epoch(const void *context, trainer *tr, int side, tf_error *err)
+{
+    const train_state *s = context;
+    epoch_report report;
+    return side && s->group ? opt_trainer_epoch(tr, s->group, s->seq, &report, err)
+                            : trainer_epoch(tr, s->seq, &report, err);
+}
+
+/* technique::logic. On several ranks a step's windows are summed on their ranks and then across
+ * them, another order than the reference's, unless each step holds one window. */
+static double train_logic(void *state, int twin, int corrupt, int *reordered, tf_error *err)
+{
+    (void)twin;
+    const train_state *s = state;
+    const int64_t windows = trainer_schedule(&s->ref).windows;
+    *reordered = s->ranks > 1 && (windows < TRAIN_BATCH ? windows : TRAIN_BATCH) > 1;
+    return training_logic_differs(s->seq, &s->config, &s->options, s->group, TRAIN_EPOCHS, corrupt, logic_epoch, s,
+                                  err);
+}
+
 /* spread_step_fn: an epoch of the reference, its parameters the answer. */
 static int reference_epoch(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
                            double *loss, tf_error *err)
@@ -199,6 +221,7 @@ const technique technique_train = {
     .run_ref = train_run_ref,
     .run_twin = train_run_twin,
     .compare = train_compare,
+    .logic = train_logic,
     .spread = train_spread,
     .corrupt = train_corrupt,
     .work = train_work,
