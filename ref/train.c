@@ -50,6 +50,15 @@ static int64_t labelled_vertices(const snapshot_seq *seq, int64_t first, int64_t
     return labelled;
 }
 
+/* The pairs to score in snapshots first .. end - 1, each scoring the next one's edges inside the part. */
+static int64_t link_positives(const snapshot_seq *seq, int64_t first, int64_t end)
+{
+    int64_t positives = 0;
+    for (int64_t t = first; t < end; t++)
+        positives += link_task_positives(seq, t, end);
+    return positives;
+}
+
 int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *config, const train_options *options,
                    tf_error *err)
 {
@@ -71,6 +80,15 @@ int trainer_create(trainer *tr, const snapshot_seq *seq, const model_config *con
                             "test; each part needs 2 or more (a snapshot scores the next one's edges)",
                             (long long)seq->num_snapshots, options->train_ratio, (long long)tr->train_snapshots,
                             (long long)(seq->num_snapshots - tr->train_snapshots));
+    for (int part = 0; options->task == TASK_LINK && part < 2; part++) {
+        /* a part without an edge to score would train on nothing, or report an AP of nothing (NaN) */
+        const int64_t first = part ? tr->train_snapshots : 0;
+        const int64_t end = part ? seq->num_snapshots : tr->train_snapshots;
+        if (!link_positives(seq, first, end))
+            return tf_error_set(err, TF_ERR_INPUT, "--task link: the %s part's scored snapshots %lld..%lld hold no edge between two "
+                                "vertices to score (self-loops are not scored), expected edges in both parts of the split",
+                                part ? "test" : "train", (long long)first + 1, (long long)end - 1);
+    }
     if (options->task == TASK_CLASSIFY && seq->num_classes < 2)
         return tf_error_set(err, TF_ERR_INPUT, "--task classify: the data has no class labels (a generator spec "
                             "communities:... has them; ref/models/classify_task.h)");

@@ -64,6 +64,11 @@ expect_failure("train: --layers applies to gcrnm1 and cdgcn, not wdgcn" train --
 # link prediction on snapshots: each part of the split needs a snapshot and its successor; one trainer
 expect_failure("--task link: 3 snapshots split at 0.8 give 2 to train and 1 to test; each part needs 2 or more"
                train --model tgcn --data powerlaw:nodes=20,edges=40,snapshots=3 --task link)
+# ... and an edge between two vertices to score in each part (edge-less data once trained on nothing: AP nan)
+expect_failure("--task link: the train part's scored snapshots 1..3 hold no edge between two vertices to score"
+               train --model tgcn --data powerlaw:nodes=20,edges=0,snapshots=6 --task link)
+expect_failure("--task link: the train part's scored snapshots 1..3 hold no edge between two vertices to score"
+               train --model gatlstm --impl opt --data powerlaw:nodes=20,edges=0,snapshots=6 --task link)
 expect_failure("train: --task link trains with the data-parallel trainer alone" train --model tgcn --data chickenpox
                --task link --impl opt --schedule greedy)
 # node classification: labelled data only, labels in both parts of the split, one trainer; a label file's
