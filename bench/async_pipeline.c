@@ -3,7 +3,10 @@
  * with stale gradients and with all three, each for the same epochs from the same start.
  *
  *   mpiexec -n R build/bench/bench_async_pipeline [--data SPEC] [--epochs E] [--batch B] [--width W]
- *                                                 [--model tgn|jodie|apan] [--micro-batch-sweep]
+ *                                                 [--model tgn|jodie|apan] [--kernels ref|opt] [--micro-batch-sweep]
+ *
+ * --kernels: the model's products in the reference's loops (ref, the default, as the committed TGN
+ * table was measured) or in chapter 01's BLAS twins (opt, what `twofold train --impl opt` runs).
  *
  * --micro-batch-sweep runs instead n = 1 (the plain trainer), 2, 3 and 4 micro-batches and the
  * plain trainer once more, whose difference from the first is the noise level of this run; it
@@ -24,6 +27,7 @@
 #include "bench/benchmark.h"
 #include "datasets/dataset.h"
 #include "opt/async_pipeline.h"
+#include "opt/kernels.h"
 #include "ref/core/clock.h"
 #include "ref/nn/compare.h"
 
@@ -201,7 +205,7 @@ int main(int argc, char **argv)
     const char *data = "events:nodes=2000,events=20000,repeat=0.5,features=4,seed=5";
     int64_t epochs = 3, batch = 200, width = 32;
     event_model_kind kind = EVENT_MODEL_TGN;
-    int is_sweep = 0;
+    int is_sweep = 0, blas = 0;
     const char *speaker = world.rank == 0 ? PROGRAM : NULL; /* one rank reports a bad argument */
     for (int i = 1; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -215,7 +219,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--model") && value) {
             if ((ok = event_model_kind_parse(value, &kind, &err) == TF_OK) == 0 && speaker)
                 fprintf(stderr, PROGRAM ": --model: %s\n", err.message);
-        } else if (!strcmp(argv[i], "--epochs"))
+        } else if (!strcmp(argv[i], "--kernels") && value && (!strcmp(value, "ref") || !strcmp(value, "opt")))
+            blas = !strcmp(value, "opt");
+        else if (!strcmp(argv[i], "--epochs"))
             ok = (epochs = bench_parse_count(speaker, "--epochs", value, 64)) > 0;
         else if (!strcmp(argv[i], "--batch"))
             ok = (batch = bench_parse_count(speaker, "--batch", value, 1000000)) > 0;
@@ -244,12 +250,13 @@ int main(int argc, char **argv)
     event_train_options options;
     event_train_options_default(&options);
     options.batch_size = batch;
+    options.kernels = blas ? &opt_kernels : NULL;
     const char *model = kind == EVENT_MODEL_TGN ? "TGN" : kind == EVENT_MODEL_JODIE ? "JODIE" : "APAN";
     if (world.rank == 0)
         printf("%d rank(s): %s\ndata %s (%lld events), %s width %lld, batch %lld, %lld epochs per configuration, "
-               "Sven's dispatch, hash placement\n\n",
+               "Sven's dispatch, hash placement%s\n\n",
                world.size, reason, data, (long long)d.events.num_events, model, (long long)width, (long long)batch,
-               (long long)epochs);
+               (long long)epochs, blas ? ", opt (BLAS) kernels" : "");
     const configuration *list = is_sweep ? sweep : configurations;
     const int count = is_sweep ? SWEEP : CONFIGURATIONS;
     measured m[MAX_CONFIGURATIONS];
