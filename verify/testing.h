@@ -47,6 +47,14 @@ static inline int64_t test_repeats(int64_t native, int64_t memcheck)
     return RUNNING_ON_VALGRIND ? memcheck : native;
 }
 
+/* The data a test runs on: the dataset spec @p native in a plain run, @p memcheck under Valgrind,
+ * for the same reason as test_repeats(): loops over every model of the table keep the real data
+ * natively and see every path on a small generated graph under memcheck. */
+static inline const char *test_data(const char *native, const char *memcheck)
+{
+    return RUNNING_ON_VALGRIND ? memcheck : native;
+}
+
 /* A path under the source tree, in a static buffer (use before the next call). */
 static inline const char *source_path(const char *relative)
 {
