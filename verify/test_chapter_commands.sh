@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The chapters' commands are true (verify/chapter_commands.sh on every chapter and the README),
+# and the check can fail: a copy of chapter 00 with one shown output line changed by hand, as a
+# stale block would be, is caught, naming the line.
+#   verify/test_chapter_commands.sh BUILD_DIR
+set -uo pipefail
+build_dir=$1
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+bash "$here/chapter_commands.sh" "$build_dir" || { echo "test_chapter_commands: a chapter's block is stale (above)"; exit 1; }
+
+shown='vertices        20'
+grep -q "^$shown\$" "$root/chapters/00-overview.md" || { echo "test_chapter_commands: chapter 00 no longer shows \"$shown\""; exit 1; }
+sed "s/^$shown\$/vertices        21/" "$root/chapters/00-overview.md" > "$work/00-overview.md"
+bash "$here/chapter_commands.sh" "$build_dir" "$work/00-overview.md" > "$work/out.txt" 2>&1
+status=$?
+sed 's/^/  edited copy: /' "$work/out.txt" | grep -v '^  edited copy:         |'
+if [ "$status" -ne 1 ] || ! grep -q 'FAILED .*not found in order: vertices        21' "$work/out.txt"; then
+    echo "test_chapter_commands: the line changed by hand was not caught (exit $status)"
+    exit 1
+fi
+echo "test_chapter_commands: every block holds; the line changed by hand is caught (exit $status)"
