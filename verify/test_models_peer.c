@@ -26,7 +26,7 @@
 
 #define TOLERANCE 1e-5
 
-/* Adam steps per case, as STEPS in bench/peer/peer_models.py. */
+/* Adam steps per case, as STEPS in bench/peer/golden_steps.py. */
 #define STEPS 10
 
 typedef struct peer_case {

@@ -10,7 +10,8 @@ chapters/01-models.md states them, with PyTorch Geometric's own GATConv for the 
     H_t   = sum_s softmax_s(e_t.) V_s + U_t              DySAT's residual
     y_t   = Linear(ReLU(H_t))                            the head every twofold model has
 
-Then, as bench/peer/peer_models.py does for the library's models: twofold's initial parameters
+Then, as bench/peer/peer_models.py does for the library's models (both through golden_steps.py's
+write_case): twofold's initial parameters
 (`twofold train --model dysat ... --epochs 0 --save`) loaded by name, STEPS torch.optim.Adam steps
 (lr 0.01), step s on the window of `count` snapshots from first + s * count, twofold's window loss,
 and the same files written into OUT/CASE/ (outputs, loss, grad.NAME, adam.NAME of step 1; losses and
@@ -24,17 +25,13 @@ bundled loader, torch-geometric-temporal with the shim; never a CI dependency):
 """
 import argparse
 import math
-import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
 import torch
 from torch_geometric.nn import GATConv
 
-from peer_models import STEPS, adam_steps
-from pygt_common import load_dataset
+from golden_steps import write_case
 
 HEADS = 2
 
@@ -87,28 +84,8 @@ class DySAT(torch.nn.Module):
 
 def run_case(twofold, out, case):
     name, data, hidden, first, count = case
-    directory = os.path.join(out, name)
-    shutil.rmtree(directory, ignore_errors=True)
-    dataset = load_dataset(data)
-    scratch = directory + ".checkpoint"
-    shutil.rmtree(scratch, ignore_errors=True)
-    subprocess.run([twofold, "train", "--model", "dysat", "--data", data, "--hidden", str(hidden), "--epochs", "0",
-                    "--seed", "3", "--save", scratch], check=True, stdout=subprocess.DEVNULL)
-    os.makedirs(directory)
-    windows = [dataset[first + s * count:first + (s + 1) * count] for s in range(STEPS)]
-    model = DySAT(windows[0][0].x.shape[1], hidden)
-    state = {}
-    for key in model.state_dict():
-        path = os.path.join(scratch, key + ".npy")
-        state[key] = torch.from_numpy(np.load(path)).reshape(model.state_dict()[key].shape)
-        shutil.copy(path, directory)
-    model.load_state_dict(state)
-    shutil.rmtree(scratch)
-
-    losses = adam_steps(model, windows, directory)
-    print(f"{name}: {STEPS} steps of {count} snapshots x {windows[0][0].x.shape[0]} vertices, "
-          f"losses {losses[0].item():.6f} .. {losses[-1].item():.6f}, "
-          f"{sum(p.numel() for p in model.parameters())} parameters")
+    write_case(twofold, out, name, data, first, count, ["--model", "dysat", "--hidden", str(hidden)],
+               lambda features: DySAT(features, hidden))
 
 
 def main():

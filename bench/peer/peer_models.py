@@ -28,18 +28,12 @@ these models never use.)
 """
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 
-import numpy as np
 import torch
 
-from pygt_common import RecurrentGCN, load_dataset, window_loss
-
-# Adam steps per case, each on the next window of `count` snapshots (must match STEPS in
-# verify/test_models_peer.c).
-STEPS = 10
+from golden_steps import write_case
+from pygt_common import RecurrentGCN
 
 # (case name, twofold model, bundled dataset, hidden, Chebyshev K, first snapshot, snapshots)
 CASES = [
@@ -63,71 +57,13 @@ CASES = [
 ]
 
 
-def save(directory, name, tensor):
-    np.save(os.path.join(directory, name + ".npy"), np.ascontiguousarray(tensor.detach().numpy().astype(np.float32)))
-
-
-def adam_steps(model, windows, directory):
-    """STEPS Adam steps (lr 0.01), one window each: loss (mean over snapshots of the per-snapshot MSE),
-    gradients, update; writes step 1's outputs, loss, gradients and parameters after it, and every
-    step's loss and parameters (the files verify/test_models_peer.c reads). Returns the losses."""
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    losses = []
-    after = {key: [] for key, _ in model.named_parameters()}
-    for step, snapshots in enumerate(windows):
-        optimizer.zero_grad()
-        outputs = model.window(snapshots)
-        loss = window_loss(outputs, snapshots)
-        loss.backward()
-        losses.append(loss.detach().reshape(1))
-        if step == 0:
-            save(directory, "outputs", outputs)
-            save(directory, "loss", loss.reshape(1))
-            for key, parameter in model.named_parameters():
-                save(directory, "grad." + key, parameter.grad)
-        optimizer.step()
-        for key, parameter in model.named_parameters():
-            after[key].append(parameter.detach().clone())
-            if step == 0:
-                save(directory, "adam." + key, parameter)
-    save(directory, "losses", torch.cat(losses))
-    for key, values in after.items():
-        save(directory, "steps." + key, torch.stack(values))
-    return losses
-
-
 def run_case(twofold, out, case):
     name, kind, data, hidden, k, first, count = case
-    directory = os.path.join(out, name)
-    shutil.rmtree(directory, ignore_errors=True)
-    dataset = load_dataset(data)
-    if first + STEPS * count > len(dataset):
-        raise SystemExit(f"{name}: {STEPS} windows of {count} snapshots from {first} need "
-                         f"{first + STEPS * count} snapshots; {data} has {len(dataset)}")
-    # 1. twofold's initial parameters (seed 3), in a scratch checkpoint; keep only the parameters.
-    scratch = directory + ".checkpoint"
-    shutil.rmtree(scratch, ignore_errors=True)
     order = ["--k", str(k)] if kind in ("gconvgru", "gclstm", "gconvlstm", "dcrnn") else []  # T-GCN has no Chebyshev order
     # EvolveGCN-O's state is its weight matrix, as wide as the features: twofold refuses --hidden
     width = ["--hidden", str(hidden)] if kind != "evolvegcn" else []
-    subprocess.run([twofold, "train", "--model", kind, "--data", data, *width, *order,
-                    "--epochs", "0", "--seed", "3", "--save", scratch], check=True, stdout=subprocess.DEVNULL)
-    os.makedirs(directory)
-    windows = [dataset[first + s * count:first + (s + 1) * count] for s in range(STEPS)]
-    model = RecurrentGCN(kind, windows[0][0].x.shape[1], hidden, k)
-    state = {}
-    for key in model.state_dict():
-        path = os.path.join(scratch, key + ".npy")
-        state[key] = torch.from_numpy(np.load(path))
-        shutil.copy(path, directory)
-    model.load_state_dict(state)
-    shutil.rmtree(scratch)
-
-    # 2. STEPS Adam steps, one window each
-    losses = adam_steps(model, windows, directory)
-    print(f"{name}: {STEPS} steps of {count} snapshots x {windows[0][0].x.shape[0]} vertices, "
-          f"losses {losses[0].item():.6f} .. {losses[-1].item():.6f}, "
-          f"{sum(p.numel() for p in model.parameters())} parameters")
+    write_case(twofold, out, name, data, first, count, ["--model", kind, *width, *order],
+               lambda features: RecurrentGCN(kind, features, hidden, k))
 
 
 def main():
