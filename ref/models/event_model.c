@@ -309,6 +309,14 @@ static void *tape_alloc(const event_tape *tape, size_t count, size_t size, const
     return tape->scratch ? workspace_zeroed(tape->scratch, count, size, what, err) : tf_alloc(count, size, what, err);
 }
 
+/* tape_alloc() for an array every row of which the batch writes before it reads it (the updater's
+ * inputs, cache and output): from a workspace not zeroed, since zeros would be overwritten unread
+ * (most of an entry's bytes; the fast twin's distinct-row updater never reads the batch's own). */
+static void *tape_alloc_written(const event_tape *tape, size_t count, size_t size, const char *what, tf_error *err)
+{
+    return tape->scratch ? workspace_alloc(tape->scratch, count, size, what, err) : tf_alloc(count, size, what, err);
+}
+
 static void tape_scratch_free(const event_tape *tape, void *array)
 {
     if (!tape->scratch)
@@ -410,15 +418,16 @@ int event_tape_alloc_entries(const event_model *m, event_tape *tape, int64_t ent
         !(tape->memory_time = tape_alloc(tape, N, sizeof(double), "batch memory rows", err)) ||
         !(tape->mail = tape_alloc(tape, N * (size_t)m->config.mails * dmsg, sizeof(float), "batch mail rows", err)) ||
         !(tape->mail_time = tape_alloc(tape, N * (size_t)m->config.mails, sizeof(double), "batch mail rows", err)) ||
-        !(tape->updated = tape_alloc(tape, N * dm, sizeof(float), "updated memory", err)) ||
+        !(tape->updated = tape_alloc_written(tape, N * dm, sizeof(float), "updated memory", err)) ||
         !(tape->message = tape_alloc(tape, dmsg, sizeof(float), "message", err)))
         return TF_ERR_INPUT;
     if (m->config.kind == EVENT_MODEL_APAN)
         return event_model_apan_alloc_entries(m, tape, entries, err);
-    if (!(tape->updater_delta = tape_alloc(tape, N, sizeof(float), "batch memory rows", err)) ||
-        !(tape->updater_input = tape_alloc(tape, N * din, sizeof(float), "memory updater inputs", err)) ||
+    if (!(tape->updater_delta = tape_alloc_written(tape, N, sizeof(float), "batch memory rows", err)) ||
+        !(tape->updater_input = tape_alloc_written(tape, N * din, sizeof(float), "memory updater inputs", err)) ||
         (m->config.kind == EVENT_MODEL_TGN &&
-         !(tape->updater_cache = tape_alloc(tape, N * (size_t)GRU_CACHE_WIDTH(dm), sizeof(float), "GRU cache", err))))
+         !(tape->updater_cache =
+               tape_alloc_written(tape, N * (size_t)GRU_CACHE_WIDTH(dm), sizeof(float), "GRU cache", err))))
         return TF_ERR_INPUT;
     return TF_OK;
 }
