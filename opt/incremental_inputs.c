@@ -176,6 +176,22 @@ fail:
     return TF_ERR_INPUT;
 }
 
+incremental_stats incremental_inputs_engine_stats(const incremental_inputs *in)
+{
+    if (!in->diffusion)
+        return in->engine.stats;
+    incremental_stats sum = {0};
+    for (int d = 0; d < 2; d++) {
+        const incremental_stats *walk = &in->walks.walks[d].engine.stats;
+        sum.full += walk->full;
+        sum.fallbacks += walk->fallbacks;
+        sum.incremental += walk->incremental;
+        sum.entries += walk->entries;
+        sum.rows_recomputed += walk->rows_recomputed;
+    }
+    return sum;
+}
+
 void incremental_inputs_free(incremental_inputs *in)
 {
     if (in->seq)

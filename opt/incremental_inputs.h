@@ -95,6 +95,9 @@ typedef struct incremental_inputs {
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,
                               const comm *ranks, const incremental_inputs_options *options, tf_error *err);
 
+/** What the engine did: its counts, or the sum of DCRNN's two walks' engines. */
+incremental_stats incremental_inputs_engine_stats(const incremental_inputs *in);
+
 /** Release everything. */
 void incremental_inputs_free(incremental_inputs *in);
 

@@ -85,12 +85,8 @@ static run_result train(const snapshot_seq *seq, const model_config *config, con
     if (options) {
         r.hit_rate = incremental_cache_hit_rate(&inputs.cache);
         r.produced = inputs.produced;
-        r.engine_full = inputs.engine.stats.full; /* DCRNN: its two walks' engines */
-        r.engine_deltas = inputs.engine.stats.incremental;
-        for (int d = 0; inputs.diffusion && d < 2; d++) {
-            r.engine_full += inputs.walks.walks[d].engine.stats.full;
-            r.engine_deltas += inputs.walks.walks[d].engine.stats.incremental;
-        }
+        r.engine_full = incremental_inputs_engine_stats(&inputs).full;
+        r.engine_deltas = incremental_inputs_engine_stats(&inputs).incremental;
         r.left_in_cache = inputs.cache.count;
         r.closure = inputs.walks.stats;
         for (int64_t t = 0; inputs.lambda_max && t < seq->num_snapshots; t++)

@@ -325,12 +325,12 @@ static void served_describe(const void *state, const double *seconds, char *text
     (void)seconds;
     const served_state *s = state;
     const incremental_inputs *in = &s->inputs;
-    const incremental_stats *engine = in->diffusion ? &in->walks.walks[0].engine.stats : &in->engine.stats;
+    const incremental_stats engine = incremental_inputs_engine_stats(in);
     int used = snprintf(text, size, "%s, %d epochs: cache hit rate %.3f, engine %lld deltas, %lld full",
                         model_kind_name(s->twin.model.config.kind), SERVED_EPOCHS,
-                        incremental_cache_hit_rate(&in->cache), (long long)engine->incremental, (long long)engine->full);
+                        incremental_cache_hit_rate(&in->cache), (long long)engine.incremental, (long long)engine.full);
     if (in->diffusion && used > 0 && (size_t)used < size) /* both walks' T_2 .. T_{K-1}: the closure's rows */
-        snprintf(text + used, size - (size_t)used, " (forward walk); closure formed %lld of %lld rows",
+        snprintf(text + used, size - (size_t)used, "; closure formed %lld of %lld rows",
                  (long long)in->walks.stats.rows_recomputed, (long long)in->walks.stats.rows_full);
 }
 
