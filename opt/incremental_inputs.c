@@ -46,6 +46,12 @@ static int serve(void *context, int64_t t, float *out, tf_error *err)
     in->visited[t]++;
     if (incremental_cache_get(&in->cache, t, out))
         return TF_OK;
+    if (in->diffusion) {
+        if (incremental_walks_get(&in->walks, t, out, err) != TF_OK)
+            return TF_ERR_INPUT;
+        in->produced++;
+        return incremental_cache_put(&in->cache, t, out, count, in->visits[t] - in->visited[t], in->imminence, err);
+    }
     opt_incremental_seek(&in->engine, in->seq, in->deltas, t);
     memcpy(out, in->engine.value, (size_t)size * sizeof(float));
     if (in->kind == AGGREGATOR_CHEBYSHEV && in->lambda_max[t] != 2.0) {
@@ -88,6 +94,15 @@ static int served_terms(const model_config *config, aggregator *kind, int64_t *t
         *terms = config->chebyshev_k - 1;
         return TF_OK;
     }
+    if (info->inputs == MODEL_INPUTS_DIFFUSION && config->chebyshev_k >= 2) {
+        *kind = AGGREGATOR_SUM; /* over each walk's messages (opt/incremental_walks.h) */
+        *terms = 2 * (config->chebyshev_k - 1);
+        return TF_OK;
+    }
+    if (info->inputs == MODEL_INPUTS_DIFFUSION)
+        return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s with K = 1 diffuses X_t by T_0 = X_t only: "
+                                               "nothing to aggregate; use K >= 2",
+                            info->title);
     if (info->inputs == MODEL_INPUTS_CHEBYSHEV)
         return tf_error_set(err, TF_ERR_INPUT, "incremental inputs: %s with K = 1 convolves X_t itself (its "
                                                "Chebyshev basis is T_0 = X_t): nothing to aggregate; use K >= 2",
@@ -143,7 +158,12 @@ int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, c
             in->lambda_max[t] = chebyshev_lambda_max(&seq->snapshots[t].graph, scale);
         free(scale);
     }
-    if (snapshot_delta_chain_build(&in->deltas, seq, kind, err) != TF_OK ||
+    if (model_info_of(trainer->model.config.kind)->inputs == MODEL_INPUTS_DIFFUSION) {
+        in->diffusion = 1;
+        if (incremental_walks_create(&in->walks, seq, trainer->model.config.chebyshev_k, &options->engine, err) !=
+            TF_OK)
+            goto fail;
+    } else if (snapshot_delta_chain_build(&in->deltas, seq, kind, err) != TF_OK ||
         opt_incremental_create(&in->engine, kind, seq->num_nodes, seq->feature_width, &options->engine, err) != TF_OK)
         goto fail;
     double data_bytes = (double)t_all * (double)(terms * seq->num_nodes * seq->feature_width) * sizeof(float);
@@ -156,11 +176,28 @@ fail:
     return TF_ERR_INPUT;
 }
 
+incremental_stats incremental_inputs_engine_stats(const incremental_inputs *in)
+{
+    if (!in->diffusion)
+        return in->engine.stats;
+    incremental_stats sum = {0};
+    for (int d = 0; d < 2; d++) {
+        const incremental_stats *walk = &in->walks.walks[d].engine.stats;
+        sum.full += walk->full;
+        sum.fallbacks += walk->fallbacks;
+        sum.incremental += walk->incremental;
+        sum.entries += walk->entries;
+        sum.rows_recomputed += walk->rows_recomputed;
+    }
+    return sum;
+}
+
 void incremental_inputs_free(incremental_inputs *in)
 {
     if (in->seq)
         snapshot_delta_chain_free(in->deltas, in->seq->num_snapshots);
     opt_incremental_free(&in->engine);
+    incremental_walks_free(&in->walks);
     incremental_cache_free(&in->cache);
     free(in->visits);
     free(in->visited);

@@ -1,8 +1,10 @@
 /**
  * @file opt/incremental_inputs.h
- * Twins: ref_propagate_forward() (ref/nn/propagate.h), chebyshev_basis_forward() (ref/nn/chebconv.h).
- * @brief The input-side aggregations of T-GCN and GConvGRU served by ReInc's machinery during
- *        training: the global cache in front of the incremental engine (opt/incremental.h).
+ * Twins: ref_propagate_forward() (ref/nn/propagate.h), chebyshev_basis_forward() (ref/nn/chebconv.h),
+ *        DCRNN's diffusions of X_t (ref/models/model_dcrnn.c).
+ * @brief The input-side aggregations of the snapshot models (T-GCN, GConvGRU, DCRNN, ...) served
+ *        by ReInc's machinery during training: the global cache in front of the incremental engine
+ *        (opt/incremental.h).
  *
  * What is served for snapshot t depends on t only, never on a parameter, so any source of the
  * same numbers will do (ref/models/model.h, #input_aggregations):
@@ -17,6 +19,8 @@
  *    snapshot's own operator: a delta of T_1 touches every neighbour of a changed row, so
  *    carrying T_2 forward by deltas would mean a delta as large as two hops of churn; it is
  *    recomputed once per miss instead and reused like T_1 (chapters/02-incremental.md).
+ *  - DCRNN: T_1 .. T_{K-1} of X_t on its forward and its backward random walk, from two engines
+ *    over the walks' messages and the K-hop closure of each change (opt/incremental_walks.h).
  *  - GC-LSTM has nothing to serve: its input term is X_t W (PyTorch Geometric Temporal's
  *    GCLSTM convolves H only), which holds a parameter; incremental_inputs_create() refuses it,
  *    and EvolveGCN-O, whose convolution weight evolves inside the window.
@@ -44,6 +48,7 @@
 
 #include "opt/incremental.h"
 #include "opt/incremental_cache.h"
+#include "opt/incremental_walks.h"
 #include "opt/train.h"
 #include "ref/models/model.h"
 
@@ -66,10 +71,12 @@ typedef struct incremental_inputs {
     const snapshot_seq *seq;          /**< the data (borrowed) */
     const model *model;               /**< the trainer's model (borrowed): its kind, K, kernels, operators */
     aggregator kind;                  /**< the engine's aggregator: symmetric (T-GCN) or chebyshev (GConvGRU) */
-    int64_t terms;                    /**< [N][F] blocks per answer: 1 (T-GCN) or K - 1 (GConvGRU) */
+    int64_t terms;                    /**< [N][F] blocks per answer: 1 (T-GCN), K - 1 (GConvGRU), 2 (K - 1) (DCRNN) */
     double *lambda_max;               /**< [num_snapshots] ChebConv's lambda_max of each snapshot (GConvGRU) */
     snapshot_delta *deltas;           /**< [num_snapshots] symmetric deltas, deltas[t]: t-1 -> t */
     incremental_aggregation engine;   /**< the chain head */
+    incremental_walks walks;          /**< DCRNN: both walks' engines and closures (opt/incremental_walks.h) */
+    int diffusion;                    /**< 1 when `walks` serves (DCRNN), not deltas and engine */
     incremental_cache cache;          /**< ReInc's global cache */
     int64_t *visits;                  /**< [num_snapshots] accesses per epoch */
     int64_t *visited;                 /**< [num_snapshots] accesses so far this epoch */
@@ -87,6 +94,9 @@ typedef struct incremental_inputs {
  */
 int incremental_inputs_create(incremental_inputs *in, const snapshot_seq *seq, const trainer *trainer,
                               const comm *ranks, const incremental_inputs_options *options, tf_error *err);
+
+/** What the engine did: its counts, or the sum of DCRNN's two walks' engines. */
+incremental_stats incremental_inputs_engine_stats(const incremental_inputs *in);
 
 /** Release everything. */
 void incremental_inputs_free(incremental_inputs *in);

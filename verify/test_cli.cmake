@@ -54,8 +54,8 @@ expect_failure("is an event stream" train --model tgcn --data wikipedia)
 expect_failure("option --lr: \"fast\", expected a number in (0, 1000)" train --model tgcn --data chickenpox --lr fast)
 expect_failure("no such checkpoint" train --model tgcn --data chickenpox --load /nonexistent/checkpoint)
 expect_failure("expected a whole number in 1..16" train --model gconvgru --data chickenpox --k 0)
-expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm and gcrnm1, not gclstm" train --model gclstm --data chickenpox --impl opt --incremental)
-expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm and gcrnm1, not evolvegcn" train --model evolvegcn --data chickenpox
+expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn and cdgcn, not gclstm" train --model gclstm --data chickenpox --impl opt --incremental)
+expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn and cdgcn, not evolvegcn" train --model evolvegcn --data chickenpox
                --impl opt --incremental)
 expect_failure("--k applies to gconvgru, gclstm, gconvlstm, gcrnm1 and dcrnn, not tgcn" train --model tgcn --data chickenpox --k 3)
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)

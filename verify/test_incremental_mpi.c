@@ -2,7 +2,8 @@
  * windows cut into consecutive blocks (BATCH_ACROSS_BLOCKS, batch = 4), slot j of a step, that is
  * block j, on rank j % size with the inputs of T-GCN (A^ X_t) and of GConvGRU (its Chebyshev
  * terms T_1, T_2 of X_t), and of the papers' models the table serves (the first GCN layer's A^ X_t,
- * GConvLSTM's and GCRN-M1's terms of X_t), served by its own incremental engine and cache,
+ * GConvLSTM's and GCRN-M1's terms of X_t, CD-GCN's A^ X_t, DCRNN's diffusions of X_t on both walks),
+ * served by its own incremental engine and cache,
  * against the reference trainer alone (same order, full recompute, ref kernels) on every rank:
  *  - loss curve and final parameters fp-equal (max |a - b| / max(1, |ref|) <= 1e-5);
  *  - the only values that cross ranks are gradients, plus one double per epoch for the train
@@ -78,8 +79,8 @@ static void compare_with(const char *data, model_kind kind, int k, int64_t windo
                "doubles), features and states 0; cache hit rate %.3f, engine %lld full, %lld deltas\n",
                model_kind_name(kind), k, d.name, world.size, (long long)epochs, worst_curve, worst_parameter, sent, gradient_bytes,
                (long long)gradient_floats, (long long)gradient_calls, sent - gradient_bytes, (long long)loss_doubles,
-               incremental_cache_hit_rate(&inputs.cache), (long long)inputs.engine.stats.full,
-               (long long)inputs.engine.stats.incremental);
+               incremental_cache_hit_rate(&inputs.cache), (long long)incremental_inputs_engine_stats(&inputs).full,
+               (long long)incremental_inputs_engine_stats(&inputs).incremental);
     ck_assert_msg(worst_curve <= TOLERANCE, "loss curves differ by %g", worst_curve);
     ck_assert_msg(worst_parameter <= TOLERANCE, "parameters differ by %g", worst_parameter);
     ck_assert_msg(fabs(sent - accounted) < 0.5, "sent %.0f bytes, gradients and losses account for %.0f", sent,
@@ -112,6 +113,8 @@ START_TEST(generated_graph)
     compare_with(data, MODEL_MPNNLSTM, 1, 6, 2, 2, OPTIMIZER_SGD);
     compare_with(data, MODEL_GCONVLSTM, 2, 6, 2, 2, OPTIMIZER_SGD);
     compare_with(data, MODEL_GCRNM1, 2, 6, 2, 2, OPTIMIZER_SGD);
+    compare_with(data, MODEL_CDGCN, 1, 6, 2, 2, OPTIMIZER_SGD); /* its X_t columns of every pair */
+    compare_with(data, MODEL_DCRNN, 3, 6, 2, 2, OPTIMIZER_SGD); /* both walks, T_2 by the closure */
 }
 END_TEST
 

@@ -14,8 +14,9 @@
  *  - ReInc's F is exact: after each epoch nothing is left in a cache big enough for everything
  *    (every entry expired when its last predicted access came);
  *  - GC-LSTM (input term X_t W) and GConvGRU with K = 1 are refused with the reason;
- *  - the papers' models the table serves (two-layer T-GCN, WD-GCN, MPNN-LSTM, GConvLSTM, GCRN-M1)
- *    against their reference runs on a small generated graph;
+ *  - the papers' models the table serves (two-layer T-GCN, WD-GCN, MPNN-LSTM, CD-GCN, GConvLSTM,
+ *    GCRN-M1, DCRNN) against their reference runs on a small generated graph, and DCRNN's served
+ *    diffusions term by term (the closure's rows counted, its terms bitwise a recompute of every row);
  *  - reuse across gates, counted: the integrated GraphRNNs aggregate each input once per cell,
  *    not once per gate (sparse products per snapshot, against what per-gate convolutions need),
  *    and the stacked ones have nothing to share. */
@@ -39,6 +40,7 @@ typedef struct run_result {
     int64_t engine_deltas;    /* deltas applied */
     int64_t left_in_cache;    /* entries resident after the last epoch */
     int64_t rescaled;         /* snapshots whose lambda_max is not 2 (GConvGRU's T_1 rescaled) */
+    diffusion_stats closure;  /* DCRNN: rows of T_2 .. T_{K-1} the closure formed, against every row */
 } run_result;
 
 /* The model of a run: T-GCN, or GConvGRU of order k (hidden 8 for both). */
@@ -83,9 +85,10 @@ static run_result train(const snapshot_seq *seq, const model_config *config, con
     if (options) {
         r.hit_rate = incremental_cache_hit_rate(&inputs.cache);
         r.produced = inputs.produced;
-        r.engine_full = inputs.engine.stats.full;
-        r.engine_deltas = inputs.engine.stats.incremental;
+        r.engine_full = incremental_inputs_engine_stats(&inputs).full;
+        r.engine_deltas = incremental_inputs_engine_stats(&inputs).incremental;
         r.left_in_cache = inputs.cache.count;
+        r.closure = inputs.walks.stats;
         for (int64_t t = 0; inputs.lambda_max && t < seq->num_snapshots; t++)
             r.rescaled += inputs.lambda_max[t] != 2.0;
         incremental_inputs_free(&inputs);
@@ -129,12 +132,16 @@ static void compare_trained(const char *data, const model_config *config, int64_
         curve = fmax(curve, relative(ours.losses[i], reference.losses[i]));
     for (int64_t i = 0; i < reference.count; i++)
         parameters = fmax(parameters, relative(ours.parameters[i], reference.parameters[i]));
+    char closure[96] = ""; /* DCRNN's */
+    if (ours.closure.rows_full)
+        snprintf(closure, sizeof closure, "; closure formed %lld of %lld rows of T_2 .. T_{K-1}",
+                 (long long)ours.closure.rows_recomputed, (long long)ours.closure.rows_full);
     printf("%-8s K=%d on %-9s%s threshold %g, window %lld stride %lld, %lld epochs: incremental vs full recompute: "
            "loss curve %.2e, final parameters %.2e; cache hit rate %.3f, engine: %lld full, %lld deltas, %lld entries "
-           "left in the cache; lambda_max not 2 in %lld snapshots\n",
+           "left in the cache; lambda_max not 2 in %lld snapshots%s\n",
            model_kind_name(config->kind), config->chebyshev_k, d.name, negative ? " (some weights negative)" : "",
            threshold, (long long)window, (long long)stride, (long long)epochs, curve, parameters, ours.hit_rate,
-           (long long)ours.engine_full, (long long)ours.engine_deltas, (long long)ours.left_in_cache, (long long)ours.rescaled);
+           (long long)ours.engine_full, (long long)ours.engine_deltas, (long long)ours.left_in_cache, (long long)ours.rescaled, closure);
     if (negative) /* the rescaling of T_1 must have run, or this case checks nothing new */
         ck_assert_int_gt(ours.rescaled, 0);
     ck_assert_msg(curve <= TOLERANCE, "loss curves differ by %g", curve);
@@ -182,10 +189,10 @@ END_TEST
 
 /* The papers' models the table gives an aggregation to serve: the first layer's A^ X_t of the
  * two-layer T-GCN (its second hop stays computed), WD-GCN and MPNN-LSTM (stacked: one GCN before the
- * LSTM), and the Chebyshev terms of X_t that GConvLSTM's four gates share and GCRN-M1's first pair
+ * LSTM), CD-GCN (every pair's X_t columns; the columns after them stay computed), and the Chebyshev terms of X_t that GConvLSTM's four gates share and GCRN-M1's first pair
  * reads (T_1 only with K = 2: the rescaling and the recurrence of the higher terms are the server's,
  * the same for every Chebyshev model, and gconvgru_generated runs them); every delta applied
- * (threshold infinity), windows of 4 every 2, two epochs of two steps. A small graph: five models
+ * (threshold infinity), windows of 4 every 2, two epochs of two steps. A small graph: six models
  * under Valgrind. SGD, as `twofold verify` compares parameters (chapter 01, "What verify
  * compares"): with Adam the two-layer T-GCN's parameters differed by 4.9e-05 where its loss curve
  * agreed to 1.1e-07, Adam's first step turning the rounding of a gradient element that is zero to
@@ -193,7 +200,8 @@ END_TEST
 START_TEST(papers_models_generated)
 {
     const char *small = "powerlaw:nodes=40,edges=200,snapshots=12,churn=0.05,arrival=0.02,features=4,degrees=0,seed=5";
-    const model_kind gcn[] = {MODEL_TGCN2, MODEL_WDGCN, MODEL_MPNNLSTM}, chebyshev[] = {MODEL_GCONVLSTM, MODEL_GCRNM1};
+    const model_kind gcn[] = {MODEL_TGCN2, MODEL_WDGCN, MODEL_MPNNLSTM, MODEL_CDGCN},
+                     chebyshev[] = {MODEL_GCONVLSTM, MODEL_GCRNM1};
     for (size_t i = 0; i < sizeof gcn / sizeof *gcn; i++) {
         const model_config config = config_of(gcn[i], 1);
         compare_trained(small, &config, 4, 2, 2, INFINITY, 0, OPTIMIZER_SGD);
@@ -202,6 +210,99 @@ START_TEST(papers_models_generated)
         const model_config config = config_of(chebyshev[i], 2);
         compare_trained(small, &config, 4, 2, 2, INFINITY, 0, OPTIMIZER_SGD);
     }
+}
+END_TEST
+
+/* DCRNN served: T_1 of both walks by deltas over the walks' messages, T_2 and T_3 (K = 4) by the
+ * K-hop closure of each change (opt/incremental_walks.h). At every snapshot, in order and then
+ * backwards (a seek back recomputes its refresh segment): the served terms are fp-equal to the
+ * reference's diffusions (forward walk: the in-edge operator; backward: the transpose of
+ * D_I^-1 A^T, as dcrnn_forward() applies them), and **bitwise** the recurrence run on every row
+ * from the served T_1, so the closure left no row behind that had changed; the rows it formed
+ * are counted against every row. Then whole training runs against the reference, K = 3, every
+ * delta applied and the default threshold. */
+static double diffusion_check(const snapshot_seq *seq, incremental_walks *w, int64_t t, float *served, int *bitwise)
+{
+    tf_error err;
+    const int64_t n = seq->num_nodes, f = seq->feature_width, size = n * f, k = w->order;
+    ck_assert(incremental_walks_get(w, t, served, &err) == TF_OK);
+    float *terms = malloc((size_t)(k * size) * sizeof(float)), *rows = malloc((size_t)size * sizeof(float));
+    ck_assert(terms && rows);
+    double worst = 0;
+    for (int d = 0; d < 2; d++) {
+        const float *ours = served + d * (k - 1) * size, *x = seq->snapshots[t].features.data;
+        propagation reference, same; /* DCRNN's own walk; the one the server applies row by row */
+        ck_assert(ref_propagation_walk(&reference, &seq->snapshots[t].graph,
+                                       d == 0 ? WALK_FORWARD : WALK_BACKWARD_TRANSPOSED, &err) == TF_OK);
+        ck_assert(ref_propagation_walk(&same, &w->walks[d].messages.snapshots[t].graph, WALK_FORWARD, &err) == TF_OK);
+        memcpy(terms, x, (size_t)size * sizeof(float));
+        for (int64_t j = 1; j < k; j++) {
+            float *now = terms + j * size;
+            if (d == 0)
+                ref_propagate_forward(&reference, terms + (j - 1) * size, f, now);
+            else {
+                memset(now, 0, (size_t)size * sizeof(float));
+                ref_propagate_backward(&reference, terms + (j - 1) * size, f, now);
+            }
+            for (int64_t i = 0; j > 1 && i < size; i++)
+                now[i] = 2.0f * now[i] - terms[(j - 2) * size + i];
+            for (int64_t i = 0; i < size; i++)
+                worst = fmax(worst, relative(ours[(j - 1) * size + i], now[i]));
+            if (j < 2)
+                continue;
+            ref_propagate_forward(&same, j == 2 ? ours : ours + (j - 2) * size, f, rows);
+            for (int64_t i = 0; i < size; i++)
+                rows[i] = 2.0f * rows[i] - (j == 2 ? x[i] : ours[(j - 3) * size + i]);
+            *bitwise &= memcmp(rows, ours + (j - 1) * size, (size_t)size * sizeof(float)) == 0;
+        }
+        ref_propagation_free(&reference);
+        ref_propagation_free(&same);
+    }
+    free(terms);
+    free(rows);
+    return worst;
+}
+
+START_TEST(dcrnn_served_diffusions)
+{
+    tf_error err;
+    dataset d;
+    load_or_fail("powerlaw:nodes=60,edges=150,snapshots=10,churn=0.03,arrival=0.02,features=3,degrees=0,seed=7", &d);
+    const snapshot_seq *seq = &d.snapshots;
+    incremental_options options;
+    incremental_options_default(&options);
+    options.threshold = INFINITY;
+    incremental_walks w;
+    ck_assert_msg(incremental_walks_create(&w, seq, 4, &options, &err) == TF_OK, "%s", err.message);
+    float *served = malloc((size_t)(2 * 3 * seq->num_nodes * seq->feature_width) * sizeof(float));
+    ck_assert_ptr_nonnull(served);
+    double worst = 0;
+    int bitwise = 1;
+    for (int64_t t = 0; t < seq->num_snapshots; t++)
+        worst = fmax(worst, diffusion_check(seq, &w, t, served, &bitwise));
+    const diffusion_stats forward = w.stats;
+    for (int64_t t = seq->num_snapshots - 1; t >= 0; t -= test_repeats(3, 9)) /* memcheck: one seek back */
+        worst = fmax(worst, diffusion_check(seq, &w, t, served, &bitwise));
+    printf("dcrnn K = 4 on %s: served T_1 .. T_3 of both walks vs the reference's diffusions %.2e; T_2, T_3 bitwise "
+           "the recurrence on every row: %s; in order the closure formed %lld rows of %lld (%.2f), engine deltas "
+           "%lld + %lld\n",
+           d.name, worst, bitwise ? "yes" : "NO", (long long)forward.rows_recomputed, (long long)forward.rows_full,
+           (double)forward.rows_recomputed / (double)forward.rows_full,
+           (long long)w.walks[0].engine.stats.incremental, (long long)w.walks[1].engine.stats.incremental);
+    ck_assert_msg(worst <= TOLERANCE, "served diffusions differ by %g", worst);
+    ck_assert_msg(bitwise, "a row the closure left out had changed");
+    ck_assert_int_gt(w.walks[0].engine.stats.incremental, 0);
+    ck_assert_int_lt(forward.rows_recomputed, forward.rows_full);
+    free(served);
+    incremental_walks_free(&w);
+    dataset_free(&d);
+    /* under Valgrind the served path once: every delta applied (the default threshold's fallbacks are
+     * the full recompute the first snapshot already runs) */
+    const char *small = "powerlaw:nodes=30,edges=120,snapshots=8,churn=0.05,arrival=0.02,features=3,degrees=0,seed=5";
+    const model_config k3 = config_of(MODEL_DCRNN, 3);
+    const double thresholds[] = {INFINITY, INCREMENTAL_DEFAULT_THRESHOLD};
+    for (int i = 0; i < test_repeats(2, 1); i++)
+        compare_trained(small, &k3, 4, 2, 2, thresholds[i], 0, OPTIMIZER_SGD);
 }
 END_TEST
 
@@ -397,6 +498,7 @@ int main(void)
                                           {"generated_overlapping_windows", generated_overlapping_windows},
                                           {"gconvgru_generated", gconvgru_generated},
                                           {"papers_models_generated", papers_models_generated},
+                                          {"dcrnn_served_diffusions", dcrnn_served_diffusions},
                                           {"models_without_input_aggregation", models_without_input_aggregation},
                                           {"cache_never_changes_results", cache_never_changes_results},
                                           {"reuse_across_gates_counted", reuse_across_gates_counted}};

@@ -238,13 +238,13 @@ static option_spec train_options_table[] = {
              "rank's GPU (staging host data each call); without a GPU, says so and\n"
              "runs the CPU kernels"},
     {"--incremental", OPTION_FLAG, AT(incremental), .needs = "--impl opt",
-     .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, EvolveGCN "
-            "convolves with a weight that evolves, and the two-layer T-GCN's is not served yet",
-     .help = "tgcn or gconvgru with --impl opt: take the aggregation of X_t\n"
-             "(T-GCN's A^ X_t; GConvGRU's Chebyshev terms L^ X_t, ..., with --k 2\n"
-             "or more) from ReInc's incremental engine behind its cache instead\n"
-             "of recomputing it in every window (gclstm has none: its input term\n"
-             "is X_t W)"},
+     .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, and EvolveGCN "
+            "convolves with a weight that evolves",
+     .help = "with --impl opt: take the aggregation of X_t (A^ X_t of the GCN\n"
+             "models; the Chebyshev terms L^ X_t, ... or DCRNN's diffusions on\n"
+             "both walks, with --k 2 or more) from ReInc's incremental engine\n"
+             "behind its cache instead of recomputing it in every window (gclstm\n"
+             "has none: its input term is X_t W)"},
     {"--cache", OPTION_NUMBER, AT(inputs.capacity), .low = 0, .high = 1, .configures = "--incremental", SNAPSHOT,
      .value_name = "F",
      .help = "with --incremental: cache size as a fraction of all snapshots'\n"

@@ -137,8 +137,6 @@ static void cost_dysat(const model_config *c, model_cost *out)
 #define NOT_SERVED_ATTENTION "its attention weights are computed from W X_t, a product with a parameter: nothing to aggregate ahead"
 #define NOT_SERVED_DYSAT "attention is not a fixed linear operator: its weights are computed from W X_t, a " \
                          "product with a parameter, so there is no aggregation of X_t to serve ahead"
-#define NOT_YET_SERVED_DIFFUSION "its x-diffusions depend on the snapshot only, but the engine does not serve them yet"
-#define NOT_YET_SERVED_PAIRS "its first GCN reads A^ X_t, but the engine does not serve a pair's concatenated input yet"
 /* MODEL_VERTEX_ROWS */
 #define NOT_YET_SPLIT_WALKS "its diffusions walk the edges both ways and a part's operators are copied from one " \
                             "in-edge operator: the backward walk's halo and cache closure (out-edges) are not built"
@@ -202,14 +200,14 @@ const model_info model_table[MODEL_COUNT] = {
                       .has = SERVED | ROWS, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
                       .not_yet = {[MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
     [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
-                     .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                     .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
-                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_DIFFUSION, [MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS},
+                     .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .inputs = MODEL_INPUTS_DIFFUSION,
+                     .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS},
                      .peer = "DCRNN"},
     [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
                      .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
-                     .graph_operator = OPERATOR_GCN, .has = ROWS | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
-                     .not_yet = {[MODEL_SERVED_INPUTS] = NOT_YET_SERVED_PAIRS},
+                     .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | LANES,
+                     .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
                      .state_width = input_and_two_blocks_per_pair, .vertex_lstm = lstms_cdgcn},
     [MODEL_GATLSTM] = {.cost = cost_gatlstm, .title = "GAT-LSTM", .summary = "a graph attention layer (2 heads), then an LSTM per vertex (stacked)",
                        .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = LANES,

@@ -88,15 +88,17 @@ struct model_ops;
 /**
  * Where a model takes its input-side aggregation of X_t from (#model_info::inputs): the A^ X_t of
  * the GCN models' first layer (T-GCN's and the two-layer T-GCN's gates, WD-GCN's and MPNN-LSTM's
- * GCN), or the Chebyshev basis terms T_1 .. T_{K-1} of X_t that GConvGRU's three and GConvLSTM's
- * four x-gates share, and GCRN-M1's first pair reads. Both come before any weight multiply, so
+ * GCN, CD-GCN's X_t columns of every pair's aggregation), the Chebyshev basis terms T_1 .. T_{K-1}
+ * of X_t that GConvGRU's three and GConvLSTM's four x-gates share, and GCRN-M1's first pair reads,
+ * or DCRNN's diffusion terms of X_t on both walks. All come before any weight multiply, so
  * they hold no parameter and any source of the same numbers will do: the reference recomputes
  * them (inputs = NULL); the incremental twin (opt/incremental_inputs.h) serves them from ReInc's
  * cache and delta engine. GC-LSTM and EvolveGCN-O have no such term and ignore it.
  */
 typedef struct input_aggregations {
-    /** Write snapshot @p t's aggregation into @p out: T-GCN's A^ X_t [num_nodes][in_features], or
-     *  GConvGRU's T_1 .. T_{K-1} [K - 1][num_nodes][in_features]. */
+    /** Write snapshot @p t's aggregation into @p out: T-GCN's A^ X_t [num_nodes][in_features],
+     *  GConvGRU's T_1 .. T_{K-1} [K - 1][num_nodes][in_features], or DCRNN's on both walks
+     *  [2][K - 1][num_nodes][in_features]. */
     int (*get)(void *context, int64_t t, float *out, tf_error *err);
     void *context; /**< passed to get() */
 } input_aggregations;
@@ -333,6 +335,7 @@ typedef enum model_inputs {
     MODEL_INPUTS_NONE,        /**< none: #model_info::lacks or not_yet [#MODEL_SERVED_INPUTS] says why */
     MODEL_INPUTS_GCN,         /**< A^ X_t, one term */
     MODEL_INPUTS_CHEBYSHEV,   /**< T_1 .. T_{K-1} of X_t (K >= 2) */
+    MODEL_INPUTS_DIFFUSION,   /**< DCRNN's T_1 .. T_{K-1} of X_t on the forward, then the backward walk (K >= 2) */
 } model_inputs;
 
 /**

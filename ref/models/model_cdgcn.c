@@ -67,15 +67,37 @@ static int cdgcn_create(model *m, rng *r, tf_error *err)
     return TF_OK;
 }
 
-/* Pair l of one snapshot, from its input U_{l-1} [N][w] and its own record at t - 1 (NULL at the
- * window's first snapshot: H = C = 0); @p preactivation [N][4H] is scratch. */
-static void pair_forward(const model *m, const propagation *graph, int l, const float *input,
-                         const cdgcn_pair *before, cdgcn_pair *p, const float *zeros, float *preactivation, int64_t n)
+/* p->aggregated [N][w] = A^ U_{l-1} of snapshot t, from pair l's input U_{l-1} [N][w] (the GCN layer
+ * aggregates first, then transforms: A^ U Theta^T = (A^ U) Theta^T). The reference propagates all w
+ * columns. A served model (#input_aggregations) takes A^ X_t from its source: it is pair 0's whole
+ * aggregation, and every later pair's first F columns, since U_{l-1} = [X_t | ...] and A^ acts on each
+ * column alone; only the columns after X_t are propagated, through the scratch pair @p columns
+ * [2][N][w - F]. @p first is pair 0's record (its aggregation, served, for the later pairs). */
+static int pair_aggregate(const model *m, const propagation *graph, int l, int64_t t, const float *input,
+                          const cdgcn_pair *first, cdgcn_pair *p, float *columns, int64_t n, tf_error *err)
+{
+    const kernels *k = m->kernels;
+    const int64_t w = input_width(m, l), f = m->config.in_features, rest = w - f;
+    if (!m->inputs) {
+        k->propagate_forward(graph, input, w, p->aggregated);
+        return TF_OK;
+    }
+    if (l == 0) /* A^ X_t depends on t only: served (ref/models/model.h) */
+        return m->inputs->get(m->inputs->context, t, p->aggregated, err);
+    k->copy_rows(p->aggregated, w, first->aggregated, f, n, f);
+    k->copy_rows(columns, rest, input + f, w, n, rest);
+    k->propagate_forward(graph, columns, rest, columns + n * rest);
+    k->copy_rows(p->aggregated + f, w, columns + n * rest, rest, n, rest);
+    return TF_OK;
+}
+
+/* Pair l of one snapshot after pair_aggregate(), from its input U_{l-1} [N][w] and its own record at
+ * t - 1 (NULL at the window's first snapshot: H = C = 0); @p preactivation [N][4H] is scratch. */
+static void pair_forward(const model *m, int l, const float *input, const cdgcn_pair *before, cdgcn_pair *p,
+                         const float *zeros, float *preactivation, int64_t n)
 {
     const kernels *k = m->kernels;
     const int64_t w = input_width(m, l), h = m->config.hidden;
-    /* the GCN layer aggregates first, then transforms (A^ U Theta^T = (A^ U) Theta^T) */
-    k->propagate_forward(graph, input, w, p->aggregated);
     k->linear_forward(p->aggregated, param(m, l, CONV_WEIGHT)->value.data, param(m, l, CONV_BIAS)->value.data, n, w,
                       h, p->convolved);
     k->relu_forward(p->convolved, n * h, p->convolved);
@@ -99,7 +121,12 @@ static int cdgcn_forward(const model *m, const snapshot_seq *seq, window_tape *t
     cdgcn_step *steps = tape->steps;
     float *zeros = model_scratch_zeroed(m, (size_t)nh, sizeof(float), "CD-GCN state", err);
     float *preactivation = zeros ? model_scratch(m, (size_t)(4 * nh), sizeof(float), "CD-GCN scratch", err) : NULL;
-    int status = preactivation ? TF_OK : TF_ERR_INPUT;
+    /* [2][N][2 (L - 1) H]: a served pair's columns after X_t, before and after A^ */
+    float *columns = preactivation && m->inputs && layers > 1
+                         ? model_scratch(m, (size_t)(2 * n * (width - m->config.in_features - 2 * h)), sizeof(float),
+                                         "CD-GCN scratch", err)
+                         : preactivation;
+    int status = columns ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = 0; status == TF_OK && t < tape->count; t++) {
         cdgcn_step *s = &steps[t];
         if ((status = model_gcn_operator(m, &s->graph, seq, tape->first + t, err)) != TF_OK ||
@@ -124,7 +151,10 @@ static int cdgcn_forward(const model *m, const snapshot_seq *seq, window_tape *t
                 status = TF_ERR_INPUT;
                 break;
             }
-            pair_forward(m, &s->graph, l, input, t > 0 ? &steps[t - 1].pairs[l] : NULL, p, zeros, preactivation, n);
+            if ((status = pair_aggregate(m, &s->graph, l, tape->first + t, input, &s->pairs[0], p, columns, n,
+                                         err)) != TF_OK)
+                break;
+            pair_forward(m, l, input, t > 0 ? &steps[t - 1].pairs[l] : NULL, p, zeros, preactivation, n);
             input = p->output;
         }
     }

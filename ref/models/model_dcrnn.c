@@ -145,6 +145,29 @@ static void diffusion_backward(const kernels *k, const propagation *walks, float
     }
 }
 
+/* basis [2][K][N][F]: T_0 .. T_{K-1} of X_t on each walk. They depend on the snapshot only, so a
+ * served model (#input_aggregations) takes T_1 .. T_{K-1} of both walks from its source
+ * (opt/incremental_walks.h) and copies T_0 = X_t itself; the reference diffuses. */
+static int diffusion_of_x(const model *m, const snapshot_seq *seq, int64_t t, const propagation *walks, float *basis,
+                          tf_error *err)
+{
+    const int64_t size = seq->num_nodes * m->config.in_features;
+    const int k = m->config.chebyshev_k;
+    const float *x = seq->snapshots[t].features.data;
+    if (!m->inputs || k < 2) {
+        diffusion_forward(m->kernels, walks, x, seq->num_nodes, m->config.in_features, k, basis);
+        return TF_OK;
+    }
+    float *served = model_scratch(m, (size_t)(WALKS * (k - 1) * size), sizeof(float), "DCRNN served terms", err);
+    if (!served || m->inputs->get(m->inputs->context, t, served, err) != TF_OK)
+        return TF_ERR_INPUT;
+    for (int d = 0; d < WALKS; d++) {
+        memcpy(basis + d * k * size, x, (size_t)size * sizeof(float));
+        memcpy(basis + (d * k + 1) * size, served + d * (k - 1) * size, (size_t)((k - 1) * size) * sizeof(float));
+    }
+    return TF_OK;
+}
+
 /* y [n][H] = DC_gate([X | S]) before its nonlinearity, from the diffusions of X and of S. */
 static void gate_forward(const model *m, int gate, const float *basis_x, const float *basis_s, int64_t n, float *y)
 {
@@ -198,7 +221,8 @@ static int dcrnn_forward(const model *m, const snapshot_seq *seq, window_tape *t
             status = TF_ERR_INPUT;
             break;
         }
-        diffusion_forward(kern, s->walks, seq->snapshots[tape->first + t].features.data, n, f, k, s->basis_x);
+        if ((status = diffusion_of_x(m, seq, tape->first + t, s->walks, s->basis_x, err)) != TF_OK)
+            break;
         diffusion_forward(kern, s->walks, previous, n, h, k, s->basis_h);
         gate_forward(m, GATE_Z, s->basis_x, s->basis_h, n, s->z);
         kern->sigmoid_forward(s->z, nh, s->z);

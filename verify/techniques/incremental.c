@@ -221,7 +221,7 @@ const technique technique_incremental = {
  * kernels, so what differs is only where the aggregations come from. Overlapping windows (8, stride
  * 4), so the cache is hit; SGD, as the `train` entry compares parameters (chapter 01, "What verify
  * compares"). A step is an epoch; equal means fp on the parameters after it. Runs on the model a
- * matrix cell names (#MODEL_SERVED_INPUTS), T-GCN by default; Chebyshev models with K = 2. */
+ * matrix cell names (#MODEL_SERVED_INPUTS), T-GCN by default; Chebyshev models with K = 2, DCRNN with K = 3. */
 
 enum { SERVED_EPOCHS = 3, SERVED_WINDOW = 8, SERVED_STRIDE = 4, SERVED_HIDDEN = 8 };
 
@@ -247,7 +247,9 @@ static int served_setup(const technique_context *context, const dataset *data, i
     if (!(*state = s))
         return err->code;
     s->seq = &data->snapshots;
-    model_config config = {context->model ? *context->model : MODEL_TGCN, 0, SERVED_HIDDEN, 0, 2, 0};
+    const model_kind kind = context->model ? *context->model : MODEL_TGCN;
+    /* K = 2, but 3 for DCRNN, so that the closure of its diffusions' T_2 runs (opt/incremental_walks.h) */
+    model_config config = {kind, 0, SERVED_HIDDEN, 0, model_info_of(kind)->inputs == MODEL_INPUTS_DIFFUSION ? 3 : 2, 0};
     train_options options;
     train_options_default(&options);
     options.window = SERVED_WINDOW;
@@ -322,9 +324,14 @@ static void served_describe(const void *state, const double *seconds, char *text
 {
     (void)seconds;
     const served_state *s = state;
-    snprintf(text, size, "%s, %d epochs: cache hit rate %.3f, engine %lld deltas, %lld full",
-             model_kind_name(s->twin.model.config.kind), SERVED_EPOCHS, incremental_cache_hit_rate(&s->inputs.cache),
-             (long long)s->inputs.engine.stats.incremental, (long long)s->inputs.engine.stats.full);
+    const incremental_inputs *in = &s->inputs;
+    const incremental_stats engine = incremental_inputs_engine_stats(in);
+    int used = snprintf(text, size, "%s, %d epochs: cache hit rate %.3f, engine %lld deltas, %lld full",
+                        model_kind_name(s->twin.model.config.kind), SERVED_EPOCHS,
+                        incremental_cache_hit_rate(&in->cache), (long long)engine.incremental, (long long)engine.full);
+    if (in->diffusion && used > 0 && (size_t)used < size) /* both walks' T_2 .. T_{K-1}: the closure's rows */
+        snprintf(text + used, size - (size_t)used, "; closure formed %lld of %lld rows",
+                 (long long)in->walks.stats.rows_recomputed, (long long)in->walks.stats.rows_full);
 }
 
 static void served_teardown(void *state)
