@@ -40,6 +40,8 @@ int dispatch_apan_benchmark(const benchmark_options *options, tf_error *err);
 int async_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 06: the partitioners' cut, balance, halo and bytes (bench/partition.c). */
 int partition_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 06: PSS, PTS and DGC's chunks with T-GCN's and DySAT's spatial and temporal bytes (bench/partition.c). */
+int partition_traffic_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 07: DyGNeX solve times, gaps to the bound, the simulator (bench/schedule.c). */
 int schedule_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 07: DynaHB's hybrid against snapshot batches, and the reservoir (bench/hybrid.c). */

@@ -46,6 +46,7 @@ static const sweep sweeps[] = {
     {"dispatch_apan", "dispatch", dispatch_apan_benchmark},
     {"async", "async", async_benchmark},
     {"partition", "partition", partition_benchmark},
+    {"partition_traffic", "partition", partition_traffic_benchmark},
     {"schedule", "schedule", schedule_benchmark},
     {"hybrid", "schedule_hybrid", hybrid_benchmark},
 };

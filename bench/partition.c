@@ -2,8 +2,10 @@
  * the chapter's datasets at R = 2 .. 64 in one process: edge cut, vertices, DynaHB load imbalance,
  * halo rows, cache replication at depth 1 and at GC-LSTM's depth for windows of 8, exchange bytes
  * per epoch (T-GCN and GC-LSTM, H = 32, counted from the graph) and the partitioner's seconds;
- * metrics.csv. Training is measured under mpiexec by bench/partition.sh; the table's entry,
- * technique_partition, is verify/techniques/partition.c. */
+ * metrics.csv. `bench partition_traffic`: PSS, PTS and DGC's chunks (whole sequences, and
+ * spatio-temporal) with T-GCN's and DySAT's spatial and temporal bytes (partition_split_traffic(),
+ * ref/partition.h); traffic.csv. Training is measured under mpiexec by bench/partition.sh; the table's
+ * entry, technique_partition, is verify/techniques/partition.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,5 +151,78 @@ int partition_benchmark(const benchmark_options *options, tf_error *err)
     if (bench_csv_close(&file, status == TF_OK, err) < 0 || status != TF_OK)
         return -1;
     printf("wrote %s/metrics.csv (training under mpiexec: bench/partition.sh)\n", options->out);
+    return 0;
+}
+
+/* One line of the traffic table: @p method at @p ranks for T-GCN and DySAT (H = 32, windows of 8); the chunkers
+ * weigh their edges with the model they place (partition_options::model). */
+static int traffic_one(FILE *csv, const char *name, const snapshot_seq *seq, partition_method method, int ranks,
+                       int32_t *owner, tf_error *err)
+{
+    const model_kind kinds[2] = {MODEL_TGCN, MODEL_DYSAT};
+    int64_t spatial[2] = {0, 0}, temporal[2] = {0, 0};
+    int status = TF_OK;
+    for (int k = 0; status == TF_OK && k < 2; k++) {
+        partition_options o;
+        partition_options_default(&o);
+        o.ranks = ranks;
+        o.model = (model_config){kinds[k], seq->feature_width, 32, seq->target_width, 2, 0};
+        partition p;
+        if ((status = ref_partition_snapshots(seq, method, &o, &p, err)) != TF_OK)
+            break;
+        partition_step_owners(&p, owner);
+        status = partition_split_traffic(seq, owner, ranks, &o.model, 8, &spatial[k], &temporal[k], err);
+        partition_free(&p);
+        if (status == TF_OK)
+            fprintf(csv, "%s,%s,%d,%s,%lld,%lld\n", name, partition_method_name(method), ranks, model_kind_name(kinds[k]),
+                    (long long)spatial[k], (long long)temporal[k]);
+    }
+    char ratio[32] = "-"; /* DySAT's temporal bytes over T-GCN's, where T-GCN has any */
+    if (temporal[0])
+        snprintf(ratio, sizeof ratio, "%.2f", (double)temporal[1] / (double)temporal[0]);
+    if (status == TF_OK)
+        printf("  %-16s %-6s R %d  tgcn spatial %8lld temporal %8lld  dysat spatial %8lld temporal %9lld  "
+               "dysat/tgcn temporal %s\n",
+               name, partition_method_name(method), ranks, (long long)spatial[0], (long long)temporal[0],
+               (long long)spatial[1], (long long)temporal[1], ratio);
+    return status;
+}
+
+int partition_traffic_benchmark(const benchmark_options *options, tf_error *err)
+{
+    static const char *const full[][2] = {
+        {"twitter_tennis", "twitter_tennis"},
+        {"england_covid", "england_covid"},
+        {"powerlaw:nodes=2000,edges=8000,snapshots=24,arrival=0.05,churn=0.1,seed=1", "powerlaw_arrival"},
+    };
+    const partition_method methods[] = {PARTITION_PSS, PARTITION_PTS, PARTITION_DGC, PARTITION_DGC_ST};
+    const int count = options->quick ? 1 : 3;
+    output_file file;
+    if (bench_csv_open(&file, options->out, "traffic.csv", 0, err) != TF_OK)
+        return -1;
+    FILE *csv = file.stream;
+    fprintf(csv, "dataset,method,ranks,model,spatial_bytes,temporal_bytes\n");
+    printf("bytes of one pass in windows of 8, forward and backward, H = 32, counted from the graph "
+           "(partition_split_traffic): spatial = the structure encoder's halo rows (X_t for both models), temporal = "
+           "a vertex's rows read from another rank (T-GCN's GRU: the previous snapshot's state; DySAT's attention: "
+           "every earlier snapshot of the window). pss: snapshot blocks; pts: vertex ranges; dgc: DGC's chunks of "
+           "whole sequences; dgc-st: its spatio-temporal chunks (weighed with the model placed).\n");
+    int status = TF_OK;
+    for (int i = 0; status == TF_OK && i < count; i++) {
+        dataset d;
+        if ((status = dataset_load(full[i][0], NULL, &d, err)) != TF_OK)
+            break;
+        const snapshot_seq *seq = &d.snapshots;
+        int32_t *owner = tf_alloc((size_t)(seq->num_snapshots * seq->num_nodes), sizeof *owner, "owners", err);
+        status = owner ? TF_OK : TF_ERR_INPUT;
+        for (int ranks = 2; status == TF_OK && ranks <= 8 && ranks <= seq->num_snapshots; ranks *= 2)
+            for (size_t m = 0; status == TF_OK && m < sizeof methods / sizeof *methods; m++)
+                status = traffic_one(csv, full[i][1], seq, methods[m], ranks, owner, err);
+        free(owner);
+        dataset_free(&d);
+    }
+    if (bench_csv_close(&file, status == TF_OK, err) < 0 || status != TF_OK)
+        return -1;
+    printf("wrote %s/traffic.csv\n", options->out);
     return 0;
 }

@@ -30,7 +30,9 @@
  * rank and whenever the transfer recurs (overlapping windows, every epoch), so sender and receiver
  * can key identical caches by it. A policy reaches its state through its `context`; the
  * propagation kernels reach the exchange through the operator's halo (propagation::halo->context
- * is the snapshot's #halo_plan, whose `exchange` points here).
+ * is the snapshot's #halo_plan, whose `exchange` points here). A graph attention layer
+ * (ref/nn/graph_attention.h: GAT-LSTM, DySAT) fetches the halo's rows of X_t through the same hook,
+ * once a snapshot, and gives nothing back.
  *
  * Bytes are the comm layer's count (opt/comm.h: all-to-all-v counts exactly the bytes to other
  * ranks), accumulated in `bytes`. Ownership: the exchange owns its plans and buffers; the part and

@@ -455,7 +455,7 @@ int partition_cache_depth(const model_config *c, int64_t window_length)
     case MODEL_CDGCN: /* each pair's GCN reads the pair below's output, one hop */
         depth = layers;
         break;
-    default: /* T-GCN, EvolveGCN-O, WD-GCN: one hop of X_t */
+    default: /* T-GCN, EvolveGCN-O, WD-GCN, GAT-LSTM, DySAT: one hop of X_t (attention reads in-neighbours once) */
         break;
     }
     if (depth < 1)
@@ -470,6 +470,73 @@ void partition_model_traffic(const model_config *c, int64_t *forward, int64_t *b
     *forward = cost.forward;
     *backward = cost.backward;
     *temporal = cost.temporal;
+}
+
+/* ---- traffic of a split of (snapshot, vertex) pairs ----------------------------------------------- */
+
+void partition_step_owners(const partition *p, int32_t *step_owner)
+{
+    const int64_t n = p->num_nodes;
+    for (int64_t t = 0; t < p->num_snapshots; t++)
+        for (int64_t v = 0; v < n; v++)
+            step_owner[t * n + v] = p->step_owner                          ? p->step_owner[t * n + v]
+                                    : p->snapshot_owner && !p->vertex_owner ? p->snapshot_owner[t]
+                                                                            : p->vertex_owner[v];
+}
+
+/* The ranks other than (tau, v)'s own that read row (tau, v) in window [tau + 1, end): the distinct owners of
+ * the later snapshots where v is present (attention), or of tau + 1 alone (a recurrence). @p stamp [R] holds
+ * the last (tau, v) key each rank was counted for. */
+static int64_t temporal_readers(const snapshot_seq *seq, const int32_t *step_owner, int64_t tau, int64_t v,
+                                int64_t end, int whole_window, int64_t key, int64_t *stamp)
+{
+    const int64_t n = seq->num_nodes, last = whole_window ? end : (tau + 2 < end ? tau + 2 : end);
+    const int32_t mine = step_owner[tau * n + v];
+    int64_t readers = 0;
+    for (int64_t t = tau + 1; t < last; t++) {
+        const int32_t r = step_owner[t * n + v];
+        if (!seq->snapshots[t].present[v] || r == mine || r < 0 || stamp[r] == key)
+            continue;
+        stamp[r] = key;
+        readers++;
+    }
+    return readers;
+}
+
+int partition_split_traffic(const snapshot_seq *seq, const int32_t *step_owner, int ranks, const model_config *c,
+                            int64_t window, int64_t *spatial_bytes, int64_t *temporal_bytes, tf_error *err)
+{
+    const int64_t n = seq->num_nodes, steps = seq->num_snapshots, length = window > 0 ? window : steps;
+    for (int64_t i = 0; i < steps * n; i++)
+        if (step_owner[i] < -1 || step_owner[i] >= ranks)
+            return tf_error_set(err, TF_ERR_INPUT, "traffic: (snapshot %lld, vertex %lld) has owner %d, expected 0..%d",
+                                (long long)(i / n), (long long)(i % n), step_owner[i], ranks - 1);
+    model_config shaped = *c;
+    shaped.in_features = seq->feature_width;
+    model_cost cost;
+    model_info_of(c->kind)->cost(&shaped, &cost);
+    int32_t *mark = tf_alloc((size_t)n, sizeof *mark, "traffic marks", err);
+    int64_t *stamp = mark ? tf_alloc((size_t)ranks, sizeof *stamp, "traffic marks", err) : NULL;
+    if (!stamp) {
+        free(mark);
+        return TF_ERR_INPUT;
+    }
+    for (int r = 0; r < ranks; r++)
+        stamp[r] = -1;
+    int64_t halo = 0, crossings = 0;
+    for (int64_t t = 0; t < steps; t++) {
+        memset(mark, 0, (size_t)n * sizeof *mark);
+        halo += partition_halo_rows(&seq->snapshots[t].graph, step_owner + t * n, ranks, NULL, mark);
+        const int64_t end = (t / length + 1) * length < steps ? (t / length + 1) * length : steps;
+        for (int64_t v = 0; v < n; v++)
+            if (seq->snapshots[t].present[v] && step_owner[t * n + v] >= 0)
+                crossings += temporal_readers(seq, step_owner, t, v, end, cost.reads_window, t * n + v, stamp);
+    }
+    *spatial_bytes = halo * (cost.forward + cost.backward) * 4;
+    *temporal_bytes = crossings * cost.temporal * 4;
+    free(mark);
+    free(stamp);
+    return TF_OK;
 }
 
 /* ---- metrics -------------------------------------------------------------------------------- */

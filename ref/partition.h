@@ -208,7 +208,7 @@ int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int dept
 
 /**
  * The graph depth a rank's cache must cover so that its owned rows are exact in a window of
- * @p window_length snapshots (chapter 06): T-GCN, EvolveGCN and WD-GCN 1; the two-layer T-GCN and
+ * @p window_length snapshots (chapter 06): T-GCN, EvolveGCN, WD-GCN, GAT-LSTM and DySAT 1; the two-layer T-GCN and
  * MPNN-LSTM 2 (the halo's halo); GC-LSTM (K-1)(W-1); GConvGRU (K-1)(2W-1); GConvLSTM (K-1)W; GCRN-M1
  * (K-1)L and CD-GCN L for L pairs; at least 1.
  */
@@ -274,6 +274,28 @@ int64_t partition_halo_rows(const csr *g, const int32_t *owner, int ranks, int64
  */
 int partition_exchange_bytes(const snapshot_seq *seq, const int32_t *owner, int ranks, const model_config *c,
                              int64_t train_snapshots, int64_t window, int64_t stride, int64_t *bytes, tf_error *err);
+
+/** The rank of every (snapshot, vertex) of @p p into @p step_owner [T][N]: dgc-st's own (-1 where absent),
+ *  pss's snapshot owner, else the vertex owner (pss-ts: its vertex owner, the time encoder's). */
+void partition_step_owners(const partition *p, int32_t *step_owner);
+
+/**
+ * The bytes one pass of model @p c over @p seq moves under a split of (snapshot, vertex) pairs
+ * @p step_owner [T][N] on @p ranks ranks (partition_step_owners(): PSS, PTS, DGC's chunks and every
+ * vertex split alike), forward and backward, 4 bytes a float, in consecutive windows of @p window
+ * snapshots (the last may be shorter; 0: one window), as each window starts from a fresh state:
+ *  - @p spatial_bytes: the structure encoder's halo: a row u read by an edge u -> v of E_t with
+ *    owner(t, u) != owner(t, v), once per (t, u, reading rank), times the forward + backward floats of
+ *    partition_model_traffic();
+ *  - @p temporal_bytes: the time encoder's reads of a vertex's own rows held by another rank. A
+ *    recurrence at t reads (t - 1, v); DySAT's temporal attention (model_cost::reads_window) reads
+ *    every (tau, v) from the window's first snapshot to t - 1. Each row once per (tau, v, reading rank)
+ *    in a window, v present at both ends, times the model's temporal floats.
+ * Under a vertex split temporal_bytes is 0 (a vertex's window stays on its owner); under PSS spatial
+ * is 0. Fails (@p err) without memory or for an owner out of range.
+ */
+int partition_split_traffic(const snapshot_seq *seq, const int32_t *step_owner, int ranks, const model_config *c,
+                            int64_t window, int64_t *spatial_bytes, int64_t *temporal_bytes, tf_error *err);
 
 /** PSS's costs of @p seq under @p snapshot_owner [T] on @p ranks ranks: @p rank_load [R], each rank's
  *  sum over its snapshots of (present + edges), and @p boundary_rows, the state rows crossing block

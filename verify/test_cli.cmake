@@ -92,6 +92,8 @@ expect_failure("--split vertex does not train dcrnn yet" train --model dcrnn --d
                --partition hash)
 expect_failure("train: stale embeddings are a vertex split's, which does not take dcrnn yet" train --model dcrnn
                --data chickenpox --stale-embeddings adaptive --replicas 2)
+expect_failure("train: stale embeddings do not take dysat yet: its split exchanges X_t for the attention layer"
+               train --model dysat --data chickenpox --stale-embeddings adaptive --replicas 2)
 expect_failure("train: --incremental needs --impl opt" train --model tgcn --data chickenpox --incremental)
 # --minibatch, --fanout: ReInc's sampled mini-batches (ref/minibatch.h)
 expect_failure("option --minibatch: \"0\", expected a whole number in 1..2147483647" train --model tgcn --data chickenpox

@@ -690,6 +690,125 @@ START_TEST(metrics)
 }
 END_TEST
 
+/* ---- DySAT's temporal traffic beside a recurrence's ------------------------------------------- */
+
+/* The floats of one row, from the models' equations (chapters/01-models.md), not the library's table:
+ * T-GCN fetches X_t (F) for A^ X_t and sends its GRU state H and its gradient (2H); DySAT fetches X_t for
+ * its GAT and sends Z and its gradient (2H), read by every later snapshot of the window. */
+static void row_floats(model_kind kind, int64_t f, int64_t h, int64_t *spatial, int64_t *temporal, int *window)
+{
+    *spatial = f;
+    *temporal = 2 * h;
+    *window = kind == MODEL_DYSAT;
+}
+
+/* The same bytes by enumeration: a set of (t, u, reading rank) halo rows and one of (tau, v, reading rank)
+ * temporal rows, each a flag in an array [T][N][R], filled from every edge and every (tau, t) pair. */
+static void enumerate_traffic(const snapshot_seq *seq, const int32_t *owner, int ranks, model_kind kind, int64_t h,
+                              int64_t window, int64_t *spatial_bytes, int64_t *temporal_bytes)
+{
+    const int64_t n = seq->num_nodes, steps = seq->num_snapshots;
+    uint8_t *halo = calloc((size_t)(steps * n * ranks), 1), *read = calloc((size_t)(steps * n * ranks), 1);
+    int64_t spatial_floats, temporal_floats, halo_rows = 0, temporal_rows = 0;
+    int whole_window;
+    row_floats(kind, seq->feature_width, h, &spatial_floats, &temporal_floats, &whole_window);
+    for (int64_t t = 0; t < steps; t++) {
+        const csr *g = &seq->snapshots[t].graph;
+        for (int64_t v = 0; v < n; v++)
+            for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+                const int32_t u = g->col[e], r = owner[t * n + v];
+                if (r >= 0 && owner[t * n + u] != r)
+                    halo[(t * n + u) * ranks + r] = 1;
+            }
+        const int64_t first = t - t % window; /* the window of t */
+        for (int64_t v = 0; v < n; v++)
+            for (int64_t tau = whole_window ? first : t - 1; tau < t; tau++) {
+                const int32_t r = owner[t * n + v], mine = tau >= first ? owner[tau * n + v] : -1;
+                if (tau >= first && r >= 0 && mine >= 0 && mine != r && seq->snapshots[t].present[v] &&
+                    seq->snapshots[tau].present[v])
+                    read[(tau * n + v) * ranks + r] = 1;
+            }
+    }
+    for (int64_t i = 0; i < steps * n * ranks; i++) {
+        halo_rows += halo[i];
+        temporal_rows += read[i];
+    }
+    *spatial_bytes = halo_rows * spatial_floats * 4;
+    *temporal_bytes = temporal_rows * temporal_floats * 4;
+    free(halo);
+    free(read);
+}
+
+START_TEST(split_traffic)
+{
+    tf_error err;
+    /* By hand: two vertices, an edge 0 -> 1 in each of 4 snapshots, H = 8 (2H = 16 floats a temporal row), F = 1. */
+    const int32_t edges[][2] = {{0, 1}, {0, 1}, {0, 1}, {0, 1}};
+    const int counts[] = {1, 1, 1, 1};
+    snapshot_seq seq;
+    crafted(&seq, 2, 4, edges, counts);
+    const model_config tgcn = {MODEL_TGCN, 1, 8, 1, 2, 0}, dysat = {MODEL_DYSAT, 1, 8, 1, 2, 0};
+    /* PSS, snapshots (0, 0, 1, 1), one window of 4: DySAT's rank 1 reads both vertices' rows of snapshots 0 and 1
+     * (4 rows, 256 bytes); T-GCN's GRU only snapshot 1's (2 rows, 128 bytes); no edge crosses ranks. Windows of 2:
+     * no window spans both ranks, nothing moves. Then (t, v) owners (0, 1, 1, 0) in time: DySAT 3 rows a vertex
+     * (0 read by rank 1, 1 and 2 by rank 0; each once however many later snapshots read it), T-GCN 2 (0 -> 1,
+     * 2 -> 3); every snapshot's one edge stays inside a rank. PTS (vertex 0 on rank 0, 1 on rank 1): the edge
+     * crosses in every snapshot, 4 rows of F = 1 float (16 bytes); no temporal traffic. */
+    const int32_t pss[8] = {0, 0, 0, 0, 1, 1, 1, 1}, alternating[8] = {0, 0, 1, 1, 1, 1, 0, 0},
+                  pts[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    const struct {
+        const int32_t *owner;
+        int64_t window, spatial, dysat_temporal, tgcn_temporal;
+    } cases[] = {{pss, 4, 0, 256, 128}, {pss, 2, 0, 0, 0}, {alternating, 4, 0, 384, 256}, {pts, 4, 16, 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t spatial[2], temporal[2];
+        ck_assert_int_eq(partition_split_traffic(&seq, cases[i].owner, 2, &dysat, cases[i].window, &spatial[0],
+                                                 &temporal[0], &err), TF_OK);
+        ck_assert_int_eq(partition_split_traffic(&seq, cases[i].owner, 2, &tgcn, cases[i].window, &spatial[1],
+                                                 &temporal[1], &err), TF_OK);
+        printf("split_traffic: hand case %zu (window %lld): dysat spatial %lld temporal %lld, tgcn spatial %lld "
+               "temporal %lld bytes (expected %lld, %lld, %lld, %lld)\n", i, (long long)cases[i].window,
+               (long long)spatial[0], (long long)temporal[0], (long long)spatial[1], (long long)temporal[1],
+               (long long)cases[i].spatial, (long long)cases[i].dysat_temporal, (long long)cases[i].spatial,
+               (long long)cases[i].tgcn_temporal);
+        ck_assert(spatial[0] == cases[i].spatial && spatial[1] == cases[i].spatial);
+        ck_assert(temporal[0] == cases[i].dysat_temporal && temporal[1] == cases[i].tgcn_temporal);
+    }
+    snapshot_seq_free(&seq);
+    /* Generated data with arrivals, every split kind on 3 ranks, windows of 6 (so that PSS's blocks of 4 snapshots
+     * split windows): the library against enumeration. */
+    dataset d;
+    ck_assert_int_eq(dataset_load(generated_spec, NULL, &d, &err), TF_OK);
+    const snapshot_seq *g = &d.snapshots;
+    const partition_method methods[] = {PARTITION_PSS, PARTITION_PTS, PARTITION_DGC, PARTITION_DGC_ST, PARTITION_HASH};
+    int32_t *owner = malloc((size_t)(g->num_snapshots * g->num_nodes) * sizeof *owner);
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        partition_options o;
+        partition_options_default(&o);
+        o.ranks = 3;
+        o.model = dysat;
+        partition p;
+        ck_assert_int_eq(ref_partition_snapshots(g, methods[m], &o, &p, &err), TF_OK);
+        partition_step_owners(&p, owner);
+        const model_config *models[] = {&tgcn, &dysat};
+        for (int k = 0; k < 2; k++) {
+            int64_t spatial, temporal, expected_spatial, expected_temporal;
+            ck_assert_int_eq(partition_split_traffic(g, owner, 3, models[k], 6, &spatial, &temporal, &err), TF_OK);
+            enumerate_traffic(g, owner, 3, models[k]->kind, models[k]->hidden, 6, &expected_spatial, &expected_temporal);
+            printf("split_traffic: %-6s %-5s R 3: spatial %lld, temporal %lld bytes; enumerated %lld, %lld\n",
+                   partition_method_name(methods[m]), model_kind_name(models[k]->kind), (long long)spatial,
+                   (long long)temporal, (long long)expected_spatial, (long long)expected_temporal);
+            ck_assert(spatial == expected_spatial && temporal == expected_temporal);
+            ck_assert(methods[m] != PARTITION_PSS || (spatial == 0 && temporal > 0));
+            ck_assert(p.step_owner || methods[m] == PARTITION_PSS || temporal == 0);
+        }
+        partition_free(&p);
+    }
+    free(owner);
+    dataset_free(&d);
+}
+END_TEST
+
 /* ---- the bundled data (suite partition_real_data, label slow) -------------------------------- */
 
 START_TEST(real_data)
@@ -798,6 +917,7 @@ int main(void)
                                     {"reflexbicut_vs_baselines", reflexbicut_vs_baselines},
                                     {"closure", closure},
                                     {"metrics", metrics},
+                                    {"split_traffic", split_traffic},
                                     {"model_costs", model_costs}};
     const named_test real[] = {{"real_data", real_data}};
     return run_suites(suite_of("partition", generated, sizeof generated / sizeof *generated, 300),

@@ -204,6 +204,9 @@ static int stale_embeddings_check(const train_command *c, tf_error *err)
         return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings are a vertex split's, which does not take %s "
                                                "yet (see --split vertex)",
                             model_kind_name(c->config.kind));
+    if (!model_has(c->config.kind, MODEL_STALE_PRODUCTS)) /* the rows it decides are graph products' operands */
+        return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings do not take %s yet: %s",
+                            model_kind_name(c->config.kind), model_lacks(c->config.kind, MODEL_STALE_PRODUCTS, NULL));
     if (c->optimized && !c->split.on)
         return tf_error_set(err, TF_ERR_INPUT, "train: stale embeddings change what the exchange mode sends: use "
                                                "--split vertex --mode exchange (or --impl ref --replicas R for the "

@@ -19,6 +19,7 @@
 #define ROWS (1u << MODEL_VERTEX_ROWS)
 #define ONE_HOP (1u << MODEL_ONE_HOP)
 #define LANES (1u << MODEL_VERTEX_LSTM)
+#define STALE (1u << MODEL_STALE_PRODUCTS)
 const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", "gatlstm", "dysat", NULL};
 
 /* #model_info::state_width of the models whose output is not one --hidden-wide block. */
@@ -41,54 +42,54 @@ static int64_t input_and_two_blocks_per_pair(const model_config *c) { return c->
 static void cost_tgcn(const model_config *c, model_cost *out)
 { /* A^ X_t once, three gates of [A^ X W | H] */
     SHAPE;
-    *out = (model_cost){3 * (3 * (f * h + 2 * h * h) + h * o), F, 0, 2 * H};
+    *out = (model_cost){3 * (3 * (f * h + 2 * h * h) + h * o), F, 0, 2 * H, 0};
 }
 static void cost_gconvgru(const model_config *c, model_cost *out)
 { /* bases of X, H and H * R; six convolutions of K terms */
     SHAPE;
-    *out = (model_cost){3 * (3 * (k + 1) * f * h + 3 * (k + 1) * h * h + h * o), k * (F + 2 * H), 2 * k * H, 2 * H};
+    *out = (model_cost){3 * (3 * (k + 1) * f * h + 3 * (k + 1) * h * h + h * o), k * (F + 2 * H), 2 * k * H, 2 * H, 0};
 }
 static void cost_gclstm(const model_config *c, model_cost *out)
 { /* four gates of X W and a Chebyshev convolution of H */
     SHAPE;
-    *out = (model_cost){3 * (4 * (f * h + (k + 1) * h * h) + h * o), k * H, k * H, 2 * 2 * H};
+    *out = (model_cost){3 * (4 * (f * h + (k + 1) * h * h) + h * o), k * H, k * H, 2 * 2 * H, 0};
 }
 static void cost_evolvegcn(const model_config *c, model_cost *out)
 { /* X W_t with the evolved F x F weight; no per-vertex state */
     SHAPE;
-    *out = (model_cost){3 * f * f, F, F, 0};
+    *out = (model_cost){3 * f * f, F, F, 0, 0};
 }
 static void cost_tgcn2(const model_config *c, model_cost *out)
 { /* A^ X_t once, then per gate a second hop of its H-wide ReLU output */
     SHAPE;
-    *out = (model_cost){3 * (3 * (f * h + h * h + 2 * h * h) + h * o), F + 3 * H, 3 * H, 2 * H};
+    *out = (model_cost){3 * (3 * (f * h + h * h + 2 * h * h) + h * o), F + 3 * H, 3 * H, 2 * H, 0};
 }
 static void cost_wdgcn(const model_config *c, model_cost *out)
 { /* one GCN layer, then an LSTM of [Z | H] */
     SHAPE;
-    *out = (model_cost){3 * (f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H};
+    *out = (model_cost){3 * (f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H, 0};
 }
 static void cost_gconvlstm(const model_config *c, model_cost *out)
 { /* bases of X and H, eight convolutions of K terms */
     SHAPE;
-    *out = (model_cost){3 * (4 * (k + 1) * (f + h) * h + h * o), k * (F + H), k * H, 2 * 2 * H};
+    *out = (model_cost){3 * (4 * (k + 1) * (f + h) * h + h * o), k * (F + H), k * H, 2 * 2 * H, 0};
 }
 static void cost_mpnnlstm(const model_config *c, model_cost *out)
 { /* two GCN layers, an LSTM of [G1 | G2 | H1], one of [H1 | H2], the head on [H1 | H2] */
     SHAPE;
-    *out = (model_cost){3 * (f * h + h * h + 4 * h * 3 * h + 4 * h * 2 * h + 2 * h * o), F + H, H, 2 * 2 * 2 * H};
+    *out = (model_cost){3 * (f * h + h * h + 4 * h * 3 * h + 4 * h * 2 * h + 2 * h * o), F + H, H, 2 * 2 * 2 * H, 0};
 }
 static void cost_gcrnm1(const model_config *c, model_cost *out)
 { /* per pair a Chebyshev convolution of its input (X, then H), an LSTM of [Z | H] */
     SHAPE;
     const double pairs = (double)L;
     *out = (model_cost){3 * ((k + 1) * (f + (pairs - 1) * h) * h + pairs * 4 * h * 2 * h + h * o),
-                        k * (F + (L - 1) * H), k * (L - 1) * H, L * 2 * 2 * H};
+                        k * (F + (L - 1) * H), k * (L - 1) * H, L * 2 * 2 * H, 0};
 }
 static void cost_dcrnn(const model_config *c, model_cost *out)
 { /* diffusions of X, H and H * R on two walks, three gates of 2K terms */
     SHAPE;
-    *out = (model_cost){3 * (3 * 2 * (k + 1) * (f + h) * h + h * o), 2 * k * (F + 2 * H), 2 * k * 2 * H, 2 * H};
+    *out = (model_cost){3 * (3 * 2 * (k + 1) * (f + h) * h + h * o), 2 * k * (F + 2 * H), 2 * k * 2 * H, 2 * H, 0};
 }
 static void cost_cdgcn(const model_config *c, model_cost *out)
 { /* per pair l a GCN layer of U_{l-1} (F + 2 l H wide), an LSTM of [U_{l-1} | G | H] */
@@ -100,12 +101,12 @@ static void cost_cdgcn(const model_config *c, model_cost *out)
         flops += w * h + 4 * h * (w + 2 * h);
         aggregated += F + 2 * l * H;
     }
-    *out = (model_cost){3 * flops, aggregated, aggregated - F, L * 2 * 2 * H};
+    *out = (model_cost){3 * flops, aggregated, aggregated - F, L * 2 * 2 * H, 0};
 }
 static void cost_gatlstm(const model_config *c, model_cost *out)
 { /* two heads of W X_t (attention's per-edge terms left out), an LSTM of [Z | H]; a halo row is its X_t */
     SHAPE;
-    *out = (model_cost){3 * (2 * f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H};
+    *out = (model_cost){3 * (2 * f * h + 4 * h * 2 * h + h * o), F, 0, 2 * 2 * H, 0};
 }
 
 /* #model_info::vertex_lstm of the models whose per-vertex LSTMs are stacked. */
@@ -123,10 +124,10 @@ static int64_t lstms_cdgcn(const model_config *c, int layer, int64_t *below)
 
 static void cost_dysat(const model_config *c, model_cost *out)
 { /* two heads of W X_t, the three temporal projections (the per-pair attention, which grows with the window,
-   * left out); a halo row is its X_t; between snapshots u_t goes forward and its gradient back, as a GRU's
-   * state, though attention reads it again at every later snapshot of the window */
+   * left out); a halo row is its X_t; between snapshots Z_t goes forward and its gradient back (H each way),
+   * read by every later snapshot of the window, not only the next (reads_window) */
     SHAPE;
-    *out = (model_cost){3 * (2 * f * h + 3 * h * h + h * o), F, 0, 2 * H};
+    *out = (model_cost){3 * (2 * f * h + 3 * h * h + h * o), F, 0, 2 * H, 1};
 }
 
 /* MODEL_SERVED_INPUTS */
@@ -140,8 +141,6 @@ static void cost_dysat(const model_config *c, model_cost *out)
 /* MODEL_VERTEX_ROWS */
 #define NOT_YET_SPLIT_WALKS "its diffusions walk the edges both ways and a part's operators are copied from one " \
                             "in-edge operator: the backward walk's halo and cache closure (out-edges) are not built"
-#define NOT_YET_SPLIT_ATTENTION "its attention layer reads the snapshot's whole graph itself: a part's operator " \
-                                "source and halo exchange do not reach it"
 /* MODEL_ONE_HOP */
 #define HOPS_OF_H "its gates convolve H over the graph: a target reads its neighbours' states, not one hop of X_t"
 #define HOPS_TWO "its GCN has two layers: a target reads two hops of X_t"
@@ -159,65 +158,69 @@ static void cost_dysat(const model_config *c, model_cost *out)
 #define LANES_ATTENTION "its time encoder is self-attention over the window, not an LSTM cell: chapter 03's " \
                         "attention fusion masks it block-diagonally instead"
 #define LANES_PEEPHOLES "its LSTMs have peepholes, which the fused lanes' torch cell has not"
+/* MODEL_STALE_PRODUCTS */
+#define STALE_ATTENTION "its split exchanges X_t for the attention layer, outside the graph products y = P x whose " \
+                        "rows DGC's stale aggregation decides and its serial simulation replays"
+#define STALE_WALKS "it takes no vertex split yet (its two walks' halos are not built)"
 
 const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN] = {.cost = cost_tgcn, .title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                    .has = SERVED | ROWS | ONE_HOP, .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}, .peer = "TGCN"},
+                    .has = SERVED | ROWS | STALE | ONE_HOP, .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}, .peer = "TGCN"},
     [MODEL_GCONVGRU] = {.cost = cost_gconvgru, .title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
                         .ops = &gconvgru_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS,
+                        .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS | STALE,
                         .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH}, .peer = "GConvGRU"},
     [MODEL_GCLSTM] = {.cost = cost_gclstm, .title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
-                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV, .has = ROWS,
+                      .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV, .has = ROWS | STALE,
                       .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_GCLSTM, [MODEL_ONE_HOP] = HOPS_OF_H,
                                 [MODEL_VERTEX_LSTM] = LANES_GRAPH},
                       .peer = "GCLSTM"},
     [MODEL_EVOLVEGCN] = {.cost = cost_evolvegcn, .title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
-                         .graph_operator = OPERATOR_GCN, .has = ROWS,
+                         .graph_operator = OPERATOR_GCN, .has = ROWS | STALE,
                          .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_EVOLVEGCN, [MODEL_ONE_HOP] = HOPS_EVOLVEGCN,
                                    [MODEL_VERTEX_LSTM] = LANES_EVOLVEGCN},
                          .peer = "EvolveGCNO"},
     [MODEL_TGCN2] = {.cost = cost_tgcn2, .title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                     .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
                      .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}},
     [MODEL_WDGCN] = {.cost = cost_wdgcn, .title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                     .has = SERVED | ROWS | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
+                     .has = SERVED | ROWS | STALE | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
     [MODEL_GCONVLSTM] = {.cost = cost_gconvlstm, .title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
-                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS,
+                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS | STALE,
                          .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
                          .peer = "GConvLSTM"},
     [MODEL_MPNNLSTM] = {.cost = cost_mpnnlstm, .title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                        .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
+                        .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
                         .peer = "MPNNLSTM", .state_width = two_blocks, .vertex_lstm = lstms_mpnnlstm},
     [MODEL_GCRNM1] = {.cost = cost_gcrnm1, .title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
-                      .has = SERVED | ROWS, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
+                      .has = SERVED | ROWS | STALE, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
                       .not_yet = {[MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
     [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
                      .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .inputs = MODEL_INPUTS_DIFFUSION,
                      .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
-                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS},
+                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS, [MODEL_STALE_PRODUCTS] = STALE_WALKS},
                      .peer = "DCRNN"},
     [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
                      .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
-                     .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | LANES,
+                     .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE | LANES,
                      .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
                      .state_width = input_and_two_blocks_per_pair, .vertex_lstm = lstms_cdgcn},
     [MODEL_GATLSTM] = {.cost = cost_gatlstm, .title = "GAT-LSTM", .summary = "a graph attention layer (2 heads), then an LSTM per vertex (stacked)",
-                       .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = LANES,
+                       .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = ROWS | LANES,
                        .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_ATTENTION, [MODEL_ONE_HOP] = HOPS_ATTENTION},
-                       .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_ATTENTION}},
+                       .not_yet = {[MODEL_STALE_PRODUCTS] = STALE_ATTENTION}},
     [MODEL_DYSAT] = {.cost = cost_dysat, .title = "DySAT", .summary = "graph attention per snapshot, then causal self-attention over time",
-                     .ops = &dysat_ops, .takes = MODEL_TAKES_HIDDEN,
+                     .ops = &dysat_ops, .takes = MODEL_TAKES_HIDDEN, .has = ROWS,
                      .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_DYSAT, [MODEL_ONE_HOP] = HOPS_ATTENTION,
                                [MODEL_VERTEX_LSTM] = LANES_ATTENTION},
-                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_ATTENTION}},
+                     .not_yet = {[MODEL_STALE_PRODUCTS] = STALE_ATTENTION}},
 };
 
 const model_info *model_info_of(model_kind kind) { return &model_table[kind]; }
@@ -289,6 +292,15 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
 {
     return model_operator(m, p, seq, t, OPERATOR_CHEBYSHEV, err);
+}
+
+int model_attention_graph(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err)
+{
+    if (m->operators) /* a part's operator: its coefficients ride along unread */
+        return model_operator(m, p, seq, t, model_table[m->config.kind].graph_operator, err);
+    memset(p, 0, sizeof *p);
+    p->graph = &seq->snapshots[t].graph;
+    return m->kernels->prepare_propagation ? m->kernels->prepare_propagation(p, err) : TF_OK;
 }
 
 int model_chebyshev_inputs(const model *m, const propagation *p, const snapshot_seq *seq, int64_t t, float *basis,

@@ -224,6 +224,15 @@ int model_gcn_operator(const model *m, propagation *p, const snapshot_seq *seq, 
 int model_chebyshev_operator(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
 
 /**
+ * The graph an attention layer reads at snapshot @p t (GAT-LSTM, DySAT): its structure only, for
+ * attention computes its own coefficients. From the model's operator source when it has one (a
+ * vertex split's rows, in-edges in the whole graph's order, and the halo whose rows of X_t the layer
+ * fetches: ref/nn/graph_attention.h), else the snapshot's own graph without coefficients; prepared
+ * by the model's kernels. Freed with the window's tape, as the operators are.
+ */
+int model_attention_graph(const model *m, propagation *p, const snapshot_seq *seq, int64_t t, tf_error *err);
+
+/**
  * The Chebyshev basis of X_t, T_0 .. T_{K-1} [K][num_nodes][in_features], into @p basis: T_0 = X_t, and
  * the rest from the model's #input_aggregations when it has one (served: they depend on t only), else
  * by the recurrence on @p p, snapshot @p t's scaled Laplacian. For the models whose x-convolutions
@@ -347,6 +356,8 @@ typedef struct model_cost {
     int64_t forward;       /**< floats a halo row is fetched for in its aggregations (F for A^ X_t) */
     int64_t backward;      /**< floats of gradient a halo row is given back (0 where only X_t is aggregated) */
     int64_t temporal;      /**< floats of state crossing ranks between snapshots: width x (1 GRU, 2 LSTM) x 2 ways */
+    int reads_window;      /**< 1: its time encoder reads a vertex's rows at every earlier snapshot of the window
+                                (DySAT's attention), each `temporal` floats; 0: only the previous one (a recurrence) */
 } model_cost;
 
 /**
@@ -364,6 +375,9 @@ typedef enum model_property {
     MODEL_VERTEX_LSTM,    /**< its recurrence is torch's LSTM cell, one per vertex (or a stack of them, each reading
                                the one below: #model_info::vertex_lstm), fed a sequence that does not depend on the
                                recurrence: DGC's fused lanes run it (chapter 03) */
+    MODEL_STALE_PRODUCTS, /**< what its vertex split exchanges are the operands of graph products y = P x
+                               (ref/nn/propagate.h), the rows DGC's stale aggregation decides and its serial
+                               simulation replays (chapter 05, ref/async_embeddings.h) */
     MODEL_PROPERTIES      /**< how many there are */
 } model_property;
 

@@ -12,8 +12,11 @@
  * snapshot of the window: a vertex's temporal traffic grows with the window (DGC, Section 5.2). What
  * twofold leaves out of DySAT (several heads in time, the feed-forward layer, learned positions) is
  * in chapters/01-models.md. Parameters are named as a GATConv `structural` and the temporal layer's
- * three raw matrices would be (bench/peer/peer_dysat.py). Like GAT-LSTM, the layer reads each
- * snapshot's graph itself (no operator source: the table says the model does not take --split vertex). */
+ * three raw matrices would be (bench/peer/peer_dysat.py). Like GAT-LSTM, the layer takes its graph
+ * from model_attention_graph(): under a vertex split (chapter 06) a rank's rows and the halo whose
+ * rows of X_t it fetches. A vertex's whole window stays on its owner there, so the temporal layer
+ * reads no other rank; under a split of time (PSS) it would read every earlier snapshot's Z from the
+ * snapshots' owners (ref/partition.h's temporal traffic counts those bytes). */
 #include <math.h>
 #include <string.h>
 
@@ -98,12 +101,13 @@ static int dysat_forward(const model *m, const snapshot_seq *seq, window_tape *t
     for (int64_t t = 0; t < tape->count; t++) {
         dysat_step *s = &steps[t];
         const snapshot *snap = &seq->snapshots[tape->first + t];
-        s->graph.graph = &snap->graph;
         s->structural = embedded + t * nh;
-        if ((k->prepare_propagation && k->prepare_propagation(&s->graph, err) != TF_OK) ||
-            ref_graph_attention_forward(k, &structural, &s->graph, snap->features.data, m->scratch, &s->conv,
-                                        s->structural, err) != TF_OK)
-            return TF_ERR_INPUT;
+        int status = model_attention_graph(m, &s->graph, seq, tape->first + t, err);
+        if (status == TF_OK)
+            status = ref_graph_attention_forward(k, &structural, &s->graph, snap->features.data, m->scratch, &s->conv,
+                                                 s->structural, err);
+        if (status != TF_OK)
+            return status;
         elu_forward(s->structural, nh);
     }
     return ref_self_attention_forward(k, &temporal, tape->count, n, embedded, NULL, m->scratch, &steps[0].temporal,

@@ -13,8 +13,8 @@
  * alpha_ij = softmax over i's in-neighbours and itself of LeakyReLU(a_src . W x_j + a_dst . W x_i).
  * DyGNeX names the model without its configuration; the heads, their mean and the ReLU are this
  * project's choice (chapters/01-models.md). Parameters are named as a GATConv `conv` and a
- * torch.nn.LSTM `lstm` would be. The layer reads the snapshot's graph itself (the operator source of
- * a vertex split does not serve attention: the table says the model does not take --split vertex). */
+ * torch.nn.LSTM `lstm` would be. The layer takes its graph from model_attention_graph(), so a vertex
+ * split (chapter 06) serves it a rank's rows and the halo whose rows of X_t it fetches. */
 #include "ref/models/model.h"
 #include "ref/nn/graph_attention.h"
 
@@ -53,13 +53,10 @@ static int attention_forward(const model *m, const snapshot_seq *seq, int64_t t,
                              float *convolved, tf_error *err)
 {
     const graph_attention layer = layer_of(m);
-    const snapshot *snap = &seq->snapshots[t];
-    graph->graph = &snap->graph;
-    if ((m->kernels->prepare_propagation && m->kernels->prepare_propagation(graph, err) != TF_OK) ||
-        ref_graph_attention_forward(m->kernels, &layer, graph, snap->features.data, m->scratch, tape, convolved,
-                                    err) != TF_OK)
-        return TF_ERR_INPUT;
-    return TF_OK;
+    const int status = model_attention_graph(m, graph, seq, t, err);
+    return status != TF_OK ? status
+                           : ref_graph_attention_forward(m->kernels, &layer, graph, seq->snapshots[t].features.data,
+                                                         m->scratch, tape, convolved, err);
 }
 
 static int attention_backward(model *m, const snapshot_seq *seq, const propagation *graph, const void *tape,

@@ -156,34 +156,63 @@ void ref_graph_attention_edges_backward(const propagation *p, const float *proje
                               dprojected, dattention_source, dattention_target);
 }
 
+/* The edge kernels' view of @p p: the local graph over owned + halo rows as a whole graph. */
+static propagation whole_graph(const propagation *p)
+{
+    propagation view = *p;
+    view.halo = NULL;
+    return view;
+}
+
+/* x with the halo's rows appended, [N][F], from @p scratch; x itself when @p p has no halo. */
+static const float *input_rows(const graph_attention *a, const propagation *p, const float *x, workspace *scratch,
+                               tf_error *err)
+{
+    if (!p->halo)
+        return x;
+    const int64_t owned = p->halo->owned, rows = p->graph->num_nodes, f = a->in_width;
+    float *extended = workspace_alloc(scratch, (size_t)(rows * f), sizeof(float), "GAT halo rows", err);
+    if (!extended)
+        return NULL;
+    memcpy(extended, x, (size_t)(owned * f) * sizeof(float));
+    return p->halo->fetch(p->halo->context, x, f, extended + owned * f, err) == TF_OK ? extended : NULL;
+}
+
 int ref_graph_attention_forward(const kernels *k, const graph_attention *a, const propagation *p, const float *x,
                                 workspace *scratch, graph_attention_tape *tape, float *out, tf_error *err)
 {
     const int64_t n = p->graph->num_nodes, edges = p->graph->num_edges, width = a->heads * a->channels;
+    const int64_t owned = propagation_rows(p);
     memset(tape, 0, sizeof *tape);
     tape->rows = n;
+    tape->owned = owned;
     tape->edges = edges;
-    tape->input = x;
-    if (!(tape->projected = workspace_alloc(scratch, (size_t)(n * width), sizeof(float), "GAT tape", err)) ||
+    /* the heads' outputs go to `out` directly only when they are y's rows as they are */
+    const int direct = a->concat && owned == n;
+    if (!(tape->input = input_rows(a, p, x, scratch, err)) ||
+        !(tape->projected = workspace_alloc(scratch, (size_t)(n * width), sizeof(float), "GAT tape", err)) ||
         !(tape->score_source = workspace_alloc(scratch, (size_t)(n * a->heads), sizeof(float), "GAT tape", err)) ||
         !(tape->score_target = workspace_alloc(scratch, (size_t)(n * a->heads), sizeof(float), "GAT tape", err)) ||
         !(tape->alpha = workspace_alloc(scratch, (size_t)((edges + n) * a->heads), sizeof(float), "GAT tape", err)) ||
-        (!a->concat &&
+        (!direct &&
          !(tape->heads_output = workspace_alloc(scratch, (size_t)(n * width), sizeof(float), "GAT tape", err))))
-        return TF_ERR_INPUT;
-    k->linear_forward(x, a->weight->value.data, NULL, n, a->in_width, width, tape->projected);
-    k->graph_attention_edges_forward(p, tape->projected, a->attention_source->value.data,
+        return err->code ? err->code : TF_ERR_INPUT;
+    const propagation graph = whole_graph(p);
+    k->linear_forward(tape->input, a->weight->value.data, NULL, n, a->in_width, width, tape->projected);
+    k->graph_attention_edges_forward(&graph, tape->projected, a->attention_source->value.data,
                                      a->attention_target->value.data, a->heads, a->channels, tape->score_source,
-                                     tape->score_target, tape->alpha, a->concat ? out : tape->heads_output);
+                                     tape->score_target, tape->alpha, direct ? out : tape->heads_output);
+    if (a->concat && !direct) /* the owned rows are the first */
+        memcpy(out, tape->heads_output, (size_t)(owned * width) * sizeof(float));
     if (!a->concat) /* GATConv's out.mean(dim=1): the heads summed, then divided by H */
-        for (int64_t i = 0; i < n; i++)
+        for (int64_t i = 0; i < owned; i++)
             for (int64_t c = 0; c < a->channels; c++) {
                 float sum = 0.0f;
                 for (int64_t h = 0; h < a->heads; h++)
                     sum += tape->heads_output[i * width + h * a->channels + c];
                 out[i * a->channels + c] = sum / (float)a->heads;
             }
-    k->add_bias(out, a->bias->value.data, n, graph_attention_width(a));
+    k->add_bias(out, a->bias->value.data, owned, graph_attention_width(a));
     return TF_OK;
 }
 
@@ -191,22 +220,29 @@ int ref_graph_attention_backward(const kernels *k, const graph_attention *a, con
                                  const graph_attention_tape *tape, const float *dout, float *dx, workspace *scratch,
                                  tf_error *err)
 {
-    const int64_t n = tape->rows, width = a->heads * a->channels;
+    const int64_t n = tape->rows, owned = tape->owned, width = a->heads * a->channels;
+    if (dx && owned != n)
+        return tf_error_set(err, TF_ERR_INPUT, "graph attention over a rank's rows: the input's gradient would "
+                                               "belong to the halo's owners; only a data input (dx NULL) is supported");
+    const int direct = a->concat && owned == n;
     float *dprojected = workspace_zeroed(scratch, (size_t)(n * width), sizeof(float), "GAT gradients", err);
     float *edge_scratch = dprojected ? workspace_alloc(scratch, (size_t)((tape->edges + 3 * n) * a->heads),
                                                        sizeof(float), "GAT gradients", err)
                                      : NULL;
-    float *dheads = edge_scratch && !a->concat
-                        ? workspace_alloc(scratch, (size_t)(n * width), sizeof(float), "GAT gradients", err)
+    float *dheads = edge_scratch && !direct
+                        ? workspace_zeroed(scratch, (size_t)(n * width), sizeof(float), "GAT gradients", err)
                         : (float *)dout;
     if (!edge_scratch || !dheads)
         return TF_ERR_INPUT;
-    k->add_bias_backward(dout, n, graph_attention_width(a), a->bias->grad.data);
+    k->add_bias_backward(dout, owned, graph_attention_width(a), a->bias->grad.data);
+    if (a->concat && !direct) /* the halo's rows have no output, so no gradient */
+        memcpy(dheads, dout, (size_t)(owned * width) * sizeof(float));
     if (!a->concat) /* each head gets 1/H of the mean's gradient */
-        for (int64_t i = 0; i < n; i++)
+        for (int64_t i = 0; i < owned; i++)
             for (int64_t hc = 0; hc < width; hc++)
                 dheads[i * width + hc] = dout[i * a->channels + hc % a->channels] / (float)a->heads;
-    k->graph_attention_edges_backward(p, tape->projected, a->attention_source->value.data,
+    const propagation graph = whole_graph(p);
+    k->graph_attention_edges_backward(&graph, tape->projected, a->attention_source->value.data,
                                       a->attention_target->value.data, tape->score_source, tape->score_target,
                                       tape->alpha, dheads, a->heads, a->channels, edge_scratch, dprojected,
                                       a->attention_source->grad.data, a->attention_target->grad.data);

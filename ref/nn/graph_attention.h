@@ -28,6 +28,17 @@
  * Edge arrays: alpha and the edge gradients have E + N rows, E = the graph's stored in-edges in
  * CSR order (a removed self-loop keeps its row, with alpha 0), then one row per vertex for its
  * added self-loop.
+ *
+ * **Over one rank's rows** (chapter 06's vertex split, an operator with a #propagation_halo): the
+ * graph is square over owned + halo rows, only owned rows are targets, and x and y have the owned
+ * rows. The layer fetches the halo's rows of **x** (F floats a row) through the halo and computes
+ * W x for them itself, rather than fetching W x (H*C floats) from the owners: x is data, so no
+ * gradient goes back (one transfer a snapshot, not two), the fetched rows do not change with the
+ * parameters (what cache mode holds once is the same), and a halo row's share of dW, x_j^T dp_j,
+ * is formed where its edges' gradients are, with no second product on the owner. The price is
+ * W x computed again for every halo row. An owned target's row then adds the same terms in the
+ * same order as on the whole graph. The input's gradient @p dx cannot be asked for then (it would
+ * belong to other ranks' rows).
  */
 #ifndef TWOFOLD_REF_GRAPH_ATTENTION_H
 #define TWOFOLD_REF_GRAPH_ATTENTION_H
@@ -65,14 +76,16 @@ typedef struct graph_attention {
 
 /** What the forward keeps for the backward; its arrays come from the caller's workspace. */
 typedef struct graph_attention_tape {
-    int64_t rows;          /**< N */
+    int64_t rows;          /**< N, the graph's rows (owned + halo over a rank's rows) */
+    int64_t owned;         /**< rows of x and y: N, or the halo's owned rows */
     int64_t edges;         /**< E, the graph's stored in-edges */
-    const float *input;    /**< [N][F] x (borrowed: must outlive the tape) */
+    const float *input;    /**< [N][F] x (borrowed: must outlive the tape), with the halo's rows appended when
+                                the operator has a halo (then from the workspace) */
     float *projected;      /**< [N][H*C] p = x W^T */
     float *score_source;   /**< [N][H] s */
     float *score_target;   /**< [N][H] d */
     float *alpha;          /**< [E + N][H] attention weights (see the file comment) */
-    float *heads_output;   /**< [N][H*C] o, each head's aggregation (mean only; NULL with concat) */
+    float *heads_output;   /**< [N][H*C] o, each head's aggregation (NULL with concat over a whole graph) */
 } graph_attention_tape;
 
 /** Output width: H*C with concat, C with mean. */
@@ -80,24 +93,26 @@ int64_t graph_attention_width(const graph_attention *a);
 
 /**
  * Forward on the graph of @p p (only its structure is read; a twin's kernels may use the
- * transpose its prepare_propagation added). @p p must span the whole graph (no halo).
+ * transpose its prepare_propagation added). With a halo, the halo's rows of x are fetched first
+ * (the file comment); the edge kernels always see the whole local graph (halo NULL).
  * @param k        the kernels its products and edge work run on
  * @param a        the layer
  * @param p        the graph, through its operator
- * @param x        [N][F] input rows (kept by pointer in the tape)
+ * @param x        [propagation_rows(p)][F] input rows (kept by pointer in the tape)
  * @param scratch  where the tape's arrays come from (released with the workspace's reset)
  * @param tape     out
- * @param out      [N][graph_attention_width(a)] y
- * @param err      out: no memory
- * @return 0, or TF_ERR_INPUT
+ * @param out      [propagation_rows(p)][graph_attention_width(a)] y
+ * @param err      out: no memory, a failed fetch
+ * @return 0, or the error's code
  */
 int ref_graph_attention_forward(const struct kernels *k, const graph_attention *a, const propagation *p, const float *x,
                                 workspace *scratch, graph_attention_tape *tape, float *out, tf_error *err);
 
 /**
- * Backward, given dout [N][graph_attention_width(a)]: adds into every parameter's `grad` and
- * into @p dx [N][F] (NULL: not wanted). Scratch comes from @p scratch.
- * @return 0, or TF_ERR_INPUT (no memory)
+ * Backward, given dout [propagation_rows(p)][graph_attention_width(a)]: adds into every
+ * parameter's `grad` and into @p dx [N][F] (NULL: not wanted; must be NULL with a halo). Scratch
+ * comes from @p scratch.
+ * @return 0, or TF_ERR_INPUT (no memory, dx asked for over a halo)
  */
 int ref_graph_attention_backward(const struct kernels *k, const graph_attention *a, const propagation *p,
                                  const graph_attention_tape *tape, const float *dout, float *dx, workspace *scratch,

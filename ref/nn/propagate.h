@@ -53,7 +53,8 @@ typedef enum edge_normalization {
  * vertices, the rows of x and y and the only destinations; the rows after them are other ranks'
  * vertices, read as sources only. Their values are fetched before every product and their gradients
  * given back after every backward. The ref_ and opt_ propagation kernels only ever see whole
- * operators (halo NULL): the partitioned kernels (opt/partition_exchange.h) hand them one.
+ * operators (halo NULL): the partitioned kernels (opt/partition_exchange.h) hand them one. A graph
+ * attention layer calls fetch itself, for its input's rows (ref/nn/graph_attention.h).
  */
 typedef struct propagation_halo {
     int64_t owned; /**< rows of x and y */

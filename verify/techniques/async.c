@@ -35,8 +35,8 @@
 /* Indexed by the ASYNC_VARIANT_ values (verify/techniques/async.h). */
 static const char *const async_variants[] = {"average", "delayed", "dgc-zero", NULL};
 
-/* What each variant needs of a model: DGC's stale rows are a vertex split's. */
-static const unsigned async_needs[] = {0, 0, 1u << MODEL_VERTEX_ROWS};
+/* What each variant needs of a model: DGC's stale rows are a vertex split's, operands of its graph products. */
+static const unsigned async_needs[] = {0, 0, 1u << MODEL_VERTEX_ROWS | 1u << MODEL_STALE_PRODUCTS};
 
 static const dgc_params dgc_defaults = {MODEL_GCONVGRU, 12, 4, ASYNC_EPOCHS};
 
