@@ -239,7 +239,8 @@ static option_spec train_options_table[] = {
              "runs the CPU kernels"},
     {"--incremental", OPTION_FLAG, AT(incremental), .needs = "--impl opt",
      .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, EvolveGCN "
-            "convolves with a weight that evolves, and the two-layer T-GCN's is not served yet",
+            "convolves with a weight that evolves, attention (GAT-LSTM, DySAT) is not a fixed linear operator "
+            "(its weights are computed from W X_t), and DCRNN's and CD-GCN's are not served yet",
      .help = "tgcn or gconvgru with --impl opt: take the aggregation of X_t\n"
              "(T-GCN's A^ X_t; GConvGRU's Chebyshev terms L^ X_t, ..., with --k 2\n"
              "or more) from ReInc's incremental engine behind its cache instead\n"
