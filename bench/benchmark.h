@@ -38,6 +38,8 @@ int dispatch_benchmark(const benchmark_options *options, tf_error *err);
 int dispatch_apan_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 05: DGC's bytes saved and their cost in test MSE, simulated (bench/async.c). */
 int async_benchmark(const benchmark_options *options, tf_error *err);
+/** Chapter 05: DGC's rule on DySAT's structural layer, link prediction, simulated (bench/async.c). */
+int async_dysat_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 06: the partitioners' cut, balance, halo and bytes (bench/partition.c). */
 int partition_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 06: PSS, PTS and DGC's chunks with T-GCN's and DySAT's spatial and temporal bytes (bench/partition.c). */

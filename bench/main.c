@@ -45,6 +45,7 @@ static const sweep sweeps[] = {
     {"dispatch", "dispatch", dispatch_benchmark},
     {"dispatch_apan", "dispatch", dispatch_apan_benchmark},
     {"async", "async", async_benchmark},
+    {"async_dysat", "async", async_dysat_benchmark},
     {"partition", "partition", partition_benchmark},
     {"partition_traffic", "partition", partition_traffic_benchmark},
     {"schedule", "schedule", schedule_benchmark},

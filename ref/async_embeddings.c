@@ -238,53 +238,154 @@ static int64_t decide_pair(stale_simulation *s, stale_transfer *tr, int64_t pair
                              send_all, NULL, &s->stats);
 }
 
+/* At least @p floats of scratch (NULL, with the failure recorded, when memory runs out). */
+static float *scratch_of(stale_simulation *s, int64_t floats)
+{
+    if (s->scratch_size < floats) {
+        float *grown = realloc(s->scratch, (size_t)floats * sizeof(float));
+        if (!grown) {
+            tf_error err;
+            tf_error_set(&err, TF_ERR_SYSTEM, "stale simulation: out of memory");
+            fail(s, &err);
+            return NULL;
+        }
+        s->scratch = grown;
+        s->scratch_size = floats;
+    }
+    return s->scratch;
+}
+
+/* Receiver r's view of x [N][width]: x with every row r fetches replaced by the copy it holds. */
+static void receiver_view(const stale_simulation *s, const stale_transfer *tr, int r, const float *x, float *view)
+{
+    const int ranks = s->ranks;
+    const int64_t width = tr->width;
+    memcpy(view, x, (size_t)(s->seq->num_nodes * width) * sizeof(float));
+    for (int q = 0; q < ranks; q++)
+        for (int64_t i = tr->pair_offsets[q * ranks + r]; i < tr->pair_offsets[q * ranks + r + 1]; i++)
+            memcpy(view + (int64_t)tr->vertices[i] * width, tr->cache + i * width, (size_t)width * sizeof(float));
+}
+
+/* The training product of snapshot `t` on p whose rows are x [N][width], with every pair decided; NULL
+ * when the product is fresh by rule (evaluation, one rank, a test snapshot, a failure). */
+static stale_transfer *decide_product(stale_simulation *s, const propagation *p, const float *x, int64_t width)
+{
+    const int64_t t = snapshot_of(s, p);
+    if (!s->training || t < 0 || t >= s->train_snapshots || s->ranks == 1 || s->failure.code != TF_OK)
+        return NULL;
+    stale_transfer *tr = transfer_for(s, t, s->calls[t]++, p, width);
+    if (!tr)
+        return NULL;
+    const int send_all = !tr->sent_once || s->epoch <= 1 || s->schedule.kind == STALE_OFF;
+    int64_t stale = 0;
+    for (int64_t pair = 0; pair < (int64_t)s->ranks * s->ranks; pair++)
+        stale += decide_pair(s, tr, pair, x, send_all);
+    tr->sent_once = 1;
+    tr->last_stale = stale;
+    return tr;
+}
+
 /* y = P x with every cut edge reading the copy its destination's owner holds. */
 static void simulated_forward(const propagation *p, const float *x, int64_t width, float *y)
 {
     stale_simulation *s = active;
-    const int64_t t = snapshot_of(s, p);
-    if (!s->training || t < 0 || t >= s->train_snapshots || s->ranks == 1 || s->failure.code != TF_OK) {
-        s->base->propagate_forward(p, x, width, y);
-        return;
-    }
-    stale_transfer *tr = transfer_for(s, t, s->calls[t]++, p, width);
-    if (!tr) {
-        s->base->propagate_forward(p, x, width, y);
-        return;
-    }
-    const int send_all = !tr->sent_once || s->epoch <= 1 || s->schedule.kind == STALE_OFF;
-    const int ranks = s->ranks;
-    int64_t stale = 0;
-    for (int64_t pair = 0; pair < (int64_t)ranks * ranks; pair++)
-        stale += decide_pair(s, tr, pair, x, send_all);
-    tr->sent_once = 1;
-    if (stale == 0) { /* every receiver reads x's own bits */
-        s->base->propagate_forward(p, x, width, y);
-        return;
-    }
+    const stale_transfer *tr = decide_product(s, p, x, width);
     const int64_t n = s->seq->num_nodes, size = n * width;
-    if (s->scratch_size < 2 * size) {
-        float *grown = realloc(s->scratch, (size_t)(2 * size) * sizeof(float));
-        tf_error err;
-        if (!grown) {
-            tf_error_set(&err, TF_ERR_SYSTEM, "stale simulation: out of memory");
-            fail(s, &err);
-            s->base->propagate_forward(p, x, width, y);
-            return;
-        }
-        s->scratch = grown;
-        s->scratch_size = 2 * size;
+    float *view = tr && tr->last_stale ? scratch_of(s, 2 * size) : NULL;
+    if (!view) { /* fresh, or every receiver reads x's own bits */
+        s->base->propagate_forward(p, x, width, y);
+        return;
     }
-    float *view = s->scratch, *product = s->scratch + size;
-    for (int r = 0; r < ranks; r++) { /* receiver r's view of x, its product, its rows */
-        memcpy(view, x, (size_t)size * sizeof(float));
-        for (int q = 0; q < ranks; q++)
-            for (int64_t i = tr->pair_offsets[q * ranks + r]; i < tr->pair_offsets[q * ranks + r + 1]; i++)
-                memcpy(view + (int64_t)tr->vertices[i] * width, tr->cache + i * width, (size_t)width * sizeof(float));
+    float *product = view + size;
+    for (int r = 0; r < s->ranks; r++) { /* receiver r's view of x, its product, its rows */
+        receiver_view(s, tr, r, x, view);
         s->base->propagate_forward(p, view, width, product);
         for (int64_t v = 0; v < n; v++)
             if (s->owner[v] == r)
                 memcpy(y + v * width, product + v * width, (size_t)width * sizeof(float));
+    }
+}
+
+/* GAT's edge kernel with every in-neighbour row p_j read from the copy its target's owner holds: each
+ * receiver runs the kernel on its view and keeps its own targets' outputs and attention weights. */
+static void simulated_attention_forward(const propagation *p, const float *projected, const float *attention_source,
+                                        const float *attention_target, int64_t heads, int64_t channels,
+                                        float *score_source, float *score_target, float *alpha, float *out)
+{
+    stale_simulation *s = active;
+    const int64_t n = s->seq->num_nodes, width = heads * channels, edges = p->graph->num_edges;
+    const stale_transfer *tr = decide_product(s, p, projected, width);
+    const int64_t t = tr ? snapshot_of(s, p) : -1;
+    if (tr && s->attention_depth[t] == STALE_ATTENTION_LAYERS) {
+        tf_error err;
+        tf_error_set(&err, TF_ERR_INPUT, "stale simulation: more than %d graph attention layers on snapshot %lld",
+                     STALE_ATTENTION_LAYERS, (long long)t);
+        fail(s, &err);
+    } else if (tr) { /* the backward finds its transfer here */
+        s->attention_calls[t * STALE_ATTENTION_LAYERS + s->attention_depth[t]++] = s->calls[t] - 1;
+    }
+    float *view = tr && tr->last_stale && s->failure.code == TF_OK
+                      ? scratch_of(s, 2 * n * width + 2 * n * heads + (edges + n) * heads)
+                      : NULL;
+    if (!view) {
+        s->base->graph_attention_edges_forward(p, projected, attention_source, attention_target, heads, channels,
+                                               score_source, score_target, alpha, out);
+        return;
+    }
+    float *view_out = view + n * width, *view_source = view_out + n * width, *view_target = view_source + n * heads;
+    float *view_alpha = view_target + n * heads; /* [E + N][H] */
+    const csr *g = p->graph;
+    for (int r = 0; r < s->ranks; r++) {
+        receiver_view(s, tr, r, projected, view);
+        s->base->graph_attention_edges_forward(p, view, attention_source, attention_target, heads, channels,
+                                               view_source, view_target, view_alpha, view_out);
+        for (int64_t v = 0; v < n; v++) {
+            if (s->owner[v] != r)
+                continue;
+            memcpy(out + v * width, view_out + v * width, (size_t)width * sizeof(float));
+            memcpy(score_source + v * heads, view_source + v * heads, (size_t)heads * sizeof(float));
+            memcpy(score_target + v * heads, view_target + v * heads, (size_t)heads * sizeof(float));
+            memcpy(alpha + g->row_ptr[v] * heads, view_alpha + g->row_ptr[v] * heads,
+                   (size_t)((g->row_ptr[v + 1] - g->row_ptr[v]) * heads) * sizeof(float));
+            memcpy(alpha + (edges + v) * heads, view_alpha + (edges + v) * heads, (size_t)heads * sizeof(float));
+        }
+    }
+}
+
+/* Its backward: per receiver, on the view its forward read, with the gradient of the targets it owns. */
+static void simulated_attention_backward(const propagation *p, const float *projected, const float *attention_source,
+                                         const float *attention_target, const float *score_source,
+                                         const float *score_target, const float *alpha, const float *dout,
+                                         int64_t heads, int64_t channels, float *scratch, float *dprojected,
+                                         float *dattention_source, float *dattention_target)
+{
+    stale_simulation *s = active;
+    const int64_t n = s->seq->num_nodes, width = heads * channels, t = snapshot_of(s, p);
+    const stale_transfer *tr = NULL;
+    if (s->training && t >= 0 && t < s->train_snapshots && s->attention_depth[t] > 0)
+        tr = &s->transfers[t][s->attention_calls[t * STALE_ATTENTION_LAYERS + --s->attention_depth[t]]];
+    float *view = tr && tr->last_stale && s->failure.code == TF_OK ? scratch_of(s, 2 * n * width + 2 * n * heads)
+                                                                   : NULL;
+    if (!view) { /* no row was stale: the tape is every receiver's */
+        s->base->graph_attention_edges_backward(p, projected, attention_source, attention_target, score_source,
+                                                score_target, alpha, dout, heads, channels, scratch, dprojected,
+                                                dattention_source, dattention_target);
+        return;
+    }
+    float *mine = view + n * width, *view_source = mine + n * width, *view_target = view_source + n * heads;
+    for (int r = 0; r < s->ranks; r++) {
+        receiver_view(s, tr, r, projected, view);
+        for (int64_t v = 0; v < n; v++) {
+            graph_attention_scores(view, attention_source, attention_target, v, heads, channels, view_source,
+                                   view_target);
+            if (s->owner[v] == r)
+                memcpy(mine + v * width, dout + v * width, (size_t)width * sizeof(float));
+            else
+                memset(mine + v * width, 0, (size_t)width * sizeof(float));
+        }
+        s->base->graph_attention_edges_backward(p, view, attention_source, attention_target, view_source, view_target,
+                                                alpha, mine, heads, channels, scratch, dprojected, dattention_source,
+                                                dattention_target);
     }
 }
 
@@ -294,8 +395,8 @@ static int simulated_prepare(propagation *p, tf_error *err)
     if (s->base->prepare_propagation && s->base->prepare_propagation(p, err) != TF_OK)
         return err->code;
     const int64_t t = snapshot_of(s, p);
-    if (t >= 0)
-        s->calls[t] = 0; /* a new window's operator: its products count from 0 again */
+    if (t >= 0) /* a new window's operator: its products count from 0 again */
+        s->calls[t] = s->attention_depth[t] = 0;
     return TF_OK;
 }
 
@@ -330,12 +431,17 @@ int stale_simulation_create(stale_simulation *s, const snapshot_seq *seq, const 
     s->table.prepare_propagation = simulated_prepare;
     s->table.propagate_forward = simulated_forward;
     s->table.take_error = simulated_take_error;
+    s->table.graph_attention_edges_forward = simulated_attention_forward;
+    s->table.graph_attention_edges_backward = simulated_attention_backward;
     const size_t t = (size_t)seq->num_snapshots;
     s->calls = tf_alloc(t, sizeof(int64_t), "stale simulation", err);
     s->transfer_count = s->calls ? tf_alloc(t, sizeof(int64_t), "stale simulation", err) : NULL;
     s->transfers = s->transfer_count ? tf_alloc(t, sizeof(stale_transfer *), "stale simulation", err) : NULL;
+    s->attention_calls = s->transfers ? tf_alloc(t * STALE_ATTENTION_LAYERS, sizeof(int64_t), "stale simulation", err)
+                                      : NULL;
+    s->attention_depth = s->attention_calls ? tf_alloc(t, sizeof(int64_t), "stale simulation", err) : NULL;
     active = s; /* a model on s->table may run before the first epoch (an evaluation) */
-    return s->transfers ? TF_OK : TF_ERR_INPUT;
+    return s->attention_depth ? TF_OK : TF_ERR_INPUT;
 }
 
 void stale_simulation_free(stale_simulation *s)
@@ -348,6 +454,8 @@ void stale_simulation_free(stale_simulation *s)
     free(s->transfers);
     free(s->transfer_count);
     free(s->calls);
+    free(s->attention_calls);
+    free(s->attention_depth);
     free(s->scratch);
     if (active == s)
         active = NULL;

@@ -44,6 +44,14 @@
  * ceil(n / 8) bytes marking the fresh rows, then those rows; `bytes_fresh` is what the exchange
  * mode sends for the same products, every row.
  *
+ * Graph attention (GAT-LSTM's and DySAT's structural layer, ref/nn/graph_attention.h) goes through the
+ * same rule: its edge kernel reads the projected rows p_j = W x_j of the in-neighbours j, so those are
+ * the rows a receiver fetches (H*C floats each), decided per pair as above. Each receiver computes
+ * the attention of the targets it owns from its view (scores s_j = <a_src, p_j> of the rows it
+ * holds, the softmax, the aggregation). Unlike a product with P, the attention's backward reads the
+ * values: it runs per receiver on the same view (the cache still holds what the forward read), so
+ * every halo row's gradient is taken at the value the receiver used and returns to its owner.
+ *
  * The kernels table passes no context to its functions, so the simulation is kept in a
  * file-static pointer, set by stale_simulation_create() and by each epoch: one simulation at a
  * time in a process, and not thread-safe.
@@ -130,7 +138,12 @@ typedef struct stale_transfer {
     int32_t *vertices;         /**< [rows] the owed vertices, by pair, each pair's in increasing id */
     float *cache;              /**< [rows][width] the copy last sent */
     int sent_once;             /**< 1 after the first (full) send */
+    int64_t last_stale;        /**< rows reused stale in its last forward (a GAT backward reads them again) */
 } stale_transfer;
+
+/** Graph attention layers one snapshot's forward may run before their backward (a simulation keeps their
+ *  transfers' ordinals for the backward). */
+#define STALE_ATTENTION_LAYERS 8
 
 /** The rank-by-rank simulation of stale aggregation over one snapshot sequence. Owns everything
  *  but the sequence, the owner array and the base kernels, which it borrows. */
@@ -140,7 +153,7 @@ typedef struct stale_simulation {
     int ranks;                  /**< R */
     stale_schedule schedule;    /**< the rule */
     const kernels *base;        /**< the kernels the products run on */
-    kernels table;              /**< base with propagate_forward replaced: give it to the model */
+    kernels table;              /**< base with propagate_forward and the GAT edge kernels replaced: give it to the model */
     int64_t epoch;              /**< the epoch being trained, 1-based (0 before the first) */
     double first_loss;          /**< l_1 */
     double previous_loss;       /**< l_{r-1} */
@@ -150,6 +163,8 @@ typedef struct stale_simulation {
     int64_t *calls;             /**< [T] products of each snapshot since its operator was built */
     int64_t *transfer_count;    /**< [T] transfers recorded for each snapshot */
     stale_transfer **transfers; /**< [T][transfer_count] indexed by the product's ordinal */
+    int64_t *attention_calls;   /**< [T][STALE_ATTENTION_LAYERS] the ordinals of the GAT products awaiting their backward */
+    int64_t *attention_depth;   /**< [T] how many */
     stale_stats stats;          /**< cumulative counts */
     float *scratch;             /**< grown: [2][N][width] a receiver's view of x, its product */
     int64_t scratch_size;       /**< floats in scratch */

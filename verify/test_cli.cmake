@@ -57,6 +57,8 @@ expect_failure("expected a whole number in 1..16" train --model gconvgru --data 
 expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn and cdgcn, not gclstm" train --model gclstm --data chickenpox --impl opt --incremental)
 expect_failure("--incremental applies to tgcn, gconvgru, tgcn2, wdgcn, gconvlstm, mpnnlstm, gcrnm1, dcrnn and cdgcn, not evolvegcn" train --model evolvegcn --data chickenpox
                --impl opt --incremental)
+expect_failure("not dysat (it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, EvolveGCN convolves with a weight that evolves, attention (GAT-LSTM, DySAT) is not a fixed linear operator (its weights are computed from W X_t)"
+               train --model dysat --data chickenpox --impl opt --incremental)
 expect_failure("--k applies to gconvgru, gclstm, gconvlstm, gcrnm1 and dcrnn, not tgcn" train --model tgcn --data chickenpox --k 3)
 expect_failure("use --k 2 or more" train --model gconvgru --k 1 --data chickenpox --impl opt --incremental)
 # the model table says which models stack pairs (--layers) and which --split vertex trains

@@ -315,26 +315,35 @@ static double self_attention_loss(void *context)
     return projected(c->r, c->y, SELF_COUNT * SELF_LANES * SELF_WIDTH);
 }
 
-/* The plain causal mask (starts NULL), and the block-diagonal one of fused lanes: lane 0 one sequence,
- * lane 1 two (2 + 3 positions), lane 2 three (1 + 2 + 2): dz and the three projections. */
+/* The fused lanes' starts: lane 0 one sequence, lane 1 two (2 + 3 positions), lane 2 three (1 + 2 + 2). */
+static const int32_t self_starts[SELF_COUNT][SELF_LANES] = {{0, 0, 0}, {0, 0, 1}, {0, 2, 1}, {0, 2, 3}, {0, 2, 3}};
+
+/* The layer's three [W][W] projections, zero, into an empty list. */
+static void self_attention_parameters(parameter_list *list)
+{
+    int64_t square[2] = {SELF_WIDTH, SELF_WIDTH};
+    tf_error err;
+    ck_assert(parameters_add(list, "query", 2, square, &err) >= 0 && parameters_add(list, "key", 2, square, &err) >= 0 &&
+              parameters_add(list, "value", 2, square, &err) >= 0);
+}
+
+/* The plain causal mask (starts NULL), and the block-diagonal one of fused lanes (self_starts): dz and
+ * the three projections. */
 START_TEST(self_attention_layer)
 {
-    static const int32_t starts[SELF_COUNT][SELF_LANES] = {{0, 0, 0}, {0, 0, 1}, {0, 2, 1}, {0, 2, 3}, {0, 2, 3}};
     rng r;
     rng_seed(&r, 8);
     const int64_t size = SELF_COUNT * SELF_LANES * SELF_WIDTH;
     tf_error err;
     for (int fused = 0; fused < 2; fused++) {
         parameter_list list = {0};
-        int64_t square[2] = {SELF_WIDTH, SELF_WIDTH};
-        ck_assert(parameters_add(&list, "query", 2, square, &err) >= 0 && parameters_add(&list, "key", 2, square, &err) >= 0 &&
-                  parameters_add(&list, "value", 2, square, &err) >= 0);
+        self_attention_parameters(&list);
         for (int64_t i = 0; i < list.count; i++)
             fill_random(list.items[i].value.data, list.items[i].value.size, 1, &r);
         self_attention a = {SELF_WIDTH, &list.items[0], &list.items[1], &list.items[2]};
         workspace scratch;
         workspace_init(&scratch);
-        self_attention_case c = {&a, fused ? &starts[0][0] : NULL, random_array(size, 1, &r), zero_array(size),
+        self_attention_case c = {&a, fused ? &self_starts[0][0] : NULL, random_array(size, 1, &r), zero_array(size),
                                  random_array(size, 1, &r), &scratch};
         float *dz = zero_array(size);
         self_attention_tape tape;
@@ -352,6 +361,44 @@ START_TEST(self_attention_layer)
                                                  list.items[i].value.size));
         }
         free(c.z), free(c.y), free(c.r), free(dz);
+        workspace_free(&scratch);
+        parameters_free(&list);
+    }
+}
+END_TEST
+
+/* The residual carries the input z, not z plus its position: with W_v = 0 the attention adds nothing,
+ * so y must be z bit for bit under either mask. A position in the residual is one vector shared by
+ * every vertex at a step (|p_t|^2 = W / 2), which the link task's dot products cannot tell from
+ * signal: with it, DySAT ranked link-prediction pairs at chance (chapters/01-models.md). */
+START_TEST(self_attention_residual)
+{
+    rng r;
+    rng_seed(&r, 12);
+    const int64_t size = SELF_COUNT * SELF_LANES * SELF_WIDTH;
+    tf_error err;
+    for (int fused = 0; fused < 2; fused++) {
+        parameter_list list = {0};
+        self_attention_parameters(&list);
+        fill_random(list.items[0].value.data, list.items[0].value.size, 1, &r);
+        fill_random(list.items[1].value.data, list.items[1].value.size, 1, &r); /* value stays 0 */
+        self_attention a = {SELF_WIDTH, &list.items[0], &list.items[1], &list.items[2]};
+        workspace scratch;
+        workspace_init(&scratch);
+        float *z = random_array(size, 1, &r), *y = zero_array(size);
+        self_attention_tape tape;
+        ck_assert(ref_self_attention_forward(&ref_kernels, &a, SELF_COUNT, SELF_LANES, z, fused ? &self_starts[0][0] : NULL,
+                                             &scratch, &tape, y, &err) == TF_OK);
+        double worst = 0;
+        int64_t differ = 0;
+        for (int64_t i = 0; i < size; i++) {
+            worst = fmax(worst, fabs((double)y[i] - z[i]));
+            differ += memcmp(&y[i], &z[i], sizeof(float)) != 0;
+        }
+        printf("self-attention residual (%s mask), W_v = 0: max |y - z| %.2e, %lld of %lld values differ in bits "
+               "(must be 0)\n", fused ? "block-diagonal" : "causal", worst, (long long)differ, (long long)size);
+        ck_assert_int_eq(differ, 0);
+        free(z), free(y);
         workspace_free(&scratch);
         parameters_free(&list);
     }
@@ -738,6 +785,7 @@ int main(void)
     tcase_add_test(layers, propagation_operators);
     tcase_add_test(layers, graph_attention_layer);
     tcase_add_test(layers, self_attention_layer);
+    tcase_add_test(layers, self_attention_residual);
     tcase_add_test(layers, link_task_loss);
     tcase_add_test(layers, classify_task_loss);
     tcase_add_test(layers, gru_and_lstm_cells);

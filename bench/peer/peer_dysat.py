@@ -7,7 +7,7 @@ chapters/01-models.md states them, with PyTorch Geometric's own GATConv for the 
     U_t   = Z_t + P_t                                    sinusoidal position t of the window
     Q, K, V = U Wq, U Wk, U Wv                           raw [H][H] matrices, no bias
     e_ts  = <Q_t, K_s> / sqrt(H),  s <= t (causal)       per vertex
-    H_t   = sum_s softmax_s(e_t.) V_s + U_t              DySAT's residual
+    H_t   = sum_s softmax_s(e_t.) V_s + Z_t              the residual, without the position
     y_t   = Linear(ReLU(H_t))                            the head every twofold model has
 
 Then, as bench/peer/peer_models.py does for the library's models (both through golden_steps.py's
@@ -51,7 +51,7 @@ def positions(count, width):
 
 
 class Temporal(torch.nn.Module):
-    """DySAT's temporal self-attention, one head, causal mask, positions, residual."""
+    """DySAT's temporal self-attention, one head, causal mask, positions in q, k, v, residual z."""
 
     def __init__(self, width):
         super().__init__()
@@ -67,7 +67,7 @@ class Temporal(torch.nn.Module):
         causal = torch.ones(count, count, dtype=torch.bool).tril()
         scores = scores.masked_fill(~causal, float("-inf"))
         weights = torch.softmax(scores, dim=-1)
-        return torch.einsum("nts,snc->tnc", weights, v) + u
+        return torch.einsum("nts,snc->tnc", weights, v) + z  # the residual carries no position
 
 
 class DySAT(torch.nn.Module):

@@ -238,8 +238,9 @@ static option_spec train_options_table[] = {
              "rank's GPU (staging host data each call); without a GPU, says so and\n"
              "runs the CPU kernels"},
     {"--incremental", OPTION_FLAG, AT(incremental), .needs = "--impl opt",
-     .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, and EvolveGCN "
-            "convolves with a weight that evolves",
+     .why = "it serves the aggregation of X_t; GC-LSTM has none, its input term being X_t W, EvolveGCN "
+            "convolves with a weight that evolves, attention (GAT-LSTM, DySAT) is not a fixed linear "
+            "operator (its weights are computed from W X_t)",
      .help = "with --impl opt: take the aggregation of X_t (A^ X_t of the GCN\n"
              "models; the Chebyshev terms L^ X_t, ... or DCRNN's diffusions on\n"
              "both walks, with --k 2 or more) from ReInc's incremental engine\n"

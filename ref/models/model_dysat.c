@@ -7,16 +7,17 @@
  *
  * The structural layer is ref/nn/graph_attention.h (PyTorch Geometric's GATConv, DYSAT_HEADS heads
  * averaged, so the width is --hidden whatever H is; DySAT concatenates its heads), with DySAT's ELU;
- * the temporal layer is scaled dot-product attention with positions, a causal mask and DySAT's
- * residual. Where a GRU or LSTM reads only the previous snapshot's state, H_t reads every earlier
- * snapshot of the window: a vertex's temporal traffic grows with the window (DGC, Section 5.2). What
- * twofold leaves out of DySAT (several heads in time, the feed-forward layer, learned positions) is
- * in chapters/01-models.md. Parameters are named as a GATConv `structural` and the temporal layer's
- * three raw matrices would be (bench/peer/peer_dysat.py). Like GAT-LSTM, the layer takes its graph
- * from model_attention_graph(): under a vertex split (chapter 06) a rank's rows and the halo whose
- * rows of X_t it fetches. A vertex's whole window stays on its owner there, so the temporal layer
- * reads no other rank; under a split of time (PSS) it would read every earlier snapshot's Z from the
- * snapshots' owners (ref/partition.h's temporal traffic counts those bytes). */
+ * the temporal layer is scaled dot-product attention with positions, a causal mask and a
+ * residual of its input z_t (not of z_t + p_t: ref/nn/self_attention.h says why). Where a GRU or
+ * LSTM reads only the previous snapshot's state, H_t reads every earlier snapshot of the window: a
+ * vertex's temporal traffic grows with the window (DGC, Section 5.2). What twofold leaves out of
+ * DySAT (several heads in time, the feed-forward layer, learned positions) is in chapters/01-models.md.
+ * Parameters are named as a GATConv `structural` and the temporal layer's three raw matrices would be
+ * (bench/peer/peer_dysat.py). Like GAT-LSTM, the layer takes its graph from model_attention_graph():
+ * under a vertex split (chapter 06) a rank's rows and the halo whose rows of X_t it fetches. A
+ * vertex's whole window stays on its owner there, so the temporal layer reads no other rank; under a
+ * split of time (PSS) it would read every earlier snapshot's Z from the snapshots' owners
+ * (ref/partition.h's temporal traffic counts those bytes). */
 #include <math.h>
 #include <string.h>
 

@@ -87,7 +87,9 @@ int ref_self_attention_forward(const kernels *k, const self_attention *a, int64_
     k->matmul_accumulate(tape->inputs, a->query->value.data, rows, w, w, tape->query);
     k->matmul_accumulate(tape->inputs, a->key->value.data, rows, w, w, tape->key);
     k->matmul_accumulate(tape->inputs, a->value->value.data, rows, w, w, tape->value);
-    memcpy(out, tape->inputs, (size_t)(rows * w) * sizeof(float)); /* the residual */
+    /* The residual is z, not u: a position is the same vector for every vertex at a step, and carried
+     * into the output it would sit in every vertex's embedding (see the header). */
+    memcpy(out, z, (size_t)(rows * w) * sizeof(float));
     for (int64_t v = 0; v < lanes; v++)
         for (int64_t t = 0; t < count; t++)
             attend(tape, w, v, t, tape->weights + (v * count + t) * count, out + (t * lanes + v) * w);

@@ -10,7 +10,7 @@
  *     q_t    = u_t Wq,  k_t = u_t Wk,  v_t = u_t Wv        (`query`, `key`, `value` [W][W], used as u @ W)
  *     e_ts   = <q_t, k_s> / sqrt(W)                          for start_t <= s <= t only (the mask)
  *     beta_ts = exp(e_ts) / sum over start_t <= s' <= t of exp(e_ts')
- *     y_t    = sum over s of beta_ts v_s + u_t                residual, as DySAT's temporal layer
+ *     y_t    = sum over s of beta_ts v_s + z_t                residual: the input, without the position
  *
  * start_t is the first position of the sub-sequence position t belongs to: 0 everywhere for a model's
  * window (the plain causal mask, s <= t), or, where several sequences of different lifetimes share a
@@ -24,6 +24,13 @@
  * position embeddings as long as its longest window, but a twofold window runs from one snapshot
  * to the whole split (--window 0), so the positions here need no length and no parameter
  * (chapters/01-models.md). DySAT's multiple heads and feed-forward layer are left out.
+ *
+ * The residual adds z_t, not u_t (DySAT's code adds its inputs with their positions). A fixed
+ * sinusoid has |p_j|^2 = W / 2 and is the same for every vertex at position j: carried into y_t
+ * it puts one shared vector of that size into every vertex's embedding, which no parameter can
+ * remove (DySAT's learned table can shrink). Link prediction scores <y_t[u], y_t[v]>, so every
+ * pair's logit gained W / 2 plus cross terms, and DySAT ranked the test pairs at chance
+ * (chapters/01-models.md measures it). The positions still enter q, k and v.
  *
  * Rows are laid out [T][N][W], position-major, as the models' states: the three projections are each
  * one product of T N rows on the kernels (a BLAS twin's), and the per-lane attention in between is a
