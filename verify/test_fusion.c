@@ -46,40 +46,43 @@ static float *zeros(int64_t count)
     return values;
 }
 
-/* A time encoder with its own weights and gradient buffers. */
+/* A time encoder with its own weights and gradient buffers (a tensor its kind has not is empty). */
 typedef struct encoder_fixture {
     time_encoder encoder;
-    float *weights[4];           /* weight_ih, weight_hh, bias_ih, bias_hh */
-    float *gradients[4];
-    int64_t sizes[4];
+    float *weights[TIME_ENCODER_TENSORS];   /* weight_ih, weight_hh, bias_ih, bias_hh, three peepholes */
+    float *gradients[TIME_ENCODER_TENSORS];
+    int64_t sizes[TIME_ENCODER_TENSORS];
 } encoder_fixture;
 
 static void fixture_create(encoder_fixture *f, time_encoder_kind kind, int64_t in, int64_t hidden, rng *r)
 {
-    const int64_t G = time_encoder_gates(kind);
-    f->sizes[0] = G * hidden * in, f->sizes[1] = G * hidden * hidden, f->sizes[2] = f->sizes[3] = G * hidden;
-    for (int k = 0; k < 4; k++) {
+    f->encoder = (time_encoder){.kind = kind, .in = in, .hidden = hidden};
+    time_encoder_sizes(&f->encoder, f->sizes);
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++) {
         /* torch's init range 1/sqrt(hidden), doubled so the gates leave their linear region */
-        f->weights[k] = random_floats(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
-        f->gradients[k] = zeros(f->sizes[k]);
+        f->weights[k] = f->sizes[k] ? random_floats(f->sizes[k], 2.0f / sqrtf((float)hidden), r) : NULL;
+        f->gradients[k] = f->sizes[k] ? zeros(f->sizes[k]) : NULL;
     }
-    f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3]};
+    f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3],
+                                {f->weights[4], f->weights[5], f->weights[6]}};
 }
 
 static void fixture_zero_gradients(encoder_fixture *f)
 {
-    for (int k = 0; k < 4; k++)
-        memset(f->gradients[k], 0, (size_t)f->sizes[k] * sizeof(float));
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
+        if (f->sizes[k])
+            memset(f->gradients[k], 0, (size_t)f->sizes[k] * sizeof(float));
 }
 
 static time_encoder_gradients fixture_gradients(encoder_fixture *f)
 {
-    return (time_encoder_gradients){f->gradients[0], f->gradients[1], f->gradients[2], f->gradients[3]};
+    return (time_encoder_gradients){f->gradients[0], f->gradients[1], f->gradients[2], f->gradients[3],
+                                    {f->gradients[4], f->gradients[5], f->gradients[6]}};
 }
 
 static void fixture_free(encoder_fixture *f)
 {
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         free(f->weights[k]), free(f->gradients[k]);
 }
 
@@ -91,7 +94,7 @@ typedef struct comparison {
 
 /* Reference results for one set, kept to compare every layout against. */
 typedef struct reference_run {
-    float *x, *dh_out, *h, *dx, *gradients[4];
+    float *x, *dh_out, *h, *dx, *gradients[TIME_ENCODER_TENSORS];
 } reference_run;
 
 static void reference_create(reference_run *run, encoder_fixture *f, const sequence_set *set, rng *r)
@@ -107,16 +110,17 @@ static void reference_create(reference_run *run, encoder_fixture *f, const seque
     time_encoder_gradients g = fixture_gradients(f);
     ck_assert_msg(ref_fusion_backward(&f->encoder, set, run->x, run->dh_out, run->dx, &g, &err) == TF_OK, "%s",
                   err.message);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++) {
         run->gradients[k] = zeros(f->sizes[k]);
-        memcpy(run->gradients[k], f->gradients[k], (size_t)f->sizes[k] * sizeof(float));
+        if (f->sizes[k])
+            memcpy(run->gradients[k], f->gradients[k], (size_t)f->sizes[k] * sizeof(float));
     }
 }
 
 static void reference_free(reference_run *run)
 {
     free(run->x), free(run->dh_out), free(run->h), free(run->dx);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         free(run->gradients[k]);
 }
 
@@ -135,7 +139,7 @@ static comparison compare_plan(encoder_fixture *f, const sequence_set *set, cons
                   err.message);
     comparison c = {relative_error(h, ref->h, total * H), relative_error(dx, ref->dx, total * in), 0,
                     differing_values(h, ref->h, total * H) + differing_values(dx, ref->dx, total * in)};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         c.parameter_gradient =
             fmax(c.parameter_gradient, relative_error(f->gradients[k], ref->gradients[k], f->sizes[k]));
     fusion_tape_free(&tape);
@@ -143,7 +147,11 @@ static comparison compare_plan(encoder_fixture *f, const sequence_set *set, cons
     return c;
 }
 
-/* Padded and fused against the reference on one set, both cells; prints one line per cell. */
+/* The cells' names as the test prints them. */
+static const char *const kind_names[] = {"GRU ", "LSTM", "T-GCN GRU", "peephole LSTM"};
+
+/* Padded and fused against the reference on one set, every cell (T-GCN's reads three blocks of
+ * @p in); prints one line per cell. */
 static void check_set(const char *what, const sequence_set *set, int64_t in, int64_t hidden, uint64_t seed)
 {
     tf_error err;
@@ -159,17 +167,17 @@ static void check_set(const char *what, const sequence_set *set, int64_t in, int
            fusion_plan_computed_per_useful(&padded), fusion_plan_computed_per_useful(&lanes),
            (long long)lanes.num_lanes,
            fusion_plan_occupancy(&lanes));
-    for (int kind = TIME_ENCODER_GRU; kind <= TIME_ENCODER_LSTM; kind++) {
+    for (int kind = TIME_ENCODER_GRU; kind <= TIME_ENCODER_PEEPHOLE; kind++) {
         rng r;
         rng_seed(&r, seed + (uint64_t)kind);
         encoder_fixture f;
-        fixture_create(&f, (time_encoder_kind)kind, in, hidden, &r);
+        fixture_create(&f, (time_encoder_kind)kind, kind == TIME_ENCODER_TGCN ? 3 * in : in, hidden, &r);
         reference_run ref;
         reference_create(&ref, &f, set, &r);
         comparison p = compare_plan(&f, set, &padded, &ref), l = compare_plan(&f, set, &lanes, &ref);
         printf("  %s vs per-sequence ref: padded h %.2e dx %.2e dW %.2e (%lld h/dx values differ in bits) | "
                "fused h %.2e dx %.2e dW %.2e (%lld differ)\n",
-               kind == TIME_ENCODER_GRU ? "GRU " : "LSTM", p.output, p.input_gradient, p.parameter_gradient,
+               kind_names[kind], p.output, p.input_gradient, p.parameter_gradient,
                (long long)p.differing, l.output, l.input_gradient, l.parameter_gradient, (long long)l.differing);
         /* h and dx: the twins add the same float terms in the reference's order (opt_fusion.h),
          * so they are bitwise equal; parameter gradients differ only in the order of a double
@@ -434,7 +442,7 @@ START_TEST(bad_input)
     EXPECT_INPUT_ERROR(sequence_set_generate(LENGTHS_UNIFORM, 0, 5, 1, &set, &err), &err, "count 0");
     chunk_set chunks;
     EXPECT_INPUT_ERROR(chunk_set_contiguous(4, 5, &chunks, &err), &err, "5 chunks of 4 vertices");
-    time_encoder missing = {TIME_ENCODER_GRU, 3, 0, NULL, NULL, NULL, NULL};
+    time_encoder missing = {TIME_ENCODER_GRU, 3, 0, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}};
     ck_assert(sequence_set_from_lengths(lengths, 1, &set, &err) == TF_OK);
     float x[9] = {0}, h[9];
     EXPECT_INPUT_ERROR(ref_fusion_forward(&missing, &set, x, h, &err), &err, "hidden width 0");
@@ -443,7 +451,7 @@ START_TEST(bad_input)
     sequence_set other;
     ck_assert(sequence_set_from_lengths(lengths + 2, 1, &other, &err) == TF_OK);
     float w[3 * 3 * 3] = {0};
-    time_encoder tiny = {TIME_ENCODER_GRU, 3, 3, w, w, w, w};
+    time_encoder tiny = {TIME_ENCODER_GRU, 3, 3, w, w, w, w, {NULL, NULL, NULL}};
     fusion_tape tape;
     EXPECT_INPUT_ERROR(opt_fusion_forward(&tiny, &other, &plan, x, h, &tape, &err), &err, "another sequence set");
     dataset small;
