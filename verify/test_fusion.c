@@ -8,6 +8,8 @@
  *  - Two suites: "fusion" (generated data) and "fusion_real_data" (bundled datasets); see main.
  *  - The mask rule: the paper's Eq. 4 taken literally (mask on the update gate only), and no
  *    mask at all, must give wrong outputs that the check above rejects.
+ *  - The cells T-GCN and GCRN-M1 run per vertex (T-GCN's GRU, the LSTM with peepholes) the same way,
+ *    and the T-GCN lanes, fed the model's own gate convolutions and weights, give the model's states.
  *  - Spatial: each chunk's data read from its group's fused load is bitwise what loading the
  *    chunk alone gives, fewer bytes are loaded, and no group exceeds the memory cap.
  * Every check prints what it measured. Runs with 2 OpenMP threads. */
@@ -21,6 +23,9 @@
 #include "ref/fusion_sequences.h"
 #include "ref/core/rng.h"
 #include "ref/nn/kernels.h"
+#include "ref/nn/layers.h"
+#include "ref/nn/propagate.h"
+#include "ref/models/model.h"
 #include "ref/nn/self_attention.h"
 #include "verify/testing.h"
 
@@ -433,6 +438,103 @@ START_TEST(spatial_fusion_tennis)
 }
 END_TEST
 
+/* The lanes' T-GCN cell is T-GCN's own recurrence: on a small graph, every vertex one sequence over
+ * the window, the reference lanes (and the fused ones) fed C_g = A^ X_t Theta_g^T + b_g and run with
+ * the model's L_g, split into its input and state columns, give the model's states H_t. */
+static void tgcn_split_weights(const model *m, int64_t H, float *w_ih, float *w_hh, float *bias)
+{
+    static const char *const gates[3] = {"z", "r", "h"};
+    for (int g = 0; g < 3; g++) {
+        char name[64];
+        snprintf(name, sizeof name, "recurrent.linear_%s.weight", gates[g]);
+        const float *linear = parameters_find(&m->parameters, name)->value.data; /* [H][2H] */
+        snprintf(name, sizeof name, "recurrent.linear_%s.bias", gates[g]);
+        const float *linear_bias = parameters_find(&m->parameters, name)->value.data;
+        for (int64_t j = 0; j < H; j++) {
+            memcpy(w_ih + (g * H + j) * H, linear + j * 2 * H, (size_t)H * sizeof(float));
+            memcpy(w_hh + (g * H + j) * H, linear + j * 2 * H + H, (size_t)H * sizeof(float));
+            bias[g * H + j] = linear_bias[j];
+        }
+    }
+}
+
+/* x [N][T][3H] in sequence order (vertex v's steps together): [C_z | C_r | C_h] of every snapshot. */
+static void tgcn_gate_inputs(const model *m, const snapshot_seq *seq, int64_t H, float *x)
+{
+    static const char *const gates[3] = {"z", "r", "h"};
+    tf_error err;
+    const int64_t N = seq->num_nodes, F = seq->feature_width, T = seq->num_snapshots;
+    float *aggregated = zeros(N * F), *convolved = zeros(N * H);
+    for (int64_t t = 0; t < T; t++) {
+        propagation p;
+        ck_assert(ref_propagation_gcn(&p, &seq->snapshots[t].graph, EDGE_NORM_SYMMETRIC, 1, &err) == TF_OK);
+        ref_propagate_forward(&p, seq->snapshots[t].features.data, F, aggregated);
+        ref_propagation_free(&p);
+        for (int g = 0; g < 3; g++) {
+            char weight[64], bias[64];
+            snprintf(weight, sizeof weight, "recurrent.conv_%s.lin.weight", gates[g]);
+            snprintf(bias, sizeof bias, "recurrent.conv_%s.bias", gates[g]);
+            ref_linear_forward(aggregated, parameters_find(&m->parameters, weight)->value.data,
+                               parameters_find(&m->parameters, bias)->value.data, N, F, H, convolved);
+            for (int64_t v = 0; v < N; v++)
+                memcpy(x + ((v * T + t) * 3 + g) * H, convolved + v * H, (size_t)H * sizeof(float));
+        }
+    }
+    free(aggregated), free(convolved);
+}
+
+START_TEST(tgcn_lanes_are_the_model)
+{
+    tf_error err;
+    dataset d;
+    load_or_fail("powerlaw:nodes=30,edges=120,snapshots=4,seed=2", &d);
+    const snapshot_seq *seq = &d.snapshots;
+    const int64_t N = seq->num_nodes, T = seq->num_snapshots, H = 4;
+    const model_config config = {MODEL_TGCN, seq->feature_width, H, seq->target_width, 2, 0};
+    model m;
+    ck_assert(model_create(&m, &config, 5, &err) == TF_OK);
+    float *predictions = zeros(T * N * seq->target_width);
+    window_tape tape;
+    ck_assert_msg(model_forward(&m, seq, 0, T, &tape, predictions, &err) == TF_OK, "%s", err.message);
+    float *w_ih = zeros(3 * H * H), *w_hh = zeros(3 * H * H), *bias = zeros(3 * H), *x = zeros(N * T * 3 * H);
+    tgcn_split_weights(&m, H, w_ih, w_hh, bias);
+    tgcn_gate_inputs(&m, seq, H, x);
+    int64_t *lengths = malloc((size_t)N * sizeof *lengths);
+    for (int64_t v = 0; v < N; v++)
+        lengths[v] = T;
+    sequence_set set;
+    ck_assert(sequence_set_from_lengths(lengths, N, &set, &err) == TF_OK);
+    const time_encoder encoder = {TIME_ENCODER_TGCN, 3 * H, H, w_ih, w_hh, bias, NULL, {NULL, NULL, NULL}};
+    float *h = zeros(N * T * H), *fused = zeros(N * T * H);
+    ck_assert_msg(ref_fusion_forward(&encoder, &set, x, h, &err) == TF_OK, "%s", err.message);
+    fusion_plan plan;
+    fusion_tape fused_tape;
+    ck_assert(opt_fusion_plan_lanes(&set, &plan, &err) == TF_OK);
+    ck_assert(opt_fusion_forward(&encoder, &set, &plan, x, fused, &fused_tape, &err) == TF_OK);
+    double worst = 0;
+    int64_t differing = 0;
+    for (int64_t v = 0; v < N; v++)
+        for (int64_t t = 0; t < T; t++) {
+            const float *model_h = tape.states + (t * N + v) * H, *lane_h = h + (v * T + t) * H;
+            worst = fmax(worst, relative_error(lane_h, model_h, H));
+            differing += differing_values(lane_h, model_h, H);
+        }
+    printf("T-GCN's lanes vs the model's states (%lld vertices x %lld snapshots, hidden %lld): %.2e, %lld values "
+           "differ in bits; fused lanes vs the reference lanes: %lld differ\n",
+           (long long)N, (long long)T, (long long)H, worst, (long long)differing,
+           (long long)differing_values(fused, h, N * T * H));
+    ck_assert(worst <= TOLERANCE);
+    ck_assert_int_eq(differing_values(fused, h, N * T * H), 0);
+    fusion_tape_free(&fused_tape);
+    fusion_plan_free(&plan);
+    sequence_set_free(&set);
+    window_tape_free(&m, &tape);
+    model_free(&m);
+    free(lengths), free(predictions), free(w_ih), free(w_hh), free(bias), free(x), free(h), free(fused);
+    dataset_free(&d);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     tf_error err;
@@ -663,6 +765,7 @@ int main(void)
                                            {"reset_does_not_multiply", reset_does_not_multiply},
                                            {"attention_fusion", attention_fusion},
                                            {"spatial_fusion_generated", spatial_fusion_generated},
+                                           {"tgcn_lanes_are_the_model", tgcn_lanes_are_the_model},
                                            {"bad_input", bad_input}};
     const named_test real[] = {{"tennis_lifetimes", tennis_lifetimes},
                                       {"event_lifetimes", event_lifetimes},
