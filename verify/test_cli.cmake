@@ -517,7 +517,7 @@ message(STATUS "twofold schedule, the worked example:\n${out}")
 expect_verify(0 "#wrong 0" schedule --data pedalme)
 # twofold train --batching hybrid (DynaHB's hybrid batches)
 expect_failure("expected snapshot or hybrid" train --model tgcn --data chickenpox --batching other)
-expect_failure("use --model tgcn, not gclstm" train --model gclstm --data chickenpox --batching hybrid)
+expect_failure("use --model tgcn or wdgcn, not gclstm" train --model gclstm --data chickenpox --batching hybrid)
 expect_failure("drop one of --schedule and --batching hybrid" train --model tgcn --data chickenpox --impl opt
                --schedule lpt --batching hybrid)
 expect_failure("train: --adjust configures --batching hybrid: add it" train --model tgcn --data chickenpox --adjust dqn)

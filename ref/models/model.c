@@ -156,7 +156,6 @@ static void cost_dysat(const model_config *c, model_cost *out)
 #define HOPS_OF_H "its gates convolve H over the graph: a target reads its neighbours' states, not one hop of X_t"
 #define HOPS_TWO "its GCN has two layers: a target reads two hops of X_t"
 #define HOPS_EVOLVEGCN "its weight evolves inside the window: hybrid batches serve A^ X_t to a fixed GCN"
-#define HOPS_NOT_YET "its GCN reads one hop of X_t, but hybrid batches and pss-ts take T-GCN's served A^ X_t only"
 #define HOPS_PAIRS "its second pair convolves the first pair's states: a target reads K - 1 hops per pair"
 #define HOPS_ATTENTION "its aggregation is attention over W X_t, not the A^ X_t that hybrid batches and pss-ts serve"
 #define HOPS_GCN_PAIRS "each pair's GCN reads the pair below's output: a target reads one hop of X_t per pair"
@@ -191,8 +190,7 @@ const model_info model_table[MODEL_COUNT] = {
                      .lacks = {[MODEL_ONE_HOP] = HOPS_TWO}},
     [MODEL_WDGCN] = {.cost = cost_wdgcn, .title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                     .has = SERVED | ROWS | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET},
-                     .lane_cell = TIME_ENCODER_LSTM},
+                     .has = SERVED | ROWS | ONE_HOP | LANES, .lane_cell = TIME_ENCODER_LSTM},
     [MODEL_GCONVLSTM] = {.cost = cost_gconvlstm, .title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                          .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS,

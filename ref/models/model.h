@@ -357,7 +357,7 @@ typedef struct model_cost {
 typedef enum model_property {
     MODEL_SERVED_INPUTS,  /**< an aggregation of X_t ahead of every parameter, which --incremental serves (chapter 02) */
     MODEL_VERTEX_ROWS,    /**< --split vertex trains it (chapter 06's partition parts), so DGC's stale rows have owners */
-    MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN): what
+    MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN, WD-GCN): what
                                hybrid batches, pss-ts and cache mode's smaller part rely on */
     MODEL_VERTEX_CELL,    /**< its recurrence is a cell per vertex (#model_info::lane_cell: torch's LSTM, T-GCN's GRU,
                                GCRN's LSTM with peepholes; or a stack of LSTMs, #model_info::vertex_lstm), fed a
