@@ -101,10 +101,15 @@ void ref_gru_cell_backward(const float *x, const float *h, const float *weight_i
  * and its state columns, @p weight_hh [3 hidden][hidden]; @p bias [3 hidden] holds c_z, c_r, c_h (one
  * bias per gate: a Linear has one). Each sum is the bias, then the input terms k = 0, 1, ..., then
  * the state terms, in one float accumulator (a Linear on the concatenation, in its column order).
- * @param x      [3 block] the row's input
- * @param h      [hidden] previous state
- * @param h_out  [hidden] new state (must not alias @p h)
- * @param cache  [GRU_CACHE_WIDTH(hidden)] gets Z, R, H~ and H * R for the backward
+ * @param x          [3 block] the row's input
+ * @param h          [hidden] previous state
+ * @param weight_ih  [3 hidden][block] L_z, L_r, L_h's input columns
+ * @param weight_hh  [3 hidden][hidden] their state columns
+ * @param bias       [3 hidden] c_z, c_r, c_h
+ * @param block      the width of each gate's input block C_g
+ * @param hidden     state width H
+ * @param h_out      [hidden] new state (must not alias @p h)
+ * @param cache      [GRU_CACHE_WIDTH(hidden)] gets Z, R, H~ and H * R for the backward
  */
 void ref_tgcn_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
                            const float *bias, int64_t block, int64_t hidden, float *h_out, float *cache);

@@ -195,7 +195,7 @@ TF_HOST_DEVICE static inline void lstm_unit_backward(float dh_next, float dc_nex
  * @param pre_i,pre_f,pre_g,pre_o  unit j of the four sums without their peephole terms
  * @param c_prev  unit j of the carried cell state c
  * @param w_i,w_f,w_o  unit j of the three peepholes
- * @param H, gates, c_next  as lstm_unit_forward()
+ * @param H,gates,c_next  as lstm_unit_forward()
  * @return h' of unit j
  */
 TF_HOST_DEVICE static inline float lstm_peephole_unit_forward(float pre_i, float pre_f, float pre_g, float pre_o,
