@@ -469,7 +469,7 @@ expect_verify(1 "WRONG: not equal to the reference" incremental --data pedalme)
 set(ENV{TWOFOLD_BREAK_TWIN} partition)
 expect_verify(1 "#wrong 11" partition --data pedalme)
 set(ENV{TWOFOLD_BREAK_TWIN} all)
-expect_verify(1 "#wrong 2" fusion --data pedalme)  # spatial: pedalme has fewer vertices than 16 chunks
+expect_verify(1 "#wrong 4" fusion --data pedalme)  # temporal: its four cells; spatial: pedalme has fewer vertices than 16 chunks
 unset(ENV{TWOFOLD_BREAK_TWIN})
 
 # twofold partition: the metrics, and --save writes int64 [20] (a 128-byte .npy header + 20 x 8 bytes).
