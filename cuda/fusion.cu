@@ -195,6 +195,9 @@ static int check_shapes(const time_encoder *encoder, const sequence_set *set, co
 {
     if (time_encoder_check(encoder, err) != TF_OK)
         return err->code;
+    if (encoder->kind != TIME_ENCODER_GRU && encoder->kind != TIME_ENCODER_LSTM)
+        return tf_error_set(err, TF_ERR_INPUT, "cuda fusion: the GPU lanes run torch's GRU and LSTM only, not T-GCN's "
+                                               "GRU or the LSTM with peepholes (opt/fusion.h runs those)");
     if (!plan->host || plan->host->useful_rows != set->total_steps)
         return tf_error_set(err, TF_ERR_INPUT, "cuda fusion: the plan was made for another sequence set");
     return TF_OK;

@@ -6,6 +6,9 @@
  *        opt_fusion_backward() (opt/fusion.h), and so of ref_fusion_forward() and
  *        ref_fusion_backward() (ref/fusion.h). Implemented in cuda/fusion.cu.
  *
+ * It runs torch's GRU and LSTM; the models' own cells (T-GCN's GRU, the LSTM with peepholes) run
+ * in the CPU lanes of opt/fusion.h only, and the GPU refuses them with an input error.
+ *
  * Same plan, same row layout, same mask as the CPU twin: the carried state of row (t, l) is
  * reset(t, l) ? 0 : h(t-1, l), read by every gate and by the interpolation (c likewise for the
  * LSTM). One step is: a cuBLAS product h_prev W_hh^T + b_hh over the step's active lanes, then

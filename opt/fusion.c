@@ -190,18 +190,18 @@ static float *transposed(const float *weight, int64_t out, int64_t in, tf_error 
 }
 
 /* y[o] = start[o] + v[0] w[0][o] + v[1] w[1][o] + ... (start NULL: 0), added left to right in
- * float: the order of ref_linear_forward() and of ref_gru_cell_forward()'s gate sums, so every
- * y[o] is bit for bit the reference's. The loop runs across o, which vectorizes without
- * reordering any one sum. v [in], transposed_weight [in][out], start [out] (or NULL), y [out]. */
-static void products_in_reference_order(const float *v, const float *transposed_weight, int64_t in, int64_t out,
-                                        const float *start, float *y)
+ * float: the order of ref_linear_forward() and of the reference cells' gate sums, so every y[o] is
+ * bit for bit the reference's. The loop runs across o, which vectorizes without reordering any one
+ * sum. v [in], transposed_weight [in][stride] (columns 0 .. out-1 read), start [out] (or NULL), y [out]. */
+static void products_in_reference_order(const float *v, const float *transposed_weight, int64_t in, int64_t stride,
+                                        int64_t out, const float *start, float *y)
 {
     if (start)
         memcpy(y, start, (size_t)out * sizeof(float));
     else
         memset(y, 0, (size_t)out * sizeof(float));
     for (int64_t k = 0; k < in; k++) {
-        const float vk = v[k], *w = transposed_weight + k * out;
+        const float vk = v[k], *w = transposed_weight + k * stride;
         for (int64_t o = 0; o < out; o++)
             y[o] += vk * w[o];
     }
@@ -250,18 +250,92 @@ static void forward_scratch_free(forward_scratch *s)
     free(s->masked_recurrent);
 }
 
+/* Whether the kind carries a cell state c besides h. */
+static int has_cell_state(time_encoder_kind kind) { return kind == TIME_ENCODER_LSTM || kind == TIME_ENCODER_PEEPHOLE; }
+
+/* A row's input sums b_ih + x W_ih^T [G H] from x [in]; T-GCN's gate g reads its own block of x. */
+static void input_sums(const time_encoder *e, const float *x, const float *weight_ih_t, float *out)
+{
+    const int64_t GH = time_encoder_gates(e->kind) * e->hidden, H = e->hidden;
+    if (e->kind != TIME_ENCODER_TGCN) {
+        products_in_reference_order(x, weight_ih_t, e->in, GH, GH, e->bias_ih, out);
+        return;
+    }
+    const int64_t block = e->in / 3;
+    for (int gate = 0; gate < 3; gate++)
+        products_in_reference_order(x + gate * block, weight_ih_t + gate * H, block, GH, H, e->bias_ih + gate * H,
+                                    out + gate * H);
+}
+
+/* One lane's step of the GRU (ref_gru_cell_forward()); masked: the update-gate-only rule's state. */
+static void gru_row_forward(const time_encoder *e, const forward_scratch *s, const float *a, const float *hp,
+                            const float *masked, float *b, float *masked_b, float *h, float *cache)
+{
+    const int64_t H = e->hidden, GH = 3 * H;
+    /* input and hidden sums each start from their bias */
+    products_in_reference_order(hp, s->weight_hh_t, H, GH, GH, e->bias_hh, b);
+    const float *bz = b; /* the update gate's hidden sum */
+    if (masked) {        /* the paper's literal rule: only z reads the masked state */
+        products_in_reference_order(masked, s->weight_hh_t, H, GH, GH, e->bias_hh, masked_b);
+        bz = masked_b;
+    }
+    for (int64_t j = 0; j < H; j++)
+        h[j] = gru_unit_forward(a[j], a[H + j], a[2 * H + j], b[j], bz[H + j], b[2 * H + j], &hp[j], H, cache + j);
+}
+
+/* One lane's step of T-GCN's GRU (ref_tgcn_cell_forward()): each gate's sum goes on from its input
+ * part a (bias, then its block of x) through the state's columns; the candidate's through H * R. */
+static void tgcn_row_forward(const time_encoder *e, const forward_scratch *s, const float *a, const float *hp,
+                             float *b, float *h, float *cache)
+{
+    const int64_t H = e->hidden, GH = 3 * H;
+    float *z = cache, *r = cache + H, *candidate = cache + 2 * H, *masked = cache + 3 * H;
+    products_in_reference_order(hp, s->weight_hh_t, H, GH, 2 * H, a, b);
+    for (int64_t j = 0; j < 2 * H; j++)
+        cache[j] = gate_sigmoid(b[j]);
+    for (int64_t k = 0; k < H; k++)
+        masked[k] = hp[k] * r[k];
+    products_in_reference_order(masked, s->weight_hh_t + 2 * H, H, GH, H, a + 2 * H, b + 2 * H);
+    for (int64_t j = 0; j < H; j++) {
+        candidate[j] = gate_tanh(b[2 * H + j]);
+        h[j] = z[j] * hp[j] + (1.0f - z[j]) * candidate[j];
+    }
+}
+
+/* One lane's step of the LSTM, with or without peepholes (ref_lstm_cell_forward(): (b_ih + x W_ih^T)
+ * += h W_hh^T, then += b_hh; then the pointwise part). */
+static void lstm_row_forward(const time_encoder *e, const forward_scratch *s, const float *a, const float *hp,
+                             const float *cp, float *b, float *h, float *c, float *cache)
+{
+    const int64_t H = e->hidden, GH = 4 * H;
+    products_in_reference_order(hp, s->weight_hh_t, H, GH, GH, NULL, b);
+    for (int64_t o = 0; o < GH; o++) {
+        b[o] = a[o] + b[o];
+        b[o] += e->bias_hh[o];
+    }
+    if (e->kind == TIME_ENCODER_PEEPHOLE)
+        for (int64_t j = 0; j < H; j++)
+            h[j] = lstm_peephole_unit_forward(b[j], b[H + j], b[2 * H + j], b[3 * H + j], cp[j], e->peephole[0][j],
+                                              e->peephole[1][j], e->peephole[2][j], H, cache + j, &c[j]);
+    else
+        for (int64_t j = 0; j < H; j++)
+            h[j] = lstm_unit_forward(b[j], b[H + j], b[2 * H + j], b[3 * H + j], cp[j], H, cache + j, &c[j]);
+}
+
 int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, const fusion_plan *plan, const float *x,
                        float *h_out, fusion_tape *tape, tf_error *err)
 {
     memset(tape, 0, sizeof *tape);
     if (time_encoder_check(encoder, err) != TF_OK || plan_matches(set, plan, err) != TF_OK)
         return err->code;
-    const int lstm = encoder->kind == TIME_ENCODER_LSTM;
+    const time_encoder_kind kind = encoder->kind;
+    const int lstm = has_cell_state(kind);
     const fusion_mask_rule rule = plan->mask_rule;
-    if (lstm && rule == FUSION_MASK_UPDATE_GATE_ONLY)
+    if (kind != TIME_ENCODER_GRU && rule == FUSION_MASK_UPDATE_GATE_ONLY)
         return tf_error_set(err, TF_ERR_INPUT, "fusion: the update-gate-only mask is defined for the GRU only");
-    const int64_t H = encoder->hidden, in = encoder->in, G = time_encoder_gates(encoder->kind), GH = G * H;
+    const int64_t H = encoder->hidden, in = encoder->in, G = time_encoder_gates(kind), GH = G * H;
     const int64_t rows = plan->computed_rows, lanes = plan->active[0];
+    const int64_t in_columns = kind == TIME_ENCODER_TGCN ? in / 3 : in; /* weight_ih's columns */
     forward_scratch s = {0};
     tape->rows = rows;
     tape->x = tf_alloc((size_t)(rows * in), sizeof(float), "fusion inputs", err);
@@ -274,7 +348,7 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
         tape->c = tape->c_prev ? tf_alloc((size_t)(rows * H), sizeof(float), "fusion cell states", err) : NULL;
         ok = tape->c != NULL;
     }
-    ok = ok && (s.weight_ih_t = transposed(encoder->weight_ih, GH, in, err)) &&
+    ok = ok && (s.weight_ih_t = transposed(encoder->weight_ih, GH, in_columns, err)) &&
          (s.weight_hh_t = transposed(encoder->weight_hh, GH, H, err)) &&
          (s.input_part = tf_alloc((size_t)(rows * GH), sizeof(float), "fusion input sums", err)) &&
          (s.recurrent = tf_alloc((size_t)(lanes * GH), sizeof(float), "fusion recurrent sums", err));
@@ -291,8 +365,7 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
     /* Inputs do not depend on the state: every row's b_ih + x W_ih^T before the recurrence. */
 #pragma omp parallel for if (rows * GH >= PARALLEL_MIN_FLOATS)
     for (int64_t row = 0; row < rows; row++)
-        products_in_reference_order(tape->x + row * in, s.weight_ih_t, in, GH, encoder->bias_ih,
-                                    s.input_part + row * GH);
+        input_sums(encoder, tape->x + row * in, s.weight_ih_t, s.input_part + row * GH);
 
     for (int64_t t = 0; t < plan->num_steps; t++) {
         const int64_t n = plan->active[t], base = plan->step_offset[t];
@@ -304,30 +377,13 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
             const int64_t row = base + l;
             const float *a = s.input_part + row * GH, *hp = tape->h_prev + row * H;
             float *b = s.recurrent + l * GH, *h = tape->h + row * H, *cache = tape->cache + row * 4 * H;
-            if (!lstm) {
-                /* ref_gru_cell_forward(): input and hidden sums each start from their bias */
-                products_in_reference_order(hp, s.weight_hh_t, H, GH, encoder->bias_hh, b);
-                const float *bz = b; /* the update gate's hidden sum */
-                if (s.masked) {      /* the paper's literal rule: only z reads the masked state */
-                    products_in_reference_order(s.masked + l * H, s.weight_hh_t, H, GH, encoder->bias_hh,
-                                                s.masked_recurrent + l * GH);
-                    bz = s.masked_recurrent + l * GH;
-                }
-                for (int64_t j = 0; j < H; j++)
-                    h[j] = gru_unit_forward(a[j], a[H + j], a[2 * H + j], b[j], bz[H + j], b[2 * H + j], &hp[j], H,
-                                            cache + j);
-            } else {
-                /* ref_lstm_cell_forward(): (b_ih + x W_ih^T) += h W_hh^T, then += b_hh */
-                products_in_reference_order(hp, s.weight_hh_t, H, GH, NULL, b);
-                for (int64_t o = 0; o < GH; o++) {
-                    b[o] = a[o] + b[o];
-                    b[o] += encoder->bias_hh[o];
-                }
-                const float *cp = tape->c_prev + row * H;
-                float *c = tape->c + row * H;
-                for (int64_t j = 0; j < H; j++)
-                    h[j] = lstm_unit_forward(b[j], b[H + j], b[2 * H + j], b[3 * H + j], cp[j], H, cache + j, &c[j]);
-            }
+            if (kind == TIME_ENCODER_GRU)
+                gru_row_forward(encoder, &s, a, hp, s.masked ? s.masked + l * H : NULL, b,
+                                s.masked ? s.masked_recurrent + l * GH : NULL, h, cache);
+            else if (kind == TIME_ENCODER_TGCN)
+                tgcn_row_forward(encoder, &s, a, hp, b, h, cache);
+            else
+                lstm_row_forward(encoder, &s, a, hp, tape->c_prev + row * H, b, h, tape->c + row * H, cache);
         }
     }
     for (int64_t i = 0; i < set->total_steps; i++)
@@ -337,8 +393,8 @@ int opt_fusion_forward(const time_encoder *encoder, const sequence_set *set, con
 }
 
 /* Parameter gradients of all rows: each row's terms are the float products ref forms for one
- * step (d * x, d * h_prev, d), summed in double as ref sums its steps; only the order of the
- * double sum differs (rows in plan order, threads' partial sums added at the end).
+ * step (d * x, d * h_prev, d; a peephole's d * c), summed in double as ref sums its steps; only the
+ * order of the double sum differs (rows in plan order, threads' partial sums added at the end).
  * d_input, d_recurrent [computed_rows][G H]; step_of_row [computed_rows] (-1: padding). */
 static int parameter_gradients(const time_encoder *encoder, const fusion_plan *plan, const fusion_tape *tape,
                                const float *d_input, const float *d_recurrent, const int64_t *step_of_row,
@@ -346,8 +402,13 @@ static int parameter_gradients(const time_encoder *encoder, const fusion_plan *p
 {
     if (!gradients)
         return TF_OK;
+    const int tgcn = encoder->kind == TIME_ENCODER_TGCN, peephole = encoder->kind == TIME_ENCODER_PEEPHOLE;
     const int64_t H = encoder->hidden, in = encoder->in, GH = time_encoder_gates(encoder->kind) * H;
-    const int64_t size = GH * in + GH * H + 2 * GH, rows = plan->computed_rows;
+    const int64_t columns = tgcn ? in / 3 : in, rows = plan->computed_rows;
+    int64_t sizes[TIME_ENCODER_TENSORS], size = 0;
+    time_encoder_sizes(encoder, sizes);
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
+        size += sizes[k];
     int threads = 1;
 #ifdef _OPENMP
     threads = rows * GH >= PARALLEL_MIN_FLOATS ? omp_get_max_threads() : 1;
@@ -361,7 +422,8 @@ static int parameter_gradients(const time_encoder *encoder, const fusion_plan *p
 #ifdef _OPENMP
         thread = omp_get_thread_num();
 #endif
-        double *w_ih = sums + thread * size, *w_hh = w_ih + GH * in, *b_ih = w_hh + GH * H, *b_hh = b_ih + GH;
+        double *w_ih = sums + thread * size, *w_hh = w_ih + sizes[0], *b_ih = w_hh + sizes[1], *b_hh = b_ih + sizes[2];
+        double *peep = b_hh + sizes[3]; /* [3][H] */
 #pragma omp for schedule(static)
         for (int64_t row = 0; row < rows; row++) {
             if (step_of_row[row] < 0)
@@ -370,22 +432,33 @@ static int parameter_gradients(const time_encoder *encoder, const fusion_plan *p
             const float *di = d_input + row * GH, *dr = d_recurrent + row * GH;
             for (int64_t o = 0; o < GH; o++) {
                 const float a = di[o], b = dr[o];
-                for (int64_t k = 0; k < in; k++)
-                    w_ih[o * in + k] += (double)(a * x[k]);
+                /* T-GCN: gate o / H reads its own block of x, and its candidate reads H * R (cached) */
+                const float *xo = tgcn ? x + (o / H) * columns : x;
+                const float *state = tgcn && o >= 2 * H ? tape->cache + row * 4 * H + 3 * H : hp;
+                for (int64_t k = 0; k < columns; k++)
+                    w_ih[o * columns + k] += (double)(a * xo[k]);
                 for (int64_t k = 0; k < H; k++)
-                    w_hh[o * H + k] += (double)(b * hp[k]);
+                    w_hh[o * H + k] += (double)(b * state[k]);
                 b_ih[o] += (double)a;
-                b_hh[o] += (double)b;
+                if (sizes[3])
+                    b_hh[o] += (double)b;
+            }
+            for (int64_t j = 0; peephole && j < H; j++) { /* i and f read c, o reads c' */
+                const float cp = tape->c_prev[row * H + j], c = tape->c[row * H + j];
+                peep[j] += (double)(float)((double)di[j] * cp);
+                peep[H + j] += (double)(float)((double)di[H + j] * cp);
+                peep[2 * H + j] += (double)(float)((double)di[3 * H + j] * c);
             }
         }
     }
     for (int thread = 1; thread < threads; thread++)
         for (int64_t i = 0; i < size; i++)
             sums[i] += sums[thread * size + i];
-    float *targets[4] = {gradients->weight_ih, gradients->weight_hh, gradients->bias_ih, gradients->bias_hh};
-    const int64_t sizes[4] = {GH * in, GH * H, GH, GH};
+    float *targets[TIME_ENCODER_TENSORS] = {gradients->weight_ih,   gradients->weight_hh,   gradients->bias_ih,
+                                            gradients->bias_hh,     gradients->peephole[0], gradients->peephole[1],
+                                            gradients->peephole[2]};
     const double *sum = sums;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++) {
         if (targets[k])
             for (int64_t i = 0; i < sizes[k]; i++)
                 targets[k][i] += (float)sum[i];
@@ -393,6 +466,101 @@ static int parameter_gradients(const time_encoder *encoder, const fusion_plan *p
     }
     free(sums);
     return TF_OK;
+}
+
+/* One row's GRU backward (ref_gru_cell_backward()): per unit j, the direct term g z into dh[j], then
+ * every gate's row of W_hh into all of dh, in that order. g [H] dL/dh'; acc [H] gets dL/dh_prev. */
+static void gru_row_backward(const time_encoder *e, const float *g, const float *hp, const float *cache, float *di,
+                             float *dr, float *acc)
+{
+    const int64_t H = e->hidden;
+    for (int64_t j = 0; j < H; j++) {
+        gru_unit_backward(g[j], hp[j], cache + j, H, di + j, dr + j, &acc[j]);
+        for (int gate = 0; gate < 3; gate++) {
+            const float d = dr[gate * H + j], *w = e->weight_hh + (gate * H + j) * H;
+            for (int64_t k = 0; k < H; k++)
+                acc[k] += d * w[k];
+        }
+    }
+}
+
+/* One row's backward of T-GCN's GRU (ref_tgcn_cell_backward(), term for term): Z's and H~'s
+ * pre-activation gradients, then what H * R received through the candidate's state columns
+ * (into masked_grad [H]), then R's; dh: the direct term g Z, the path through H * R, then Z's and
+ * R's state columns. di [3 H] gets the pre-activation gradients, acc [H] dL/dh_prev. */
+static void tgcn_row_backward(const time_encoder *e, const float *g, const float *hp, const float *cache, float *di,
+                              float *masked_grad, float *acc)
+{
+    const int64_t H = e->hidden;
+    const float *z = cache, *r = cache + H, *candidate = cache + 2 * H;
+    for (int64_t j = 0; j < H; j++) {
+        di[j] = g[j] * (hp[j] - candidate[j]) * z[j] * (1.0f - z[j]);
+        di[2 * H + j] = g[j] * (1.0f - z[j]) * (1.0f - candidate[j] * candidate[j]);
+        masked_grad[j] = 0.0f;
+    }
+    for (int64_t j = 0; j < H; j++) {
+        const float d = di[2 * H + j], *w = e->weight_hh + (2 * H + j) * H;
+        for (int64_t k = 0; k < H; k++)
+            masked_grad[k] += d * w[k];
+    }
+    for (int64_t k = 0; k < H; k++) {
+        di[H + k] = masked_grad[k] * hp[k] * r[k] * (1.0f - r[k]);
+        acc[k] += g[k] * z[k];
+        acc[k] += masked_grad[k] * r[k];
+    }
+    for (int64_t unit = 0; unit < 2 * H; unit++) {
+        const float d = di[unit], *w = e->weight_hh + unit * H;
+        for (int64_t k = 0; k < H; k++)
+            acc[k] += d * w[k];
+    }
+}
+
+/* One row's LSTM backward, with or without peepholes (ref_lstm_cell_backward(): the pointwise part,
+ * then dh = sum over o of dpre[o] W_hh[o], ref_linear_backward()'s order). carry_c [H] what c'
+ * received from the next step; dc [H] gets dL/dc_prev. */
+static void lstm_row_backward(const time_encoder *e, const float *g, const float *carry_c, const float *cp,
+                              const float *c, const float *gates, float *dpre, float *dc, float *acc)
+{
+    const int64_t H = e->hidden, GH = 4 * H;
+    memset(dc, 0, (size_t)H * sizeof(float));
+    if (e->kind == TIME_ENCODER_PEEPHOLE)
+        for (int64_t j = 0; j < H; j++)
+            lstm_peephole_unit_backward(g[j], carry_c[j], cp[j], c[j], e->peephole[0][j], e->peephole[1][j],
+                                        e->peephole[2][j], gates + j, H, dpre + j, &dc[j]);
+    else
+        for (int64_t j = 0; j < H; j++)
+            lstm_unit_backward(g[j], carry_c[j], cp[j], c[j], gates + j, H, dpre + j, &dc[j]);
+    for (int64_t o = 0; o < GH; o++) {
+        const float d = dpre[o], *w = e->weight_hh + o * H;
+        for (int64_t k = 0; k < H; k++)
+            acc[k] += d * w[k];
+    }
+}
+
+/* dx, row by row in the reference's order: the GRU adds every gate's term straight into dx (per unit,
+ * gate after gate), T-GCN each unit's into its gate's block; the LSTMs form the sum over the gates
+ * first (in sums [total_steps][in]) and add it once. d_input [computed_rows][G H]. */
+static void input_gradients(const time_encoder *e, const sequence_set *set, const fusion_plan *plan,
+                            const float *d_input, float *sums, float *dx)
+{
+    const int lstm = has_cell_state(e->kind), tgcn = e->kind == TIME_ENCODER_TGCN;
+    const int64_t H = e->hidden, in = e->in, GH = time_encoder_gates(e->kind) * H, columns = tgcn ? in / 3 : in;
+#pragma omp parallel for if (set->total_steps * in >= PARALLEL_MIN_FLOATS)
+    for (int64_t i = 0; i < set->total_steps; i++) {
+        const float *di = d_input + plan->row_of_step[i] * GH;
+        float *acc = lstm ? sums + i * in : dx + i * in;
+        for (int64_t j = 0; j < (lstm || tgcn ? GH : H); j++)
+            for (int gate = 0; gate < (lstm || tgcn ? 1 : 3); gate++) {
+                const int64_t unit = lstm || tgcn ? j : gate * H + j;
+                const float d = di[unit], *w = e->weight_ih + unit * columns;
+                float *target = tgcn ? acc + (unit / H) * columns : acc;
+                for (int64_t k = 0; k < columns; k++)
+                    target[k] += d * w[k];
+            }
+        if (lstm)
+            for (int64_t k = 0; k < in; k++)
+                dx[i * in + k] += acc[k];
+    }
 }
 
 int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, const fusion_plan *plan,
@@ -406,19 +574,22 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
     if (tape->rows != plan->computed_rows || !tape->h)
         return tf_error_set(err, TF_ERR_INPUT, "fusion: the tape (%lld rows) is not this plan's (%lld rows)",
                             (long long)tape->rows, (long long)plan->computed_rows);
-    const int lstm = encoder->kind == TIME_ENCODER_LSTM;
-    const int64_t H = encoder->hidden, in = encoder->in, GH = time_encoder_gates(encoder->kind) * H;
+    const time_encoder_kind kind = encoder->kind;
+    const int lstm = has_cell_state(kind);
+    const int64_t H = encoder->hidden, in = encoder->in, GH = time_encoder_gates(kind) * H;
     const int64_t rows = plan->computed_rows, lanes = plan->active[0];
     float *dh_rows = tf_alloc((size_t)(rows * H), sizeof(float), "fusion output gradients", err);
     float *d_input = dh_rows ? tf_alloc((size_t)(rows * GH), sizeof(float), "fusion gate gradients", err) : NULL;
-    /* GRU: the hidden sums' gradients differ from the input ones in the candidate gate; LSTM:
-     * both are the pre-activation gradient */
-    float *d_recurrent =
-        d_input && !lstm ? tf_alloc((size_t)(rows * GH), sizeof(float), "fusion gate gradients", err) : d_input;
+    /* the GRU: the hidden sums' gradients differ from the input ones in the candidate gate; the
+     * others: both are the pre-activation gradient */
+    float *d_recurrent = d_input && kind == TIME_ENCODER_GRU
+                             ? tf_alloc((size_t)(rows * GH), sizeof(float), "fusion gate gradients", err)
+                             : d_input;
     float *carry_h = d_recurrent ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion carried gradients", err) : NULL;
     float *carry_c = carry_h ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion carried gradients", err) : NULL;
     float *step = carry_c ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion step gradients", err) : NULL;
     float *dh_prev = step ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion step gradients", err) : NULL;
+    /* dL/dc_prev of the LSTMs; T-GCN's scratch for the gradient of H * R */
     float *dc_prev = dh_prev ? tf_alloc((size_t)(lanes * H), sizeof(float), "fusion step gradients", err) : NULL;
     int64_t *step_of_row = dc_prev ? tf_alloc((size_t)rows, sizeof(int64_t), "fusion row steps", err) : NULL;
     int status = step_of_row ? TF_OK : err->code;
@@ -441,33 +612,15 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
             for (int64_t j = 0; j < H; j++)
                 g[j] = dh_rows[row * H + j] + carry_h[l * H + j];
             memset(acc, 0, (size_t)H * sizeof(float));
-            if (!lstm) {
-                /* ref_gru_cell_backward(): per unit j, the direct term g z into dh[j], then
-                 * every gate's row of W_hh into all of dh, in that order */
-                const float *hp = tape->h_prev + row * H, *cache = tape->cache + row * 4 * H;
-                float *di = d_input + row * GH, *dr = d_recurrent + row * GH;
-                for (int64_t j = 0; j < H; j++) {
-                    gru_unit_backward(g[j], hp[j], cache + j, H, di + j, dr + j, &acc[j]);
-                    for (int gate = 0; gate < 3; gate++) {
-                        const float d = dr[gate * H + j], *w = encoder->weight_hh + (gate * H + j) * H;
-                        for (int64_t k = 0; k < H; k++)
-                            acc[k] += d * w[k];
-                    }
-                }
-            } else {
-                /* ref_lstm_cell_backward(): the pointwise part, then dh = sum over o of
-                 * dpre[o] W_hh[o] (ref_linear_backward()'s order) */
-                const float *gates = tape->cache + row * 4 * H, *cp = tape->c_prev + row * H, *c = tape->c + row * H;
-                float *dpre = d_input + row * GH, *dc = dc_prev + l * H;
-                memset(dc, 0, (size_t)H * sizeof(float));
-                for (int64_t j = 0; j < H; j++)
-                    lstm_unit_backward(g[j], carry_c[l * H + j], cp[j], c[j], gates + j, H, dpre + j, &dc[j]);
-                for (int64_t o = 0; o < GH; o++) {
-                    const float d = dpre[o], *w = encoder->weight_hh + o * H;
-                    for (int64_t k = 0; k < H; k++)
-                        acc[k] += d * w[k];
-                }
-            }
+            const float *hp = tape->h_prev + row * H, *cache = tape->cache + row * 4 * H;
+            float *di = d_input + row * GH;
+            if (kind == TIME_ENCODER_GRU)
+                gru_row_backward(encoder, g, hp, cache, di, d_recurrent + row * GH, acc);
+            else if (kind == TIME_ENCODER_TGCN)
+                tgcn_row_backward(encoder, g, hp, cache, di, dc_prev + l * H, acc);
+            else
+                lstm_row_backward(encoder, g, carry_c + l * H, tape->c_prev + row * H, tape->c + row * H, cache, di,
+                                  dc_prev + l * H, acc);
         }
         /* Through the mask: where the state was reset, the gradient belongs to the zero
          * initial state and stops, exactly as in the reference. */
@@ -479,30 +632,13 @@ int opt_fusion_backward(const time_encoder *encoder, const sequence_set *set, co
             }
         }
     }
-    /* dx, row by row in the reference's order: the GRU adds every gate's term straight into
-     * dx; the LSTM forms the sum over the gates first (in `sums`) and adds it once. */
     float *sums = NULL;
     if (status == TF_OK && dx && lstm) {
         sums = tf_alloc((size_t)(set->total_steps * in), sizeof(float), "fusion input gradient sums", err);
         status = sums ? TF_OK : err->code;
     }
-    if (status == TF_OK && dx) {
-#pragma omp parallel for if (set->total_steps * in >= PARALLEL_MIN_FLOATS)
-        for (int64_t i = 0; i < set->total_steps; i++) {
-            const float *di = d_input + plan->row_of_step[i] * GH;
-            float *acc = lstm ? sums + i * in : dx + i * in;
-            for (int64_t j = 0; j < (lstm ? GH : H); j++)
-                for (int gate = 0; gate < (lstm ? 1 : 3); gate++) {
-                    const int64_t unit = lstm ? j : gate * H + j;
-                    const float d = di[unit], *w = encoder->weight_ih + unit * in;
-                    for (int64_t k = 0; k < in; k++)
-                        acc[k] += d * w[k];
-                }
-            if (lstm)
-                for (int64_t k = 0; k < in; k++)
-                    dx[i * in + k] += acc[k];
-        }
-    }
+    if (status == TF_OK && dx)
+        input_gradients(encoder, set, plan, d_input, sums, dx);
     free(sums);
     if (status == TF_OK)
         status = parameter_gradients(encoder, plan, tape, d_input, d_recurrent, step_of_row, gradients, err);

@@ -19,10 +19,10 @@
  *    only through in-edges cut at the closure's edge, at distance D + 1, and each product moves a
  *    wrong value one hop closer; a window reads at most D products in sequence (the depth table),
  *    so no wrong value reaches an owned row.
- *  - **T-GCN in cache mode** is DynaHB exactly: its only product is A^ X_t before the recurrence,
+ *  - **T-GCN (and WD-GCN) in cache mode** is DynaHB exactly: its only product is A^ X_t before the recurrence,
  *    so the rows are the owned vertices and the 1-hop in-neighbours' *features* are cached: the
  *    model's input source (#input_aggregations) serves A^ X_t of the owned rows from owned and
- *    cached rows, and no GRU runs on a cached row.
+ *    cached rows, and no GRU (WD-GCN: LSTM) runs on a cached row.
  *
  * **Coefficients from the whole graph.** Each local operator copies, row by row, the global
  * operator's edges in the global CSR order (source ids mapped to local rows, edges from outside the

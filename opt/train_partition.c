@@ -28,8 +28,9 @@ int partition_training_supported(partition_method method, partition_mode mode, m
                             model_kind_name(model));
     if (method == PARTITION_PSS_TS && (!model_has(model, MODEL_ONE_HOP) || mode != PARTITION_EXCHANGE))
         return tf_error_set(err, TF_ERR_INPUT, "pss-ts needs a structure encoder separable from the recurrence: only "
-                                               "T-GCN's A^ X_t is, and only in exchange mode (in cache mode the "
-                                               "shuffle happens once and is pts); use --model tgcn --mode exchange");
+                                               "the A^ X_t of T-GCN and WD-GCN is, and only in exchange mode (in cache "
+                                               "mode the shuffle happens once and is pts); use --model tgcn or wdgcn "
+                                               "--mode exchange");
     if (!partition_method_for_snapshots(method))
         return tf_error_set(err, TF_ERR_INPUT, "%s places an event model's memory, not a snapshot model's vertices",
                             partition_method_name(method));

@@ -28,8 +28,8 @@
  * Which combinations are trainable (partition_training_supported()): every vertex owner array in
  * both modes, except: pss (a split of time, not of vertices: `--split window --blocks` is PSS at
  * window granularity), dgc-st (an owner per (t, v) moves a vertex's state between ranks inside a
- * window, and the models have no hook between steps to move it), and pss-ts beyond T-GCN in exchange
- * mode (only T-GCN's structure encoder, A^ X_t before any parameter, is separable from its
+ * window, and the models have no hook between steps to move it), and pss-ts beyond T-GCN and WD-GCN
+ * in exchange mode (only their structure encoder, A^ X_t before any parameter, is separable from the
  * recurrence; in cache mode the shuffle would happen once and become pts with cached inputs).
  *
  * Bytes: exchange bytes are the feature and embedding rows this rank sent; gradient bytes the
@@ -85,7 +85,7 @@ typedef struct partition_trainer {
  * Create rank group->rank's trainer: its part of @p seq under @p owner [N] (values 0 .. size-1), the
  * model of @p config on it, the optimizer; check that every rank starts from the same parameters.
  * Every rank calls it with the same data, owners and options. @p snapshot_owner [T] is pss-ts's
- * placement of the structure encoder (T-GCN in exchange mode only; NULL otherwise). @p dense:
+ * placement of the structure encoder (T-GCN and WD-GCN in exchange mode only; NULL otherwise). @p dense:
  * opt_kernels, or ref_kernels for a bitwise check of the forward. The sequence may be freed
  * afterwards. The trainer points into itself: do not copy it. On one rank it makes no collective
  * call at all, so @p group may then be a comm that never started MPI ({.rank = 0, .size = 1}).

@@ -3,9 +3,10 @@
  * @brief The time encoder run over each sequence of a #sequence_set alone: the reference of
  *        DGC's temporal fusion (chapter 03).
  *
- * A dynamic graph's time encoder (a GRU or an LSTM) runs over each vertex's own sequence of
+ * A dynamic graph's time encoder (a GRU or an LSTM, or a model's own form of one: T-GCN's GRU,
+ * GCRN's LSTM with peepholes) runs over each vertex's own sequence of
  * embeddings (ref/fusion_sequences.h). The reference here does the obvious thing: each sequence
- * separately, step by step, from a zero state, with the torch-exact cells of recurrent.h. The
+ * separately, step by step, from a zero state, with the cells of recurrent.h. The
  * optimized twins (opt/fusion.h: zero-padded batches and DGC's fused lanes; cuda/fusion.h)
  * must give the same outputs and gradients. The reference of spatial fusion, per-chunk
  * loading, is ref/fusion_chunks.h.
@@ -25,40 +26,49 @@
 
 #include "ref/core/error.h"
 #include "ref/fusion_sequences.h"
+#include "ref/nn/recurrent.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Which recurrent cell the time encoder uses (recurrent.h gives their equations). */
-typedef enum time_encoder_kind {
-    TIME_ENCODER_GRU,    /**< torch.nn.GRU: gate blocks r, z, n */
-    TIME_ENCODER_LSTM,   /**< torch.nn.LSTM: gate blocks i, f, g, o */
-} time_encoder_kind;
-
-/** Gate blocks of a kind: 3 for the GRU, 4 for the LSTM. */
+/** Gate blocks of a kind: 3 for the GRUs, 4 for the LSTMs. */
 int64_t time_encoder_gates(time_encoder_kind kind);
 
-/** A time encoder's shape and weights (borrowed, not owned), in torch's layout. */
+/**
+ * A time encoder's shape and weights (borrowed, not owned), in torch's layout. x rows are @p in wide;
+ * T-GCN's cell (#TIME_ENCODER_TGCN) reads them as three blocks of in / 3, one per gate, and has one
+ * bias per gate (in bias_ih; bias_hh is unused); only the LSTM with peepholes has the peepholes.
+ */
 typedef struct time_encoder {
-    time_encoder_kind kind;   /**< GRU or LSTM */
+    time_encoder_kind kind;   /**< the cell (ref/nn/recurrent.h) */
     int64_t in;               /**< input width */
     int64_t hidden;           /**< state width H */
-    const float *weight_ih;   /**< [G H][in], G = time_encoder_gates(kind) */
+    const float *weight_ih;   /**< [G H][in], for T-GCN [3 H][in / 3], G = time_encoder_gates(kind) */
     const float *weight_hh;   /**< [G H][H] */
     const float *bias_ih;     /**< [G H] */
-    const float *bias_hh;     /**< [G H] */
+    const float *bias_hh;     /**< [G H]; T-GCN: none (NULL) */
+    const float *peephole[3]; /**< #TIME_ENCODER_PEEPHOLE: w_ci, w_cf, w_co, each [H]; others none */
 } time_encoder;
 
 /** Where a backward adds the parameter gradients (same shapes as #time_encoder; any may be NULL). */
 typedef struct time_encoder_gradients {
-    float *weight_ih;   /**< [G H][in] */
+    float *weight_ih;   /**< [G H][in] (T-GCN: [3 H][in / 3]) */
     float *weight_hh;   /**< [G H][H] */
     float *bias_ih;     /**< [G H] */
-    float *bias_hh;     /**< [G H] */
+    float *bias_hh;     /**< [G H] (T-GCN: none) */
+    float *peephole[3]; /**< LSTM with peepholes: [H] each */
 } time_encoder_gradients;
 
-/** Check an encoder's shape (in, hidden >= 1, weights given). @return 0 or TF_ERR_INPUT. */
+/** How many parameter tensors an encoder has at most: the four of torch's cells and three peepholes. */
+#define TIME_ENCODER_TENSORS 7
+
+/** The lengths of @p encoder's tensors, in the order of #time_encoder (weight_ih, weight_hh, bias_ih,
+ *  bias_hh, the peepholes) into @p sizes [TIME_ENCODER_TENSORS]: 0 for a tensor its kind has not. */
+void time_encoder_sizes(const time_encoder *encoder, int64_t *sizes);
+
+/** Check an encoder's shape (in, hidden >= 1, T-GCN's in a multiple of 3, its kind's tensors given).
+ *  @return 0 or TF_ERR_INPUT. */
 int time_encoder_check(const time_encoder *encoder, tf_error *err);
 
 /**

@@ -331,7 +331,7 @@ int hybrid_batch_gradient(model *m, const hybrid_batch *b, float scale, double *
 {
     if (!model_has(m->config.kind, MODEL_ONE_HOP))
         return tf_error_set(err, TF_ERR_INPUT, "hybrid batches need a model whose graph convolution reads the inputs "
-                                               "only (one hop): use --model tgcn, not %s", model_kind_name(m->config.kind));
+                                               "only (one hop): use --model tgcn or wdgcn, not %s", model_kind_name(m->config.kind));
     const int64_t size = b->count * b->num_targets * b->view.target_width;
     float *predictions = tf_alloc((size_t)size, sizeof(float), "batch predictions", err);
     float *dpredictions = predictions ? tf_alloc((size_t)size, sizeof(float), "batch predictions", err) : NULL;

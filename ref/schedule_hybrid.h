@@ -5,10 +5,11 @@
  *        Algorithm 1).
  *
  * A snapshot batch trains every vertex of a window; a hybrid batch trains N_V of them over N_S
- * snapshots. For T-GCN that is exact: its graph convolution reads only X_t (ref/models/model_tgcn.c),
+ * snapshots. For T-GCN and WD-GCN that is exact: their graph convolution reads only X_t
+ * (ref/models/model_tgcn.c, ref/models/model_wdgcn.c: A^ X_t, served to them, before any parameter),
  * so a target's prediction at t needs its own past and its in-neighbours' features at t, one hop
  * whatever N_S. (GConvGRU and GC-LSTM convolve the state too: their dependency grows K hops per
- * snapshot, so this file serves T-GCN only.)
+ * snapshot; the two-layer models read two hops: this file serves the models with #MODEL_ONE_HOP only.)
  *
  * **Equality** (verify/test_schedule_hybrid.c): a hybrid batch's loss and gradient are those of
  * the full window over its snapshots with the loss taken over the present targets only: each
@@ -21,7 +22,7 @@
  * **Load** (Algorithm 1's meaning: walk counts, not distinct neighbours): a_1^t(v) = the number
  * of in-edges of v in snapshot t, a_l^t(v) = sum over in-edges (u -> v) of a_{l-1}^t(u),
  * raw_l(v) = sum over the training snapshots of a_l^t(v), load(v) = sum_{l=1..L} (L - l + 1)
- * raw_l(v), exact in int64. T-GCN needs L = 1.
+ * raw_l(v), exact in int64. T-GCN and WD-GCN need L = 1.
  *
  * **Sampling**: vertices sorted by (load descending, id ascending) are cut into `groups`
  * contiguous groups of floor(N / groups) (the last takes the remainder); a batch takes
@@ -119,7 +120,7 @@ void hybrid_batch_free(hybrid_batch *b);
 int64_t hybrid_batch_differing(const hybrid_batch *a, const hybrid_batch *b);
 
 /**
- * Forward and backward of @p m (T-GCN) on batch @p b: the loss (the mean over the snapshots of
+ * Forward and backward of @p m (T-GCN or WD-GCN) on batch @p b: the loss (the mean over the snapshots of
  * the MSE over present targets) scaled by @p scale, gradients added to the model's. @p m's
  * aggregation source is the batch during the call and restored after. An input error for any
  * other model.

@@ -60,7 +60,7 @@ int hybrid_run_create(hybrid_run *run, const trainer *tr, const snapshot_seq *se
     run->options = *o;
     if (!model_has(tr->model.config.kind, MODEL_ONE_HOP))
         return tf_error_set(err, TF_ERR_INPUT, "hybrid batches train a target's one-hop neighbourhood, which is all "
-                                               "T-GCN reads: use --model tgcn, not %s",
+                                               "T-GCN and WD-GCN read: use --model tgcn or wdgcn, not %s",
                             model_kind_name(tr->model.config.kind));
     if (o->batch < 1 || o->adjust_every < 1)
         return tf_error_set(err, TF_ERR_INPUT, "hybrid batches: %lld per step, DQN every %lld steps: expected >= 1",

@@ -104,7 +104,7 @@ typedef struct hybrid_run {
 } hybrid_run;
 
 /**
- * Start a run for @p tr (T-GCN: an input error names --model tgcn otherwise) on @p seq: the
+ * Start a run for @p tr (T-GCN or WD-GCN: an input error names them otherwise) on @p seq: the
  * source (loads, groups, operators), the sizes, the agent, and a ref reservoir when asked.
  */
 int hybrid_run_create(hybrid_run *run, const trainer *tr, const snapshot_seq *seq, const hybrid_options *o,

@@ -473,7 +473,7 @@ expect_verify(1 "WRONG: not equal to the reference" incremental --data pedalme)
 set(ENV{TWOFOLD_BREAK_TWIN} partition)
 expect_verify(1 "#wrong 11" partition --data pedalme)
 set(ENV{TWOFOLD_BREAK_TWIN} all)
-expect_verify(1 "#wrong 2" fusion --data pedalme)  # spatial: pedalme has fewer vertices than 16 chunks
+expect_verify(1 "#wrong 4" fusion --data pedalme)  # temporal: its four cells; spatial: pedalme has fewer vertices than 16 chunks
 unset(ENV{TWOFOLD_BREAK_TWIN})
 
 # twofold partition: the metrics, and --save writes int64 [20] (a 128-byte .npy header + 20 x 8 bytes).
@@ -521,7 +521,7 @@ message(STATUS "twofold schedule, the worked example:\n${out}")
 expect_verify(0 "#wrong 0" schedule --data pedalme)
 # twofold train --batching hybrid (DynaHB's hybrid batches)
 expect_failure("expected snapshot or hybrid" train --model tgcn --data chickenpox --batching other)
-expect_failure("use --model tgcn, not gclstm" train --model gclstm --data chickenpox --batching hybrid)
+expect_failure("use --model tgcn or wdgcn, not gclstm" train --model gclstm --data chickenpox --batching hybrid)
 expect_failure("drop one of --schedule and --batching hybrid" train --model tgcn --data chickenpox --impl opt
                --schedule lpt --batching hybrid)
 expect_failure("train: --adjust configures --batching hybrid: add it" train --model tgcn --data chickenpox --adjust dqn)

@@ -8,6 +8,8 @@
  *  - Two suites: "fusion" (generated data) and "fusion_real_data" (bundled datasets); see main.
  *  - The mask rule: the paper's Eq. 4 taken literally (mask on the update gate only), and no
  *    mask at all, must give wrong outputs that the check above rejects.
+ *  - The cells T-GCN and GCRN-M1 run per vertex (T-GCN's GRU, the LSTM with peepholes) the same way,
+ *    and the T-GCN lanes, fed the model's own gate convolutions and weights, give the model's states.
  *  - Spatial: each chunk's data read from its group's fused load is bitwise what loading the
  *    chunk alone gives, fewer bytes are loaded, and no group exceeds the memory cap.
  * Every check prints what it measured. Runs with 2 OpenMP threads. */
@@ -21,6 +23,9 @@
 #include "ref/fusion_sequences.h"
 #include "ref/core/rng.h"
 #include "ref/nn/kernels.h"
+#include "ref/nn/layers.h"
+#include "ref/nn/propagate.h"
+#include "ref/models/model.h"
 #include "ref/nn/self_attention.h"
 #include "verify/testing.h"
 
@@ -46,40 +51,43 @@ static float *zeros(int64_t count)
     return values;
 }
 
-/* A time encoder with its own weights and gradient buffers. */
+/* A time encoder with its own weights and gradient buffers (a tensor its kind has not is empty). */
 typedef struct encoder_fixture {
     time_encoder encoder;
-    float *weights[4];           /* weight_ih, weight_hh, bias_ih, bias_hh */
-    float *gradients[4];
-    int64_t sizes[4];
+    float *weights[TIME_ENCODER_TENSORS];   /* weight_ih, weight_hh, bias_ih, bias_hh, three peepholes */
+    float *gradients[TIME_ENCODER_TENSORS];
+    int64_t sizes[TIME_ENCODER_TENSORS];
 } encoder_fixture;
 
 static void fixture_create(encoder_fixture *f, time_encoder_kind kind, int64_t in, int64_t hidden, rng *r)
 {
-    const int64_t G = time_encoder_gates(kind);
-    f->sizes[0] = G * hidden * in, f->sizes[1] = G * hidden * hidden, f->sizes[2] = f->sizes[3] = G * hidden;
-    for (int k = 0; k < 4; k++) {
+    f->encoder = (time_encoder){.kind = kind, .in = in, .hidden = hidden};
+    time_encoder_sizes(&f->encoder, f->sizes);
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++) {
         /* torch's init range 1/sqrt(hidden), doubled so the gates leave their linear region */
-        f->weights[k] = random_floats(f->sizes[k], 2.0f / sqrtf((float)hidden), r);
-        f->gradients[k] = zeros(f->sizes[k]);
+        f->weights[k] = f->sizes[k] ? random_floats(f->sizes[k], 2.0f / sqrtf((float)hidden), r) : NULL;
+        f->gradients[k] = f->sizes[k] ? zeros(f->sizes[k]) : NULL;
     }
-    f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3]};
+    f->encoder = (time_encoder){kind, in, hidden, f->weights[0], f->weights[1], f->weights[2], f->weights[3],
+                                {f->weights[4], f->weights[5], f->weights[6]}};
 }
 
 static void fixture_zero_gradients(encoder_fixture *f)
 {
-    for (int k = 0; k < 4; k++)
-        memset(f->gradients[k], 0, (size_t)f->sizes[k] * sizeof(float));
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
+        if (f->sizes[k])
+            memset(f->gradients[k], 0, (size_t)f->sizes[k] * sizeof(float));
 }
 
 static time_encoder_gradients fixture_gradients(encoder_fixture *f)
 {
-    return (time_encoder_gradients){f->gradients[0], f->gradients[1], f->gradients[2], f->gradients[3]};
+    return (time_encoder_gradients){f->gradients[0], f->gradients[1], f->gradients[2], f->gradients[3],
+                                    {f->gradients[4], f->gradients[5], f->gradients[6]}};
 }
 
 static void fixture_free(encoder_fixture *f)
 {
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         free(f->weights[k]), free(f->gradients[k]);
 }
 
@@ -91,7 +99,7 @@ typedef struct comparison {
 
 /* Reference results for one set, kept to compare every layout against. */
 typedef struct reference_run {
-    float *x, *dh_out, *h, *dx, *gradients[4];
+    float *x, *dh_out, *h, *dx, *gradients[TIME_ENCODER_TENSORS];
 } reference_run;
 
 static void reference_create(reference_run *run, encoder_fixture *f, const sequence_set *set, rng *r)
@@ -107,16 +115,17 @@ static void reference_create(reference_run *run, encoder_fixture *f, const seque
     time_encoder_gradients g = fixture_gradients(f);
     ck_assert_msg(ref_fusion_backward(&f->encoder, set, run->x, run->dh_out, run->dx, &g, &err) == TF_OK, "%s",
                   err.message);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++) {
         run->gradients[k] = zeros(f->sizes[k]);
-        memcpy(run->gradients[k], f->gradients[k], (size_t)f->sizes[k] * sizeof(float));
+        if (f->sizes[k])
+            memcpy(run->gradients[k], f->gradients[k], (size_t)f->sizes[k] * sizeof(float));
     }
 }
 
 static void reference_free(reference_run *run)
 {
     free(run->x), free(run->dh_out), free(run->h), free(run->dx);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         free(run->gradients[k]);
 }
 
@@ -135,7 +144,7 @@ static comparison compare_plan(encoder_fixture *f, const sequence_set *set, cons
                   err.message);
     comparison c = {relative_error(h, ref->h, total * H), relative_error(dx, ref->dx, total * in), 0,
                     differing_values(h, ref->h, total * H) + differing_values(dx, ref->dx, total * in)};
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         c.parameter_gradient =
             fmax(c.parameter_gradient, relative_error(f->gradients[k], ref->gradients[k], f->sizes[k]));
     fusion_tape_free(&tape);
@@ -143,8 +152,15 @@ static comparison compare_plan(encoder_fixture *f, const sequence_set *set, cons
     return c;
 }
 
-/* Padded and fused against the reference on one set, both cells; prints one line per cell. */
-static void check_set(const char *what, const sequence_set *set, int64_t in, int64_t hidden, uint64_t seed)
+/* The cells' names as the test prints them. */
+static const char *const kind_names[] = {"GRU ", "LSTM", "T-GCN GRU", "peephole LSTM"};
+
+/* How many cells check_set() can run: torch's GRU and LSTM, T-GCN's GRU, the LSTM with peepholes. */
+enum { ALL_CELLS = TIME_ENCODER_PEEPHOLE + 1, TORCH_CELLS = TIME_ENCODER_LSTM + 1 };
+
+/* Padded and fused against the reference on one set, the first @p cells cells (T-GCN's reads three
+ * blocks of @p in); prints one line per cell. */
+static void check_set(const char *what, const sequence_set *set, int64_t in, int64_t hidden, uint64_t seed, int cells)
 {
     tf_error err;
     fusion_plan padded, lanes;
@@ -159,17 +175,17 @@ static void check_set(const char *what, const sequence_set *set, int64_t in, int
            fusion_plan_computed_per_useful(&padded), fusion_plan_computed_per_useful(&lanes),
            (long long)lanes.num_lanes,
            fusion_plan_occupancy(&lanes));
-    for (int kind = TIME_ENCODER_GRU; kind <= TIME_ENCODER_LSTM; kind++) {
+    for (int kind = TIME_ENCODER_GRU; kind < cells; kind++) {
         rng r;
         rng_seed(&r, seed + (uint64_t)kind);
         encoder_fixture f;
-        fixture_create(&f, (time_encoder_kind)kind, in, hidden, &r);
+        fixture_create(&f, (time_encoder_kind)kind, kind == TIME_ENCODER_TGCN ? 3 * in : in, hidden, &r);
         reference_run ref;
         reference_create(&ref, &f, set, &r);
         comparison p = compare_plan(&f, set, &padded, &ref), l = compare_plan(&f, set, &lanes, &ref);
         printf("  %s vs per-sequence ref: padded h %.2e dx %.2e dW %.2e (%lld h/dx values differ in bits) | "
                "fused h %.2e dx %.2e dW %.2e (%lld differ)\n",
-               kind == TIME_ENCODER_GRU ? "GRU " : "LSTM", p.output, p.input_gradient, p.parameter_gradient,
+               kind_names[kind], p.output, p.input_gradient, p.parameter_gradient,
                (long long)p.differing, l.output, l.input_gradient, l.parameter_gradient, (long long)l.differing);
         /* h and dx: the twins add the same float terms in the reference's order (opt_fusion.h),
          * so they are bitwise equal; parameter gradients differ only in the order of a double
@@ -192,7 +208,9 @@ START_TEST(generated_lengths)
         ck_assert(sequence_set_generate((length_distribution)kind, 80, 12, 7 + (uint64_t)kind, &set, &err) == TF_OK);
         char what[96];
         snprintf(what, sizeof what, "lengths %s in 1..12", length_distribution_name((length_distribution)kind));
-        check_set(what, &set, 5, 12, 100 + (uint64_t)kind);
+        /* under Valgrind the models' two cells on the first set only */
+        check_set(what, &set, 5, 12, 100 + (uint64_t)kind,
+                  kind == LENGTHS_UNIFORM ? ALL_CELLS : test_repeats(ALL_CELLS, TORCH_CELLS));
         sequence_set_free(&set);
     }
     /* wide enough (lanes x gate units >= 16384 floats per step: the padded plan's 100 lanes, and
@@ -201,7 +219,8 @@ START_TEST(generated_lengths)
     tf_error err;
     sequence_set set;
     ck_assert(sequence_set_generate(LENGTHS_UNIFORM, 100, 4, 12, &set, &err) == TF_OK);
-    check_set("lengths uniform in 1..4, hidden 64 (threaded steps)", &set, 6, 64, 120);
+    check_set("lengths uniform in 1..4, hidden 64 (threaded steps)", &set, 6, 64, 120,
+              test_repeats(ALL_CELLS, TORCH_CELLS));
     sequence_set_free(&set);
 }
 END_TEST
@@ -218,7 +237,7 @@ START_TEST(tennis_lifetimes)
     hours->num_snapshots = 30; /* a prefix; restored so dataset_free() frees every hour */
     ck_assert(sequence_set_from_snapshots(hours, 1, &set, &err) == TF_OK);
     hours->num_snapshots = all_hours;
-    check_set("twitter_tennis active runs, hours 0-29", &set, 4, 8, 11);
+    check_set("twitter_tennis active runs, hours 0-29", &set, 4, 8, 11, ALL_CELLS);
     sequence_set_free(&set);
 }
 END_TEST
@@ -231,7 +250,7 @@ START_TEST(event_lifetimes)
     /* bitcoin_alpha's 24,186 ratings grouped into 32 snapshots of equal time span */
     load_or_fail("bitcoin_alpha", &ratings);
     ck_assert(sequence_set_from_events(&ratings.events, 32, &set, &err) == TF_OK);
-    check_set("bitcoin_alpha events in 32 snapshots", &set, 4, 8, 12);
+    check_set("bitcoin_alpha events in 32 snapshots", &set, 4, 8, 12, ALL_CELLS);
     sequence_set_free(&set);
     dataset_free(&ratings);
 }
@@ -253,7 +272,7 @@ START_TEST(generated_vertex_churn)
     ck_assert(absent > 0);
     ck_assert(sequence_set_from_snapshots(&churn.snapshots, 0, &set, &err) == TF_OK);
     printf("generated graph: %d absent (vertex, snapshot) pairs\n", absent);
-    check_set("powerlaw present runs", &set, 4, 8, 13);
+    check_set("powerlaw present runs", &set, 4, 8, 13, test_repeats(ALL_CELLS, TORCH_CELLS));
     sequence_set_free(&set);
     dataset_free(&churn);
 }
@@ -425,6 +444,103 @@ START_TEST(spatial_fusion_tennis)
 }
 END_TEST
 
+/* The lanes' T-GCN cell is T-GCN's own recurrence: on a small graph, every vertex one sequence over
+ * the window, the reference lanes (and the fused ones) fed C_g = A^ X_t Theta_g^T + b_g and run with
+ * the model's L_g, split into its input and state columns, give the model's states H_t. */
+static void tgcn_split_weights(const model *m, int64_t H, float *w_ih, float *w_hh, float *bias)
+{
+    static const char *const gates[3] = {"z", "r", "h"};
+    for (int g = 0; g < 3; g++) {
+        char name[64];
+        snprintf(name, sizeof name, "recurrent.linear_%s.weight", gates[g]);
+        const float *linear = parameters_find(&m->parameters, name)->value.data; /* [H][2H] */
+        snprintf(name, sizeof name, "recurrent.linear_%s.bias", gates[g]);
+        const float *linear_bias = parameters_find(&m->parameters, name)->value.data;
+        for (int64_t j = 0; j < H; j++) {
+            memcpy(w_ih + (g * H + j) * H, linear + j * 2 * H, (size_t)H * sizeof(float));
+            memcpy(w_hh + (g * H + j) * H, linear + j * 2 * H + H, (size_t)H * sizeof(float));
+            bias[g * H + j] = linear_bias[j];
+        }
+    }
+}
+
+/* x [N][T][3H] in sequence order (vertex v's steps together): [C_z | C_r | C_h] of every snapshot. */
+static void tgcn_gate_inputs(const model *m, const snapshot_seq *seq, int64_t H, float *x)
+{
+    static const char *const gates[3] = {"z", "r", "h"};
+    tf_error err;
+    const int64_t N = seq->num_nodes, F = seq->feature_width, T = seq->num_snapshots;
+    float *aggregated = zeros(N * F), *convolved = zeros(N * H);
+    for (int64_t t = 0; t < T; t++) {
+        propagation p;
+        ck_assert(ref_propagation_gcn(&p, &seq->snapshots[t].graph, EDGE_NORM_SYMMETRIC, 1, &err) == TF_OK);
+        ref_propagate_forward(&p, seq->snapshots[t].features.data, F, aggregated);
+        ref_propagation_free(&p);
+        for (int g = 0; g < 3; g++) {
+            char weight[64], bias[64];
+            snprintf(weight, sizeof weight, "recurrent.conv_%s.lin.weight", gates[g]);
+            snprintf(bias, sizeof bias, "recurrent.conv_%s.bias", gates[g]);
+            ref_linear_forward(aggregated, parameters_find(&m->parameters, weight)->value.data,
+                               parameters_find(&m->parameters, bias)->value.data, N, F, H, convolved);
+            for (int64_t v = 0; v < N; v++)
+                memcpy(x + ((v * T + t) * 3 + g) * H, convolved + v * H, (size_t)H * sizeof(float));
+        }
+    }
+    free(aggregated), free(convolved);
+}
+
+START_TEST(tgcn_lanes_are_the_model)
+{
+    tf_error err;
+    dataset d;
+    load_or_fail("powerlaw:nodes=30,edges=120,snapshots=4,seed=2", &d);
+    const snapshot_seq *seq = &d.snapshots;
+    const int64_t N = seq->num_nodes, T = seq->num_snapshots, H = 4;
+    const model_config config = {MODEL_TGCN, seq->feature_width, H, seq->target_width, 2, 0};
+    model m;
+    ck_assert(model_create(&m, &config, 5, &err) == TF_OK);
+    float *predictions = zeros(T * N * seq->target_width);
+    window_tape tape;
+    ck_assert_msg(model_forward(&m, seq, 0, T, &tape, predictions, &err) == TF_OK, "%s", err.message);
+    float *w_ih = zeros(3 * H * H), *w_hh = zeros(3 * H * H), *bias = zeros(3 * H), *x = zeros(N * T * 3 * H);
+    tgcn_split_weights(&m, H, w_ih, w_hh, bias);
+    tgcn_gate_inputs(&m, seq, H, x);
+    int64_t *lengths = malloc((size_t)N * sizeof *lengths);
+    for (int64_t v = 0; v < N; v++)
+        lengths[v] = T;
+    sequence_set set;
+    ck_assert(sequence_set_from_lengths(lengths, N, &set, &err) == TF_OK);
+    const time_encoder encoder = {TIME_ENCODER_TGCN, 3 * H, H, w_ih, w_hh, bias, NULL, {NULL, NULL, NULL}};
+    float *h = zeros(N * T * H), *fused = zeros(N * T * H);
+    ck_assert_msg(ref_fusion_forward(&encoder, &set, x, h, &err) == TF_OK, "%s", err.message);
+    fusion_plan plan;
+    fusion_tape fused_tape;
+    ck_assert(opt_fusion_plan_lanes(&set, &plan, &err) == TF_OK);
+    ck_assert(opt_fusion_forward(&encoder, &set, &plan, x, fused, &fused_tape, &err) == TF_OK);
+    double worst = 0;
+    int64_t differing = 0;
+    for (int64_t v = 0; v < N; v++)
+        for (int64_t t = 0; t < T; t++) {
+            const float *model_h = tape.states + (t * N + v) * H, *lane_h = h + (v * T + t) * H;
+            worst = fmax(worst, relative_error(lane_h, model_h, H));
+            differing += differing_values(lane_h, model_h, H);
+        }
+    printf("T-GCN's lanes vs the model's states (%lld vertices x %lld snapshots, hidden %lld): %.2e, %lld values "
+           "differ in bits; fused lanes vs the reference lanes: %lld differ\n",
+           (long long)N, (long long)T, (long long)H, worst, (long long)differing,
+           (long long)differing_values(fused, h, N * T * H));
+    ck_assert(worst <= TOLERANCE);
+    ck_assert_int_eq(differing_values(fused, h, N * T * H), 0);
+    fusion_tape_free(&fused_tape);
+    fusion_plan_free(&plan);
+    sequence_set_free(&set);
+    window_tape_free(&m, &tape);
+    model_free(&m);
+    free(lengths), free(predictions), free(w_ih), free(w_hh), free(bias), free(x), free(h), free(fused);
+    dataset_free(&d);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     tf_error err;
@@ -434,7 +550,7 @@ START_TEST(bad_input)
     EXPECT_INPUT_ERROR(sequence_set_generate(LENGTHS_UNIFORM, 0, 5, 1, &set, &err), &err, "count 0");
     chunk_set chunks;
     EXPECT_INPUT_ERROR(chunk_set_contiguous(4, 5, &chunks, &err), &err, "5 chunks of 4 vertices");
-    time_encoder missing = {TIME_ENCODER_GRU, 3, 0, NULL, NULL, NULL, NULL};
+    time_encoder missing = {TIME_ENCODER_GRU, 3, 0, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}};
     ck_assert(sequence_set_from_lengths(lengths, 1, &set, &err) == TF_OK);
     float x[9] = {0}, h[9];
     EXPECT_INPUT_ERROR(ref_fusion_forward(&missing, &set, x, h, &err), &err, "hidden width 0");
@@ -443,7 +559,7 @@ START_TEST(bad_input)
     sequence_set other;
     ck_assert(sequence_set_from_lengths(lengths + 2, 1, &other, &err) == TF_OK);
     float w[3 * 3 * 3] = {0};
-    time_encoder tiny = {TIME_ENCODER_GRU, 3, 3, w, w, w, w};
+    time_encoder tiny = {TIME_ENCODER_GRU, 3, 3, w, w, w, w, {NULL, NULL, NULL}};
     fusion_tape tape;
     EXPECT_INPUT_ERROR(opt_fusion_forward(&tiny, &other, &plan, x, h, &tape, &err), &err, "another sequence set");
     dataset small;
@@ -655,6 +771,7 @@ int main(void)
                                            {"reset_does_not_multiply", reset_does_not_multiply},
                                            {"attention_fusion", attention_fusion},
                                            {"spatial_fusion_generated", spatial_fusion_generated},
+                                           {"tgcn_lanes_are_the_model", tgcn_lanes_are_the_model},
                                            {"bad_input", bad_input}};
     const named_test real[] = {{"tennis_lifetimes", tennis_lifetimes},
                                       {"event_lifetimes", event_lifetimes},

@@ -52,12 +52,14 @@ static double compare_on_gpu(const sequence_set *set, time_encoder_kind kind, fu
         d_weights[k] = to_device(weights[k], sizes[k]);
         d_gradients[k] = to_device(ref_gradients[k], sizes[k]);
     }
-    time_encoder host_encoder = {kind, in, H, weights[0], weights[1], weights[2], weights[3]};
-    time_encoder device_encoder = {kind, in, H, d_weights[0], d_weights[1], d_weights[2], d_weights[3]};
+    time_encoder host_encoder = {kind, in, H, weights[0], weights[1], weights[2], weights[3], {NULL, NULL, NULL}};
+    time_encoder device_encoder = {kind, in, H, d_weights[0], d_weights[1], d_weights[2], d_weights[3],
+                                   {NULL, NULL, NULL}};
     float *x = random_floats(total * in, 1.0f, &r), *dh_out = random_floats(total * H, 1.0f, &r);
     float *h_ref = calloc((size_t)(total * H), sizeof(float)), *dx_ref = calloc((size_t)(total * in), sizeof(float));
     ck_assert(ref_fusion_forward(&host_encoder, set, x, h_ref, &err) == TF_OK);
-    time_encoder_gradients host_gradients = {ref_gradients[0], ref_gradients[1], ref_gradients[2], ref_gradients[3]};
+    time_encoder_gradients host_gradients = {ref_gradients[0], ref_gradients[1], ref_gradients[2], ref_gradients[3],
+                                             {NULL, NULL, NULL}};
     ck_assert(ref_fusion_backward(&host_encoder, set, x, dh_out, dx_ref, &host_gradients, &err) == TF_OK);
 
     fusion_plan plan;
@@ -71,7 +73,8 @@ static double compare_on_gpu(const sequence_set *set, time_encoder_kind kind, fu
     cuda_fusion_tape tape;
     ck_assert_msg(cuda_fusion_forward(&gpu, &device_encoder, set, &device_plan, d_x, d_h, &tape, &err) == TF_OK, "%s",
                   err.message);
-    time_encoder_gradients device_gradients = {d_gradients[0], d_gradients[1], d_gradients[2], d_gradients[3]};
+    time_encoder_gradients device_gradients = {d_gradients[0], d_gradients[1], d_gradients[2], d_gradients[3],
+                                               {NULL, NULL, NULL}};
     ck_assert_msg(cuda_fusion_backward(&gpu, &device_encoder, set, &device_plan, &tape, d_dh, d_dx, &device_gradients,
                                        &err) == TF_OK,
                   "%s", err.message);

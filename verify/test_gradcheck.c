@@ -628,6 +628,45 @@ START_TEST(gru_and_lstm_cells)
 }
 END_TEST
 
+/* T-GCN's GRU as the fused lanes run it (ref_tgcn_cell_forward()): one row, gate blocks z, r, h,
+ * each reading its own IN-wide block of x; the loss is sum(r_h * h'). */
+typedef struct tgcn_cell_case {
+    float *x, *h, *w_ih, *w_hh, *bias, *h_out, *cache, *r_h;
+} tgcn_cell_case;
+
+static double tgcn_cell_loss(void *context)
+{
+    tgcn_cell_case *c = context;
+    ref_tgcn_cell_forward(c->x, c->h, c->w_ih, c->w_hh, c->bias, IN, HIDDEN, c->h_out, c->cache);
+    double loss = 0;
+    for (int64_t j = 0; j < HIDDEN; j++)
+        loss += (double)c->r_h[j] * c->h_out[j];
+    return loss;
+}
+
+START_TEST(tgcn_cell)
+{
+    rng r;
+    rng_seed(&r, 6);
+    tgcn_cell_case c = {random_array(3 * IN, 1, &r),         random_array(HIDDEN, 1, &r),
+                        random_array(3 * HIDDEN * IN, 1, &r), random_array(3 * HIDDEN * HIDDEN, 1, &r),
+                        random_array(3 * HIDDEN, 1, &r),      zero_array(HIDDEN),
+                        zero_array(4 * HIDDEN),               random_array(HIDDEN, 1, &r)};
+    float *dx = zero_array(3 * IN), *dh = zero_array(HIDDEN), *dw_ih = zero_array(3 * HIDDEN * IN);
+    float *dw_hh = zero_array(3 * HIDDEN * HIDDEN), *dbias = zero_array(3 * HIDDEN), *scratch = zero_array(4 * HIDDEN);
+    tgcn_cell_loss(&c);
+    ref_tgcn_cell_backward(c.x, c.h, c.w_ih, c.w_hh, c.cache, c.r_h, IN, HIDDEN, scratch, dx, dh, dw_ih, dw_hh, dbias);
+    report("tgcn cell dx", finite_difference_error(tgcn_cell_loss, &c, c.x, dx, 3 * IN));
+    report("tgcn cell dh", finite_difference_error(tgcn_cell_loss, &c, c.h, dh, HIDDEN));
+    report("tgcn cell dweight_ih", finite_difference_error(tgcn_cell_loss, &c, c.w_ih, dw_ih, 3 * HIDDEN * IN));
+    report("tgcn cell dweight_hh", finite_difference_error(tgcn_cell_loss, &c, c.w_hh, dw_hh, 3 * HIDDEN * HIDDEN));
+    report("tgcn cell dbias", finite_difference_error(tgcn_cell_loss, &c, c.bias, dbias, 3 * HIDDEN));
+    float *all[] = {c.x, c.h, c.w_ih, c.w_hh, c.bias, c.h_out, c.cache, c.r_h, dx, dh, dw_ih, dw_hh, dbias, scratch};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        free(all[i]);
+}
+END_TEST
+
 /* ---- whole models ---------------------------------------------------------------------------- */
 
 typedef struct model_case {
@@ -789,6 +828,7 @@ int main(void)
     tcase_add_test(layers, link_task_loss);
     tcase_add_test(layers, classify_task_loss);
     tcase_add_test(layers, gru_and_lstm_cells);
+    tcase_add_test(layers, tgcn_cell);
     suite_add_tcase(suite, layers);
     TCase *models = tcase_create("models");
     tcase_set_timeout(models, 300);

@@ -383,6 +383,13 @@ START_TEST(other_models_and_edges)
         for (int mode = 0; mode < 2; mode++)
             check_case("dynahb", seq, "powerlaw/arrival", p.vertex_owner, NULL, (partition_mode)mode, &config, &stepped,
                        &ref, NULL);
+        if (kinds[k] == MODEL_WDGCN && world.size <= seq->num_snapshots) { /* pss-ts: WD-GCN's A^ X_t is separable too */
+            partition wd;
+            ck_assert(ref_partition_snapshots(seq, PARTITION_PSS_TS, &o, &wd, &err) == TF_OK);
+            check_case("pss-ts", seq, "powerlaw/arrival", wd.vertex_owner, wd.snapshot_owner, PARTITION_EXCHANGE,
+                       &config, &options, &ref, NULL);
+            partition_free(&wd);
+        }
         free_reference(&ref);
     }
     /* A rank without vertices still joins every collective. */

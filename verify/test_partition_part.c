@@ -357,7 +357,8 @@ START_TEST(two_hop_halos)
         fill(seq.snapshots[t].features.data, n * 2, (int)t);
         fill(seq.snapshots[t].targets.data, n, (int)t + 9);
     }
-    const model_config two = {MODEL_TGCN2, 2, 4, 1, 2, 0}, one = {MODEL_WDGCN, 2, 4, 1, 2, 0};
+    /* one hop held as rows: EvolveGCN-O (WD-GCN, also one hop, now keeps its halo as cached features) */
+    const model_config two = {MODEL_TGCN2, 2, 4, 1, 2, 0}, one = {MODEL_EVOLVEGCN, 2, 4, 1, 2, 0};
     const int64_t by_hand[2][3] = {{6, 8, 6}, {5, 6, 5}}; /* rows held per rank: two hops, one hop */
     int32_t owner[12];
     partition_range(n, 3, owner);

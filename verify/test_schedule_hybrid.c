@@ -192,15 +192,16 @@ END_TEST
 
 /* ---- 4. the equality ----------------------------------------------------------------------------------- */
 
-/* @p batches batches of 5 % of the vertices x 4 snapshots; with @p want_absent, some target rows must
- * be absent (vertices that have left), the case where the loss's mask matters. */
-static void equality_on(const char *spec, uint64_t batches, int want_absent)
+/* @p batches batches of 5 % of the vertices x 4 snapshots of model @p kind (a one-hop one: T-GCN,
+ * WD-GCN); with @p want_absent, some target rows must be absent (vertices that have left), the case
+ * where the loss's mask matters. */
+static void equality_on(const char *spec, model_kind kind, uint64_t batches, int want_absent)
 {
     tf_error err;
     dataset d;
     const snapshot_seq *seq = load_snapshots(spec, &d);
     const int64_t train = seq->num_snapshots / 2;
-    model_config config = {MODEL_TGCN, seq->feature_width, 8, seq->target_width, 2, 0};
+    model_config config = {kind, seq->feature_width, 8, seq->target_width, 2, 0};
     model oracle, ours;
     ck_assert(model_create(&oracle, &config, 3, &err) == TF_OK);
     ck_assert(model_create(&ours, &config, 3, &err) == TF_OK);
@@ -233,9 +234,10 @@ static void equality_on(const char *spec, uint64_t batches, int want_absent)
             }
             hybrid_batch_free(&b);
         }
-        printf("hybrid batch vs the restricted window, %s, %llu batches of %lld targets x 4 snapshots (%lld absent "
+        printf("hybrid batch vs the restricted window, %s, %s, %llu batches of %lld targets x 4 snapshots (%lld absent "
                "target rows), %s kernels: loss and gradients %.2e (<= 1e-5), %lld values differ%s\n",
-               d.name, (unsigned long long)batches, (long long)sizes.targets, (long long)absent_targets,
+               d.name, model_kind_name(kind), (unsigned long long)batches, (long long)sizes.targets,
+               (long long)absent_targets,
                kernels ? "opt" : "ref", worst,
                (long long)differing, kernels ? "" : " (0 expected)");
         ck_assert(worst <= 1e-5);
@@ -247,7 +249,7 @@ static void equality_on(const char *spec, uint64_t batches, int want_absent)
     hybrid_batch b;
     ck_assert(hybrid_batch_build(&b, &h, sizes, 4, HYBRID_STREAM, 0, scratch, &err) == TF_OK);
     double loss;
-    EXPECT_INPUT_ERROR(hybrid_batch_gradient(&oracle, &b, 1.0f, &loss, &err), &err, "use --model tgcn");
+    EXPECT_INPUT_ERROR(hybrid_batch_gradient(&oracle, &b, 1.0f, &loss, &err), &err, "use --model tgcn or wdgcn");
     hybrid_batch_free(&b);
     model_free(&oracle);
     model_free(&ours);
@@ -258,8 +260,9 @@ static void equality_on(const char *spec, uint64_t batches, int want_absent)
 
 START_TEST(hybrid_equals_restricted_snapshot_batch)
 {
-    equality_on("england_covid", 2, 0);
-    equality_on(generated, 5, 1);
+    equality_on("england_covid", MODEL_TGCN, 2, 0);
+    equality_on(generated, MODEL_TGCN, 5, 1);
+    equality_on(generated, MODEL_WDGCN, test_repeats(5, 2), 1); /* its LSTM per vertex reads the same A^ X_t */
 }
 END_TEST
 

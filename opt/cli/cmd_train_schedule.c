@@ -172,7 +172,7 @@ static int batching_check(const train_command *c, tf_error *err)
         return TF_OK;
     if (!model_has(c->config.kind, MODEL_ONE_HOP))
         return tf_error_set(err, TF_ERR_INPUT, "train: hybrid batches train a target's one-hop neighbourhood, which is "
-                                               "all T-GCN reads: use --model tgcn, not %s",
+                                               "all T-GCN and WD-GCN read: use --model tgcn or wdgcn, not %s",
                             model_kind_name(c->config.kind));
     if (c->scheduling.enabled)
         return tf_error_set(err, TF_ERR_INPUT, "train: --schedule places windows; hybrid batches are not windows: drop "

@@ -18,7 +18,7 @@
 #define SERVED (1u << MODEL_SERVED_INPUTS)
 #define ROWS (1u << MODEL_VERTEX_ROWS)
 #define ONE_HOP (1u << MODEL_ONE_HOP)
-#define LANES (1u << MODEL_VERTEX_LSTM)
+#define LANES (1u << MODEL_VERTEX_CELL)
 #define STALE (1u << MODEL_STALE_PRODUCTS)
 const char *const model_names[MODEL_COUNT + 1] = {"tgcn", "gconvgru", "gclstm", "evolvegcn", "tgcn2", "wdgcn", "gconvlstm", "mpnnlstm", "gcrnm1", "dcrnn", "cdgcn", "gatlstm", "dysat", NULL};
 
@@ -122,6 +122,14 @@ static int64_t lstms_cdgcn(const model_config *c, int layer, int64_t *below)
     return layer < pairs ? f + 2 * layer * h + h : 0;
 }
 
+static int64_t lstms_gcrnm1(const model_config *c, int layer, int64_t *below)
+{ /* pair l's LSTM reads its own ChebNet's H-wide output Z_l: a graph convolution of the pair below's states
+   * comes in between, so no layer reads the one below's columns directly */
+    const int64_t pairs = c->layers > 0 ? c->layers : model_table[c->kind].layers;
+    *below = -1;
+    return layer < pairs ? c->hidden : 0;
+}
+
 static void cost_dysat(const model_config *c, model_cost *out)
 { /* two heads of W X_t, the three temporal projections (the per-pair attention, which grows with the window,
    * left out); a halo row is its X_t; between snapshots Z_t goes forward and its gradient back (H each way),
@@ -145,19 +153,15 @@ static void cost_dysat(const model_config *c, model_cost *out)
 #define HOPS_OF_H "its gates convolve H over the graph: a target reads its neighbours' states, not one hop of X_t"
 #define HOPS_TWO "its GCN has two layers: a target reads two hops of X_t"
 #define HOPS_EVOLVEGCN "its weight evolves inside the window: hybrid batches serve A^ X_t to a fixed GCN"
-#define HOPS_NOT_YET "its GCN reads one hop of X_t, but hybrid batches and pss-ts take T-GCN's served A^ X_t only"
 #define HOPS_PAIRS "its second pair convolves the first pair's states: a target reads K - 1 hops per pair"
 #define HOPS_ATTENTION "its aggregation is attention over W X_t, not the A^ X_t that hybrid batches and pss-ts serve"
 #define HOPS_GCN_PAIRS "each pair's GCN reads the pair below's output: a target reads one hop of X_t per pair"
-/* MODEL_VERTEX_LSTM */
+/* MODEL_VERTEX_CELL */
 #define LANES_GRAPH "its gates convolve H over the graph: a vertex's step reads its neighbours' states, so vertices " \
                     "are not independent lanes"
 #define LANES_EVOLVEGCN "its GRU evolves one weight matrix for the whole graph, not a sequence per vertex"
-#define LANES_TGCN "its recurrence is a GRU per vertex, but T-GCN's ([C_g | H] L_g with R applied to H before the " \
-                   "product), not the torch LSTM the fused lanes run for the models"
 #define LANES_ATTENTION "its time encoder is self-attention over the window, not an LSTM cell: chapter 03's " \
                         "attention fusion masks it block-diagonally instead"
-#define LANES_PEEPHOLES "its LSTMs have peepholes, which the fused lanes' torch cell has not"
 /* MODEL_STALE_PRODUCTS */
 #define STALE_ATTENTION "its split exchanges X_t for the attention layer, outside the graph products y = P x whose " \
                         "rows DGC's stale aggregation decides and its serial simulation replays"
@@ -166,60 +170,60 @@ static void cost_dysat(const model_config *c, model_cost *out)
 const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN] = {.cost = cost_tgcn, .title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
                     .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                    .has = SERVED | ROWS | STALE | ONE_HOP, .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}, .peer = "TGCN"},
+                    .has = SERVED | ROWS | STALE | ONE_HOP | LANES, .lane_cell = TIME_ENCODER_TGCN, .peer = "TGCN"},
     [MODEL_GCONVGRU] = {.cost = cost_gconvgru, .title = "GConvGRU", .summary = "GRU with Chebyshev convolutions in its gates (GCRN)",
                         .ops = &gconvgru_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                         .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS | STALE,
-                        .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH}, .peer = "GConvGRU"},
+                        .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_CELL] = LANES_GRAPH}, .peer = "GConvGRU"},
     [MODEL_GCLSTM] = {.cost = cost_gclstm, .title = "GC-LSTM", .summary = "LSTM with a Chebyshev convolution of H", .ops = &gclstm_ops,
                       .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .graph_operator = OPERATOR_CHEBYSHEV, .has = ROWS | STALE,
                       .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_GCLSTM, [MODEL_ONE_HOP] = HOPS_OF_H,
-                                [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                                [MODEL_VERTEX_CELL] = LANES_GRAPH},
                       .peer = "GCLSTM"},
     [MODEL_EVOLVEGCN] = {.cost = cost_evolvegcn, .title = "EvolveGCN-O", .summary = "a GRU evolves the GCN weight", .ops = &evolvegcn_ops,
                          .graph_operator = OPERATOR_GCN, .has = ROWS | STALE,
                          .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_EVOLVEGCN, [MODEL_ONE_HOP] = HOPS_EVOLVEGCN,
-                                   [MODEL_VERTEX_LSTM] = LANES_EVOLVEGCN},
+                                   [MODEL_VERTEX_CELL] = LANES_EVOLVEGCN},
                          .peer = "EvolveGCNO"},
     [MODEL_TGCN2] = {.cost = cost_tgcn2, .title = "two-layer T-GCN", .summary = "the T-GCN paper's two-layer GCN in every GRU gate",
                      .ops = &tgcn2_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
-                     .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
-                     .not_yet = {[MODEL_VERTEX_LSTM] = LANES_TGCN}},
+                     .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE | LANES, .lane_cell = TIME_ENCODER_TGCN,
+                     .lacks = {[MODEL_ONE_HOP] = HOPS_TWO}},
     [MODEL_WDGCN] = {.cost = cost_wdgcn, .title = "WD-GCN", .summary = "a GCN layer, then an LSTM per vertex (stacked)", .ops = &wdgcn_ops,
                      .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN,
-                     .has = SERVED | ROWS | STALE | LANES, .not_yet = {[MODEL_ONE_HOP] = HOPS_NOT_YET}},
+                     .has = SERVED | ROWS | STALE | ONE_HOP | LANES, .lane_cell = TIME_ENCODER_LSTM},
     [MODEL_GCONVLSTM] = {.cost = cost_gconvlstm, .title = "GConvLSTM", .summary = "LSTM with Chebyshev convolutions in its gates (GCRN-M2)",
                          .ops = &gconvlstm_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K,
                          .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV, .has = SERVED | ROWS | STALE,
-                         .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                         .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_CELL] = LANES_GRAPH},
                          .peer = "GConvLSTM"},
     [MODEL_MPNNLSTM] = {.cost = cost_mpnnlstm, .title = "MPNN-LSTM", .summary = "a two-layer GCN, then a two-layer LSTM per vertex (stacked)",
                         .ops = &mpnnlstm_ops, .takes = MODEL_TAKES_HIDDEN, .graph_operator = OPERATOR_GCN,
                         .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_TWO},
-                        .peer = "MPNNLSTM", .state_width = two_blocks, .vertex_lstm = lstms_mpnnlstm},
+                        .lane_cell = TIME_ENCODER_LSTM, .peer = "MPNNLSTM", .state_width = two_blocks, .vertex_lstm = lstms_mpnnlstm},
     [MODEL_GCRNM1] = {.cost = cost_gcrnm1, .title = "GCRN-M1", .summary = "pairs of a Chebyshev convolution then an LSTM, stacked",
                       .ops = &gcrnm1_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K | MODEL_TAKES_LAYERS,
                       .layers = 2, .graph_operator = OPERATOR_CHEBYSHEV, .inputs = MODEL_INPUTS_CHEBYSHEV,
-                      .has = SERVED | ROWS | STALE, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
-                      .not_yet = {[MODEL_VERTEX_LSTM] = LANES_PEEPHOLES}},
+                      .has = SERVED | ROWS | STALE | LANES, .lacks = {[MODEL_ONE_HOP] = HOPS_PAIRS},
+                      .lane_cell = TIME_ENCODER_PEEPHOLE, .vertex_lstm = lstms_gcrnm1},
     [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
                      .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .inputs = MODEL_INPUTS_DIFFUSION,
-                     .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_LSTM] = LANES_GRAPH},
+                     .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_CELL] = LANES_GRAPH},
                      .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS, [MODEL_STALE_PRODUCTS] = STALE_WALKS},
                      .peer = "DCRNN"},
     [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
                      .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
                      .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE | LANES,
-                     .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
+                     .lane_cell = TIME_ENCODER_LSTM, .lacks = {[MODEL_ONE_HOP] = HOPS_GCN_PAIRS},
                      .state_width = input_and_two_blocks_per_pair, .vertex_lstm = lstms_cdgcn},
     [MODEL_GATLSTM] = {.cost = cost_gatlstm, .title = "GAT-LSTM", .summary = "a graph attention layer (2 heads), then an LSTM per vertex (stacked)",
-                       .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = ROWS | LANES,
+                       .ops = &gatlstm_ops, .takes = MODEL_TAKES_HIDDEN, .has = ROWS | LANES, .lane_cell = TIME_ENCODER_LSTM,
                        .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_ATTENTION, [MODEL_ONE_HOP] = HOPS_ATTENTION},
                        .not_yet = {[MODEL_STALE_PRODUCTS] = STALE_ATTENTION}},
     [MODEL_DYSAT] = {.cost = cost_dysat, .title = "DySAT", .summary = "graph attention per snapshot, then causal self-attention over time",
                      .ops = &dysat_ops, .takes = MODEL_TAKES_HIDDEN, .has = ROWS,
                      .lacks = {[MODEL_SERVED_INPUTS] = NOT_SERVED_DYSAT, [MODEL_ONE_HOP] = HOPS_ATTENTION,
-                               [MODEL_VERTEX_LSTM] = LANES_ATTENTION},
+                               [MODEL_VERTEX_CELL] = LANES_ATTENTION},
                      .not_yet = {[MODEL_STALE_PRODUCTS] = STALE_ATTENTION}},
 };
 

@@ -33,6 +33,7 @@
 #include "ref/nn/kernels.h"
 #include "ref/nn/parameters.h"
 #include "ref/nn/propagate.h"
+#include "ref/nn/recurrent.h"
 #include "ref/data/snapshot.h"
 #include "ref/core/workspace.h"
 
@@ -370,11 +371,11 @@ typedef struct model_cost {
 typedef enum model_property {
     MODEL_SERVED_INPUTS,  /**< an aggregation of X_t ahead of every parameter, which --incremental serves (chapter 02) */
     MODEL_VERTEX_ROWS,    /**< --split vertex trains it (chapter 06's partition parts), so DGC's stale rows have owners */
-    MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN): what
+    MODEL_ONE_HOP,        /**< its graph convolution reads X_t only, one hop, as the A^ X_t it is served (T-GCN, WD-GCN): what
                                hybrid batches, pss-ts and cache mode's smaller part rely on */
-    MODEL_VERTEX_LSTM,    /**< its recurrence is torch's LSTM cell, one per vertex (or a stack of them, each reading
-                               the one below: #model_info::vertex_lstm), fed a sequence that does not depend on the
-                               recurrence: DGC's fused lanes run it (chapter 03) */
+    MODEL_VERTEX_CELL,    /**< its recurrence is a cell per vertex (#model_info::lane_cell: torch's LSTM, T-GCN's GRU,
+                               GCRN's LSTM with peepholes; or a stack of LSTMs, #model_info::vertex_lstm), fed a
+                               sequence that does not depend on the recurrence: DGC's fused lanes run it (chapter 03) */
     MODEL_STALE_PRODUCTS, /**< what its vertex split exchanges are the operands of graph products y = P x
                                (ref/nn/propagate.h), the rows DGC's stale aggregation decides and its serial
                                simulation replays (chapter 05, ref/async_embeddings.h) */
@@ -400,9 +401,12 @@ typedef struct model_info {
     int64_t (*state_width)(const model_config *config);
     /** Its cost per vertex and snapshot at shape @p config (every model has one). */
     void (*cost)(const model_config *config, model_cost *out);
-    /** With #MODEL_VERTEX_LSTM, where its per-vertex LSTMs are stacked: the input width of LSTM
+    /** With #MODEL_VERTEX_CELL: the cell the fused lanes run per vertex. */
+    time_encoder_kind lane_cell;
+    /** With #MODEL_VERTEX_CELL, where its per-vertex LSTMs are stacked: the input width of LSTM
      *  @p layer (from 0), 0 past the last, and in @p below the column of that input where the layer
-     *  below's output H starts (-1 for layer 0). NULL: one LSTM reading an H-wide input. */
+     *  below's output H starts (-1 for layer 0, and where a graph convolution of the layer below's
+     *  states comes in between). NULL: one cell reading an H-wide input (T-GCN's: one per gate). */
     int64_t (*vertex_lstm)(const model_config *config, int layer, int64_t *below);
 } model_info;
 

@@ -81,6 +81,74 @@ void ref_gru_cell_backward(const float *x, const float *h, const float *weight_i
     ref_linear_backward(h, weight_hh, d_recurrent_all, n, H, 3 * H, NULL, dweight_hh, dbias_hh);
 }
 
+void ref_tgcn_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                           const float *bias, int64_t block, int64_t hidden, float *h_out, float *cache)
+{
+    const int64_t H = hidden;
+    float *z = cache, *r = z + H, *candidate = r + H, *masked = candidate + H;
+    /* gate g's sum over [C_g | state]: its bias, its input block, then the state's columns */
+    for (int gate = 0; gate < 3; gate++)
+        for (int64_t j = 0; j < H; j++) {
+            const int64_t unit = gate * H + j;
+            const float *state = gate == 2 ? masked : h;
+            float sum = bias[unit];
+            for (int64_t k = 0; k < block; k++)
+                sum += x[gate * block + k] * weight_ih[unit * block + k];
+            for (int64_t k = 0; k < H; k++)
+                sum += state[k] * weight_hh[unit * H + k];
+            cache[unit] = gate == 2 ? tf_tanhf(sum) : sigmoid(sum);
+            if (gate == 1 && j == H - 1) /* R is complete: the candidate reads H * R */
+                for (int64_t k = 0; k < H; k++)
+                    masked[k] = h[k] * r[k];
+        }
+    for (int64_t j = 0; j < H; j++)
+        h_out[j] = z[j] * h[j] + (1.0f - z[j]) * candidate[j];
+}
+
+void ref_tgcn_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                            const float *cache, const float *dh_out, int64_t block, int64_t hidden, float *scratch,
+                            float *dx, float *dh, float *dweight_ih, float *dweight_hh, float *dbias)
+{
+    const int64_t H = hidden;
+    const float *z = cache, *r = z + H, *candidate = r + H, *masked = candidate + H;
+    float *d_pre = scratch, *d_masked = scratch + 3 * H; /* [3][H] z, r, h; [H] */
+    for (int64_t j = 0; j < H; j++) {
+        /* H' = Z H + (1 - Z) H~ */
+        d_pre[j] = dh_out[j] * (h[j] - candidate[j]) * z[j] * (1.0f - z[j]);
+        d_pre[2 * H + j] = dh_out[j] * (1.0f - z[j]) * (1.0f - candidate[j] * candidate[j]);
+        d_masked[j] = 0.0f;
+    }
+    /* the candidate read H * R through its state columns */
+    for (int64_t j = 0; j < H; j++)
+        for (int64_t k = 0; k < H; k++)
+            d_masked[k] += d_pre[2 * H + j] * weight_hh[(2 * H + j) * H + k];
+    for (int64_t k = 0; k < H; k++)
+        d_pre[H + k] = d_masked[k] * h[k] * r[k] * (1.0f - r[k]);
+    if (dh) {
+        for (int64_t k = 0; k < H; k++) {
+            dh[k] += dh_out[k] * z[k];
+            dh[k] += d_masked[k] * r[k];
+        }
+        for (int64_t unit = 0; unit < 2 * H; unit++) /* Z's and R's state columns */
+            for (int64_t k = 0; k < H; k++)
+                dh[k] += d_pre[unit] * weight_hh[unit * H + k];
+    }
+    for (int64_t unit = 0; unit < 3 * H; unit++) {
+        const int64_t gate = unit / H;
+        const float *state = gate == 2 ? masked : h;
+        for (int64_t k = 0; k < block; k++) {
+            if (dx)
+                dx[gate * block + k] += d_pre[unit] * weight_ih[unit * block + k];
+            if (dweight_ih)
+                dweight_ih[unit * block + k] += d_pre[unit] * x[gate * block + k];
+        }
+        for (int64_t k = 0; k < H && dweight_hh; k++)
+            dweight_hh[unit * H + k] += d_pre[unit] * state[k];
+        if (dbias)
+            dbias[unit] += d_pre[unit];
+    }
+}
+
 void ref_lstm_pointwise_forward(const float *preactivation, const float *c, int64_t n, int64_t hidden, float *c_out,
                                 float *h_out, float *gates)
 {

@@ -41,6 +41,17 @@
 extern "C" {
 #endif
 
+/**
+ * Which recurrent cell runs one vertex's sequence (a time encoder, ref/fusion.h; the cell a model of
+ * ref/models/model.h runs per vertex, #model_info::lane_cell).
+ */
+typedef enum time_encoder_kind {
+    TIME_ENCODER_GRU,       /**< torch.nn.GRU: gate blocks r, z, n */
+    TIME_ENCODER_LSTM,      /**< torch.nn.LSTM: gate blocks i, f, g, o */
+    TIME_ENCODER_TGCN,      /**< T-GCN's GRU (ref_tgcn_cell_forward()): gate blocks z, r, h */
+    TIME_ENCODER_PEEPHOLE,  /**< the LSTM with peepholes of GCRN (ref_lstm_peephole_forward()): i, f, g, o */
+} time_encoder_kind;
+
 /** Floats of GRU cache per row: r, z, n and the hidden part h W_hn^T + b_hn. */
 #define GRU_CACHE_WIDTH(hidden) (4 * (hidden))
 
@@ -76,6 +87,42 @@ void ref_gru_cell_backward(const float *x, const float *h, const float *weight_i
                            const float *cache, const float *dh_out, int64_t n, int64_t in, int64_t hidden,
                            float *dpreactivation, float *dx, float *dh, float *dweight_ih, float *dweight_hh,
                            float *dbias_ih, float *dbias_hh);
+
+/**
+ * T-GCN's GRU (PyTorch Geometric Temporal's TGCN cell after its graph convolutions), one row: each
+ * gate g = z, r, h reads its own input block C_g of x = [C_z | C_r | C_h] (each @p block wide) and
+ * the state through one linear map L_g of the concatenation, and R multiplies H **before** the
+ * candidate's product (torch's GRU applies r after it):
+ *
+ *     Z = sigmoid([C_z | H] L_z^T + c_z),  R = sigmoid([C_r | H] L_r^T + c_r)
+ *     H~ = tanh([C_h | H * R] L_h^T + c_h),  H' = Z * H + (1 - Z) * H~
+ *
+ * L_g is split into its input columns, @p weight_ih [3 hidden][block] (gate g's rows g H .. g H + H - 1),
+ * and its state columns, @p weight_hh [3 hidden][hidden]; @p bias [3 hidden] holds c_z, c_r, c_h (one
+ * bias per gate: a Linear has one). Each sum is the bias, then the input terms k = 0, 1, ..., then
+ * the state terms, in one float accumulator (a Linear on the concatenation, in its column order).
+ * @param x          [3 block] the row's input
+ * @param h          [hidden] previous state
+ * @param weight_ih  [3 hidden][block] L_z, L_r, L_h's input columns
+ * @param weight_hh  [3 hidden][hidden] their state columns
+ * @param bias       [3 hidden] c_z, c_r, c_h
+ * @param block      the width of each gate's input block C_g
+ * @param hidden     state width H
+ * @param h_out      [hidden] new state (must not alias @p h)
+ * @param cache      [GRU_CACHE_WIDTH(hidden)] gets Z, R, H~ and H * R for the backward
+ */
+void ref_tgcn_cell_forward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                           const float *bias, int64_t block, int64_t hidden, float *h_out, float *cache);
+
+/**
+ * Backward of ref_tgcn_cell_forward() for its row, given dh_out [hidden]: adds into dx [3 block], dh
+ * [hidden] and the gradients dweight_ih [3 hidden][block], dweight_hh [3 hidden][hidden], dbias
+ * [3 hidden] (any may be NULL), each the row's own float terms. @p scratch [4 hidden]: the gates'
+ * pre-activation gradients (z, r, h), then the gradient of H * R.
+ */
+void ref_tgcn_cell_backward(const float *x, const float *h, const float *weight_ih, const float *weight_hh,
+                            const float *cache, const float *dh_out, int64_t block, int64_t hidden, float *scratch,
+                            float *dx, float *dh, float *dweight_ih, float *dweight_hh, float *dbias);
 
 /**
  * LSTM pointwise forward: from pre-activations @p preactivation [n][4 hidden] (i, f, g, o) and

@@ -1,7 +1,7 @@
 /**
  * @file ref/nn/recurrent_gates.h
- * @brief The pointwise equations of the GRU cell and of the LSTM cell, one hidden unit at a
- *        time, written once for the optimized twins on the CPU (opt/kernels.c, opt/fusion.c)
+ * @brief The pointwise equations of the GRU cell and of the LSTM cell (with and without
+ *        peepholes), one hidden unit at a time, written once for the optimized twins on the CPU (opt/kernels.c, opt/fusion.c)
  *        and on the GPU (cuda/recurrent.cu, cuda/fusion.cu).
  *
  * The equations are torch.nn.GRUCell's and torch.nn.LSTMCell's, as ref/nn/recurrent.h states
@@ -187,6 +187,55 @@ TF_HOST_DEVICE static inline void lstm_unit_backward(float dh_next, float dc_nex
     d_preactivation[3 * H] = d_o * o * (1.0f - o);
     if (dc_prev)
         *dc_prev += d_cell * f;
+}
+
+/**
+ * LSTM with peepholes forward, unit j of one row (ref_lstm_peephole_forward() gives the equations):
+ * lstm_unit_forward() with the gates i and f reading w_ci c and w_cf c, and o reading w_co c'.
+ * @param pre_i,pre_f,pre_g,pre_o  unit j of the four sums without their peephole terms
+ * @param c_prev  unit j of the carried cell state c
+ * @param w_i,w_f,w_o  unit j of the three peepholes
+ * @param H,gates,c_next  as lstm_unit_forward()
+ * @return h' of unit j
+ */
+TF_HOST_DEVICE static inline float lstm_peephole_unit_forward(float pre_i, float pre_f, float pre_g, float pre_o,
+                                                              float c_prev, float w_i, float w_f, float w_o, int64_t H,
+                                                              float *gates, float *c_next)
+{
+    const float i = gate_sigmoid(pre_i + w_i * c_prev);
+    const float f = gate_sigmoid(pre_f + w_f * c_prev);
+    const float g = gate_tanh(pre_g);
+    const float cell = f * c_prev + i * g;
+    const float o = gate_sigmoid(pre_o + w_o * cell);
+    gates[0] = i;
+    gates[H] = f;
+    gates[2 * H] = g;
+    gates[3 * H] = o;
+    *c_next = cell;
+    return o * gate_tanh(cell);
+}
+
+/**
+ * LSTM with peepholes backward, unit j of one row (ref_lstm_peephole_backward()'s terms): as
+ * lstm_unit_backward(), with the peepholes' paths: c' also reaches h' through o, and c through i
+ * and f. @p dc_prev, when not NULL, gets dL/dc' f + dL/da_i w_ci + dL/da_f w_cf added.
+ */
+TF_HOST_DEVICE static inline void lstm_peephole_unit_backward(float dh_next, float dc_next, float c_prev, float c_next,
+                                                              float w_i, float w_f, float w_o, const float *gates,
+                                                              int64_t H, float *d_preactivation, float *dc_prev)
+{
+    const float i = gates[0], f = gates[H], g = gates[2 * H], o = gates[3 * H];
+    const float squashed = gate_tanh(c_next);
+    const float d_o = dh_next * squashed * o * (1.0f - o);
+    const float d_cell = dc_next + dh_next * o * (1.0f - squashed * squashed) + d_o * w_o;
+    const float d_i = d_cell * g * i * (1.0f - i);
+    const float d_f = d_cell * c_prev * f * (1.0f - f);
+    d_preactivation[0] = d_i;
+    d_preactivation[H] = d_f;
+    d_preactivation[2 * H] = d_cell * i * (1.0f - g * g);
+    d_preactivation[3 * H] = d_o;
+    if (dc_prev)
+        *dc_prev += d_cell * f + d_i * w_i + d_f * w_f;
 }
 
 #endif

@@ -34,15 +34,17 @@
 
 /* ---- temporal fusion ------------------------------------------------------------------------ */
 
-static const char *const cell_variants[] = {"GRU", "LSTM", NULL};
-/* Run on a model, the lanes need its recurrence to be torch's LSTM per vertex. */
-static const unsigned cell_needs[] = {1u << MODEL_VERTEX_LSTM, 1u << MODEL_VERTEX_LSTM};
+/* One variant per cell, in the order of time_encoder_kind. */
+static const char *const cell_variants[] = {"GRU", "LSTM", "T-GCN GRU", "peephole LSTM", NULL};
+/* Run on a model, the lanes need its recurrence to be a cell per vertex (#model_info::lane_cell). */
+#define LANES (1u << MODEL_VERTEX_CELL)
+static const unsigned cell_needs[] = {LANES, LANES, LANES, LANES};
 
 /* Outputs, input gradients and the four parameter gradients of one run of one layer. */
 typedef struct run_buffers {
     float *h;            /* [total_steps][hidden] */
     float *dx;           /* [total_steps][in] */
-    float *gradient[4];  /* weight_ih [G H][in], weight_hh [G H][H], bias_ih [G H], bias_hh [G H] */
+    float *gradient[TIME_ENCODER_TENSORS];  /* as time_encoder_sizes() lists them (NULL: none) */
 } run_buffers;
 
 /* The most LSTMs a model stacks per vertex (--layers' bound). */
@@ -52,8 +54,8 @@ enum { MAX_LANE_LAYERS = 16 };
  * the one below's outputs in its columns [below, below + H) (#model_info::vertex_lstm). */
 typedef struct lane_layer {
     time_encoder encoder;      /* its weights point into `weights` */
-    float *weights[4];         /* same shapes as run_buffers::gradient */
-    int64_t sizes[4];          /* their lengths */
+    float *weights[TIME_ENCODER_TENSORS]; /* same shapes as run_buffers::gradient */
+    int64_t sizes[TIME_ENCODER_TENSORS];  /* their lengths (0: the cell has no such tensor) */
     int64_t below;             /* the column of x where the layer below's h goes; -1: none */
     float *x;                  /* [total_steps][in] inputs (the `below` columns rewritten by each run) */
     float *dh_out;             /* [total_steps][hidden] the gradient of the layer's own outputs (the head's) */
@@ -73,7 +75,7 @@ typedef struct temporal_state {
 static void buffers_free(run_buffers *b)
 {
     free(b->h), free(b->dx);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
         free(b->gradient[k]);
 }
 
@@ -82,8 +84,9 @@ static int buffers_alloc(run_buffers *b, const lane_layer *l, int64_t total, tf_
     if (!(b->h = tf_alloc((size_t)(total * l->encoder.hidden), sizeof(float), "fusion outputs", err)) ||
         !(b->dx = tf_alloc((size_t)(total * l->encoder.in), sizeof(float), "fusion input gradients", err)))
         return err->code;
-    for (int k = 0; k < 4; k++)
-        if (!(b->gradient[k] = tf_alloc((size_t)l->sizes[k], sizeof(float), "fusion parameter gradients", err)))
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
+        if (l->sizes[k] &&
+            !(b->gradient[k] = tf_alloc((size_t)l->sizes[k], sizeof(float), "fusion parameter gradients", err)))
             return err->code;
     return TF_OK;
 }
@@ -92,9 +95,11 @@ static int buffers_alloc(run_buffers *b, const lane_layer *l, int64_t total, tf_
 static time_encoder_gradients zeroed_gradients(run_buffers *b, const lane_layer *l, int64_t total)
 {
     memset(b->dx, 0, (size_t)(total * l->encoder.in) * sizeof(float));
-    for (int k = 0; k < 4; k++)
-        memset(b->gradient[k], 0, (size_t)l->sizes[k] * sizeof(float));
-    return (time_encoder_gradients){b->gradient[0], b->gradient[1], b->gradient[2], b->gradient[3]};
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
+        if (l->sizes[k])
+            memset(b->gradient[k], 0, (size_t)l->sizes[k] * sizeof(float));
+    return (time_encoder_gradients){b->gradient[0], b->gradient[1], b->gradient[2], b->gradient[3],
+                                    {b->gradient[4], b->gradient[5], b->gradient[6]}};
 }
 
 /* Uniform in [-a, a) for n values. */
@@ -104,13 +109,14 @@ static void fill_uniform(rng *r, float *values, int64_t n, double a)
         values[i] = (float)((2.0 * rng_uniform(r) - 1.0) * a);
 }
 
-/* The layers' input widths: a model's stacked LSTMs (#model_info::vertex_lstm), one LSTM reading
- * its graph layer's H-wide output, or 16 without a model. */
-static int lane_widths(const technique_context *context, const dataset *data, int64_t hidden, int64_t *in,
-                       int64_t *below, tf_error *err)
+/* The layers' input widths: a model's stacked LSTMs (#model_info::vertex_lstm), or one cell reading
+ * its graph layer's H-wide output (T-GCN's: three of them, one per gate), or 16 (T-GCN's: 3 x 16)
+ * without a model. */
+static int lane_widths(const technique_context *context, const dataset *data, time_encoder_kind kind, int64_t hidden,
+                       int64_t *in, int64_t *below, tf_error *err)
 {
     below[0] = -1;
-    in[0] = context->model ? hidden : 16;
+    in[0] = (context->model ? hidden : 16) * (kind == TIME_ENCODER_TGCN ? 3 : 1);
     const model_info *info = context->model ? model_info_of(*context->model) : NULL;
     if (!info || !info->vertex_lstm)
         return 1;
@@ -126,16 +132,18 @@ static int lane_widths(const technique_context *context, const dataset *data, in
 static int lane_layer_setup(lane_layer *l, time_encoder_kind kind, int64_t in, int64_t below, int64_t hidden,
                             int64_t total, rng *r, tf_error *err)
 {
-    const int64_t G = time_encoder_gates(kind);
-    const int64_t sizes[4] = {G * hidden * in, G * hidden * hidden, G * hidden, G * hidden};
-    memcpy(l->sizes, sizes, sizeof sizes);
+    l->encoder = (time_encoder){.kind = kind, .in = in, .hidden = hidden};
+    time_encoder_sizes(&l->encoder, l->sizes);
     l->below = below;
-    for (int k = 0; k < 4; k++) {
-        if (!(l->weights[k] = tf_alloc((size_t)sizes[k], sizeof(float), "time encoder weights", err)))
+    for (int k = 0; k < TIME_ENCODER_TENSORS; k++) {
+        if (!l->sizes[k])
+            continue;
+        if (!(l->weights[k] = tf_alloc((size_t)l->sizes[k], sizeof(float), "time encoder weights", err)))
             return err->code;
-        fill_uniform(r, l->weights[k], sizes[k], 2.0 / sqrt((double)hidden)); /* torch's range, doubled */
+        fill_uniform(r, l->weights[k], l->sizes[k], 2.0 / sqrt((double)hidden)); /* torch's range, doubled */
     }
-    l->encoder = (time_encoder){kind, in, hidden, l->weights[0], l->weights[1], l->weights[2], l->weights[3]};
+    l->encoder = (time_encoder){kind, in, hidden, l->weights[0], l->weights[1], l->weights[2], l->weights[3],
+                                {l->weights[4], l->weights[5], l->weights[6]}};
     if (!(l->x = tf_alloc((size_t)(total * in), sizeof(float), "fusion inputs", err)) ||
         !(l->dh_out = tf_alloc((size_t)(total * hidden), sizeof(float), "fusion output gradients", err)) ||
         !(l->dh = tf_alloc((size_t)(total * hidden), sizeof(float), "fusion output gradients", err)))
@@ -176,19 +184,18 @@ static int temporal_setup(const technique_context *context, const dataset *data,
     temporal_state *s = tf_alloc(1, sizeof *s, "fusion technique", err);
     if (!(*state = s))
         return err->code;
-    /* A model of the table (the matrix): the lanes run its vertex recurrence, torch's LSTM reading its
-     * graph convolution's output, or its stack of them (#MODEL_VERTEX_LSTM); no model has torch's GRU
-     * per vertex. */
-    if (context->model && variant != TIME_ENCODER_LSTM)
-        return tf_error_set(err, TECHNIQUE_SKIP, "%s's vertex recurrence is an LSTM: the GRU lanes have none of it to run",
-                            model_kind_name(*context->model));
+    /* A model of the table (the matrix): the lanes run its vertex recurrence, the cell its table line
+     * names (#model_info::lane_cell), reading its graph layer's output, or its stack of them. */
+    if (context->model && variant != (int)model_info_of(*context->model)->lane_cell)
+        return tf_error_set(err, TECHNIQUE_SKIP, "its vertex recurrence is the %s cell: the other cells' lanes have none "
+                            "of it to run", cell_variants[model_info_of(*context->model)->lane_cell]);
     if (temporal_sequences(s, params, data, err) != TF_OK)
         return err->code;
     if (s->set->count == 0)
         return tf_error_set(err, TECHNIQUE_SKIP, "no vertex is ever active: no sequence to encode");
     const int64_t hidden = params && params->hidden ? params->hidden : 16, total = s->set->total_steps;
     int64_t in[MAX_LANE_LAYERS], below[MAX_LANE_LAYERS];
-    if ((s->layers = lane_widths(context, data, hidden, in, below, err)) < 1)
+    if ((s->layers = lane_widths(context, data, (time_encoder_kind)variant, hidden, in, below, err)) < 1)
         return err->code;
     rng r;
     rng_seed(&r, 7);
@@ -233,7 +240,7 @@ static void lane_input(temporal_state *s, int l, int twin)
 static const float *lane_output_gradient(temporal_state *s, int l, int twin)
 {
     lane_layer *layer = &s->layer[l];
-    if (l + 1 == s->layers)
+    if (l + 1 == s->layers || s->layer[l + 1].below < 0) /* GCRN-M1: a graph convolution in between */
         return layer->dh_out;
     const lane_layer *above = &s->layer[l + 1];
     const float *dx = twin < 0 ? above->ref.dx : above->twin.dx;
@@ -291,8 +298,9 @@ static double temporal_compare(void *state, int twin, int64_t step)
         const lane_layer *layer = &s->layer[l];
         worst = fmax(worst, fmax(relative_error(layer->twin.h, layer->ref.h, total * layer->encoder.hidden),
                                  relative_error(layer->twin.dx, layer->ref.dx, total * layer->encoder.in)));
-        for (int k = 0; k < 4; k++)
-            worst = fmax(worst, relative_error(layer->twin.gradient[k], layer->ref.gradient[k], layer->sizes[k]));
+        for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
+            if (layer->sizes[k])
+                worst = fmax(worst, relative_error(layer->twin.gradient[k], layer->ref.gradient[k], layer->sizes[k]));
     }
     return worst;
 }
@@ -338,7 +346,7 @@ static void temporal_teardown(void *state)
     sequence_set_free(&s->own);
     for (int l = 0; l < MAX_LANE_LAYERS; l++) {
         lane_layer *layer = &s->layer[l];
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < TIME_ENCODER_TENSORS; k++)
             free(layer->weights[k]);
         free(layer->x), free(layer->dh_out), free(layer->dh);
         buffers_free(&layer->ref);
@@ -358,7 +366,7 @@ int fusion_temporal_stack(const void *state, double *sent_back)
 {
     const temporal_state *s = state;
     *sent_back = 0;
-    for (int l = 0; l + 1 < s->layers; l++) /* dh = dh_out + what the layer above sent: dh - dh_out */
+    for (int l = 0; l + 1 < s->layers && s->layer[l + 1].below >= 0; l++) /* dh = dh_out + what the layer above sent */
         for (int64_t i = 0; i < s->set->total_steps * s->layer[l].encoder.hidden; i++)
             *sent_back = fmax(*sent_back, fabs((double)s->layer[l].dh[i] - (double)s->layer[l].dh_out[i]));
     return s->layers;

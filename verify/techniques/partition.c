@@ -25,7 +25,7 @@ static const char *const partition_variants[] = {
     "hash cache",   "hash exchange", "pts cache", "pts exchange", "metis cache",     "metis exchange",
     "dynahb cache", "dynahb exchange", "dgc cache", "dgc exchange", "pss-ts exchange", NULL,
 };
-/* What each variant needs of a model: a vertex split, and pss-ts T-GCN's separable A^ X_t. */
+/* What each variant needs of a model: a vertex split, and pss-ts a separable A^ X_t (T-GCN's, WD-GCN's). */
 #define SPLIT (1u << MODEL_VERTEX_ROWS)
 static const unsigned partition_needs[] = {SPLIT, SPLIT, SPLIT, SPLIT, SPLIT, SPLIT,
                                            SPLIT, SPLIT, SPLIT, SPLIT, SPLIT | 1u << MODEL_ONE_HOP};

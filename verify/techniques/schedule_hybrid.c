@@ -2,8 +2,8 @@
  * schedules of the same chapter are verify/techniques/schedule.c).
  *
  * Variants:
- *  - "batch": four hybrid batches (5 % of the vertices, at least 10, x 4 snapshots) of a T-GCN
- *    with hidden 8: the reference is the full snapshot batch over the batch's snapshots with the
+ *  - "batch": four hybrid batches (5 % of the vertices, at least 10, x 4 snapshots) of a T-GCN (in
+ *    the matrix, of the cell's model: WD-GCN reads one hop of X_t too) with hidden 8: the reference is the full snapshot batch over the batch's snapshots with the
  *    loss over its targets only (hybrid_window_gradient(), ref kernels); the twins are the hybrid
  *    batch itself on the ref kernels and on the opt kernels (hybrid_batch_gradient()): fp, the
  *    worst over the loss and every gradient (the row's note counts the ref-kernel twin's
