@@ -32,7 +32,6 @@ typedef struct minibatch_state {
     comm local, *group;           /* the twin's ranks: the context's, or `local` (one rank) */
     int have_local;
     trainer ref, twin;
-    int have_ref, have_twin;
     minibatch_options sample;
     incremental_inputs_options served;
     int serves;                   /* the model has an aggregation of X_t to serve */
@@ -50,23 +49,10 @@ static int minibatch_setup(const technique_context *context, const dataset *data
     if (!(*state = s))
         return err->code;
     s->seq = &data->snapshots;
-    model_config config = {context->model ? *context->model : MODEL_TGCN, 0, MINIBATCH_HIDDEN, 0, 2, 0};
-    train_options options;
-    train_options_default(&options);
-    options.window = MINIBATCH_WINDOW;
-    options.stride = MINIBATCH_STRIDE;
-    options.batch = 2;
-    options.epochs = MINIBATCH_EPOCHS;
-    options.optimizer = OPTIMIZER_SGD;
-    if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK) { /* the data's shape, not a failure */
-        char why[TF_ERROR_MESSAGE_SIZE];
-        snprintf(why, sizeof why, "%s", err->message);
-        return tf_error_set(err, TECHNIQUE_SKIP, "cannot train on this data: %.900s", why);
-    }
-    s->have_ref = 1;
-    if (trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
-        return err->code;
-    s->have_twin = 1;
+    const int made = technique_sgd_trainers(context, s->seq, MINIBATCH_HIDDEN, MINIBATCH_WINDOW, MINIBATCH_STRIDE,
+                                            MINIBATCH_EPOCHS, &s->ref, &s->twin, err);
+    if (made != TF_OK)
+        return made;
     s->group = context->group;
     if (s->group && opt_trainer_parallel(&s->twin, s->group, err) != TF_OK)
         return err->code;
@@ -81,7 +67,7 @@ static int minibatch_setup(const technique_context *context, const dataset *data
     s->sample.fanout[0] = 5;
     s->sample.fanout[1] = 3;
     incremental_inputs_options_default(&s->served);
-    s->serves = model_has(config.kind, MODEL_SERVED_INPUTS);
+    s->serves = model_has(s->ref.model.config.kind, MODEL_SERVED_INPUTS);
     s->twins[0] = (technique_twin){s->serves ? "ranks, served by the cache and deltas" : "ranks, recomputed",
                                    TECHNIQUE_FP, TECHNIQUE_CPU_TOLERANCE};
     *twins = 1;
@@ -151,10 +137,8 @@ static void minibatch_teardown(void *state)
     minibatch_state *s = state;
     if (!s)
         return;
-    if (s->have_twin)
-        trainer_free(&s->twin);
-    if (s->have_ref)
-        trainer_free(&s->ref);
+    trainer_free(&s->twin);
+    trainer_free(&s->ref);
     if (s->have_local)
         comm_finalize(&s->local);
     free(s);
