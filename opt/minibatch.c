@@ -7,24 +7,13 @@
 #include "ref/core/clock.h"
 #include "ref/core/memory.h"
 
-/* After a step's all-reduce that carried the ranks' failures: stop together (opt/train.c's rule). */
-static int stop_together(int status, int failed, tf_error *err)
-{
-    if (status != TF_OK || failed == 0)
-        return status;
-    err->code = TF_ERR_INPUT;
-    err->message[0] = '\0';
-    return TF_ERR_INPUT;
-}
-
 /* Every step of the schedule over one mini-batch, this rank's slots only, one all-reduce per step. */
 static int train_batch(trainer *tr, comm *c, const sampled_graph *s, const train_schedule *plan, float *packed,
                        double *loss_sum, epoch_report *report, tf_error *err)
 {
-    parameter_list *list = &tr->model.parameters;
     int status = TF_OK;
     for (int64_t step = 0; status == TF_OK && step < plan->steps; step++) {
-        parameters_zero_grad(list);
+        parameters_zero_grad(&tr->model.parameters);
         const float scale = 1.0f / (float)train_schedule_windows_in_step(plan, step);
         for (int64_t slot = 0; status == TF_OK && slot < plan->batch; slot++) {
             const int64_t window = train_schedule_window(plan, step, slot);
@@ -34,16 +23,7 @@ static int train_batch(trainer *tr, comm *c, const sampled_graph *s, const train
             train_schedule_span(plan, window, &first, &count);
             status = minibatch_window_gradient(&tr->model, s, first, count, scale, loss_sum, err);
         }
-        int failed = status != TF_OK;
-        tf_error mpi_err;
-        const int summed = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, &failed, &mpi_err);
-        if (status == TF_OK && summed != TF_OK)
-            *err = mpi_err, status = summed;
-        status = summed == TF_OK ? stop_together(status, failed, err) : status;
-        if (status == TF_OK) {
-            trainer_apply_gradient(tr);
-            report->steps++;
-        }
+        status = opt_trainer_finish_step(tr, c, packed, status, report, err);
     }
     return status;
 }
@@ -93,6 +73,7 @@ int opt_minibatch_epoch(trainer *tr, comm *c, const snapshot_seq *seq, const min
                         tf_error *err)
 {
     memset(report, 0, sizeof *report);
+    minibatch_record(tr, o);
     const int64_t batches = minibatch_count(o, seq->num_nodes);
     float *packed = NULL;
     int32_t *targets = tf_alloc((size_t)o->size, sizeof *targets, "mini-batch targets", err);

@@ -253,6 +253,23 @@ static int team_run(thread_team *team, trainer *tr, const snapshot_seq *seq, con
     return TF_OK;
 }
 
+int opt_trainer_finish_step(trainer *tr, comm *c, float *packed, int status, epoch_report *report, tf_error *err)
+{
+    /* A rank whose windows failed joins the step's all-reduce too, so every rank stops here. */
+    int failed = status != TF_OK;
+    tf_error mpi_err;
+    const int summed = opt_trainer_sum_gradients(&tr->model.parameters, packed, c, tr->model.kernels, &failed,
+                                                 &mpi_err);
+    if (status == TF_OK && summed != TF_OK)
+        *err = mpi_err, status = summed;
+    status = summed == TF_OK ? stop_with_the_ranks(status, failed, err) : status;
+    if (status == TF_OK) {
+        trainer_apply_gradient(tr);
+        report->steps++;
+    }
+    return status;
+}
+
 int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_report *report, tf_error *err)
 {
     memset(report, 0, sizeof *report);
@@ -278,17 +295,7 @@ int opt_trainer_epoch(trainer *tr, comm *c, const snapshot_seq *seq, epoch_repor
         work.step = step;
         status = team_run(&team, tr, seq, &work, &loss_sum, err);
         team_sum_gradients(&team, tr);
-        /* A rank whose windows failed joins the step's all-reduce too, so every rank stops here. */
-        int failed = status != TF_OK;
-        tf_error mpi_err;
-        const int summed = opt_trainer_sum_gradients(list, packed, c, tr->model.kernels, &failed, &mpi_err);
-        if (status == TF_OK && summed != TF_OK)
-            *err = mpi_err, status = summed;
-        status = summed == TF_OK ? stop_with_the_ranks(status, failed, err) : status;
-        if (status == TF_OK) {
-            trainer_apply_gradient(tr);
-            report->steps++;
-        }
+        status = opt_trainer_finish_step(tr, c, packed, status, report, err);
     }
     team_free(&team);
     free(packed);

@@ -105,6 +105,15 @@ int opt_state_agree(comm *c, const parameter_list *list, const adam *optimizer, 
 int opt_trainer_sum_gradients(parameter_list *list, float *packed, comm *c, const kernels *copier, int *failed,
                               tf_error *err);
 
+/**
+ * End a data-parallel step: the gradients summed across the ranks with the ranks' failures
+ * (opt_trainer_sum_gradients() with @p packed), then, when no rank failed, the optimizer step and
+ * report->steps + 1. @p status is this rank's windows' own; a rank that did not fail but whose
+ * peer did returns TF_ERR_INPUT with an empty message (the failing rank's line is the one
+ * printed). Every rank calls it once per step. @return the step's status.
+ */
+int opt_trainer_finish_step(trainer *tr, comm *c, float *packed, int status, epoch_report *report, tf_error *err);
+
 /** The rank among @p size that runs slot @p position of a step, and evaluation window @p position. */
 int opt_trainer_rank_of(int64_t position, int size);
 

@@ -253,6 +253,14 @@ int sampled_graph_build(sampled_graph *s, const snapshot_seq *seq, const int32_t
     return status;
 }
 
+void minibatch_record(trainer *tr, const minibatch_options *o)
+{
+    memset(tr->sampling, 0, sizeof tr->sampling);
+    tr->sampling[0] = o->size;
+    for (int h = 0; h < o->hops; h++)
+        tr->sampling[1 + h] = o->fanout[h];
+}
+
 int64_t minibatch_count(const minibatch_options *o, int64_t num_nodes) { return (num_nodes + o->size - 1) / o->size; }
 
 int64_t minibatch_targets(const minibatch_options *o, int64_t num_nodes, uint64_t seed, int64_t epoch, int64_t batch,
@@ -283,34 +291,9 @@ int64_t minibatch_targets(const minibatch_options *o, int64_t num_nodes, uint64_
 int minibatch_window_gradient(model *m, const sampled_graph *s, int64_t first, int64_t count, float scale,
                               double *loss_sum, tf_error *err)
 {
-    const int64_t n = s->num_vertices, out = s->view.target_width, size = count * n * out;
-    float *predictions = tf_alloc((size_t)size + 1, sizeof(float), "mini-batch predictions", err);
-    float *dpredictions = predictions ? tf_alloc((size_t)size + 1, sizeof(float), "mini-batch predictions", err) : NULL;
-    uint8_t *mask = dpredictions ? tf_alloc((size_t)n + 1, 1, "target mask", err) : NULL;
-    if (!mask) {
-        free(predictions);
-        free(dpredictions);
-        return TF_ERR_INPUT;
-    }
-    window_tape tape;
-    memset(&tape, 0, sizeof tape);
-    int status = model_forward(m, &s->view, first, count, &tape, predictions, err);
-    if (status == TF_OK) {
-        double total = 0;
-        for (int64_t t = 0; t < count; t++) {
-            const snapshot *snap = &s->view.snapshots[first + t];
-            for (int64_t i = 0; i < n; i++)
-                mask[i] = i < s->num_targets && snap->present[i];
-            total += m->kernels->mse_loss(predictions + t * n * out, snap->targets.data, mask, n, out,
-                                          scale / (float)count, dpredictions + t * n * out);
-        }
-        *loss_sum += total / (double)count;
-        status = model_backward(m, &s->view, &tape, dpredictions, err);
-    }
-    window_tape_free(m, &tape);
-    free(predictions);
-    free(dpredictions);
-    free(mask);
+    double loss = 0;
+    const int status = model_window_gradient_over(m, &s->view, first, count, NULL, s->num_targets, scale, &loss, err);
+    *loss_sum += status == TF_OK ? loss : 0;
     return status;
 }
 
@@ -364,6 +347,7 @@ int minibatch_epoch(trainer *tr, const snapshot_seq *seq, const minibatch_option
                     tf_error *err)
 {
     memset(report, 0, sizeof *report);
+    minibatch_record(tr, o);
     train_schedule plan = trainer_schedule(tr);
     const int64_t batches = minibatch_count(o, seq->num_nodes);
     int32_t *targets = tf_alloc((size_t)o->size, sizeof *targets, "mini-batch targets", err);

@@ -52,8 +52,8 @@
 extern "C" {
 #endif
 
-/** Hops --fanout may list. */
-#define MINIBATCH_MAX_HOPS 4
+/** Hops --fanout may list (a checkpoint records each: trainer.sampling, ref/train.h). */
+#define MINIBATCH_MAX_HOPS (TRAIN_SAMPLING_VALUES - 1)
 
 /** The rng stream of the epochs' vertex permutations (keys of rng_seed_keyed()). */
 #define MINIBATCH_STREAM 0x4d494e49ull
@@ -98,6 +98,13 @@ int sampled_graph_build(sampled_graph *s, const snapshot_seq *seq, const int32_t
 
 /** Release @p s (safe on a zeroed one). */
 void sampled_graph_free(sampled_graph *s);
+
+/**
+ * Record @p o in @p tr->sampling, which checkpoints keep, so that a checkpoint of mini-batch epochs
+ * resumes only with the same N and fan-outs (and a whole-graph one only on whole graphs). The
+ * epochs below record it themselves; a run that loads a checkpoint records it before the load.
+ */
+void minibatch_record(trainer *tr, const minibatch_options *o);
 
 /** Mini-batches per epoch: ceil(num_nodes / N). */
 int64_t minibatch_count(const minibatch_options *o, int64_t num_nodes);

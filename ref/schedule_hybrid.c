@@ -359,34 +359,5 @@ int hybrid_batch_gradient(model *m, const hybrid_batch *b, float scale, double *
 int hybrid_window_gradient(model *m, const snapshot_seq *seq, const hybrid_batch *b, float scale, double *loss,
                            tf_error *err)
 {
-    const int64_t n = seq->num_nodes, out = seq->target_width, size = b->count * n * out;
-    float *predictions = tf_alloc((size_t)size, sizeof(float), "window predictions", err);
-    float *dpredictions = predictions ? tf_alloc((size_t)size, sizeof(float), "window predictions", err) : NULL;
-    uint8_t *mask = dpredictions ? tf_alloc((size_t)n, 1, "target mask", err) : NULL;
-    if (!mask) {
-        free(predictions);
-        free(dpredictions);
-        return TF_ERR_INPUT;
-    }
-    window_tape tape;
-    memset(&tape, 0, sizeof tape);
-    int status = model_forward(m, seq, b->first, b->count, &tape, predictions, err);
-    if (status == TF_OK) {
-        double total = 0;
-        for (int64_t t = 0; t < b->count; t++) {
-            const snapshot *s = &seq->snapshots[b->first + t];
-            memset(mask, 0, (size_t)n);
-            for (int64_t i = 0; i < b->num_targets; i++)
-                mask[b->frontier[i]] = s->present[b->frontier[i]];
-            total += ref_mse_loss(predictions + t * n * out, s->targets.data, mask, n, out, scale / (float)b->count,
-                                  dpredictions + t * n * out);
-        }
-        *loss = total / (double)b->count;
-        status = model_backward(m, seq, &tape, dpredictions, err);
-    }
-    window_tape_free(m, &tape);
-    free(predictions);
-    free(dpredictions);
-    free(mask);
-    return status;
+    return model_window_gradient_over(m, seq, b->first, b->count, b->frontier, b->num_targets, scale, loss, err);
 }

@@ -411,22 +411,24 @@ int trainer_evaluate(const trainer *tr, const snapshot_seq *seq, int64_t first, 
 
 /* trainer.npy: checkpoint.h's header (format, family, kind, epoch, Adam step, data digest, task),
  * then what else must match to resume: the model's shape (a stacked model's pairs too: GCRN-M1 with
- * fewer pairs would load the first ones silently), the windows, the split and the number of classes
- * (0 but for classification). */
+ * fewer pairs would load the first ones silently), the windows, the split, the number of classes
+ * (0 but for classification) and the sampled mini-batches (their epochs draw other graphs and take
+ * other steps: a whole-graph checkpoint resumed under --minibatch would go on silently elsewhere). */
 enum { STATE_HIDDEN = CHECKPOINT_HEADER_SIZE, STATE_K, STATE_IN, STATE_OUT, STATE_WINDOW, STATE_STRIDE, STATE_TRAIN,
-       STATE_LAYERS, STATE_CLASSES, STATE_SIZE };
+       STATE_LAYERS, STATE_CLASSES, STATE_SAMPLING, STATE_SIZE = STATE_SAMPLING + TRAIN_SAMPLING_VALUES };
 
 /* This trainer's state, windows and stride as they take effect (0 means "the split", "the window"). */
 static void checkpoint_state(const trainer *tr, int64_t state[STATE_SIZE])
 {
     const model_config *c = &tr->model.config;
     const int64_t window = tr->options.window ? tr->options.window : tr->train_snapshots;
-    int64_t values[STATE_SIZE] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, c->kind, tr->epoch,
+    int64_t values[STATE_SAMPLING] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, c->kind, tr->epoch,
                                   tr->optimizer.step, (int64_t)tr->data_digest, tr->options.task, c->hidden,
                                   c->chebyshev_k, c->in_features, c->out_features, window,
                                   tr->options.stride ? tr->options.stride : window, tr->train_snapshots,
                                   c->layers, tr->options.task == TASK_CLASSIFY ? c->out_features : 0};
     memcpy(state, values, sizeof values);
+    memcpy(state + STATE_SAMPLING, tr->sampling, sizeof tr->sampling);
 }
 
 /* Fills a checkpoint directory: parameters, Adam's moments, trainer.npy. */
@@ -441,7 +443,8 @@ int trainer_load(trainer *tr, const char *directory, tf_error *err)
 {
     int64_t s[STATE_SIZE], e[STATE_SIZE];
     static const char *const labels[] = {"hidden", "K", "features", "targets", "windows of", "stride",
-                                         "train snapshots", "layers", "classes"};
+                                         "train snapshots", "layers", "classes", "mini-batch size",
+                                         "fan-out hop 1", "fan-out hop 2", "fan-out hop 3", "fan-out hop 4"};
     int found;
     checkpoint_state(tr, e);
     return checkpoint_resume(directory, e, s, STATE_SIZE, STATE_HIDDEN, labels, &tr->model.parameters, &tr->optimizer,

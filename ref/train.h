@@ -77,6 +77,9 @@ typedef struct train_options {
 /** Set @p options to the defaults: 50 epochs, lr 0.01, Adam, window 0, batch 1 (consecutive), ratio 0.8, seed 1. */
 void train_options_default(train_options *options);
 
+/** Values a checkpoint records of the sampled mini-batches (ref/minibatch.h): N and four hops' fan-outs. */
+#define TRAIN_SAMPLING_VALUES 5
+
 /** A model being trained: the model, its optimizer and where training stands. */
 typedef struct trainer {
     model model;               /**< the model (parameters and gradients) */
@@ -85,6 +88,10 @@ typedef struct trainer {
     int64_t epoch;             /**< epochs completed */
     int64_t train_snapshots;   /**< snapshots 0 .. train_snapshots-1 train, the rest test */
     uint64_t data_digest;      /**< checkpoint_snapshot_digest() of the data, kept in checkpoints */
+    /** What checkpoints record of --minibatch (minibatch_record(), ref/minibatch.h): the targets
+     *  per mini-batch, then each hop's fan-out (0 past the last hop); all 0 on whole graphs, so a
+     *  resume in the other setting, or with another sample, is refused naming the values. */
+    int64_t sampling[TRAIN_SAMPLING_VALUES];
 } trainer;
 
 /** Results of one epoch. */
@@ -234,7 +241,8 @@ int trainer_evaluate_window(const trainer *tr, const snapshot_seq *seq, int64_t 
  * Save a checkpoint in @p directory (ref/models/checkpoint.h): parameters as NAME.npy (PyTorch
  * state_dict names), Adam moments as adam.exp_avg.NAME.npy / adam.exp_avg_sq.NAME.npy, and
  * trainer.npy, written last (the header with epoch, step and data digest; hidden, K, features,
- * targets, window, stride, train snapshots). A kill at any instant leaves a complete checkpoint
+ * targets, window, stride, train snapshots, layers, classes, and the mini-batch size and fan-outs
+ * of trainer.sampling). A kill at any instant leaves a complete checkpoint
  * that trainer_load() finds. An existing DIRECTORY is replaced only if it is empty or a twofold
  * checkpoint; anything else is an error.
  */

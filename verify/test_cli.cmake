@@ -232,6 +232,51 @@ if(NOT status4 EQUAL 0 OR fresh MATCHES "checkpoint")
   message(FATAL_ERROR "--epochs 0 without --load (${status4}):\n${fresh}")
 endif()
 
+# --minibatch resumes too: an epoch's targets and sampled graphs are drawn from keys of the seed,
+# the epoch and the mini-batch (ref/minibatch.h), and the served twin's cache and engine live for
+# one mini-batch, so nothing but the parameters, Adam and the epoch carries over: 3 epochs straight
+# equal 1 + save + load + 2, on the reference and on the twin serving the inputs. The checkpoint
+# records N and the fan-outs: a resume with another sample, or on whole graphs, is refused.
+set(mb_args train --model gconvlstm --data powerlaw:nodes=60,edges=300,snapshots=8,churn=0.05,seed=3 --hidden 4
+            --window 3 --stride 1)
+set(mb_sample --minibatch 25 --fanout 3,2)
+foreach(impl ref opt)
+  set(mb_impl --impl ${impl})
+  if(impl STREQUAL "opt")
+    list(APPEND mb_impl --incremental)
+  endif()
+  execute_process(COMMAND ${TWOFOLD} ${mb_args} ${mb_sample} ${mb_impl} --epochs 3 RESULT_VARIABLE status
+                  OUTPUT_VARIABLE straight ERROR_VARIABLE error)
+  execute_process(COMMAND ${TWOFOLD} ${mb_args} ${mb_sample} ${mb_impl} --epochs 1 --save ${WORK}/mb_${impl}
+                  RESULT_VARIABLE status1 ERROR_VARIABLE error1)
+  execute_process(COMMAND ${TWOFOLD} ${mb_args} ${mb_sample} ${mb_impl} --epochs 3 --load ${WORK}/mb_${impl}
+                  RESULT_VARIABLE status2 OUTPUT_VARIABLE resumed ERROR_VARIABLE error2)
+  if(NOT status EQUAL 0 OR NOT status1 EQUAL 0 OR NOT status2 EQUAL 0)
+    message(FATAL_ERROR "--minibatch ${impl} train/save/load failed: ${status} ${status1} ${status2}\n${straight}"
+                        "${error}${error1}\n${resumed}${error2}")
+  endif()
+  string(REGEX MATCH "epoch +3  train loss [0-9.]+  test MSE [0-9.]+" straight_epoch "${straight}")
+  string(REGEX MATCH "epoch +3  train loss [0-9.]+  test MSE [0-9.]+" resumed_epoch "${resumed}")
+  string(REGEX MATCH "final test MSE [0-9.]+" straight_final "${straight}")
+  string(REGEX MATCH "final test MSE [0-9.]+" resumed_final "${resumed}")
+  if(NOT resumed MATCHES "resuming after epoch 1" OR NOT resumed MATCHES "mini-batches: 3 per epoch"
+     OR straight_final STREQUAL "" OR straight_epoch STREQUAL "" OR NOT straight_final STREQUAL resumed_final
+     OR NOT straight_epoch STREQUAL resumed_epoch)
+    message(FATAL_ERROR "--minibatch ${impl}: the resumed run differs:\n${straight}\n---\n${resumed}")
+  endif()
+  message(STATUS "--minibatch ${impl} uninterrupted: ${straight_epoch}; resumed after epoch 1: ${resumed_epoch}")
+endforeach()
+expect_failure("saved with fan-out hop 2 2; this run has fan-out hop 2 1" ${mb_args} --minibatch 25 --fanout 3,1
+               --epochs 3 --load ${WORK}/mb_ref)
+expect_failure("saved with mini-batch size 25, fan-out hop 1 3, fan-out hop 2 2; this run has mini-batch size 0, fan-out hop 1 0, fan-out hop 2 0"
+               ${mb_args} --epochs 3 --load ${WORK}/mb_ref)
+execute_process(COMMAND ${TWOFOLD} ${mb_args} --epochs 1 --save ${WORK}/mb_whole RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "whole-graph train --save for the --minibatch refusal failed: ${status}")
+endif()
+expect_failure("saved with mini-batch size 0, fan-out hop 1 0, fan-out hop 2 0; this run has mini-batch size 25"
+               ${mb_args} ${mb_sample} --epochs 3 --load ${WORK}/mb_whole)
+
 # The same for an event model: 3 epochs straight equal 1 + save + load + 2, and loading a
 # finished checkpoint with nothing left to train evaluates it.
 set(event_args train --model tgn --data events:nodes=40,events=400 --memory-dim 4 --time-dim 4 --embedding-dim 4

@@ -269,12 +269,87 @@ START_TEST(served_epoch_equals_recompute)
 }
 END_TEST
 
+/* Values of the parameters that differ in bits between two trainers of one model. */
+static int64_t differing_bits(const trainer *a, const trainer *b)
+{
+    int64_t differ = 0;
+    for (int64_t i = 0; i < a->model.parameters.count; i++) {
+        const tensor *x = &a->model.parameters.items[i].value, *y = &b->model.parameters.items[i].value;
+        for (int64_t j = 0; j < x->size; j++)
+            differ += memcmp(&x->data[j], &y->data[j], sizeof(float)) != 0;
+    }
+    return differ;
+}
+
+/* A run interrupted by a checkpoint resumes where it stopped: 3 epochs straight (2 under Valgrind)
+ * and 1 + save + load into a fresh trainer + the rest end on the same bits, the reference and the served twin (Adam's
+ * state, the epoch and the parameters are all that carries over: an epoch's draws are keyed by the
+ * seed, the epoch and the mini-batch, and a mini-batch's cache and engine die with it). The
+ * checkpoint records N and the fan-outs: loading it under another fan-out is refused. */
+START_TEST(resume_is_bitwise)
+{
+    tf_error err;
+    dataset d;
+    const snapshot_seq *seq = load_snapshots("powerlaw:nodes=30,edges=150,snapshots=6,churn=0.05,seed=4", &d);
+    minibatch_options o = {12, 0, {0}};
+    const int epochs = (int)test_repeats(3, 2);
+    ck_assert(minibatch_fanout_parse("3,2", &o, &err) == TF_OK);
+    train_options options = train_options_windows(3, 1, 2, 0.67);
+    model_config config = {MODEL_GCONVLSTM, 0, 4, 0, 2, 0};
+    comm local;
+    comm_init_local(&local);
+    incremental_inputs_options inputs;
+    incremental_inputs_options_default(&inputs);
+    char directory[320];
+    snprintf(directory, sizeof directory, "%s/minibatch_resume", temporary_directory());
+    for (int served = 0; served < 2; served++) {
+        trainer straight, stopped, resumed;
+        epoch_report report;
+        ck_assert(trainer_create(&straight, seq, &config, &options, &err) == TF_OK);
+        ck_assert(trainer_create(&stopped, seq, &config, &options, &err) == TF_OK);
+        ck_assert(trainer_create(&resumed, seq, &config, &options, &err) == TF_OK);
+        for (int e = 0; e < epochs; e++) {
+            trainer *tr = e == 0 ? &stopped : &resumed;
+            if (e == 1) {
+                ck_assert_msg(trainer_save(&stopped, directory, &err) == TF_OK, "%s", err.message);
+                minibatch_record(&resumed, &o);
+                ck_assert_msg(trainer_load(&resumed, directory, &err) == TF_OK, "%s", err.message);
+                ck_assert_int_eq(resumed.epoch, 1);
+            }
+            ck_assert_msg((served ? opt_minibatch_epoch(&straight, &local, seq, &o, &inputs, NULL, &report, &err)
+                                  : minibatch_epoch(&straight, seq, &o, &report, &err)) == TF_OK, "%s", err.message);
+            ck_assert_msg((served ? opt_minibatch_epoch(tr, &local, seq, &o, &inputs, NULL, &report, &err)
+                                  : minibatch_epoch(tr, seq, &o, &report, &err)) == TF_OK, "%s", err.message);
+        }
+        const int64_t differ = differing_bits(&straight, &resumed);
+        printf("resume (%s, GConvLSTM, %d epochs of %lld mini-batches): 1 + save + load + %d against %d straight: %lld "
+               "parameter values differ in bits\n", served ? "served twin" : "reference", epochs,
+               (long long)minibatch_count(&o, seq->num_nodes), epochs - 1, epochs, (long long)differ);
+        ck_assert_int_eq(differ, 0);
+        trainer_free(&straight);
+        trainer_free(&stopped);
+        trainer_free(&resumed);
+    }
+    trainer other;
+    minibatch_options fewer = o;
+    fewer.fanout[1] = 1;
+    ck_assert(trainer_create(&other, seq, &config, &options, &err) == TF_OK);
+    minibatch_record(&other, &fewer);
+    EXPECT_INPUT_ERROR(trainer_load(&other, directory, &err), &err, "saved with fan-out hop 2 2;",
+                       "this run has fan-out hop 2 1");
+    trainer_free(&other);
+    comm_finalize(&local);
+    dataset_free(&d);
+}
+END_TEST
+
 int main(void)
 {
     const named_test tests[] = {{"crafted_rule", crafted_rule},
                                 {"draw_on_generated", draw_on_generated},
                                 {"full_batch_is_trainer_epoch", full_batch_is_trainer_epoch},
                                 {"incremental_on_sampled_graph", incremental_on_sampled_graph},
-                                {"served_epoch_equals_recompute", served_epoch_equals_recompute}};
+                                {"served_epoch_equals_recompute", served_epoch_equals_recompute},
+                                {"resume_is_bitwise", resume_is_bitwise}};
     return run_suite(suite_of("minibatch", tests, sizeof tests / sizeof *tests, 300));
 }

@@ -440,14 +440,14 @@ START_TEST(checkpoint_errors)
                        "this run has mails 3");
     event_trainer_free(&other);
     event_trainer_free(&apan);
-    /* A snapshot model's trainer.npy (format 4: header with the task, then hidden, K, features,
-     * targets, window, stride, train snapshots, layers, classes), and one of the earlier format
-     * (version 1, 8 values). */
+    /* A snapshot model's trainer.npy (format 5: header with the task, then hidden, K, features,
+     * targets, window, stride, train snapshots, layers, classes, mini-batch size and four fan-outs),
+     * and one of the earlier format (version 1, 8 values). */
     char path[320];
     snprintf(path, sizeof path, "%s/trainer.npy", directory);
-    int64_t snapshot_state[16] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, 0, 5, 10, 0, TASK_REGRESSION, 32, 2, 4,
-                                  1, 4, 4, 20, 0, 0},
-            shape[1] = {16};
+    int64_t snapshot_state[21] = {CHECKPOINT_FORMAT, CHECKPOINT_SNAPSHOT_MODEL, 0, 5, 10, 0, TASK_REGRESSION, 32, 2, 4,
+                                  1, 4, 4, 20, 0, 0, 0, 0, 0, 0, 0},
+            shape[1] = {21};
     ck_assert(npy_write(path, NPY_INT64, 1, shape, snapshot_state, &err) == TF_OK);
     EXPECT_INPUT_ERROR(event_trainer_load(&tgn, directory, &err), &err, "a checkpoint of model tgcn",
                        "this run trains tgn");

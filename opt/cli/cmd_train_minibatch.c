@@ -23,6 +23,16 @@ static int minibatch_on(const train_command *c, const comm *group)
     return c->minibatch.size > 0;
 }
 
+/* The trainer, its checkpoint values recorded before a --load compares them (ref/minibatch.h). */
+static int minibatch_create(train_run *r, tf_error *err)
+{
+    r->tr = &r->single;
+    int status = trainer_create(r->tr, r->seq, &r->c->config, &r->c->options, err);
+    if (status == TF_OK)
+        minibatch_record(r->tr, &r->c->minibatch);
+    return status;
+}
+
 static void minibatch_describe(const train_run *r)
 {
     const minibatch_options *o = &r->c->minibatch;
@@ -62,6 +72,6 @@ static int minibatch_report(train_run *r, tf_error *err)
 }
 
 const train_technique train_minibatch_technique = {
-    .name = "minibatch", .check = minibatch_check, .on = minibatch_on, .describe = minibatch_describe,
+    .name = "minibatch", .check = minibatch_check, .on = minibatch_on, .create = minibatch_create, .describe = minibatch_describe,
     .epoch = minibatch_train_epoch, .report = minibatch_report,
 };

@@ -44,10 +44,10 @@ extern "C" {
 /** The file that marks a directory as a complete twofold checkpoint (written last). */
 #define CHECKPOINT_MARKER "trainer.npy"
 
-/** The format of trainer.npy this twofold writes and reads (1, 1001, 2 and 3 were the earlier ones; 3 added
- *  a snapshot model's stacked pairs, 4 the task in the header, a snapshot model's number of classes and an
- *  event model's mails per mailbox). */
-#define CHECKPOINT_FORMAT 4
+/** The format of trainer.npy this twofold writes and reads (1, 1001, 2, 3 and 4 were the earlier ones; 3
+ *  added a snapshot model's stacked pairs, 4 the task in the header, a snapshot model's number of classes
+ *  and an event model's mails per mailbox, 5 a snapshot model's mini-batch size and fan-outs). */
+#define CHECKPOINT_FORMAT 5
 
 /**
  * A test hook: with TWOFOLD_SAVE_FAULT_STEP=k in the environment, checkpoint_save() kills its

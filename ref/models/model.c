@@ -509,6 +509,44 @@ double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t fir
     return total / (double)count;
 }
 
+int model_window_gradient_over(model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                               const int32_t *vertices, int64_t num_chosen, float scale, double *loss,
+                               tf_error *err)
+{
+    const int64_t n = seq->num_nodes, out = seq->target_width, size = count * n * out;
+    float *predictions = tf_alloc((size_t)size + 1, sizeof(float), "window predictions", err);
+    float *dpredictions = predictions ? tf_alloc((size_t)size + 1, sizeof(float), "window predictions", err) : NULL;
+    uint8_t *mask = dpredictions ? tf_alloc((size_t)n + 1, 1, "target mask", err) : NULL; /* [n] */
+    if (!mask) {
+        free(predictions);
+        free(dpredictions);
+        return TF_ERR_INPUT;
+    }
+    window_tape tape;
+    memset(&tape, 0, sizeof tape);
+    int status = model_forward(m, seq, first, count, &tape, predictions, err);
+    if (status == TF_OK) {
+        double total = 0;
+        for (int64_t t = 0; t < count; t++) {
+            const snapshot *s = &seq->snapshots[first + t];
+            memset(mask, 0, (size_t)n);
+            for (int64_t i = 0; i < num_chosen; i++) {
+                const int64_t v = vertices ? vertices[i] : i;
+                mask[v] = s->present[v];
+            }
+            total += m->kernels->mse_loss(predictions + t * n * out, s->targets.data, mask, n, out,
+                                          scale / (float)count, dpredictions + t * n * out);
+        }
+        *loss = total / (double)count;
+        status = model_backward(m, seq, &tape, dpredictions, err);
+    }
+    window_tape_free(m, &tape);
+    free(predictions);
+    free(dpredictions);
+    free(mask);
+    return status;
+}
+
 double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
                          float scale, float *dpredictions)
 {

@@ -210,6 +210,19 @@ void *model_scratch_zeroed(const model *m, size_t count, size_t size, const char
 double model_window_loss(const snapshot_seq *seq, int64_t first, int64_t count, const float *predictions,
                          float scale, float *dpredictions);
 
+/**
+ * Forward and backward of @p m over snapshots first .. first+count-1 of @p seq with the loss over
+ * chosen vertices only: the mean over the snapshots of the MSE over the chosen vertices present
+ * in each, by @p m's kernels, scaled by @p scale for the gradients (added to the model's). The
+ * chosen vertices are @p vertices [num_chosen], or 0 .. num_chosen-1 when @p vertices is NULL
+ * (targets placed first, as a sampled view places them). DynaHB's batch oracle and ReInc's
+ * mini-batch windows both train this way (ref/schedule_hybrid.h, ref/minibatch.h).
+ * @return as model_forward(); @p loss out (unscaled).
+ */
+int model_window_gradient_over(model *m, const snapshot_seq *seq, int64_t first, int64_t count,
+                               const int32_t *vertices, int64_t num_chosen, float scale, double *loss,
+                               tf_error *err);
+
 /** model_window_loss() computed by @p m's kernels (their mse_loss): what the trainers call. */
 double model_window_loss_of(const model *m, const snapshot_seq *seq, int64_t first, int64_t count,
                             const float *predictions, float scale, float *dpredictions);

@@ -29,6 +29,34 @@ float technique_spoiled(float value)
     return value + 1.0f + fabsf(value);
 }
 
+int technique_sgd_trainers(const technique_context *context, const snapshot_seq *seq, int64_t hidden, int64_t window,
+                           int64_t stride, int64_t epochs, trainer *ref, trainer *twin, tf_error *err)
+{
+    const model_kind kind = context->model ? *context->model : MODEL_TGCN;
+    /* K = 2, but 3 for DCRNN, so that the closure of its diffusions' T_2 runs when they are served
+     * (opt/incremental_walks.h) */
+    model_config config = {kind, 0, hidden, 0, model_info_of(kind)->inputs == MODEL_INPUTS_DIFFUSION ? 3 : 2, 0};
+    train_options options;
+    train_options_default(&options);
+    options.window = window;
+    options.stride = stride;
+    options.batch = 2;
+    options.epochs = epochs;
+    options.optimizer = OPTIMIZER_SGD;
+    /* a trainer_create() that fails has released what it made: zeroed, trainer_free() passes it by */
+    if (trainer_create(ref, seq, &config, &options, err) != TF_OK) { /* the data's shape, not a failure */
+        memset(ref, 0, sizeof *ref);
+        char why[TF_ERROR_MESSAGE_SIZE];
+        snprintf(why, sizeof why, "%s", err->message);
+        return tf_error_set(err, TECHNIQUE_SKIP, "cannot train on this data: %.900s", why);
+    }
+    if (trainer_create(twin, seq, &config, &options, err) != TF_OK) {
+        memset(twin, 0, sizeof *twin);
+        return err->code;
+    }
+    return TF_OK;
+}
+
 /* A twin's error folded into its worst: a bitwise twin adds its differing values up over the
  * steps, an fp twin keeps the largest (NaN already counts as infinite). */
 static void fold_error(engine_result *r, int twin, int64_t step, double error)

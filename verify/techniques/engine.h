@@ -57,6 +57,7 @@
 #include "opt/comm.h"
 #include "ref/core/error.h"
 #include "ref/models/model.h"
+#include "ref/train.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -228,6 +229,18 @@ int engine_run(const technique *t, const dataset *data, const void *params, int 
 
 /** What technique::corrupt writes in place of a value v: v + 1 + |v|. */
 float technique_spoiled(float value);
+
+/**
+ * The two trainers of an entry that trains a model of the table and compares parameters after each
+ * epoch (`incremental_train`, `minibatch`): @p context's model (T-GCN when it names none) with
+ * @p hidden units and K 2 (3 for DCRNN, whose diffusion closure starts at T_2), its widths from
+ * @p seq; SGD (chapter 01, "What verify compares"), windows of @p window with stride @p stride, 2
+ * per step, @p epochs epochs. @p ref and
+ * @p twin are made alike; pass them zeroed, and trainer_free() both whatever the outcome. A model
+ * the data cannot take is #TECHNIQUE_SKIP naming why.
+ */
+int technique_sgd_trainers(const technique_context *context, const snapshot_seq *seq, int64_t hidden, int64_t window,
+                           int64_t stride, int64_t epochs, trainer *ref, trainer *twin, tf_error *err);
 
 /** Print one row for @p result: chapter, technique and variant, @p data_label, error, speed or WRONG. */
 void engine_print_row(FILE *out, const technique *t, int variant, const char *data_label, const engine_result *result);

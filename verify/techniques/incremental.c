@@ -231,7 +231,6 @@ static const unsigned served_needs[] = {1u << MODEL_SERVED_INPUTS};
 typedef struct served_state {
     const snapshot_seq *seq;     /* borrowed */
     trainer ref, twin;           /* both on ref kernels; the twin's model reads `inputs` */
-    int have_ref, have_twin;
     incremental_inputs inputs;
     int have_inputs;
     technique_twin twins[1];
@@ -247,25 +246,10 @@ static int served_setup(const technique_context *context, const dataset *data, i
     if (!(*state = s))
         return err->code;
     s->seq = &data->snapshots;
-    const model_kind kind = context->model ? *context->model : MODEL_TGCN;
-    /* K = 2, but 3 for DCRNN, so that the closure of its diffusions' T_2 runs (opt/incremental_walks.h) */
-    model_config config = {kind, 0, SERVED_HIDDEN, 0, model_info_of(kind)->inputs == MODEL_INPUTS_DIFFUSION ? 3 : 2, 0};
-    train_options options;
-    train_options_default(&options);
-    options.window = SERVED_WINDOW;
-    options.stride = SERVED_STRIDE;
-    options.batch = 2;
-    options.epochs = SERVED_EPOCHS;
-    options.optimizer = OPTIMIZER_SGD;
-    if (trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK) { /* the data's shape, not a failure */
-        char why[TF_ERROR_MESSAGE_SIZE];
-        snprintf(why, sizeof why, "%s", err->message);
-        return tf_error_set(err, TECHNIQUE_SKIP, "cannot train on this data: %.900s", why);
-    }
-    s->have_ref = 1;
-    if (trainer_create(&s->twin, s->seq, &config, &options, err) != TF_OK)
-        return err->code;
-    s->have_twin = 1;
+    const int made = technique_sgd_trainers(context, s->seq, SERVED_HIDDEN, SERVED_WINDOW, SERVED_STRIDE,
+                                            SERVED_EPOCHS, &s->ref, &s->twin, err);
+    if (made != TF_OK)
+        return made;
     incremental_inputs_options served;
     incremental_inputs_options_default(&served);
     if (incremental_inputs_create(&s->inputs, s->seq, &s->twin, NULL, &served, err) != TF_OK)
@@ -341,10 +325,8 @@ static void served_teardown(void *state)
         return;
     if (s->have_inputs)
         incremental_inputs_free(&s->inputs);
-    if (s->have_twin)
-        trainer_free(&s->twin);
-    if (s->have_ref)
-        trainer_free(&s->ref);
+    trainer_free(&s->twin);
+    trainer_free(&s->ref);
     free(s);
 }
 

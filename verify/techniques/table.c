@@ -8,6 +8,7 @@ const technique *const technique_table[] = {
     &technique_train,            /* 01 the optimized engine: data-parallel training */
     &technique_incremental,      /* 02 ReInc incremental aggregation */
     &technique_incremental_train, /* 02 ReInc's aggregations served to a model in training */
+    &technique_minibatch,        /* 02 ReInc's sampled mini-batches, served on the ranks */
     &technique_fusion_temporal,  /* 03 DGC temporal fusion */
     &technique_fusion_spatial,   /* 03 DGC spatial fusion */
     &technique_dispatch,         /* 04 Sven redundancy-free dispatch */

@@ -27,6 +27,7 @@ extern const technique *const technique_table[];
 extern const technique technique_train;           /**< 01: data-parallel training (train.c) */
 extern const technique technique_incremental;     /**< 02: ReInc incremental aggregation (incremental.c) */
 extern const technique technique_incremental_train; /**< 02: the aggregations served to a model in training (incremental.c) */
+extern const technique technique_minibatch;       /**< 02: ReInc's sampled mini-batches on the ranks (minibatch.c) */
 extern const technique technique_fusion_temporal; /**< 03: DGC temporal fusion (fusion.c) */
 extern const technique technique_fusion_spatial;  /**< 03: DGC spatial fusion (fusion.c) */
 extern const technique technique_dispatch;        /**< 04: Sven's redundancy-free dispatch (dispatch.c) */
