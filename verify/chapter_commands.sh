@@ -81,7 +81,24 @@ in_order() {
     return 0
 }
 
+# Compares the shown lines of file $3 (a block's, or its output part's) with the text on stdin, and
+# prints one line for block $1 checked as $2; counts a failure and returns 1 when one is missing.
+check_block() {
+    local where=$1 how=$2 shown=$3 why
+    mask > "$work/printed.masked"
+    to_patterns < "$shown" > "$work/patterns"
+    compared "$shown" > "$work/compared"
+    if why=$(in_order "$work/patterns" "$work/printed.masked" "$work/compared"); then
+        echo "ok      $where ($how, $(wc -l < "$work/compared") shown line(s) found)"
+        return 0
+    fi
+    echo "FAILED  $where ($how): $why"
+    failed=$((failed + 1))
+    return 1
+}
+
 # Each block to $work/block.N.{where,mark,lines}: the file:line of its fence, the mark, its lines.
+failed=0
 blocks=0
 for file in "${files[@]}"; do
     awk -v file="${file#"$root"/}" -v dir="$work" -v start="$blocks" '
@@ -98,7 +115,6 @@ for file in "${files[@]}"; do
     blocks=$(cat "$work/count")
 done
 
-failed=0
 for n in $(seq 1 "$blocks"); do
     where=$(cat "$work/block.$n.where")
     mark=$(cat "$work/block.$n.mark")
@@ -111,16 +127,9 @@ for n in $(seq 1 "$blocks"); do
         touch "$work/shown"
         sed -i -E 's#(^|[ ;&|(])build/#\1'"$build_dir"'/#g' "$work/cmd"
         (cd "$root" && bash "$work/cmd") > "$work/printed" 2>&1
-        mask < "$work/printed" > "$work/printed.masked"
-        to_patterns < "$work/shown" > "$work/patterns"
-        compared "$work/shown" > "$work/compared"
-        if why=$(in_order "$work/patterns" "$work/printed.masked" "$work/compared"); then
-            echo "ok      $where (run, $(wc -l < "$work/compared") shown line(s) found in its output)"
-        else
-            echo "FAILED  $where (run): $why"
+        if ! check_block "$where" "run" "$work/shown" < "$work/printed"; then
             echo "        what the commands printed:"
             sed 's/^/        | /' "$work/printed" | head -40
-            failed=$((failed + 1))
         fi
         rm -f "$work/cmd" "$work/shown"
         ;;
@@ -132,15 +141,7 @@ for n in $(seq 1 "$blocks"); do
             failed=$((failed + 1))
             continue
         fi
-        commands_as_shown < "$source" | mask > "$work/printed.masked"
-        to_patterns < "$lines" > "$work/patterns"
-        compared "$lines" > "$work/compared"
-        if why=$(in_order "$work/patterns" "$work/printed.masked" "$work/compared"); then
-            echo "ok      $where (output in $source, $(wc -l < "$work/compared") line(s) found)"
-        else
-            echo "FAILED  $where (output in $source): $why"
-            failed=$((failed + 1))
-        fi
+        check_block "$where" "output in $source" "$lines" < <(commands_as_shown < "$source")
         ;;
     *)
         echo "FAILED  $where: a block starting with \"\$ build/\" needs <!-- run --> or <!-- output in FILE --> on the line before its fence"
