@@ -28,10 +28,9 @@ void event_model_config_default(event_model_config *config, event_model_kind kin
     config->mails = kind == EVENT_MODEL_APAN ? 10 : 1;
 }
 
-const char *event_model_kind_name(event_model_kind kind)
-{
-    return kind == EVENT_MODEL_TGN ? "tgn" : kind == EVENT_MODEL_JODIE ? "jodie" : "apan";
-}
+const char *const event_model_kind_names[] = {"tgn", "jodie", "apan", NULL};
+
+const char *event_model_kind_name(event_model_kind kind) { return event_model_kind_names[kind]; }
 
 const char *event_memory_update_name(event_memory_update rule)
 {
@@ -40,15 +39,12 @@ const char *event_memory_update_name(event_memory_update rule)
 
 int event_model_kind_parse(const char *name, event_model_kind *kind, tf_error *err)
 {
-    if (strcmp(name, "tgn") == 0)
-        *kind = EVENT_MODEL_TGN;
-    else if (strcmp(name, "jodie") == 0)
-        *kind = EVENT_MODEL_JODIE;
-    else if (strcmp(name, "apan") == 0)
-        *kind = EVENT_MODEL_APAN;
-    else
-        return tf_error_set(err, TF_ERR_INPUT, "event model \"%s\" is not one of tgn, jodie, apan", name);
-    return TF_OK;
+    for (int k = 0; event_model_kind_names[k]; k++)
+        if (strcmp(name, event_model_kind_names[k]) == 0) {
+            *kind = (event_model_kind)k;
+            return TF_OK;
+        }
+    return tf_error_set(err, TF_ERR_INPUT, "event model \"%s\" is not one of tgn, jodie, apan", name);
 }
 
 int64_t event_model_mail_width(const event_model *m)

@@ -160,6 +160,10 @@ typedef struct event_model_config {
  */
 void event_model_config_default(event_model_config *config, event_model_kind kind);
 
+/** The event models' names on the command line, in #event_model_kind order, NULL-terminated (a
+ *  table's rows, such as `twofold verify dispatch`'s variants, come from here, one per model). */
+extern const char *const event_model_kind_names[];
+
 /** Name on the command line: "tgn", "jodie" or "apan". */
 const char *event_model_kind_name(event_model_kind kind);
 

@@ -21,8 +21,6 @@
 #include "ref/nn/compare.h"
 #include "verify/techniques/dispatch.h"
 
-static const char *const dispatch_variants[] = {"tgn", "jodie", NULL};
-
 typedef struct dispatch_state {
     comm local;                         /* the group when the engine gives none */
     comm *group;
@@ -80,7 +78,7 @@ static int lockstep_setup(const technique_context *context, const dataset *data,
     if (event_stream_copy_prefix(all, p->events < all->num_events ? p->events : all->num_events, &s->events, err) !=
         TF_OK)
         return err->code;
-    event_model_config_default(&s->config, variant == 0 ? EVENT_MODEL_TGN : EVENT_MODEL_JODIE);
+    event_model_config_default(&s->config, (event_model_kind)variant);
     s->config.memory_width = s->config.time_width = s->config.embedding_width = p->width;
     s->config.edge_width = s->events.feature_width;
     event_train_options_default(&s->options);
@@ -99,8 +97,9 @@ static int lockstep_setup(const technique_context *context, const dataset *data,
                                         (dispatch_mode)k, p->placement, s->group, err) != TF_OK ||
             !(s->twin_scores[k] = tf_alloc((size_t)(2 * B), sizeof(float), "scores", err)))
             return err->code;
-        if (s->group->rank == 0 && node_memory_create(&s->gathered[k], s->events.num_nodes, s->config.memory_width,
-                                                      event_model_mail_width(&s->ref.model), err) != TF_OK)
+        if (s->group->rank == 0 &&
+            node_memory_create_mailbox(&s->gathered[k], s->events.num_nodes, s->config.memory_width,
+                                       event_model_mail_width(&s->ref.model), s->config.mails, err) != TF_OK)
             return err->code;
         s->descriptions[k] = (technique_twin){dispatch_mode_name((dispatch_mode)k), TECHNIQUE_BITWISE, 0};
     }
@@ -142,15 +141,19 @@ static int lockstep_run_twin(void *state, int twin, int64_t step, tf_error *err)
     return TF_OK;
 }
 
-/* Rank 0 only, no collective: values of the memory union and the scores whose bits differ. */
+/* Rank 0 only, no collective: values of the memory union (every mailbox slot with its mail_ts, and
+ * each ring's next slot: APAN's M mails) and the scores whose bits differ. */
 static double lockstep_compare(void *state, int twin, int64_t step)
 {
     const dispatch_state *s = state;
     const node_memory *a = &s->gathered[twin], *b = &s->ref.memory;
+    int64_t rings = 0;
+    for (int64_t v = 0; v < a->num_nodes; v++)
+        rings += a->mail_next[v] != b->mail_next[v];
     return (double)(differing_values(a->memory, b->memory, a->num_nodes * a->memory_width) +
-                    differing_values(a->mail, b->mail, a->num_nodes * a->mail_width) +
+                    differing_values(a->mail, b->mail, a->num_nodes * a->mails * a->mail_width) +
                     differing_doubles(a->memory_time, b->memory_time, a->num_nodes) +
-                    differing_doubles(a->mail_time, b->mail_time, a->num_nodes) +
+                    differing_doubles(a->mail_time, b->mail_time, a->num_nodes * a->mails) + rings +
                     differing_values(s->twin_scores[twin], s->ref_scores, 2 * s->slots[step].size));
 }
 
@@ -191,7 +194,7 @@ const technique technique_dispatch = {
     .chapter = "04",
     .title = "Sven dispatch",
     .needs = "an event stream",
-    .variants = dispatch_variants,
+    .variants = event_model_kind_names, /* one row per event model, in its kind's order */
     .distributed = 1,
     .demo = dispatch_demo,
     .setup = lockstep_setup,
