@@ -262,7 +262,9 @@ START_TEST(hybrid_equals_restricted_snapshot_batch)
 {
     equality_on("england_covid", MODEL_TGCN, 2, 0);
     equality_on(generated, MODEL_TGCN, 5, 1);
-    equality_on(generated, MODEL_WDGCN, test_repeats(5, 2), 1); /* its LSTM per vertex reads the same A^ X_t */
+    /* WD-GCN: its LSTM per vertex reads the same A^ X_t. Five batches under memcheck too: the first
+     * two have no absent target row, and the mask's path is what the absent rows check. */
+    equality_on(generated, MODEL_WDGCN, 5, 1);
 }
 END_TEST
 
