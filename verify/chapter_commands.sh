@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The commands the chapters show stay true as the code moves. Every fenced block of the chapters and
-# the README whose first line starts with "$ build/" carries a mark on the line just before its
-# opening fence, one of
+# the README whose first line is a command ("$ build/twofold ...", "$ mpiexec ...", "$ bench/...",
+# "$ ctest ...") carries a mark on the line just before its opening fence, and so does every block
+# that shows output without its command; the mark is one of
 #
 #   <!-- run -->              quick: each "$ " command of the block (a line ending in "\" goes on
 #                             to the next) runs here, from the repository root, with "build/"
@@ -16,8 +17,9 @@
 # change to a shown line (a line that is only "..." says where lines were left out), except what is masked on both sides before comparing: times (a number
 # followed by s, ms or min), ISO dates and clock times, and runs of spaces (one space). An
 # ellipsis "…" in a shown line stands for any text (a path prefix, a number that depends on the
-# build). A block with no mark fails: a new command in a chapter is either run or tied to its
-# committed output.
+# build). A block that starts with "$ " and has no mark fails: a new command in a chapter is
+# either run or tied to its committed output. (Blocks of code, equations or file formats need no
+# mark; an output block without its "$ " line is checked when it is marked.)
 #
 #   verify/chapter_commands.sh BUILD_DIR [FILE...]     (default: chapters/*.md and README.md)
 #
@@ -108,7 +110,7 @@ for file in "${files[@]}"; do
             if (!inside) { inside = 1; first = 1; keep = 0; line = FNR; mark = previous; next }
             inside = 0; flush(); close(dir "/block." n ".lines"); next
         }
-        inside && first { first = 0; keep = ($0 ~ /^\$ build\//) }
+        inside && first { first = 0; keep = ($0 ~ /^\$ / || mark == "<!-- run -->" || mark ~ /^<!-- output in /) }
         inside && keep { print > (dir "/block." (n + 1) ".lines") }
         !inside && NF { previous = $0 }
         END { print n > (dir "/count") }' "$file"
@@ -144,7 +146,7 @@ for n in $(seq 1 "$blocks"); do
         check_block "$where" "output in $source" "$lines" < <(commands_as_shown < "$source")
         ;;
     *)
-        echo "FAILED  $where: a block starting with \"\$ build/\" needs <!-- run --> or <!-- output in FILE --> on the line before its fence"
+        echo "FAILED  $where: a block starting with \"\$ \" needs <!-- run --> or <!-- output in FILE --> on the line before its fence"
         failed=$((failed + 1))
         ;;
     esac

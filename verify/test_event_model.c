@@ -1,4 +1,4 @@
-/* The batch procedure of the event models (chapters/01-models-events.md, "One batch, step by
+/* The batch procedure of the event models (chapters/01b-event-models.md, "One batch, step by
  * step") against independent
  * oracles: the conflict rule on crafted batches (APAN's neighbour mail deliveries too), the pre-batch read, the neighbour sampler
  * against a brute-force scan of the stream, and the memory reset at every epoch. */

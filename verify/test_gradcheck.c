@@ -370,7 +370,7 @@ END_TEST
 /* The residual carries the input z, not z plus its position: with W_v = 0 the attention adds nothing,
  * so y must be z bit for bit under either mask. A position in the residual is one vector shared by
  * every vertex at a step (|p_t|^2 = W / 2), which the link task's dot products cannot tell from
- * signal: with it, DySAT ranked link-prediction pairs at chance (chapters/01-models.md). */
+ * signal: with it, DySAT ranked link-prediction pairs at chance (chapters/01a-snapshot-models.md). */
 START_TEST(self_attention_residual)
 {
     rng r;

@@ -692,7 +692,7 @@ END_TEST
 
 /* ---- DySAT's temporal traffic beside a recurrence's ------------------------------------------- */
 
-/* The floats of one row, from the models' equations (chapters/01-models.md), not the library's table:
+/* The floats of one row, from the models' equations (chapters/01a-snapshot-models.md), not the library's table:
  * T-GCN fetches X_t (F) for A^ X_t and sends its GRU state H and its gradient (2H); DySAT fetches X_t for
  * its GAT and sends Z and its gradient (2H), read by every later snapshot of the window. */
 static void row_floats(model_kind kind, int64_t f, int64_t h, int64_t *spatial, int64_t *temporal, int *window)

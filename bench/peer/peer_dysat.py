@@ -1,7 +1,7 @@
 """Peer cross-check of twofold's DySAT: the model written here in plain PyTorch from DySAT's equations.
 
 PyTorch Geometric Temporal has no DySAT, so this script builds it from the paper's two layers as
-chapters/01-models.md states them, with PyTorch Geometric's own GATConv for the structural part:
+chapters/01a-snapshot-models.md states them, with PyTorch Geometric's own GATConv for the structural part:
 
     Z_t   = ELU(GATConv(X_t, edge_index_t))             two heads averaged (concat=False)
     U_t   = Z_t + P_t                                    sinusoidal position t of the window

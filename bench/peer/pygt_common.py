@@ -129,7 +129,7 @@ def edges_by_source(s):
     """The snapshot's edges ordered by (source, target), the same graph. The library's DConv pairs its
     backward walk's normalization, listed in the order of edge_index, with the reversed edges, listed in
     that sorted order (dense_to_sparse of A^T): only with edge_index so sorted, on a symmetric graph, is
-    its backward walk DCRNN's (chapters/01-models.md)."""
+    its backward walk DCRNN's (chapters/01a-snapshot-models.md)."""
     n = s.x.shape[0]
     order = torch.argsort(s.edge_index[0] * n + s.edge_index[1])
     weights = s.edge_attr[order] if s.edge_attr is not None else None

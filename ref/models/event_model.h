@@ -39,7 +39,7 @@
  * (Sven Eq. 14); without edge features, d_e = 0.
  *
  * **The batch procedure** ([Sven] §2.1.2, Algorithm 1, made concrete as TGL's training loop runs
- * it; the steps and the write rule are chapters/01-models-events.md, "One batch, step by step"),
+ * it; the steps and the write rule are chapters/01b-event-models.md, "One batch, step by step"),
  * plain and in this order:
  *  1. The batch is B consecutive events; with B negative destinations the roots are
  *     R = [src; dst; neg], each queried at its event's time t.
@@ -156,7 +156,7 @@ typedef struct event_model_config {
  * Defaults for @p kind: d_mem = d_t = d_emb = 32, no edge features, 2 heads, 10 neighbours.
  * (TGL uses 100; at 100 an epoch of TGN on Wikipedia takes this single-threaded reference about
  * 17 minutes on a 2-core VM, at 32 about 3, and 32 already reaches test AP 0.98 there:
- * chapters/01-models-events.md.)
+ * chapters/01b-event-models.md.)
  */
 void event_model_config_default(event_model_config *config, event_model_kind kind);
 

@@ -29,7 +29,7 @@ static int64_t input_and_two_blocks_per_pair(const model_config *c) { return c->
 /* #model_info::cost: each model's work per vertex and snapshot in multiply-adds (a product of an
  * [n][a] by an [a][b] weight counts a b per row; a backward costs about twice its forward, hence the
  * factor 3)
- * and the floats its aggregations move per halo row, from the equations in chapters/01-models.md.
+ * and the floats its aggregations move per halo row, from the equations in chapters/01a-snapshot-models.md.
  * f features, h hidden, k = K - 1 Chebyshev or diffusion steps beyond T_0, o targets. */
 #define SHAPE                                                                                                         \
     const double f = (double)(c->in_features > 0 ? c->in_features : 1), h = (double)c->hidden,                    \

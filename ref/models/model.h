@@ -5,7 +5,7 @@
  *
  * Every model is a recurrent cell followed by the head used in PyTorch Geometric Temporal's
  * examples, y^ = Linear(ReLU(H)). Where that library has the cell, it is the library's, with the
- * same parameters under the same names (chapters/01-models.md has the equations). A model runs over a *window*:
+ * same parameters under the same names (chapters/01a-snapshot-models.md has the equations). A model runs over a *window*:
  * snapshots first .. first+count-1, its state (H, and C for GC-LSTM, the evolving weight
  * for EvolveGCN-O) starting fresh at the window's first snapshot, and its backward is
  * back-propagation through time truncated at the window's start.

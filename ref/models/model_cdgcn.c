@@ -11,7 +11,7 @@
  * and the cell's output is U_L, F + 2 L H wide, X_t itself among its columns (the head reads it).
  * A^ is the symmetric GCN normalization with self loops, as WD-GCN's. The form is ReInc's description of
  * the model ([x_t | A^ x_t W], then a vertex-wise LSTM with a concatenation skip) with the pairs
- * stacked as ReInc stacks GCRN-M1's (chapters/01-models.md). PyTorch Geometric Temporal has no
+ * stacked as ReInc stacks GCRN-M1's (chapters/01a-snapshot-models.md). PyTorch Geometric Temporal has no
  * CD-GCN; pair l's parameters are named recurrent.layers.l.conv (a GCNConv) and
  * recurrent.layers.l.lstm (torch.nn.LSTM's four). */
 #include <math.h>

@@ -15,7 +15,7 @@
  * writes powers W^k; both span the same K polynomials, so only the parametrization differs), and the
  * walks act on U transposed as in that code (ref/nn/propagate.h, ref_propagation_walk()). Where the
  * library's DConv departs from this (edge weights, its backward walk's alignment, K >= 4) is in
- * chapters/01-models.md.
+ * chapters/01a-snapshot-models.md.
  *
  * A diffusion is linear and acts on every column alone, so DC([X | S]) = the X rows of each Theta
  * applied to the diffusion of X plus the S rows applied to that of S: the diffusion of X is computed

@@ -11,7 +11,7 @@
  * residual of its input z_t (not of z_t + p_t: ref/nn/self_attention.h says why). Where a GRU or
  * LSTM reads only the previous snapshot's state, H_t reads every earlier snapshot of the window: a
  * vertex's temporal traffic grows with the window (DGC, Section 5.2). What twofold leaves out of
- * DySAT (several heads in time, the feed-forward layer, learned positions) is in chapters/01-models.md.
+ * DySAT (several heads in time, the feed-forward layer, learned positions) is in chapters/01a-snapshot-models.md.
  * Parameters are named as a GATConv `structural` and the temporal layer's three raw matrices would be
  * (bench/peer/peer_dysat.py). Like GAT-LSTM, the layer takes its graph from model_attention_graph():
  * under a vertex split (chapter 06) a rank's rows and the halo whose rows of X_t it fetches. A

@@ -12,7 +12,7 @@
  * GAT replaces WD-GCN's fixed GCN coefficients with attention weights computed from the features:
  * alpha_ij = softmax over i's in-neighbours and itself of LeakyReLU(a_src . W x_j + a_dst . W x_i).
  * DyGNeX names the model without its configuration; the heads, their mean and the ReLU are this
- * project's choice (chapters/01-models.md). Parameters are named as a GATConv `conv` and a
+ * project's choice (chapters/01a-snapshot-models.md). Parameters are named as a GATConv `conv` and a
  * torch.nn.LSTM `lstm` would be. The layer takes its graph from model_attention_graph(), so a vertex
  * split (chapter 06) serves it a rank's rows and the halo whose rows of X_t it fetches. */
 #include "ref/models/model.h"

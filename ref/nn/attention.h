@@ -19,7 +19,7 @@
  * encodings phi (the caller computes them with this layer's own time encoder, see
  * time_encoding.h) arrive as inputs, and their gradients leave as outputs, so the layer does one
  * thing. TGL's dropout (0.2 on the output, 0.2 on alpha for TGN) is left out: it would make the
- * reference random; see chapters/01-models-events.md.
+ * reference random; see chapters/01b-event-models.md.
  *
  * Parameter names (TGL's, under the prefix `layers.l0h0.`): `w_q.weight` [d_out][d_h + d_t],
  * `w_q.bias`, `w_k.weight` [d_out][d_h + d_e + d_t], `w_k.bias`, `w_v.weight`, `w_v.bias`,

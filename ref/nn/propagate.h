@@ -107,7 +107,7 @@ typedef enum walk_kind {
  * Build a random-walk operator of DCRNN's diffusion convolution (Li et al., 2018) on @p g: no self
  * coefficient (a loop in the graph is an ordinary edge), d_out and d_in the weighted out- and
  * in-degrees; an edge whose degree is 0 gets 0. As the authors' released code, the walks act on x as
- * (D_O^-1 A)^T and (D_I^-1 A^T)^T, A[u][v] the weight of u -> v (chapters/01-models.md).
+ * (D_O^-1 A)^T and (D_I^-1 A^T)^T, A[u][v] the weight of u -> v (chapters/01a-snapshot-models.md).
  */
 int ref_propagation_walk(propagation *p, const csr *g, walk_kind kind, tf_error *err);
 

@@ -23,14 +23,14 @@
  * p_j[2i+1] = cos(j / 10000^(2i/W)) (computed in double, rounded once): DySAT learns a table of
  * position embeddings as long as its longest window, but a twofold window runs from one snapshot
  * to the whole split (--window 0), so the positions here need no length and no parameter
- * (chapters/01-models.md). DySAT's multiple heads and feed-forward layer are left out.
+ * (chapters/01a-snapshot-models.md). DySAT's multiple heads and feed-forward layer are left out.
  *
  * The residual adds z_t, not u_t (DySAT's code adds its inputs with their positions). A fixed
  * sinusoid has |p_j|^2 = W / 2 and is the same for every vertex at position j: carried into y_t
  * it puts one shared vector of that size into every vertex's embedding, which no parameter can
  * remove (DySAT's learned table can shrink). Link prediction scores <y_t[u], y_t[v]>, so every
  * pair's logit gained W / 2 plus cross terms, and DySAT ranked the test pairs at chance
- * (chapters/01-models.md measures it). The positions still enter q, k and v.
+ * (chapters/01a-snapshot-models.md measures it). The positions still enter q, k and v.
  *
  * Rows are laid out [T][N][W], position-major, as the models' states: the three projections are each
  * one product of T N rows on the kernels (a BLAS twin's), and the per-lane attention in between is a
