@@ -134,8 +134,10 @@ void event_trainer_free(event_trainer *tr)
 
 int32_t event_trainer_negative(const event_trainer *tr, uint64_t stream, int64_t event)
 {
+    /* The stream's key (seed and epoch, or a fixed evaluation key) plays the seed; one stream of
+     * draws per key, so the third argument is 0. */
     rng r;
-    rng_seed_counter(&r, stream, (uint64_t)event);
+    rng_seed_keyed(&r, stream, 0, (uint64_t)event);
     return tr->candidates[rng_below(&r, (uint64_t)tr->candidate_count)];
 }
 

@@ -18,8 +18,8 @@
  * EVENT_NEGATIVES_DESTINATIONS, from the vertices that are the destination of at least one event
  * (TGN's reference code samples from the destinations of the data; on a bipartite stream such as
  * Wikipedia that makes every negative an item, a harder test than mostly-user negatives). Event
- * e's negative is a pure function of (stream, e) (event_trainer_negative(): a counter-based draw,
- * rng_seed_counter()), so it does not depend on the batch size, on how a batch is split among
+ * e's negative is a pure function of (stream, e) (event_trainer_negative(): a keyed draw,
+ * rng_seed_keyed(), as every other seeded draw of twofold), so it does not depend on the batch size, on how a batch is split among
  * ranks, or on the order batches are built in. The training stream of epoch e is keyed by
  * (seed, e), so a resumed run draws what an uninterrupted one would; the validation, test and
  * replay streams have fixed keys of their own, the same every epoch and for every training seed,

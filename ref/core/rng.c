@@ -27,14 +27,6 @@ void rng_seed_keyed(rng *r, uint64_t seed, uint64_t stream, uint64_t index)
     rng_seed(r, splitmix64(&key));
 }
 
-void rng_seed_counter(rng *r, uint64_t key, uint64_t counter)
-{
-    uint64_t x = key;
-    x = splitmix64(&x) ^ counter;
-    for (int i = 0; i < 4; i++)
-        r->state[i] = splitmix64(&x);
-}
-
 uint64_t rng_next(rng *r)
 {
     uint64_t *s = r->state;

@@ -29,14 +29,6 @@ void rng_seed(rng *r, uint64_t seed);
  */
 void rng_seed_keyed(rng *r, uint64_t seed, uint64_t stream, uint64_t index);
 
-/**
- * Seed @p r for draw number @p counter of the stream named @p key, with one splitmix64 round
- * fewer than rng_seed_keyed() (the event models' negatives, chapters 01 and 04, were drawn this
- * way before the two met; their committed numbers stay reproducible): the key is mixed once,
- * the counter xored in, and the state spread by splitmix64 as in rng_seed().
- */
-void rng_seed_counter(rng *r, uint64_t key, uint64_t counter);
-
 /** Next 64 random bits. */
 uint64_t rng_next(rng *r);
 
