@@ -12,6 +12,7 @@
 #include "ref/data/snapshot.h"
 #include "ref/data/temporal_csr.h"
 #include "ref/core/tensor.h"
+#include "ref/nn/compare.h"
 #include "verify/testing.h"
 
 /* ---- tensor ------------------------------------------------------------------------------ */
@@ -948,9 +949,40 @@ START_TEST(tf_format_bytes_values)
 }
 END_TEST
 
+/* ---- what "equal" means: chapter 00's worked example -------------------------------------- */
+
+/* Chapter 00 adds 1 + 2^-24 + 2^-24 in float in two orders and works out by hand what each of the
+ * two claims of equality says about the results; these are its numbers. */
+START_TEST(equal_worked_example)
+{
+    const float tiny = ldexpf(1.0f, -24); /* half the gap between 1 and the next float */
+    volatile float left = 1.0f + tiny;    /* volatile: every sum rounded to float as written */
+    left = left + tiny;
+    volatile float pair = tiny + tiny;
+    float right = 1.0f + pair;
+    float reference = left, twin = right;
+    const double error = relative_error(&twin, &reference, 1);
+    printf("equal: (1 + 2^-24) + 2^-24 = %.9g, 1 + (2^-24 + 2^-24) = %.9g, %lld value(s) differ, "
+           "error %.3g\n", (double)left, (double)right, (long long)differing_values(&twin, &reference, 1), error);
+    ck_assert(left == 1.0f);                          /* a tie, rounded to even, twice */
+    ck_assert(right == 1.0f + ldexpf(1.0f, -23));    /* 2^-23: the next float after 1 */
+    ck_assert_int_eq(differing_values(&twin, &reference, 1), 1); /* not bitwise equal */
+    ck_assert(error == ldexp(1.0, -23) && error <= 1e-5);        /* fp equal: 1.19e-7 */
+    /* Near zero the bound is absolute: 2e-9 against 1e-9 is 100 % off, but 1e-9 in absolute terms. */
+    float small = 2e-9f, small_reference = 1e-9f;
+    const double near_zero = relative_error(&small, &small_reference, 1);
+    printf("equal: 2e-9 against 1e-9: error %.3g\n", near_zero);
+    ck_assert(fabs(near_zero - 1e-9) < 1e-15);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("data_types");
+    TCase *equal = tcase_create("equal");
+    tcase_add_test(equal, equal_worked_example);
+    suite_add_tcase(suite, equal);
+
     TCase *tensors = tcase_create("tensor");
     tcase_add_test(tensors, tensor_alloc_shapes_and_zero_fill);
     tcase_add_test(tensors, tensor_alloc_rejects_bad_shapes);

@@ -17,7 +17,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"info", command_info, "print a dataset's statistics"},
-    {"train", command_train, "train a snapshot (tgcn, gconvgru, gclstm, evolvegcn) or event model (tgn, jodie, apan)"},
+    {"train", command_train, "train a snapshot or an event model (train --help lists them)"},
     {"export", command_export, "write a snapshot dataset as .npy files, the arrays train trains on (bench/peer/)"},
     {"partition", command_partition, "split a dataset among ranks (chapter 06's partitioners) and print its cost"},
     {"demo", command_demo, "every technique on bundled data: ref vs opt, error and speed"},
