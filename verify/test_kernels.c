@@ -91,6 +91,58 @@ START_TEST(propagation_is_bitwise_equal)
 }
 END_TEST
 
+/* ---- the order of a float sum, by hand (chapters/08-gpu.md's worked example) ------------------ */
+
+/* terms[order[0]] + terms[order[1]] + ..., added left to right, each addition rounded to float. */
+static float sum_in_order(const float *terms, const int *order, int count)
+{
+    volatile float sum = terms[order[0]]; /* volatile: every partial sum is stored, i.e. rounded */
+    for (int i = 1; i < count; i++)
+        sum = sum + terms[order[i]];
+    return sum;
+}
+
+/* Vertex 0 of a 4-vertex graph gathers its self term and the in-edges from 1, 2, 3, all of
+ * coefficient 1 (plain sum, one self loop), with x = (1e8, 1, -1e8, 1): the exact sum is 2, but
+ * float has 24 bits, so next to 1e8 the spacing is 8 and 1e8 + 1 rounds back to 1e8. The
+ * reference adds self, 1, 2, 3 in that order: ((1e8 + 1) - 1e8) + 1 = 1. An atomic add on a
+ * GPU takes whichever order the threads arrive in; two of those give 0 and 2. A fixed order
+ * gives 1 every time, and ref and opt (and cuda/propagate.cu's kernel, same order) agree on it.
+ * Then one multiply-add: with a = 1 + 2^-12, a a = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11 (a
+ * tie, to even), so a a - (1 + 2^-11) is 0 rounded twice and 2^-24 fused (fmaf, one rounding). */
+START_TEST(summation_order_by_hand)
+{
+    tf_error err;
+    const int32_t source[3] = {1, 2, 3}, destination[3] = {0, 0, 0};
+    csr g;
+    ck_assert(csr_from_edges(&g, 4, 3, source, destination, NULL, &err) == TF_OK);
+    propagation p;
+    ck_assert_msg(ref_propagation_gcn(&p, &g, EDGE_NORM_NONE, 1, &err) == TF_OK, "%s", err.message);
+    ck_assert(propagation_add_transpose(&p, &err) == TF_OK);
+    const float x[4] = {1e8f, 1.0f, -1e8f, 1.0f};
+    float y_ref[4], y_opt[4];
+    ref_propagate_forward(&p, x, 1, y_ref);
+    opt_propagate_forward(&p, x, 1, y_opt);
+    static const int reference_order[4] = {0, 1, 2, 3}, ones_first[4] = {1, 3, 0, 2}, cancel_first[4] = {0, 2, 1, 3};
+    const float fixed = sum_in_order(x, reference_order, 4), early = sum_in_order(x, ones_first, 4),
+                late = sum_in_order(x, cancel_first, 4);
+    printf("x = (1e8, 1, -1e8, 1), exact sum 2: reference order %g, ref kernel %g, opt kernel %g; "
+           "order (1, 1, 1e8, -1e8) %g, order (1e8, -1e8, 1, 1) %g\n",
+           (double)fixed, (double)y_ref[0], (double)y_opt[0], (double)early, (double)late);
+    ck_assert(fixed == 1.0f && early == 0.0f && late == 2.0f);
+    ck_assert(memcmp(&y_ref[0], &fixed, sizeof fixed) == 0 && memcmp(&y_opt[0], &fixed, sizeof fixed) == 0);
+
+    const float a = 1.0f + 0x1p-12f, c = -(1.0f + 0x1p-11f);
+    volatile float product = a * a; /* rounded to float before the add */
+    const float twice = product + c, once = fmaf(a, a, c);
+    printf("a = 1 + 2^-12: a a + c with c = -(1 + 2^-11): rounded twice %g, fused (one rounding) %g = 2^-24\n",
+           (double)twice, (double)once);
+    ck_assert(twice == 0.0f && once == 0x1p-24f);
+    ref_propagation_free(&p);
+    csr_free(&g);
+}
+END_TEST
+
 /* ---- graph attention's edge work: bitwise ---------------------------------------------------- */
 
 /* opt_graph_attention_edges_forward() and _backward() against the reference on graph g, 2 heads of
@@ -478,5 +530,9 @@ int main(void)
     tcase_add_test(cases, elementwise_loss_adam_bitwise);
     tcase_add_test(cases, models_on_opt_kernels);
     suite_add_tcase(suite, cases);
+    /* A case of its own, so that CK_RUN_CASE=by_hand runs the hand example alone (chapter 08). */
+    TCase *by_hand = tcase_create("by_hand");
+    tcase_add_test(by_hand, summation_order_by_hand);
+    suite_add_tcase(suite, by_hand);
     return run_suite(suite);
 }
