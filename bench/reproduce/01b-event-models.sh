@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Chapter 01b's numbers (TGN, JODIE, APAN): every output block, table and figure, into
+# bench/results/01-models/events_*.txt. TGN's runs on Wikipedia use the fast twin on one rank
+# (`--impl opt`), whose batches verify/test_dispatch_mpi.c holds to the reference's within fp; the
+# reference's own TGN epoch is twenty times longer. Steps in order of cost; STEPS=REGEX runs only the
+# steps whose file name matches it (e.g. STEPS='figure|jodie').
+# takes: about 30 min on a quiet 2-core machine without the last two steps; APAN on Wikipedia
+# (events_apan_wikipedia.txt) about 6 min more, the race (events_race.txt, bench/train_events.sh all)
+# about 1.5 h more; on a machine shared with other jobs, several times as long.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+out=bench/results/01-models
+saved=${TMPDIR:-/tmp}/twofold-events
+rm -rf "$saved"
+trap 'rm -rf "$saved"' EXIT
+
+# A step, unless STEPS leaves it out.
+run() { [[ $1 =~ ${STEPS:-.} ]] && step "$@"; return 0; }
+
+# Several short runs in one file, each headed by its "$ " line (the chapter quotes them by it).
+runs() {
+    local c status=0
+    for c in "$@"; do echo; echo "\$ $c"; eval "$c" || status=1; done
+    return $status
+}
+twin="mpiexec -n 1 build/twofold train --impl opt"
+
+run $out/events_idea_figure.txt python3 chapters/01b-event-models-idea.py chapters/01b-event-models-idea.svg
+run $out/events_test_event_model.txt build/verify/test_event_model
+run $out/events_test_event_gradcheck.txt build/verify/test_event_gradcheck
+run $out/events_jodie_wikipedia.txt build/twofold train --model jodie --data wikipedia
+run $out/events_tgn_wikipedia.txt $twin --model tgn --data wikipedia --save "$saved/tgn_wikipedia"
+run $out/events_tgn_wikipedia_replay.txt $twin --model tgn --data wikipedia --load "$saved/tgn_wikipedia"
+run $out/events_rules.txt runs "$twin --model tgn --data wikipedia --memory-update vertex" \
+    "$twin --model jodie --data wikipedia --memory-update entry" \
+    "$twin --model jodie --data wikipedia --memory-update vertex"
+run $out/events_profile.txt $twin --model tgn --data wikipedia --epochs 1 --profile
+run $out/events_profile_jodie.txt $twin --model jodie --data wikipedia --epochs 1 --profile
+run $out/events_destinations.txt runs "build/twofold train --model jodie --data wikipedia --negatives destinations" \
+    "$twin --model tgn --data wikipedia --negatives destinations"
+run $out/events_streams.txt runs "build/twofold train --model jodie --data collegemsg" \
+    "build/twofold train --model jodie --data enron" \
+    "build/twofold train --model jodie --data bitcoin_otc" \
+    "build/twofold train --model jodie --data bitcoin_alpha" \
+    "$twin --model tgn --data collegemsg" \
+    "$twin --model tgn --data bitcoin_otc" \
+    "$twin --model tgn --data bitcoin_otc --edge-features none"
+run $out/events_apan.txt runs "build/twofold train --model apan --data bitcoin_alpha" \
+    "build/twofold train --model apan --data bitcoin_otc" \
+    "build/twofold train --model apan --data collegemsg"
+run $out/events_tgl_widths.txt $twin --model tgn --data wikipedia --memory-dim 100 --time-dim 100 \
+    --embedding-dim 100 --lr 1e-4 --batch 600 --epochs 1
+run $out/events_apan_wikipedia.txt build/twofold train --model apan --data wikipedia
+run $out/events_race.txt bench/train_events.sh all wikipedia 3
+finish
