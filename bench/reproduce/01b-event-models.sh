@@ -29,9 +29,8 @@ twin="mpiexec -n 1 build/twofold train --impl opt"
 run $out/events_idea_figure.txt python3 chapters/01b-event-models-idea.py chapters/01b-event-models-idea.svg
 run $out/events_test_event_model.txt build/verify/test_event_model
 run $out/events_test_event_gradcheck.txt build/verify/test_event_gradcheck
-run $out/events_jodie_wikipedia.txt build/twofold train --model jodie --data wikipedia
 run $out/events_tgn_wikipedia.txt $twin --model tgn --data wikipedia --save "$saved/tgn_wikipedia"
-run $out/events_tgn_wikipedia_replay.txt $twin --model tgn --data wikipedia --load "$saved/tgn_wikipedia"
+run $out/events_jodie_wikipedia.txt build/twofold train --model jodie --data wikipedia
 run $out/events_rules.txt runs "$twin --model tgn --data wikipedia --memory-update vertex" \
     "$twin --model jodie --data wikipedia --memory-update entry" \
     "$twin --model jodie --data wikipedia --memory-update vertex"
@@ -46,6 +45,7 @@ run $out/events_streams.txt runs "build/twofold train --model jodie --data colle
     "$twin --model tgn --data collegemsg" \
     "$twin --model tgn --data bitcoin_otc" \
     "$twin --model tgn --data bitcoin_otc --edge-features none"
+run $out/events_tgn_wikipedia_replay.txt $twin --model tgn --data wikipedia --load "$saved/tgn_wikipedia"
 run $out/events_apan.txt runs "build/twofold train --model apan --data bitcoin_alpha" \
     "build/twofold train --model apan --data bitcoin_otc" \
     "build/twofold train --model apan --data collegemsg"
