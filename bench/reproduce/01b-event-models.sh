@@ -11,8 +11,7 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 out=bench/results/01-models
-saved=${TMPDIR:-/tmp}/twofold-events
-rm -rf "$saved"
+saved=$(mktemp -d "${TMPDIR:-/tmp}/twofold-events.XXXXXX") # TGN's checkpoint, for the replay
 trap 'rm -rf "$saved"' EXIT
 
 # A step, unless STEPS leaves it out.
@@ -24,13 +23,24 @@ runs() {
     for c in "$@"; do echo; echo "\$ $c"; eval "$c" || status=1; done
     return $status
 }
+# Where the reference's TGN epoch goes: its first 40 s sampled by perf, the four largest functions.
+perf_reference() {
+    local record="timeout 40 perf record -o /tmp/perf.data build/twofold train --model tgn --data wikipedia --epochs 1"
+    local report="perf report -i /tmp/perf.data --no-children --stdio | grep -E \"^ +[0-9]\" | head -4"
+    echo "\$ $record"
+    eval "$record" > /dev/null 2>&1
+    [ $? -eq 124 ] || return 1 # the run is cut at 40 s on purpose
+    echo "\$ $report"
+    eval "$report"
+    return 0 # head ends perf report early (SIGPIPE), which pipefail would call a failure
+}
 twin="mpiexec -n 1 build/twofold train --impl opt"
 
 run $out/events_idea_figure.txt python3 chapters/01b-event-models-idea.py chapters/01b-event-models-idea.svg
-run $out/events_test_event_model.txt build/verify/test_event_model
-run $out/events_test_event_gradcheck.txt build/verify/test_event_gradcheck
+run $out/events_commands.txt bash verify/chapter_commands.sh build chapters/01b-event-models.md
 run $out/events_tgn_wikipedia.txt $twin --model tgn --data wikipedia --save "$saved/tgn_wikipedia"
 run $out/events_jodie_wikipedia.txt build/twofold train --model jodie --data wikipedia
+run $out/events_perf_reference.txt perf_reference
 run $out/events_rules.txt runs "$twin --model tgn --data wikipedia --memory-update vertex" \
     "$twin --model jodie --data wikipedia --memory-update entry" \
     "$twin --model jodie --data wikipedia --memory-update vertex"
