@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Chapter 01b's numbers (TGN, JODIE, APAN): every output block, table and figure, into
-# bench/results/01-models/events_*.txt. TGN's runs on Wikipedia use the fast twin on one rank
+# bench/results/01-models/events_*.txt. TGN's and APAN's runs use the fast twin on one rank
 # (`--impl opt`), whose batches verify/test_dispatch_mpi.c holds to the reference's within fp; the
-# reference's own TGN epoch is twenty times longer. Steps in order of cost; STEPS=REGEX runs only the
+# reference's own epochs of these two are ten to twenty times longer. Steps in order of cost; STEPS=REGEX runs only the
 # steps whose file name matches it (e.g. STEPS='figure|jodie').
 # takes: about 30 min on a quiet 2-core machine without the last two steps; APAN on Wikipedia
-# (events_apan_wikipedia.txt) about 6 min more, the race (events_race.txt, bench/train_events.sh all)
+# (events_apan_wikipedia.txt) a few minutes more, the race (events_race.txt, bench/train_events.sh all)
 # about 1.5 h more; on a machine shared with other jobs, several times as long.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -56,11 +56,11 @@ run $out/events_streams.txt runs "build/twofold train --model jodie --data colle
     "$twin --model tgn --data bitcoin_otc" \
     "$twin --model tgn --data bitcoin_otc --edge-features none"
 run $out/events_tgn_wikipedia_replay.txt $twin --model tgn --data wikipedia --load "$saved/tgn_wikipedia"
-run $out/events_apan.txt runs "build/twofold train --model apan --data bitcoin_alpha" \
-    "build/twofold train --model apan --data bitcoin_otc" \
-    "build/twofold train --model apan --data collegemsg"
+run $out/events_apan.txt runs "$twin --model apan --data bitcoin_alpha" \
+    "$twin --model apan --data bitcoin_otc" \
+    "$twin --model apan --data collegemsg"
 run $out/events_tgl_widths.txt $twin --model tgn --data wikipedia --memory-dim 100 --time-dim 100 \
     --embedding-dim 100 --lr 1e-4 --batch 600 --epochs 1
-run $out/events_apan_wikipedia.txt build/twofold train --model apan --data wikipedia
+run $out/events_apan_wikipedia.txt $twin --model apan --data wikipedia
 run $out/events_race.txt bench/train_events.sh all wikipedia 3
 finish
