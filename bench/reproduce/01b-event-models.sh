@@ -4,9 +4,10 @@
 # (`--impl opt`), whose batches verify/test_dispatch_mpi.c holds to the reference's within fp; the
 # reference's own epochs of these two are ten to twenty times longer. Steps in order of cost; STEPS=REGEX runs only the
 # steps whose file name matches it (e.g. STEPS='figure|jodie').
-# takes: about 30 min on a quiet 2-core machine without the last two steps; APAN on Wikipedia
-# (events_apan_wikipedia.txt) a few minutes more, the race (events_race.txt, bench/train_events.sh all)
-# about 1.5 h more; on a machine shared with other jobs, several times as long.
+# takes: about 45 min on 2 cores at load 20, without the race (events_race.txt: 1.5 h more, quiet)
+# Measured 2026-11-29 at nice 15, the steps spread over three runs: TGN's 3 epochs on Wikipedia 9 min,
+# its replay 1, the rules 8, the destinations 11, the streams 8, APAN 5 and 4 on Wikipedia, TGL's
+# widths 7; less on a quiet machine. The race, bench/train_events.sh all, was not run with the others.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
