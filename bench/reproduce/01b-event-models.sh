@@ -7,7 +7,7 @@
 # takes: about 45 min on 2 cores at load 20, without the race (events_race.txt: 1.5 h more, quiet)
 # Measured 2026-11-29 at nice 15, the steps spread over three runs: TGN's 3 epochs on Wikipedia 9 min,
 # its replay 1, the rules 8, the destinations 11, the streams 8, APAN 5 and 4 on Wikipedia, TGL's
-# widths 7; less on a quiet machine. The race, bench/train_events.sh all, was not run with the others.
+# widths 7, the 2-rank lockstep check 9; less on a quiet machine. The race, bench/train_events.sh all, was not run with the others.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -42,6 +42,7 @@ run $out/events_commands.txt bash verify/chapter_commands.sh build chapters/01b-
 run $out/events_tgn_wikipedia.txt $twin --model tgn --data wikipedia --save "$saved/tgn_wikipedia"
 run $out/events_jodie_wikipedia.txt build/twofold train --model jodie --data wikipedia
 run $out/events_perf_reference.txt perf_reference
+run $out/events_lockstep.txt mpiexec -n 2 --oversubscribe build/verify/test_dispatch_mpi
 run $out/events_rules.txt runs "$twin --model tgn --data wikipedia --memory-update vertex" \
     "$twin --model jodie --data wikipedia --memory-update entry" \
     "$twin --model jodie --data wikipedia --memory-update vertex"
