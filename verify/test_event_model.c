@@ -220,6 +220,65 @@ START_TEST(per_vertex_rule_by_hand)
 }
 END_TEST
 
+/* The chapter's worked example (chapters/01b-event-models.md, "A worked example by hand"): JODIE with
+ * a memory of width 1, three events on three vertices, one event a batch, weights set by hand so
+ * that the updater is s' = tanh(0.5 mail_self + 0.25 mail_other + 1 phi + 0.5 s), phi = cos(0 dt) = 1:
+ *   batch 1: 0 -> 1 at t = 1, negative 2     every row zero: s' = a = tanh(1)       = 0.7616
+ *   batch 2: 1 -> 2 at t = 2, negative 0     vertex 1 reads s = a, mail [a a]: s' = b = tanh(1 + 1.25 a)
+ *   batch 3: 0 -> 2 at t = 3, negative 1     vertex 2 reads s = a, mail [a b]: s' = c = tanh(1 + a + 0.25 b)
+ * The expected values are those formulas in double (an oracle that shares no code with the updater);
+ * the memory after each batch must match them, and a negative, read but never written, keeps its row. */
+START_TEST(jodie_memory_by_hand)
+{
+    tf_error err;
+    event_stream es;
+    ck_assert(event_stream_alloc(&es, 3, 0, 0, &err) == TF_OK);
+    const int32_t src[3] = {0, 1, 0}, dst[3] = {1, 2, 2}, negative[3] = {2, 0, 1};
+    for (int j = 0; j < 3; j++)
+        es.src[j] = src[j], es.dst[j] = dst[j], es.time[j] = j + 1;
+    es.num_nodes = 3;
+    event_model_config config = event_model_config_with(EVENT_MODEL_JODIE, 1, 1, 1, 0);
+    event_model m;
+    ck_assert(event_model_create(&m, &config, 1, &err) == TF_OK);
+    const float w_ih[3] = {0.5f, 0.25f, 1.0f}; /* [1][d_msg + d_t]: mail self, mail other, phi */
+    memcpy(m.updater_weight_ih->value.data, w_ih, sizeof w_ih);
+    m.updater_weight_hh->value.data[0] = 0.5f;
+    m.updater_bias_ih->value.data[0] = m.updater_bias_hh->value.data[0] = 0.0f;
+    m.memory_time_weight->value.data[0] = m.memory_time_bias->value.data[0] = 0.0f;
+    node_memory memory;
+    ck_assert(node_memory_create(&memory, 3, 1, event_model_mail_width(&m), &err) == TF_OK);
+    const double a = tanh(1.0), b = tanh(1.0 + 1.25 * a), c = tanh(1.0 + a + 0.25 * b);
+    /* The memory s_v of vertices 0, 1, 2 and vertex 0's mail after each batch, by hand. */
+    const double expected[3][5] = {{a, a, 0, a, a}, {a, b, a, a, a}, {b, b, c, b, c}};
+    double worst = 0;
+    float s_negative[3];
+    for (int j = 0; j < 3; j++) {
+        event_batch batch = {&es, NULL, j, 1, negative + j};
+        event_tape tape;
+        float scores[2];
+        ck_assert(event_model_forward(&m, &memory, NULL, &batch, &tape, scores, &err) == TF_OK);
+        s_negative[j] = tape.updated[2]; /* roots [src | dst | negative] */
+        float before = memory.memory[negative[j]];
+        event_model_write_memory(&m, &tape, &batch, &memory);
+        ck_assert_msg(memory.memory[negative[j]] == before, "batch %d: negative %d written", j + 1, negative[j]);
+        const float got[5] = {memory.memory[0], memory.memory[1], memory.memory[2], memory.mail[0], memory.mail[1]};
+        for (int i = 0; i < 5; i++)
+            worst = fmax(worst, fabs(got[i] - expected[j][i]));
+        event_tape_free(&tape);
+    }
+    ck_assert_msg(worst <= 1e-6, "memory against the hand-worked values: %g", worst);
+    ck_assert(fabs(s_negative[1] - b) <= 1e-6 && fabs(s_negative[2] - tanh(1.0 + b + 0.25 * a)) <= 1e-6);
+    ck_assert(memory.memory_time[0] == 3.0 && memory.memory_time[1] == 2.0 && memory.mail_time[2] == 3.0);
+    printf("jodie by hand: a = %.4f, b = %.4f, c = %.4f; after batch 3 memory [%.4f %.4f %.4f], vertex 0's mail "
+           "[%.4f %.4f]; negatives read (s' %.4f %.4f %.4f), never written; worst error %.1e\n",
+           a, b, c, memory.memory[0], memory.memory[1], memory.memory[2], memory.mail[0], memory.mail[1],
+           s_negative[0], s_negative[1], s_negative[2], worst);
+    node_memory_free(&memory);
+    event_model_free(&m);
+    event_stream_free(&es);
+}
+END_TEST
+
 /* The mail APAN's write-back must have put in vertex v's ring slot `slot`: the message of
  * positive root entry `entry` of the batch (rows 100 r + i, as set below), mail_ts its event's. */
 static void check_mail(const node_memory *memory, const event_stream *es, int64_t first, int64_t size, int32_t v,
@@ -619,6 +678,7 @@ int main(void)
     tcase_set_timeout(cases, 120);
     tcase_add_test(cases, conflict_rule_on_a_crafted_batch);
     tcase_add_test(cases, per_vertex_rule_by_hand);
+    tcase_add_test(cases, jodie_memory_by_hand);
     tcase_add_test(cases, apan_deliveries_on_a_crafted_batch);
     tcase_add_test(cases, pre_batch_reads_and_write_back_tgn);
     tcase_add_test(cases, pre_batch_reads_and_write_back_jodie_edge_features);

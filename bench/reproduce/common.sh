@@ -10,7 +10,7 @@ failed_steps=()
 machine() {
     local cpu cores memory
     cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | sed 's/  */ /g')
-    cores=$(nproc)
+    cores=$(env -u OMP_NUM_THREADS nproc) # nproc alone reports OMP_NUM_THREADS, which scripts set for their runs
     memory=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
     echo "$cores-core $cpu, $memory"
 }
