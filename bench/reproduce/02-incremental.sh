@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Chapter 02 (ReInc): every output block and figure of chapters/02-incremental.md, into
+# bench/results/02-incremental/. The tests and the mini-batch matrix take minutes; the two
+# benchmarks are long, each stated below: with REPRODUCE_SKIP_LONG=1 they are skipped (said so),
+# and the chapter keeps quoting their committed files.
+# takes: about 15 min on a quiet 2-core machine without the long steps; `bench incremental` about 35 min
+# more, `bench minibatch --quick` about 8 min, the full-size mini-batch run over 4 h (its one model
+# took 48 min at a load of 11-30 and was stopped in the second)
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+out=bench/results/02-incremental
+
+# The idea picture: G- and G+ on four vertices, computed by the script that draws it.
+figure() {
+    printf '   %-58s ' "$1"
+    if "${@:2}"; then echo ok; else echo FAILED; failed_steps+=("$1"); fi
+}
+figure chapters/02-incremental-idea.svg python3 chapters/02-incremental-idea.py
+
+# The worked example, the chains, training on served inputs, ranks (section "Results: equal").
+# The test programs run directly (not through ctest -V, which prefixes every line), as ctest would.
+export TWOFOLD_DATASETS=datasets OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+step $out/test_incremental.txt build/verify/test_incremental
+step $out/test_incremental_train.txt build/verify/test_incremental_train
+step $out/test_incremental_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_incremental_mpi
+step $out/reuse_across_gates.txt env CK_RUN_CASE=reuse_across_gates_counted build/verify/test_incremental_train
+step $out/papers_models_generated.txt env CK_RUN_CASE=papers_models_generated build/verify/test_incremental_train
+step $out/reuse_across_gates_profile.txt bash $out/reuse_across_gates_profile.sh
+# Sampled mini-batches: the rule by hand, the oracle, 1 to 4 ranks, resume; the matrix's column.
+step $out/test_minibatch.txt build/verify/test_minibatch
+step $out/test_minibatch_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_minibatch_mpi
+step $out/verify_minibatch.txt build/twofold verify minibatch --data twitter_tennis
+# The demo's rows of this chapter (validated, then timed).
+step $out/demo.txt build/twofold demo incremental
+
+if [ "${REPRODUCE_SKIP_LONG:-0}" = 1 ]; then
+    echo "   skipped (REPRODUCE_SKIP_LONG=1): bench incremental (~35 min), bench minibatch --quick (~8 min), full-size minibatch (> 4 h)"
+else
+    # Time against churn, the cache's hit rate, whole epochs; then the two plots from its CSV files.
+    step $out/output.txt build/bench/bench incremental --out $out
+    figure chapters/02-incremental-churn.svg gnuplot -e "dir='$out'; out='chapters'" bench/incremental.gp
+    step $out/minibatch.txt build/bench/bench minibatch --quick --out $out
+    step $out/minibatch_full.txt nice -n 15 build/bench/bench minibatch --out $out/full
+fi
+finish
