@@ -25,11 +25,12 @@ step $out/test_incremental_train.txt build/verify/test_incremental_train
 step $out/test_incremental_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_incremental_mpi
 step $out/reuse_across_gates.txt env CK_RUN_CASE=reuse_across_gates_counted build/verify/test_incremental_train
 step $out/papers_models_generated.txt env CK_RUN_CASE=papers_models_generated build/verify/test_incremental_train
-step $out/reuse_across_gates_profile.txt bash $out/reuse_across_gates_profile.sh
 # Sampled mini-batches: the rule by hand, the oracle, 1 to 4 ranks, resume; the matrix's column.
 step $out/test_minibatch.txt build/verify/test_minibatch
 step $out/test_minibatch_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_minibatch_mpi
 step $out/verify_minibatch.txt build/twofold verify minibatch --data twitter_tennis
+# What reuse across gates is worth in time: each model's share of an epoch in sparse products.
+step $out/reuse_across_gates_profile.txt bash $out/reuse_across_gates_profile.sh
 # The demo's rows of this chapter (validated, then timed).
 step $out/demo.txt build/twofold demo incremental
 
