@@ -12,7 +12,11 @@ symmetric (GCN) normalization a vertex whose degree changed counts as changed to
 changed vertex re-enters its own self term. Standard library only.
 """
 import math
-import os
+
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the chapters
+from svg_lines import Drawing  # noqa: E402 (after the line above)
 
 VERTICES = "ABCD"
 POSITION = {"A": (70, 90), "B": (210, 90), "C": (210, 220), "D": (70, 220)}
@@ -51,26 +55,8 @@ SYM_CHANGED = FEATURES_CHANGED | DEGREE_CHANGED
 SYM_MINUS, SYM_PLUS = minus_edges(SYM_CHANGED), plus_edges(SYM_CHANGED)
 SYMMETRIC_ONLY = (SYM_MINUS | SYM_PLUS) - (SUM_MINUS | SUM_PLUS)  # B->C: its coefficient moved
 
-out = []
-
-
-def emit(line):
-    out.append(line)
-
-
-def text(x, y, s, fill=None, bold=False, anchor=None, rotate=None, size=None):
-    attrs = f'x="{x}" y="{y}"'
-    if anchor:
-        attrs += f' text-anchor="{anchor}"'
-    if fill:
-        attrs += f' fill="{fill}"'
-    if bold:
-        attrs += ' font-weight="bold"'
-    if size:
-        attrs += f' font-size="{size}"'
-    if rotate is not None:
-        attrs += f' transform="rotate({rotate} {x} {y})"'
-    emit(f"    <text {attrs}>{s}</text>")
+drawing = Drawing()
+emit, text = drawing.emit, drawing.text
 
 
 def arrow(src, dst, colour, marker, width=2, dash=None):
@@ -245,9 +231,7 @@ def main():
     text(20, 550, "out of a changed vertex. Max and min list the same entries as sum. Rows not listed keep their "
          "value exactly.", fill=GREY)
     emit("</svg>")
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "02-incremental-idea.svg")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(out) + "\n")
+    drawing.save(__file__, "02-incremental-idea.svg")
 
 
 main()

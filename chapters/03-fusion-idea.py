@@ -11,29 +11,18 @@ state enters a GRU step, which is why DGC's Eq. 4 mask on the update gate is not
 and their step counts are computed from the lengths below, not typed in (verify/test_fusion.c,
 worked_example, asserts the same plans). Standard library only.
 """
-import os
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the chapters
+from svg_lines import Drawing  # noqa: E402 (after the line above)
 
 SEQUENCES = [("A", 4, "#aed6f1"), ("B", 2, "#f9e79f"), ("C", 2, "#abebc6")]
 T_MAX = max(length for _, length, _ in SEQUENCES)
 CELL, PITCH, ROW = 46, 52, 44
 RED, GREY, BLUE, DARK = "#c0392b", "#555555", "#2e6da4", "#333333"
 
-out = []
-
-
-def emit(line):
-    out.append(line)
-
-
-def text(x, y, s, fill=None, bold=False, anchor=None):
-    attrs = f'x="{x}" y="{y}"'
-    if anchor:
-        attrs += f' text-anchor="{anchor}"'
-    if fill:
-        attrs += f' fill="{fill}"'
-    if bold:
-        attrs += ' font-weight="bold"'
-    emit(f"    <text {attrs}>{s}</text>")
+drawing = Drawing()
+emit, text = drawing.emit, drawing.text
 
 
 def padded_plan():
@@ -185,9 +174,7 @@ def main():
     emit('  <line x1="20" y1="284" x2="1080" y2="284" stroke="#cccccc"/>')
     gru_step_panel()
     emit("</svg>")
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "03-fusion-idea.svg")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(out) + "\n")
+    drawing.save(__file__, "03-fusion-idea.svg")
 
 
 main()
