@@ -535,6 +535,7 @@ int main(void)
     suite_add_tcase(s, tc);
     /* its own case, so CK_RUN_CASE=worked_example runs it alone (chapter 02's Try it) */
     TCase *worked = tcase_create("worked_example");
+    tcase_set_timeout(worked, 60); /* tiny, but Valgrind on a loaded machine is slow to start */
     tcase_add_test(worked, worked_example);
     suite_add_tcase(s, worked);
     return run_suite(s);
