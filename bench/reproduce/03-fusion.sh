@@ -4,7 +4,9 @@
 # CSV) is skipped, said so, and the chapter keeps quoting its committed file.
 # takes: about 30 min under nice -n 15 at a load of 20 on 2 cores (the matrix column on twitter_tennis
 # 25 min of it, the test half a minute, the demo a minute); `bench fusion` more: one pass of its timed
-# runs adds up to 2.5 min in the committed output.txt, each case up to 3 passes, plus the validation
+# runs adds up to 2.5 min in the committed output.txt (a lightly loaded machine), each case up to 3
+# passes, plus the validation; under nice -n 15 at a load of 21 it had done 6 of its 10 temporal
+# cases after 11 min and was stopped, so output.txt stays that earlier run
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/03-fusion
