@@ -334,6 +334,77 @@ START_TEST(paper_mask_is_not_enough)
 }
 END_TEST
 
+/* Chapter 03's worked example, by hand: A1..A4, B1 B2, C1 C2 (lengths 4, 2, 2; the idea picture,
+ * chapters/03-fusion-idea.svg). Padding computes 3 x 4 = 12 steps for 8 useful ones; first-fit
+ * decreasing puts A in lane 0 and B then C in lane 1, 8 steps, with resets at A1, B1 and C1, and
+ * attention starts (0, 0, 2, 2) in lane 1. Then a GRU of one unit, every weight 1, every bias 0,
+ * every input 1: its step is r = s(x + h), z = s(x + h), n = tanh(x + r h), h' = (1 - z) n + z h
+ * (s the logistic function), which the test evaluates in double below, apart from the cell code.
+ * From h = 0 that gives h_B1 = h_C1 = 0.2048 and h_B2 = 0.3468; C1 after B2 under DGC's Eq. 4 (z
+ * reads 0, r, n and the interpolation read h_B2) gives 0.4835, with no mask 0.4517: both wrong,
+ * and the reset gives the reference's 0.2048. The test asserts the plans and these four values. */
+static double worked_gru_step(double x, double h_for_z, double h)
+{
+    const double r = 1 / (1 + exp(-(x + h))), z = 1 / (1 + exp(-(x + h_for_z))), n = tanh(x + r * h);
+    return (1 - z) * n + z * h;
+}
+
+START_TEST(worked_example)
+{
+    tf_error err;
+    const int64_t lengths[3] = {4, 2, 2};
+    sequence_set set;
+    ck_assert(sequence_set_from_lengths(lengths, 3, &set, &err) == TF_OK);
+    fusion_plan padded, lanes;
+    ck_assert(opt_fusion_plan_padded(&set, &padded, &err) == TF_OK);
+    ck_assert(opt_fusion_plan_lanes(&set, &lanes, &err) == TF_OK);
+    int64_t resets = 0;
+    for (int64_t i = 0; i < lanes.computed_rows; i++)
+        resets += lanes.reset[i];
+    int32_t starts[4 * 2];
+    fusion_plan_attention_starts(&lanes, &set, starts);
+    printf("worked example: padded %lld lanes, %lld steps computed for %lld useful (%.2f); fused %lld lanes, %lld "
+           "computed (%.2f), C starts at step %lld of B's lane, %lld resets; attention starts in that lane %d %d %d %d\n",
+           (long long)padded.num_lanes, (long long)padded.computed_rows, (long long)padded.useful_rows,
+           fusion_plan_computed_per_useful(&padded), (long long)lanes.num_lanes, (long long)lanes.computed_rows,
+           fusion_plan_computed_per_useful(&lanes), (long long)lanes.start_of_sequence[2], (long long)resets,
+           starts[0 * 2 + 1], starts[1 * 2 + 1], starts[2 * 2 + 1], starts[3 * 2 + 1]);
+    ck_assert(padded.num_lanes == 3 && padded.computed_rows == 12 && padded.useful_rows == 8);
+    ck_assert(lanes.num_lanes == 2 && lanes.computed_rows == 8);
+    ck_assert(lanes.lane_of_sequence[0] == 0 && lanes.lane_of_sequence[1] == 1 && lanes.lane_of_sequence[2] == 1);
+    ck_assert(lanes.start_of_sequence[1] == 0 && lanes.start_of_sequence[2] == 2 && resets == 3);
+    ck_assert(starts[1] == 0 && starts[3] == 0 && starts[5] == 2 && starts[7] == 2);
+
+    const float ones[3] = {1, 1, 1}, zero3[3] = {0, 0, 0};
+    const time_encoder gru = {TIME_ENCODER_GRU, 1, 1, ones, ones, zero3, zero3, {NULL, NULL, NULL}};
+    const float x[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    float h_ref[8];
+    ck_assert(ref_fusion_forward(&gru, &set, x, h_ref, &err) == TF_OK);
+    const double b1 = worked_gru_step(1, 0, 0), b2 = worked_gru_step(1, b1, b1);
+    const double hand[3] = {b1, worked_gru_step(1, 0, b2), worked_gru_step(1, b2, b2)};
+    const fusion_mask_rule rules[3] = {FUSION_MASK_EVERY_GATE, FUSION_MASK_UPDATE_GATE_ONLY, FUSION_MASK_NONE};
+    float c1[3];
+    for (int k = 0; k < 3; k++) {
+        lanes.mask_rule = rules[k];
+        float h[8];
+        fusion_tape tape;
+        ck_assert_msg(opt_fusion_forward(&gru, &set, &lanes, x, h, &tape, &err) == TF_OK, "%s", err.message);
+        c1[k] = h[6];
+        ck_assert_msg(fabs(c1[k] - hand[k]) < 1e-6, "C1 under rule %d: %.7f, by hand %.7f", k, c1[k], hand[k]);
+        fusion_tape_free(&tape);
+    }
+    printf("worked example, GRU of one unit (weights 1, biases 0, inputs 1): h_B1 %.4f, h_B2 %.4f; C1 alone %.4f, "
+           "fused with the reset %.4f, Eq. 4's mask %.4f, no mask %.4f\n",
+           h_ref[4], h_ref[5], h_ref[6], c1[0], c1[1], c1[2]);
+    ck_assert(fabs(h_ref[4] - b1) < 1e-6 && fabs(h_ref[5] - b2) < 1e-6 && h_ref[6] == h_ref[4]);
+    ck_assert(c1[0] == h_ref[6]);                     /* the reset: bitwise the reference */
+    ck_assert(fabs(c1[1] - c1[0]) > 0.1 && fabs(c1[2] - c1[0]) > 0.1); /* Eq. 4 and no mask: B2 leaks */
+    fusion_plan_free(&padded);
+    fusion_plan_free(&lanes);
+    sequence_set_free(&set);
+}
+END_TEST
+
 /* The reset is a select, not a multiply by 0: a NaN left in the state by one sequence (0 * NaN
  * is NaN) must not reach the next sequence of its lane. Two sequences of length 2 share a lane
  * of length 4; the first one's input is NaN. */
@@ -765,7 +836,8 @@ END_TEST
 int main(void)
 {
     opt_set_threads(2);
-    const named_test generated[] = {{"generated_lengths", generated_lengths},
+    const named_test generated[] = {{"worked_example", worked_example},
+                                           {"generated_lengths", generated_lengths},
                                            {"generated_vertex_churn", generated_vertex_churn},
                                            {"paper_mask_is_not_enough", paper_mask_is_not_enough},
                                            {"reset_does_not_multiply", reset_does_not_multiply},

@@ -12,6 +12,8 @@
  *    error relative to max(1, |ref|) is printed beside it;
  *  - integer-valued data makes sum exact: every value equal to the reference (as numbers: an
  *    empty row is -0 in the reference when its self coefficient 0 meets a negative feature);
+ *  - chapter 02's worked example by hand (four vertices, one delta): the delta's rows and entries
+ *    and the updated values asserted against the hand-computed ones;
  *  - crafted max/min cases: the winner deleted, ties, the winner's features changed, -0;
  *  - the delta's structural part rebuilds E_t from E_{t-1} exactly (chapters/02-incremental.md,
  *    "The delta");
@@ -249,6 +251,108 @@ START_TEST(emptied_rows_and_loops)
 }
 END_TEST
 
+/* Chapter 02's worked example, small enough to check by hand (chapters/02-incremental-idea.svg
+ * draws it): vertices A B C D = 0 1 2 3, one feature each, every weight 1. Snapshot t-1 has A->B,
+ * B->C, D->B and x = (2, 3, 5, 7); at t, D->B is deleted, A->D inserted and x_A becomes 4. By hand,
+ * sum: y(t-1) = (0, 2 + 7, 3, 0) = (0, 9, 3, 0); G- lists row B's D->B (x_D = 7) and A->B (old
+ * x_A = 2), G+ row B's A->B and row D's A->D (new x_A = 4), so y(t) = (0, 9 - 7 - 2 + 4, 3, 0 + 4) =
+ * (0, 4, 3, 4), which recomputing E(t) gives too. Symmetric: d_B drops from 3 to 2, so row C, whose
+ * in-edge did not change, is re-entered (B->C out with 1/sqrt 3, in with 1/sqrt 2) and goes from
+ * 3/sqrt 6 + 5/2 to 3/2 + 5/2 = 4. The test asserts the delta's rows and entries and those values. */
+static const char worked_names[] = "ABCD";
+
+/* "B: -D -A" style: the sources of one delta row's entries. */
+static void print_delta_rows(const snapshot_delta *d, int plus)
+{
+    const int64_t *offsets = plus ? d->plus_offsets : d->minus_offsets;
+    const int32_t *source = plus ? d->plus_source : d->minus_source;
+    for (int64_t i = 0; i < d->num_rows; i++) {
+        if (offsets[i] == offsets[i + 1])
+            continue;
+        printf(" row %c:", worked_names[d->rows[i]]);
+        for (int64_t k = offsets[i]; k < offsets[i + 1]; k++)
+            printf(" %c%c", plus ? '+' : '-', worked_names[source[k]]);
+    }
+}
+
+/* The engine's value after applying the delta from t-1 to t, and the reference's at t. */
+static void worked_values(const snapshot_seq *seq, aggregator kind, const snapshot_delta *delta, float *by_delta,
+                          float *recomputed, float *before)
+{
+    tf_error err;
+    incremental_aggregation a;
+    ck_assert(opt_incremental_create(&a, kind, 4, 1, &always_incremental, &err) == TF_OK);
+    opt_incremental_reset(&a, &seq->snapshots[0], 0);
+    memcpy(before, a.value, 4 * sizeof(float));
+    opt_incremental_advance(&a, &seq->snapshots[0], &seq->snapshots[1], delta, 1);
+    ck_assert_int_eq(a.stats.incremental, 1);
+    memcpy(by_delta, a.value, 4 * sizeof(float));
+    ck_assert(ref_aggregate(&seq->snapshots[1].graph, seq->snapshots[1].features.data, 1, kind, recomputed, &err) ==
+              TF_OK);
+    opt_incremental_free(&a);
+}
+
+START_TEST(worked_example)
+{
+    tf_error err;
+    const int32_t src0[] = {0, 1, 3}, dst0[] = {1, 2, 1}, src1[] = {0, 1, 0}, dst1[] = {1, 2, 3};
+    const float x0[] = {2, 3, 5, 7}, x1[] = {4, 3, 5, 7};
+    snapshot_seq seq;
+    ck_assert(snapshot_seq_alloc(&seq, 2, 4, 1, 1, &err) == TF_OK);
+    ck_assert(snapshot_seq_set_edges(&seq, 0, 3, src0, dst0, NULL, &err) == TF_OK);
+    ck_assert(snapshot_seq_set_edges(&seq, 1, 3, src1, dst1, NULL, &err) == TF_OK);
+    memcpy(seq.snapshots[0].features.data, x0, sizeof x0);
+    memcpy(seq.snapshots[1].features.data, x1, sizeof x1);
+
+    /* sum: rows B and D only, G- = {D->B, A->B}, G+ = {A->B, A->D}, all with coefficient 1 */
+    snapshot_delta sum;
+    ck_assert(snapshot_delta_build(&sum, &seq.snapshots[0], &seq.snapshots[1], AGGREGATOR_SUM, &err) == TF_OK);
+    ck_assert_int_eq(sum.num_rows, 2);
+    ck_assert(sum.rows[0] == 1 && sum.rows[1] == 3);
+    ck_assert(sum.minus_offsets[1] == 2 && sum.minus_offsets[2] == 2);
+    ck_assert(sum.plus_offsets[1] == 1 && sum.plus_offsets[2] == 2);
+    ck_assert((sum.minus_source[0] == 0 && sum.minus_source[1] == 3) ||
+              (sum.minus_source[0] == 3 && sum.minus_source[1] == 0));
+    ck_assert(sum.plus_source[0] == 0 && sum.plus_source[1] == 0);
+    for (int k = 0; k < 2; k++)
+        ck_assert(sum.minus_coefficient[k] == 1.0 && sum.plus_coefficient[k] == 1.0);
+    float before[4], by_delta[4], recomputed[4];
+    worked_values(&seq, AGGREGATOR_SUM, &sum, by_delta, recomputed, before);
+    const float hand_before[4] = {0, 9, 3, 0}, hand_after[4] = {0, 4, 3, 4};
+    printf("worked example, sum: y(t-1) = %g %g %g %g; G-:", before[0], before[1], before[2], before[3]);
+    print_delta_rows(&sum, 0);
+    printf("; G+:");
+    print_delta_rows(&sum, 1);
+    printf("; y(t) by the delta %g %g %g %g, recomputed %g %g %g %g\n", by_delta[0], by_delta[1], by_delta[2],
+           by_delta[3], recomputed[0], recomputed[1], recomputed[2], recomputed[3]);
+    for (int v = 0; v < 4; v++) /* small integers: every value exact */
+        ck_assert(before[v] == hand_before[v] && by_delta[v] == hand_after[v] && recomputed[v] == hand_after[v]);
+    snapshot_delta_free(&sum);
+
+    /* symmetric: every row listed; row C re-entered with B's old and new 1/sqrt(d_B) */
+    snapshot_delta sym;
+    ck_assert(snapshot_delta_build(&sym, &seq.snapshots[0], &seq.snapshots[1], AGGREGATOR_SYMMETRIC, &err) ==
+              TF_OK);
+    ck_assert_int_eq(sym.num_rows, 4);
+    const int64_t c = 2;
+    ck_assert(sym.rows[c] == 2);
+    ck_assert(sym.minus_offsets[c + 1] - sym.minus_offsets[c] == 1 && sym.plus_offsets[c + 1] - sym.plus_offsets[c] == 1);
+    const int64_t m = sym.minus_offsets[c], p = sym.plus_offsets[c];
+    ck_assert(sym.minus_source[m] == 1 && sym.plus_source[p] == 1);
+    ck_assert(fabs(sym.minus_coefficient[m] - 1 / sqrt(3.0)) < 1e-15 && fabs(sym.plus_coefficient[p] - 1 / sqrt(2.0)) < 1e-15);
+    worked_values(&seq, AGGREGATOR_SYMMETRIC, &sym, by_delta, recomputed, before);
+    printf("worked example, symmetric: %lld rows listed; row C: -B with %.4f, +B with %.4f; y_C %.4f -> %.4f by the "
+           "delta, %.4f recomputed\n",
+           (long long)sym.num_rows, sym.minus_coefficient[m], sym.plus_coefficient[p], before[2], by_delta[2],
+           recomputed[2]);
+    ck_assert(fabs(before[2] - (3 / sqrt(6.0) + 2.5)) < 1e-6);
+    ck_assert(fabs(by_delta[2] - 4.0) < 1e-6 && fabs(recomputed[2] - 4.0) < 1e-6);
+    ck_assert(aggregation_error(&seq.snapshots[1].graph, x1, 1, AGGREGATOR_SYMMETRIC, by_delta, recomputed) <= TOLERANCE);
+    snapshot_delta_free(&sym);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 /* Sorts the (source, destination, weight bits) triples so two edge multisets can be compared. */
 static int compare_triples(const void *a, const void *b)
 {
@@ -429,5 +533,10 @@ int main(void)
     tcase_add_test(tc, full_recompute_twin);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
+    /* its own case, so CK_RUN_CASE=worked_example runs it alone (chapter 02's Try it) */
+    TCase *worked = tcase_create("worked_example");
+    tcase_set_timeout(worked, 60); /* tiny, but Valgrind on a loaded machine is slow to start */
+    tcase_add_test(worked, worked_example);
+    suite_add_tcase(s, worked);
     return run_suite(s);
 }
