@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Chapter 01a (snapshot models): every output block and figure, into bench/results/01-models/.
-# takes: about 10 minutes for the untimed steps on a quiet 2-core machine (the tests' outputs, the
-# link and classify tasks, PyG-T's example with its peer); the timed steps add about 2 hours there
-# (bench/train.sh's four peer races, the 10^6-edge one alone ~40 min; every model raced; threads;
-# the profile) and `twofold verify` on pedalme and on twitter_tennis (~35 min). SKIP_LONG=1 runs the
-# untimed steps only. The races and the verify runs need the peer's Python: PYTHON=/path/to/python.
+# takes: ~10 min with SKIP_LONG=1 (the untimed steps); about an hour in all on a quiet 2-core machine
+# The untimed steps: the tests' outputs, the link and classify tasks, PyG-T's example with its peer
+# (under a load of 20 the example alone took ~20 min). The long ones (estimates from the epoch times
+# the chapter quotes): bench/train.sh's four peer races (the 10^6-edge one ~10 min), every model
+# raced on chickenpox, the threads rounds, the profile, and `twofold verify` on pedalme and on
+# twitter_tennis (the latter 34 min under load). The races need the peer's Python:
+# PYTHON=/path/to/python (bench/peer/README.md).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM-1}
