@@ -242,6 +242,17 @@ static void path_of_three(snapshot_seq *seq, int snapshots, const double (*featu
     }
 }
 
+/* The model @p kind (one feature, H = 1, K = 2, @p layers pairs where it stacks them) with fresh
+ * parameters on path_of_three()'s @p snapshots snapshots; the caller sets the parameters it works with. */
+static void model_on_path(model_kind kind, int layers, int snapshots, const double (*features)[3], snapshot_seq *seq,
+                          model *m)
+{
+    tf_error err;
+    path_of_three(seq, snapshots, features);
+    model_config config = {kind, 1, 1, 1, 2, layers};
+    ck_assert_int_eq(model_create(m, &config, 3, &err), TF_OK);
+}
+
 /* (A^ x)_v on that path: A^ = D^-1/2 (A + I) D^-1/2, degrees (self loop included) 2, 3, 2, so
  * A^_vu = 1 / sqrt(d_v d_u) for u = v and v's path neighbours, 0 elsewhere. */
 static double gcn_on_path(const double x[3], int v)
@@ -271,10 +282,8 @@ START_TEST(tgcn_worked_by_hand)
     const double features[2][3] = {{1.0, 0.0, 2.0}, {0.0, 1.0, 0.0}};
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_TGCN, 1, 1, 1, 2, 0};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_TGCN, 0, 2, features, &seq, &m);
     for (int64_t i = 0; i < m.parameters.count; i++) {
         const parameter *p = &m.parameters.items[i];
         const int bias = strstr(p->name, "bias") != NULL;
@@ -336,10 +345,8 @@ START_TEST(tgcn2_worked_by_hand)
     for (int variant = 0; variant < 2; variant++) {
         tf_error err;
         snapshot_seq seq;
-        path_of_three(&seq, 1, &features[variant]);
-        model_config config = {MODEL_TGCN2, 1, 1, 1, 2, 0};
         model m;
-        ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+        model_on_path(MODEL_TGCN2, 0, 1, &features[variant], &seq, &m);
         for (int g = 0; g < 3; g++) {
             char name[64];
             const char *roles[6] = {"conv_%s.0.bias", "conv_%s.0.lin.weight", "conv_%s.1.bias", "conv_%s.1.lin.weight",
@@ -399,10 +406,8 @@ START_TEST(wdgcn_worked_by_hand)
                                {-0.5, 0.9, 0.2, 0.0}};
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_WDGCN, 1, 1, 1, 2, 0};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_WDGCN, 0, 2, features, &seq, &m);
     value_of(&m, "recurrent.conv.bias")[0] = (float)conv_bias;
     value_of(&m, "recurrent.conv.lin.weight")[0] = (float)conv_weight;
     static const char *const lstm_names[4] = {"recurrent.lstm.weight_ih_l0", "recurrent.lstm.weight_hh_l0",
@@ -454,10 +459,8 @@ START_TEST(gcrnm1_worked_by_hand)
     const double head_w = 1.5, head_b = -0.25;
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_GCRNM1, 1, 1, 1, 2, 2};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_GCRNM1, 2, 2, features, &seq, &m);
     static const char *const lstm_names[4] = {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"};
     static const char *const peephole_names[3] = {"w_c_i", "w_c_f", "w_c_o"};
     for (int l = 0; l < 2; l++) {
@@ -527,10 +530,8 @@ START_TEST(cdgcn_worked_by_hand)
     const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_CDGCN, 1, 1, 1, 2, 2};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_CDGCN, 2, 2, features, &seq, &m);
     ck_assert_int_eq(model_state_width(&m), 5);
     for (int64_t i = 0, counter = 0; i < m.parameters.count; i++)
         for (int64_t j = 0; j < m.parameters.items[i].value.size; j++, counter++)
