@@ -20,6 +20,7 @@
 #include "ref/nn/adam.h"
 #include "ref/nn/graph_attention.h"
 #include "ref/nn/kernels.h"
+#include "ref/nn/propagate.h"
 #include "ref/models/model.h"
 #include "ref/data/npy.h"
 #include "verify/testing.h"
@@ -206,7 +207,7 @@ static void check_case(const peer_case *c)
 START_TEST(matches_pytorch_geometric_temporal) { check_case(&cases[_i]); }
 END_TEST
 
-/* ---- models PyTorch Geometric Temporal does not have: a case worked by hand ------------------------ */
+/* ---- cases worked by hand: chapter 01a's T-GCN example, and the models PyTorch Geometric Temporal lacks ----- */
 
 /* The value of parameter @p name of @p m (every tensor here holds one number). */
 static float *value_of(model *m, const char *name)
@@ -241,6 +242,17 @@ static void path_of_three(snapshot_seq *seq, int snapshots, const double (*featu
     }
 }
 
+/* The model @p kind (one feature, H = 1, K = 2, @p layers pairs where it stacks them) with fresh
+ * parameters on path_of_three()'s @p snapshots snapshots; the caller sets the parameters it works with. */
+static void model_on_path(model_kind kind, int layers, int snapshots, const double (*features)[3], snapshot_seq *seq,
+                          model *m)
+{
+    tf_error err;
+    path_of_three(seq, snapshots, features);
+    model_config config = {kind, 1, 1, 1, 2, layers};
+    ck_assert_int_eq(model_create(m, &config, 3, &err), TF_OK);
+}
+
 /* (A^ x)_v on that path: A^ = D^-1/2 (A + I) D^-1/2, degrees (self loop included) 2, 3, 2, so
  * A^_vu = 1 / sqrt(d_v d_u) for u = v and v's path neighbours, 0 elsewhere. */
 static double gcn_on_path(const double x[3], int v)
@@ -252,6 +264,68 @@ static double gcn_on_path(const double x[3], int v)
             aggregated += x[u] / sqrt(degree[v] * degree[u]);
     return aggregated;
 }
+
+/* Prints snapshot @p t's @p label and the three values of @p v to four places, one line. */
+static void print_three(int t, const char *label, const double v[3])
+{
+    printf("  snapshot %d  %-3s  %7.4f %7.4f %7.4f\n", t, label, v[0], v[1], v[2]);
+}
+
+/* Chapter 01a's worked example: T-GCN on the path 0 - 1 - 2, one feature, H = 1, every weight 1 and
+ * every bias 0, two snapshots from H = 0 (x = (1, 0, 2), then (0, 1, 0)). Worked out here in double
+ * from the equations with nothing of ref/: C_g = A^ x for every gate, Z = R = sigmoid(A^ x + H),
+ * H~ = tanh(A^ x + R H), H' = Z H + (1 - Z) H~, y = ReLU(H'). The numbers printed are the hand
+ * computation's, the ones the chapter shows; the aggregation ref_propagate_forward() computes and the
+ * states and predictions model_forward() computes must equal them. */
+START_TEST(tgcn_worked_by_hand)
+{
+    const double features[2][3] = {{1.0, 0.0, 2.0}, {0.0, 1.0, 0.0}};
+    tf_error err;
+    snapshot_seq seq;
+    model m;
+    model_on_path(MODEL_TGCN, 0, 2, features, &seq, &m);
+    for (int64_t i = 0; i < m.parameters.count; i++) {
+        const parameter *p = &m.parameters.items[i];
+        const int bias = strstr(p->name, "bias") != NULL;
+        for (int64_t j = 0; j < p->value.size; j++)
+            p->value.data[j] = bias ? 0.0f : 1.0f;
+    }
+    float predictions[2][3];
+    window_tape tape;
+    ck_assert_int_eq(model_forward(&m, &seq, 0, 2, &tape, &predictions[0][0], &err), TF_OK);
+    double worst = 0, state[3] = {0, 0, 0};
+    printf("tgcn worked by hand (path 0 - 1 - 2, one feature, H = 1, weights 1, biases 0), vertices 0 1 2:\n");
+    for (int t = 0; t < 2; t++) {
+        propagation graph;
+        float x[3], aggregated_by_ref[3];
+        for (int v = 0; v < 3; v++)
+            x[v] = (float)features[t][v];
+        ck_assert_int_eq(model_gcn_operator(&m, &graph, &seq, t, &err), TF_OK);
+        ref_propagate_forward(&graph, x, 1, aggregated_by_ref);
+        ref_propagation_free(&graph);
+        double aggregated[3], z[3], candidate[3];
+        for (int v = 0; v < 3; v++) {
+            aggregated[v] = gcn_on_path(features[t], v);
+            z[v] = sigmoid(aggregated[v] + state[v]); /* R is the same expression */
+            candidate[v] = tanh(aggregated[v] + z[v] * state[v]);
+            state[v] = z[v] * state[v] + (1 - z[v]) * candidate[v];
+            const double model_state = tape.states[t * 3 + v];
+            worst = fmax(worst, fabs(aggregated_by_ref[v] - aggregated[v]));
+            worst = fmax(worst, fabs(model_state - state[v]));
+            worst = fmax(worst, fabs(predictions[t][v] - fmax(0.0, state[v])));
+        }
+        print_three(t + 1, "A^x", aggregated);
+        print_three(t + 1, "Z", z);
+        print_three(t + 1, "H~", candidate);
+        print_three(t + 1, "H'", state);
+    }
+    printf("tgcn worked by hand: A^x, H' and y of ref/ against the hand computation, max error %.2e\n", worst);
+    ck_assert_msg(worst <= 1e-6, "T-GCN differs from the hand computation by %g", worst);
+    window_tape_free(&m, &tape);
+    model_free(&m);
+    snapshot_seq_free(&seq);
+}
+END_TEST
 
 /* The two-layer T-GCN on the path 0 - 1 - 2, one feature, H = 1, one snapshot from H = 0, worked out
  * here in double from the paper's equations with nothing of ref/: A^ = D^-1/2 (A + I) D^-1/2 with
@@ -271,10 +345,8 @@ START_TEST(tgcn2_worked_by_hand)
     for (int variant = 0; variant < 2; variant++) {
         tf_error err;
         snapshot_seq seq;
-        path_of_three(&seq, 1, &features[variant]);
-        model_config config = {MODEL_TGCN2, 1, 1, 1, 2, 0};
         model m;
-        ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+        model_on_path(MODEL_TGCN2, 0, 1, &features[variant], &seq, &m);
         for (int g = 0; g < 3; g++) {
             char name[64];
             const char *roles[6] = {"conv_%s.0.bias", "conv_%s.0.lin.weight", "conv_%s.1.bias", "conv_%s.1.lin.weight",
@@ -334,10 +406,8 @@ START_TEST(wdgcn_worked_by_hand)
                                {-0.5, 0.9, 0.2, 0.0}};
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_WDGCN, 1, 1, 1, 2, 0};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_WDGCN, 0, 2, features, &seq, &m);
     value_of(&m, "recurrent.conv.bias")[0] = (float)conv_bias;
     value_of(&m, "recurrent.conv.lin.weight")[0] = (float)conv_weight;
     static const char *const lstm_names[4] = {"recurrent.lstm.weight_ih_l0", "recurrent.lstm.weight_hh_l0",
@@ -389,10 +459,8 @@ START_TEST(gcrnm1_worked_by_hand)
     const double head_w = 1.5, head_b = -0.25;
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_GCRNM1, 1, 1, 1, 2, 2};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_GCRNM1, 2, 2, features, &seq, &m);
     static const char *const lstm_names[4] = {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"};
     static const char *const peephole_names[3] = {"w_c_i", "w_c_f", "w_c_o"};
     for (int l = 0; l < 2; l++) {
@@ -462,10 +530,8 @@ START_TEST(cdgcn_worked_by_hand)
     const double features[2][3] = {{0.5, -1.0, 2.0}, {1.5, 0.3, -0.7}};
     tf_error err;
     snapshot_seq seq;
-    path_of_three(&seq, 2, features);
-    model_config config = {MODEL_CDGCN, 1, 1, 1, 2, 2};
     model m;
-    ck_assert_int_eq(model_create(&m, &config, 3, &err), TF_OK);
+    model_on_path(MODEL_CDGCN, 2, 2, features, &seq, &m);
     ck_assert_int_eq(model_state_width(&m), 5);
     for (int64_t i = 0, counter = 0; i < m.parameters.count; i++)
         for (int64_t j = 0; j < m.parameters.items[i].value.size; j++, counter++)
@@ -610,6 +676,7 @@ int main(void)
     TCase *peer = tcase_create("peer");
     tcase_set_timeout(peer, 300);
     tcase_add_loop_test(peer, matches_pytorch_geometric_temporal, 0, (int)(sizeof cases / sizeof *cases));
+    tcase_add_test(peer, tgcn_worked_by_hand);
     tcase_add_test(peer, tgcn2_worked_by_hand);
     tcase_add_test(peer, wdgcn_worked_by_hand);
     tcase_add_test(peer, gcrnm1_worked_by_hand);
