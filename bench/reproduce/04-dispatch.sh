@@ -23,6 +23,10 @@ step $out/apan_memory_limit.txt bash -c 'for mode in depcache sven naive depcomm
     set -- mpiexec -n 4 --oversubscribe build/twofold --memory-limit 800M train --model apan \
         --data events:nodes=100000,events=4000,seed=3 --impl opt --dispatch $mode --epochs 1
     echo "\$ $*"; "$@"; echo "exit status $?"; done'
+# The redundancy on Wikipedia alone (plans only, a minute): --quick leaves out the other streams and
+# the epoch times; its CSV goes to quick/ so that the full sweep's eta.csv stays whole.
+rm -f $out/quick/eta.csv  # the bench appends
+step $out/eta_wikipedia.txt build/bench/bench dispatch --quick --out $out/quick
 step $out/apan_output.txt env MODEL=apan bash bench/dispatch.sh
 step $out/output.txt bash bench/dispatch.sh
 finish
