@@ -8,8 +8,8 @@
 # takes: about 2.5 hours; the last step (TGN/JODIE sweep) all but 30 min of it
 # Measured at nice 15 on 2 cores under a load of 20: the checks 22 min (test_dispatch 4 min,
 # test_dispatch_mpi on 4 and 3 ranks 8 min each), the Wikipedia redundancy 8 s, APAN's sweep 7 min;
-# the TGN/JODIE sweep took about 2 hours at normal priority (R = 1 with the epoch times about 45 min,
-# R = 2 to 64 about 1 h 15 min), from output.txt's own clock lines.
+# the TGN/JODIE sweep took about 1 h 45 min at normal priority (R = 1 with the epoch times about 45 min,
+# R = 2 to 64 about 1 hour, from output.txt's own clock lines).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
