@@ -31,5 +31,10 @@ step $out/apan_memory_limit.txt bash -c 'for mode in depcache sven naive depcomm
 rm -f $out/quick/eta.csv  # the bench appends
 step $out/eta_wikipedia.txt build/bench/bench dispatch --quick --out $out/quick
 step $out/apan_output.txt env MODEL=apan bash bench/dispatch.sh
+# The byte sweep at R = 2 alone (Wikipedia, no epoch times; about 5 min): how far the full sweep's
+# bytes.csv, measured before the seeders merged, is from today's counts (bench/results/04-dispatch/notes.md).
+rm -f $out/quick/bytes.csv
+step $out/quick/bytes_r2.txt mpiexec -n 2 --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 \
+    build/bench/bench dispatch --quick --out $out/quick
 step $out/output.txt bash bench/dispatch.sh
 finish
