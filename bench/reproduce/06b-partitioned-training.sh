@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Chapter 06b (partitioned training): every output block and figure of
+# chapters/06b-partitioned-training.md, into bench/results/06-partition/ (shared with 06a). Its
+# training block (training.txt) and its bytes figure come from chapter 06a's long steps
+# (bench/partition.sh and bench/partition.gp draw both parts' results): `bench/reproduce.sh 06` runs both.
+# takes: about 10 min on a quiet 2-core machine (test_partition_mpi.txt: 1 to 4 ranks, ~5 min;
+# verify.txt ~2 min)
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+export TWOFOLD_DATASETS=datasets OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+r=bench/results/06-partition
+
+# The worked exchange-mode product (and 06a's example, which the picture's owners come from), then
+# the idea picture drawn from what they printed.
+step $r/chapter_example.txt bash -c "CK_RUN_CASE=chapter_example build/verify/test_partition && \
+CK_RUN_CASE=worked_exchange_product build/verify/test_partition_part"
+step $r/idea-06b.txt python3 chapters/06b-partitioned-training-idea.py $r/chapter_example.txt \
+    chapters/06b-partitioned-training-idea.svg
+# Partition invariance on 1 to 4 ranks, every case (the appendix quotes it).
+step $r/test_partition_mpi.txt ctest --test-dir build -R test_partition_mpi -V
+# The technique table's rows on 4 ranks.
+step $r/verify.txt mpiexec -n 4 --oversubscribe build/twofold verify partition --data twitter_tennis
+# Spatial and temporal bytes of PSS, PTS and DGC's chunks for T-GCN and DySAT (counts, no timing).
+step $r/traffic.txt build/bench/bench partition_traffic --out $r
+# Last, the chapter's run blocks, run again and compared line by line.
+step $r/commands-06b.txt bash verify/chapter_commands.sh build chapters/06b-partitioned-training.md
+finish
