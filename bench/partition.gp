@@ -1,9 +1,9 @@
-# Chapter 06's figures from bench partition's metrics.csv and bench/partition.sh's balance.csv:
+# Chapter 06's result figures (06a and 06b) from bench partition's metrics.csv and bench/partition.sh's balance.csv:
 #     build/bench/bench partition --out DIR && bench/partition.sh DIR && gnuplot -e "dir='DIR'" bench/partition.gp
-# 06-partition-cut.svg: edge cut (% of edge occurrences) against R, one line per partitioner, on
-# twitter_tennis and the generated 10^6-edge graph. 06-partition-bytes.svg: exchange bytes per epoch
-# (T-GCN and GC-LSTM, H = 32, windows of 8, counted from the graph) and the cache's replication
-# (depth 1; GC-LSTM's depth for windows of 8) against R on twitter_tennis. 06-partition-balance.svg:
+# 06a-partitioners-cut.svg: edge cut (% of edge occurrences) against R, one line per partitioner, on
+# twitter_tennis and the generated 10^6-edge graph. 06b-partitioned-training-bytes.svg: exchange
+# bytes per epoch (T-GCN and GC-LSTM, H = 32, windows of 8, counted from the graph) and the cache's
+# replication (depth 1; GC-LSTM's depth for windows of 8) against R on twitter_tennis. 06a-partitioners-balance.svg:
 # measured busy-time max/mean (each repeat) beside the predicted DynaHB load max/mean, hash and dynahb.
 if (!exists("dir")) dir = "bench/results/06-partition"
 metrics = dir."/metrics.csv"
@@ -17,7 +17,7 @@ methods = "hash pts metis dynahb dgc"
 colours = "#7570b3 #e7298a #1b9e77 #d95f02 #66a61e"
 rows(data, method) = sprintf("< awk -F, '$1==\"%s\" && $2==\"%s\"' %s", data, method, metrics)
 
-set output "chapters/06-partition-cut.svg"
+set output "chapters/06a-partitioners-cut.svg"
 set multiplot layout 1,2
 set ylabel "edge cut, % of edge occurrences"
 set yrange [0:100]
@@ -28,7 +28,7 @@ do for [data in "twitter_tennis powerlaw_1e6"] {
 }
 unset multiplot
 
-set output "chapters/06-partition-bytes.svg"
+set output "chapters/06b-partitioned-training-bytes.svg"
 set multiplot layout 1,2
 set title "twitter_tennis: exchange bytes per epoch (counted)"
 set ylabel "bytes per epoch"
@@ -47,7 +47,7 @@ plot for [i=1:5] rows("twitter_tennis", word(methods, i)) using 3:9 with linespo
          lc rgb word(colours, i) title word(methods, i)." GC-LSTM depth 7"
 unset multiplot
 
-set output "chapters/06-partition-balance.svg"
+set output "chapters/06a-partitioners-balance.svg"
 unset logscale x
 set xlabel "ranks and repeat"
 set ylabel "max / mean over ranks"

@@ -14,6 +14,7 @@
 #include "ref/partition_bicut.h"
 #include "ref/partition_chunks.h"
 #include "ref/core/rng.h"
+#include "verify/partition_example.h"
 #include "verify/testing.h"
 
 static const char generated_spec[] = "powerlaw:nodes=200,edges=1500,snapshots=12,arrival=0.05,seed=5";
@@ -690,6 +691,98 @@ START_TEST(metrics)
 }
 END_TEST
 
+/* ---- chapter 06's example --------------------------------------------------------------------- */
+
+/* Sven's demand on the example: trainer j takes snapshot j's edges as its events, and reads or
+ * writes the memory of both ends of each: omega(j, v) = v's degree (in + out) in snapshot j. */
+static void example_demand(bicut_demand *d)
+{
+    tf_error err;
+    ck_assert_int_eq(bicut_demand_alloc(d, EXAMPLE_SNAPSHOTS, EXAMPLE_VERTICES, &err), TF_OK);
+    for (int t = 0; t < EXAMPLE_SNAPSHOTS; t++)
+        for (int e = 0; e < EXAMPLE_EDGES; e++) {
+            d->weight[t * EXAMPLE_VERTICES + example_edges[t][e][0]]++;
+            d->weight[t * EXAMPLE_VERTICES + example_edges[t][e][1]]++;
+        }
+}
+
+/* Every partitioner on chapter 06's eight vertices, two snapshots, two ranks: the owners, the cut
+ * and the load per rank that chapters/06a-partitioners.md works out by hand and its picture shows. */
+START_TEST(chapter_example)
+{
+    snapshot_seq seq;
+    example_sequence(&seq);
+    bicut_demand demand;
+    example_demand(&demand);
+    tf_error err;
+    /* DGC's chunks first: the union graph (T-GCN's weight, 1 float a forward halo row) under a cap of
+     * 4 units (two vertices present twice) pairs {0, 1}, {2, 3}, {4, 5}, {6, 7}. */
+    partition_graph union_graph;
+    ck_assert_int_eq(partition_union_graph(&seq, 1, &union_graph, &err), TF_OK);
+    int32_t label[EXAMPLE_VERTICES];
+    ck_assert_int_eq(ref_label_propagation(&union_graph, 4, LABEL_PROPAGATION_MAX_SWEEPS, label, NULL, &err), TF_OK);
+    printf("chapter_example: DGC's chunks under a cap of 4 units: labels");
+    for (int v = 0; v < EXAMPLE_VERTICES; v++)
+        printf(" %d", label[v]);
+    printf("\n");
+    for (int v = 0; v < EXAMPLE_VERTICES; v++) /* partners 0-1, 2-3, 4-5, 6-7 share a label, no one else */
+        for (int u = 0; u < EXAMPLE_VERTICES; u++)
+            ck_assert_msg((label[u] == label[v]) == (u / 2 == v / 2), "vertices %d and %d", u, v);
+    partition_graph_free(&union_graph);
+
+    const partition_method methods[] = {PARTITION_HASH, PARTITION_PTS,  PARTITION_METIS,
+                                        PARTITION_DYNAHB, PARTITION_DGC, PARTITION_REFLEXBICUT};
+    /* By hand (the chapter): hash v mod 2; pts the id halves; METIS the two groups (which group is
+     * rank 0 is METIS's choice); DynaHB the serpentine deal of the loads (6, 3, 4, 2, 2, 2, 2, 1);
+     * DGC the chunks {0, 1} and {4, 5} on rank 0, {2, 3} and {6, 7} on rank 1; Re-FlexBiCut each
+     * vertex on the trainer that reads it more, ties to rank 0. */
+    const int32_t expected[6][EXAMPLE_VERTICES] = {{0, 1, 0, 1, 0, 1, 0, 1}, {0, 0, 0, 0, 1, 1, 1, 1},
+                                                   {0, 0, 1, 1, 0, 0, 1, 1}, {0, 1, 1, 0, 0, 1, 1, 0},
+                                                   {0, 0, 1, 1, 0, 0, 1, 1}, {0, 0, 1, 1, 1, 0, 0, 1}};
+    const int64_t expected_cut[6] = {17, 12, 2, 15, 2, 10};
+    const int64_t expected_load[6][2] = {{14, 8}, {15, 7}, {13, 9}, {11, 11}, {13, 9}, {13, 9}};
+    const int64_t expected_cap[6] = {23, 24, 24, 25, 20, 18};
+    for (int m = 0; m < 6; m++) {
+        int32_t owner[EXAMPLE_VERTICES];
+        if (methods[m] == PARTITION_REFLEXBICUT) {
+            ck_assert_int_eq(ref_reflexbicut(&demand, owner, NULL, &err), TF_OK);
+        } else {
+            partition_options o;
+            partition_options_default(&o);
+            o.ranks = 2;
+            o.chunk_cap = 4;
+            partition p;
+            ck_assert_msg(ref_partition_snapshots(&seq, methods[m], &o, &p, &err) == TF_OK, "%s", err.message);
+            memcpy(owner, p.vertex_owner, sizeof owner);
+            partition_free(&p);
+        }
+        partition_metrics metrics;
+        ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 1, &metrics, &err), TF_OK);
+        int64_t caps[2];
+        bicut_costs(&demand, owner, caps, caps);
+        printf("chapter_example: %-11s owners", partition_method_name(methods[m]));
+        for (int v = 0; v < EXAMPLE_VERTICES; v++)
+            printf(" %d", owner[v]);
+        printf("; cut %lld of %lld; load %lld / %lld; halo rows %lld; cache rows %lld / %lld; Sven's cap %lld / %lld\n",
+               (long long)metrics.cut_edges, (long long)metrics.total_edges, (long long)metrics.rank_load[0],
+               (long long)metrics.rank_load[1], (long long)metrics.halo_rows, (long long)metrics.rank_cache[0],
+               (long long)metrics.rank_cache[1], (long long)caps[0], (long long)caps[1]);
+        const int swapped = methods[m] == PARTITION_METIS && owner[0] == 1; /* METIS may name the groups the other way */
+        for (int v = 0; v < EXAMPLE_VERTICES; v++)
+            ck_assert_msg(owner[v] == (swapped ? 1 - expected[m][v] : expected[m][v]), "%s: vertex %d on rank %d",
+                          partition_method_name(methods[m]), v, owner[v]);
+        ck_assert_int_eq(metrics.cut_edges, expected_cut[m]);
+        ck_assert_int_eq(metrics.total_edges, 2 * EXAMPLE_EDGES);
+        ck_assert_int_eq(metrics.rank_load[swapped], expected_load[m][0]);
+        ck_assert_int_eq(metrics.rank_load[1 - swapped], expected_load[m][1]);
+        ck_assert(caps[0] == expected_cap[m] && caps[1] == expected_cap[m]); /* two ranks: received by one, served by the other */
+        partition_metrics_free(&metrics);
+    }
+    bicut_demand_free(&demand);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 /* ---- DySAT's temporal traffic beside a recurrence's ------------------------------------------- */
 
 /* The floats of one row, from the models' equations (chapters/01a-snapshot-models.md), not the library's table:
@@ -917,6 +1010,7 @@ int main(void)
                                     {"reflexbicut_vs_baselines", reflexbicut_vs_baselines},
                                     {"closure", closure},
                                     {"metrics", metrics},
+                                    {"chapter_example", chapter_example},
                                     {"split_traffic", split_traffic},
                                     {"model_costs", model_costs}};
     const named_test real[] = {{"real_data", real_data}};

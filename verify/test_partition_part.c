@@ -15,6 +15,7 @@
 #include "ref/nn/layers.h"
 #include "ref/core/memory.h"
 #include "ref/partition.h"
+#include "verify/partition_example.h"
 #include "verify/testing.h"
 
 static const char spec[] = "powerlaw:nodes=150,edges=900,snapshots=8,arrival=0.05,seed=7";
@@ -425,6 +426,86 @@ START_TEST(cache_stacked_models)
 }
 END_TEST
 
+/* Chapter 06b's worked product: the example of verify/partition_example.h split as DGC's chunks split it
+ * ({0, 1, 4, 5} on rank 0, {2, 3, 6, 7} on rank 1; METIS makes the same two groups), in exchange
+ * mode, GCN operator. At t = 0 rank 0's halo is vertex 2 alone (the edge 2 -> 1); vertices 1, 5 and
+ * 2 each have two in-edges, so with the self loop every coefficient of row 1 is 1/3 and
+ * y_1 = (x_1 + x_5 + x_2) / 3 = (2 + 6 + 3) / 3.
+ * Backward with dy = 1 on every row: rank 0 hands dx_2 = 1/3 back to rank 1, which adds its own
+ * 1/3 (the self loop): 2/3, the whole graph's. */
+START_TEST(worked_exchange_product)
+{
+    snapshot_seq seq;
+    example_sequence(&seq);
+    const int32_t owner[EXAMPLE_VERTICES] = {0, 0, 1, 1, 0, 0, 1, 1};
+    const model_config config = {MODEL_TGCN, 1, 4, 1, 2, 0};
+    tf_error err;
+    partition_operators ops;
+    ck_assert_int_eq(partition_operators_create(&ops, &seq, MODEL_TGCN, &err), TF_OK);
+    partition_part parts[2];
+    for (int r = 0; r < 2; r++)
+        ck_assert_msg(partition_part_create(&parts[r], &seq, &ops, owner, 2, r, PARTITION_EXCHANGE, &config, 2, &err) ==
+                          TF_OK,
+                      "%s", err.message);
+    printf("worked_exchange_product: halo rows of rank 0: t = 0 {%d}, t = 1 {%d}; of rank 1: %lld and %lld\n",
+           parts[0].halo[0] == 1 ? parts[0].halo_vertices[0][0] : -1,
+           parts[0].halo[1] == 1 ? parts[0].halo_vertices[1][0] : -1, (long long)parts[1].halo[0],
+           (long long)parts[1].halo[1]);
+    ck_assert(parts[0].halo[0] == 1 && parts[0].halo_vertices[0][0] == 2);
+    ck_assert(parts[0].halo[1] == 1 && parts[0].halo_vertices[1][0] == 3);
+    ck_assert(parts[1].halo[0] == 0 && parts[1].halo[1] == 0);
+
+    /* Rank 0 at t = 0: rows 0, 1, 4, 5 owned, then the fetched row of vertex 2. */
+    float x[EXAMPLE_VERTICES], whole_y[EXAMPLE_VERTICES], ones[EXAMPLE_VERTICES], whole_dx[EXAMPLE_VERTICES] = {0};
+    for (int v = 0; v < EXAMPLE_VERTICES; v++) {
+        x[v] = seq.snapshots[0].features.data[v];
+        ones[v] = 1.0f;
+    }
+    ref_propagate_forward(&ops.whole[0], x, 1, whole_y);
+    ck_assert_int_eq(propagation_add_transpose(&ops.whole[0], &err), TF_OK);
+    ref_propagate_backward(&ops.whole[0], ones, 1, whole_dx);
+    float summed_dx[EXAMPLE_VERTICES] = {0}, y_1 = 0, returned = 0;
+    for (int r = 0; r < 2; r++) {
+        const partition_part *part = &parts[r];
+        const int64_t rows = part->operator_rows[0];
+        float ext[EXAMPLE_VERTICES + 1] = {0}, out[EXAMPLE_VERTICES + 1] = {0};
+        float ext_dy[EXAMPLE_VERTICES + 1] = {0}, ext_dx[EXAMPLE_VERTICES + 1] = {0};
+        for (int64_t i = 0; i < rows; i++) {
+            const int32_t v = i < part->owned ? part->global_id[i] : part->halo_vertices[0][i - part->owned];
+            ext[i] = x[v];
+            ext_dy[i] = i < part->owned ? 1.0f : 0.0f;
+        }
+        propagation view;
+        memset(&view, 0, sizeof view);
+        view.graph = &part->graphs[0];
+        view.edge_coefficient = part->edge_coefficient[0];
+        view.self_coefficient = part->self_coefficient[0];
+        ref_propagate_forward(&view, ext, 1, out);
+        ref_propagate_backward(&view, ext_dy, 1, ext_dx);
+        for (int64_t i = 0; i < rows; i++) {
+            const int32_t v = i < part->owned ? part->global_id[i] : part->halo_vertices[0][i - part->owned];
+            summed_dx[v] += ext_dx[i];
+            if (r == 0 && i < part->owned && v == 1)
+                y_1 = out[i];
+            if (r == 0 && i >= part->owned)
+                returned = ext_dx[i];
+            if (i < part->owned)
+                ck_assert_msg(out[i] == whole_y[v], "rank %d row of vertex %d differs from the whole graph's", r, v);
+        }
+    }
+    printf("worked_exchange_product: rank 0, t = 0: y_1 = (x_1 + x_5 + x_2) / 3 = %.6f (whole graph %.6f); "
+           "dx_2 handed back %.6f, summed at rank 1 %.6f (whole graph %.6f)\n",
+           y_1, whole_y[1], returned, summed_dx[2], whole_dx[2]);
+    ck_assert(fabsf(y_1 - 11.0f / 3.0f) <= 1e-6f);
+    ck_assert(fabsf(returned - 1.0f / 3.0f) <= 1e-6f);
+    ck_assert(fabsf(summed_dx[2] - 2.0f / 3.0f) <= 1e-6f && fabsf(summed_dx[2] - whole_dx[2]) <= 1e-6f);
+    for (int r = 0; r < 2; r++)
+        partition_part_free(&parts[r]);
+    partition_operators_free(&ops);
+    snapshot_seq_free(&seq);
+}
+END_TEST
+
 START_TEST(tgcn_cached_inputs)
 {
     dataset d;
@@ -479,7 +560,8 @@ int main(void)
                  {"cache_depth_tight", cache_depth_tight},
                  {"two_hop_halos", two_hop_halos},
                  {"cache_stacked_models", cache_stacked_models},
-                 {"tgcn_cached_inputs", tgcn_cached_inputs}};
+                 {"tgcn_cached_inputs", tgcn_cached_inputs},
+                 {"worked_exchange_product", worked_exchange_product}};
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         TCase *single = tcase_create(tests[i].name);
         tcase_set_timeout(single, 300);
