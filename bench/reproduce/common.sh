@@ -18,7 +18,7 @@ machine() {
 step() {
     local file=$1; shift
     local started=$SECONDS header
-    header="# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ref opt cuda datasets verify bench || echo ' (with changes)'), $(machine), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    header="# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- ref opt cuda datasets verify bench ':!bench/results' || echo ' (with changes)'), $(machine), load $(cut -d' ' -f1-3 /proc/loadavg)"
     mkdir -p "$(dirname "$file")"
     printf '   %-58s ' "$file"
     if { echo "$header"; echo "\$ $*"; "$@" 2>&1; } > "$file.part"; then
