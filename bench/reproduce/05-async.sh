@@ -14,12 +14,13 @@ r=bench/results/05-async
 events=events:nodes=2000,events=10000,repeat=0.5,features=4,seed=5
 step $r/idea.txt python3 chapters/05-async-idea.py chapters/05-async-idea.svg
 step $r/test_async.txt build/verify/test_async
-step $r/test_async_mpi.txt ctest --test-dir build -R test_async_mpi -V
-step $r/test_async_pipeline_mpi.txt ctest --test-dir build -R test_async_pipeline_mpi -V
+step $r/test_async_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_async_mpi
+step $r/test_async_mpi_1.txt mpiexec -n 1 build/verify/test_async_mpi
+step $r/test_async_pipeline_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_async_pipeline_mpi
 step $r/pipeline.txt bench/async_pipeline.sh "2 4" 3 $events
 step $r/pipeline_apan.txt bench/async_pipeline.sh 2 1 $events apan "200 600 1000 2000"
 step $r/pipeline_apan_opt_kernels.txt bench/async_pipeline.sh 2 3 $events apan "200 600 1000 2000" opt
-step $r/test_async_embeddings_mpi.txt ctest --test-dir build -R test_async_embeddings_mpi -V
+step $r/test_async_embeddings_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_async_embeddings_mpi
 step $r/verify.txt mpiexec -n 3 --oversubscribe build/twofold verify async --data twitter_tennis
 step $r/dysat_stale.txt build/bench/bench async_dysat
 step $r/output.txt build/bench/bench async --out $r
