@@ -31,7 +31,7 @@ COMM_FILL = "#f9cb9c"
 # Each panel: (title, [(rank or None for both, start, end, kind, label)], [(time, text)] updates)
 # kind: compute, wait, comm (drawn across both lanes), bg (a non-blocking all-reduce, thin).
 PANELS = [
-    ("synchronous (chapter 01): every step reads the newest w",
+    ("synchronous (chapter 01a): every step reads the newest w",
      [(0, 0.0, 1.0, "compute", "reads w0 = 0"), (1, 0.0, 1.4, "compute", "reads w0 = 0"),
       (0, 1.0, 1.4, "wait", ""), (None, 1.4, 1.9, "comm", "all-reduce|g0 = -2"),
       (0, 1.9, 2.9, "compute", "reads w1 = 1"), (1, 1.9, 3.3, "compute", "reads w1 = 1"),
