@@ -5,8 +5,9 @@
 # straggler experiment, the figures drawn from their CSV files, and last the chapter's run blocks.
 # The event-model steps come first: their numbers depend on the negatives' seeder. Times depend on
 # the machine and its load (each file's header names both); bytes, errors and metrics do not.
-# takes: about 60 minutes on 2 shared cores (longest: pipeline.txt ~12 min, pipeline_apan.txt
-# ~10 min, output.txt ~10 min, dgc_mpi.txt ~8 min, straggler.txt ~5 min; the rest under 3 min each)
+# takes: about 60 minutes on 2 quiet cores, over 3 hours on 2 cores shared at load 20 (measured:
+# test_async_mpi.txt 2 min and pipeline.txt 30 min at load 20-28; at low load pipeline_apan.txt ~10
+# min, output.txt ~10 min, dgc_mpi.txt ~8 min, straggler.txt ~5 min; the rest under 3 min each)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
