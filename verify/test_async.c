@@ -2,12 +2,13 @@
  *  - SGD by hand; the optimizer option leaves Adam runs untouched;
  *  - stale gradients: step 0 applies nothing, step 1 applies step 0's gradient, a whole epoch is
  *    a delayed loop written here from the trainer's building blocks;
+ *  - the chapter's worked example: two ranks, two SGD steps, synchronous, stale and averaged;
  *  - model averaging: the combine by hand, identical replicas average to themselves, one
  *    replica is plain training, SGD averaged every step is synchronous SGD (fp) while Adam is
  *    not (printed), replicas agree after an average while their Adam moments do not;
- *  - DGC's stale embeddings: the threshold's two signs, the reuse rule, why the cache holds the
- *    last SENT copy, and the serial simulation of R ranks (theta = 0 is bitwise plain training,
- *    theta > 0 reuses only rows within theta, bytes counted);
+ *  - DGC's stale embeddings: the chapter's three rows by hand, the threshold's two signs, the
+ *    reuse rule, why the cache holds the last SENT copy, and the serial simulation of R ranks
+ *    (theta = 0 is bitwise plain training, theta > 0 reuses only rows within theta, bytes counted);
  *  - the prefetch queue: any depth hands out the same stream, stops cleanly, passes errors on;
  *  - the straggler's draws and the options' one-line errors.
  * Small inputs: this suite runs under Valgrind in CI. */
@@ -279,6 +280,76 @@ START_TEST(average_combine_by_hand)
 }
 END_TEST
 
+/* The chapter's worked example, by hand: one parameter w = 0, two ranks, SGD with lr 1/2; rank 0's
+ * window has the gradient w - 4, rank 1's has 2w. Synchronous steps apply the mean, 1.5 w - 2;
+ * staleness 1 applies the previous step's mean; averaging lets each rank step alone and then takes
+ * local_average_combine() of the two (one window each: weights 1, 1). Every number is a dyadic
+ * fraction, exact in float, so each is compared bit for bit with the chapter's. */
+static float example_gradient(int rank, float w) { return rank == 0 ? w - 4.0f : 2.0f * w; }
+
+/* One SGD step of lr 1/2 on w by ref_sgd_step(), the trainers' own step. */
+static float example_sgd(float w, float gradient)
+{
+    tf_error err;
+    parameter_list list = {0, 0, NULL};
+    int64_t shape[1] = {1};
+    ck_assert(parameters_add(&list, "w", 1, shape, &err) == 0);
+    list.items[0].value.data[0] = w;
+    list.items[0].grad.data[0] = gradient;
+    ref_sgd_step(&list, 0.5);
+    const float moved = list.items[0].value.data[0];
+    parameters_free(&list);
+    return moved;
+}
+
+static float example_mean_gradient(float w) { return 0.5f * (example_gradient(0, w) + example_gradient(1, w)); }
+
+/* Averaging every `every` steps: each rank steps alone, then the weighted average of the two.
+ * after[k]: rank 0's w after step k; before[r]: rank r's w just before the last average. */
+static void example_averaging(int every, float after[2], float before[2])
+{
+    float replica[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        for (int r = 0; r < 2; r++)
+            replica[r] = example_sgd(replica[r], example_gradient(r, replica[r]));
+        if ((k + 1) % every == 0) {
+            const int64_t weights[2] = {1, 1}; /* one window each since the last average */
+            float combined;
+            before[0] = replica[0];
+            before[1] = replica[1];
+            local_average_combine(replica, weights, 2, 1, &combined);
+            replica[0] = replica[1] = combined;
+        }
+        after[k] = replica[0];
+    }
+}
+
+START_TEST(worked_example_two_ranks)
+{
+    /* synchronous: both ranks read w_k and the mean gradient is applied at once */
+    float sync[3] = {0};
+    for (int k = 0; k < 2; k++)
+        sync[k + 1] = example_sgd(sync[k], example_mean_gradient(sync[k]));
+    /* staleness 1: step k reads w as it stands and applies g_{k-1}; the flush applies the last */
+    const float g0 = example_mean_gradient(0.0f);
+    const float w_step0 = 0.0f;                       /* step 0 applies nothing */
+    const float g1 = example_mean_gradient(w_step0);  /* step 1 reads w = 0 again */
+    const float w_step1 = example_sgd(w_step0, g0);   /* and applies g_0 */
+    const float w_flush = example_sgd(w_step1, g1);   /* the flush applies g_1 */
+    float every2[2], before2[2], every1[2], before1[2];
+    example_averaging(2, every2, before2);
+    example_averaging(1, every1, before1);
+    printf("worked example (w = 0, gradients w - 4 and 2w, lr 1/2): synchronous %g, %g; staleness 1 %g, %g, after "
+           "the flush %g; average every 2: rank 0 %g, rank 1 %g, averaged %g; average every step %g, %g (must be the "
+           "synchronous ones)\n",
+           sync[1], sync[2], w_step0, w_step1, w_flush, before2[0], before2[1], every2[1], every1[0], every1[1]);
+    ck_assert(sync[1] == 1.0f && sync[2] == 1.25f);
+    ck_assert(g0 == -2.0f && g1 == -2.0f && w_step1 == 1.0f && w_flush == 2.0f);
+    ck_assert(every2[0] == 2.0f && before2[0] == 3.0f && before2[1] == 0.0f && every2[1] == 1.5f);
+    ck_assert(every1[0] == sync[1] && every1[1] == sync[2]);
+}
+END_TEST
+
 /* A replica set of one is plain training, for any interval. */
 START_TEST(replicas_one_is_plain)
 {
@@ -423,6 +494,28 @@ START_TEST(threshold_schedule)
     char name[32];
     ck_assert_str_eq(stale_schedule_name(&fixed, name, sizeof name), "static:0.3");
     ck_assert_str_eq(stale_schedule_name(&printed, name, sizeof name), "adaptive-printed");
+}
+END_TEST
+
+/* The chapter's worked example of DGC's rule: three rows of one value, all cached as 0, now 0.125,
+ * 0.5 and 0 (distances 0.125, 0.5, 0); epoch 2's fraction 1/2 of D = 0.5 gives theta = 0.25, so
+ * row 0 is reused stale, row 1 is sent, row 2 is reused exactly; one bitmap byte, 0x02. */
+START_TEST(worked_example_stale_rows)
+{
+    const float rows[3] = {0.125f, 0.5f, 0.0f};
+    float cache[3] = {0, 0, 0};
+    uint8_t bitmap = 0;
+    stale_stats stats;
+    memset(&stats, 0, sizeof stats);
+    const int64_t stale = stale_decide_rows(rows, NULL, cache, 3, 1, 0.5, 0, &bitmap, &stats);
+    printf("worked example (rows 0.125, 0.5, 0 cached as 0, fraction 1/2): bitmap 0x%02x, sent %lld, stale %lld, "
+           "exact %lld; worst d/theta %.2f; bytes %llu of %llu; cache now %g %g %g\n",
+           bitmap, (long long)stats.rows_sent, (long long)stale, (long long)stats.rows_reused_exact,
+           stats.worst_ratio, (unsigned long long)stats.bytes_sent, (unsigned long long)stats.bytes_fresh,
+           cache[0], cache[1], cache[2]);
+    ck_assert(bitmap == 0x02 && stats.rows_sent == 1 && stale == 1 && stats.rows_reused_exact == 1);
+    ck_assert(stats.worst_ratio == 0.5 && stats.bytes_sent == 5 && stats.bytes_fresh == 12);
+    ck_assert(cache[0] == 0.0f && cache[1] == 0.5f && cache[2] == 0.0f); /* what the receiver reads */
 }
 END_TEST
 
@@ -780,11 +873,13 @@ int main(void)
     tcase_add_test(cases, delayed_one_lags_one_step);
     tcase_add_test(cases, event_delayed_one_is_the_recurrence);
     tcase_add_test(cases, average_combine_by_hand);
+    tcase_add_test(cases, worked_example_two_ranks);
     tcase_add_test(cases, replicas_one_is_plain);
     tcase_add_test(cases, replicas_sgd_every_step_is_synchronous);
     tcase_add_test(cases, replicas_identical_after_average_adam_not);
     tcase_add_test(cases, placement_agrees_with_the_twin);
     tcase_add_test(cases, threshold_schedule);
+    tcase_add_test(cases, worked_example_stale_rows);
     tcase_add_test(cases, reuse_rule);
     tcase_add_test(cases, last_sent_not_previous_epoch);
     tcase_add_test(cases, stale_simulation_zero_is_plain);
