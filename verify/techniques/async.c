@@ -31,6 +31,8 @@
 #include "ref/nn/compare.h"
 #include "ref/partition.h"
 #include "verify/techniques/async.h"
+#include "verify/techniques/logic.h"
+#include "verify/techniques/spread.h"
 
 /* Indexed by the ASYNC_VARIANT_ values (verify/techniques/async.h). */
 static const char *const async_variants[] = {"average", "delayed", "dgc-zero", NULL};
@@ -56,6 +58,9 @@ typedef struct async_state {
     dgc_params dgc;           /* ASYNC_VARIANT_DGC_ZERO's settings */
     int32_t *owner;           /* [num_nodes] ASYNC_VARIANT_DGC_ZERO's simulated owners */
     stale_simulation simulated; /* ASYNC_VARIANT_DGC_ZERO's twin: the model `mine` runs on its kernels */
+    model_config config;      /* the trainers' model, options and protocol, for logic and spread */
+    train_options options;
+    async_options async;
     technique_twin twins[1];
 } async_state;
 
@@ -120,6 +125,7 @@ static int async_setup(const technique_context *context, const dataset *data, in
     } else {
         async.staleness = 1;
     }
+    s->config = config, s->options = options, s->async = async;
     if (trainer_create(&s->mine, s->seq, &config, &options, err) != TF_OK ||
         opt_async_create(&s->twin, &s->mine, s->group, &async, err) != TF_OK)
         return err->code;
@@ -187,6 +193,56 @@ static double async_compare(void *state, int twin, int64_t step)
                                                               : &s->reference.model.parameters; /* stale, dgc */
     return s->variant == ASYNC_VARIANT_DELAYED ? parameters_relative_error(ours, ref)
                                        : (double)parameters_differing_values(ours, ref);
+}
+
+/* logic_epoch_fn of the delayed variant: the serial delayed recurrence (side 0) or the protocol on the
+ * ranks (side 1), on the trainer logic.h made with the reference's kernels. The protocol flushes its
+ * delayed gradient at the end of every epoch, so a fresh protocol per epoch is the same run;
+ * opt_async_create() puts the optimized kernels in, so the reference's go back in after it. */
+static int delayed_logic_epoch(const void *context, trainer *tr, int side, tf_error *err)
+{
+    const async_state *s = context;
+    epoch_report report;
+    if (!side)
+        return ref_delayed_epoch(tr, s->seq, &report, err);
+    async_trainer protocol;
+    if (opt_async_create(&protocol, tr, s->group, &s->async, err) != TF_OK)
+        return err->code;
+    tr->model.kernels = &ref_kernels;
+    const int status = opt_async_epoch(&protocol, s->seq, &report, err);
+    opt_async_free(&protocol);
+    return status;
+}
+
+/* technique::logic, for the delayed variant (the averaging one is bitwise): on several ranks the
+ * all-reduce adds the ranks' gradients in another order than the serial reference. */
+static double async_logic(void *state, int twin, int corrupt, int *reordered, tf_error *err)
+{
+    (void)twin;
+    const async_state *s = state;
+    *reordered = s->group->size > 1;
+    return training_logic_differs(s->seq, &s->config, &s->options, s->group, ASYNC_EPOCHS, corrupt,
+                                  delayed_logic_epoch, s, err);
+}
+
+/* spread_step_fn: an epoch of the serial delayed reference, its parameters the answer. */
+static int delayed_reference_epoch(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step,
+                                   float *answer, double *loss, tf_error *err)
+{
+    (void)context, (void)step;
+    epoch_report report;
+    if (ref_delayed_epoch(tr, seq, &report, err) != TF_OK)
+        return err->code;
+    *loss = report.train_loss;
+    parameters_pack_values(&tr->model.parameters, answer);
+    return TF_OK;
+}
+
+static double async_spread(void *state, int64_t steps, tf_error *err)
+{
+    const async_state *s = state;
+    return reference_spread(s->seq, &s->config, &s->options, steps, parameters_size(&s->mine.model.parameters),
+                            delayed_reference_epoch, NULL, err);
 }
 
 static void async_corrupt(void *state, int twin)
@@ -281,6 +337,8 @@ const technique technique_async = {
     .run_ref = async_run_ref,
     .run_twin = async_run_twin,
     .compare = async_compare,
+    .logic = async_logic,
+    .spread = async_spread,
     .corrupt = async_corrupt,
     .work = async_work,
     .describe = async_describe,

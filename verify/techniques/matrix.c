@@ -20,6 +20,8 @@ typedef struct matrix_cell {
     int any_fp;            /* a twin that ran is judged fp (else every one was bitwise) */
     double error;          /* the worst fp error of the variants that ran */
     int amplified;         /* a variant past its tolerance with its logic proven (engine_result::amplified) */
+    int incomparable;      /* a reordered variant past it where the reference's own one-ulp spread is larger
+                              (engine_result::incomparable) */
     const char *reason;    /* why a variant did not run (the first such), or NULL */
 } matrix_cell;
 
@@ -69,6 +71,7 @@ static void fold_result(matrix_cell *cell, const engine_result *r)
 {
     cell->ran++;
     cell->amplified |= r->amplified != 0;
+    cell->incomparable |= r->incomparable != 0;
     for (int k = 0; k < r->twins; k++)
         if (r->twin[k].equality == TECHNIQUE_FP) {
             cell->any_fp = 1;
@@ -127,8 +130,8 @@ static void cell_text(const matrix_cell *cell, int wrong, int reason, char *text
     else if (cell->ran == 0)
         snprintf(text, size, "%s%s", cell->verdict == CELL_NOT_YET ? "not yet" : "n/a", note);
     else if (cell->any_fp)
-        snprintf(text, size, "%.1e %d/%d%s%s", cell->error, cell->ran, cell->variants, cell->amplified ? " amp" : "",
-                 note);
+        snprintf(text, size, "%.1e %d/%d%s%s%s", cell->error, cell->ran, cell->variants, cell->amplified ? " amp" : "",
+                 cell->incomparable ? " nc" : "", note);
     else
         snprintf(text, size, "bitwise %d/%d%s", cell->ran, cell->variants, note);
 }
@@ -164,6 +167,7 @@ int technique_matrix_run(const unsigned char *chosen, const dataset *data, const
             tally->wrong += wrong != 0;
             tally->equal += !wrong && cell.ran > 0;
             tally->amplified += !wrong && cell.ran > 0 && cell.amplified;
+            tally->incomparable += !wrong && cell.ran > 0 && cell.incomparable;
             tally->not_applicable += cell.ran == 0 && cell.verdict == CELL_NOT_APPLICABLE;
             tally->not_yet += cell.ran == 0 && cell.verdict == CELL_NOT_YET;
         }
@@ -174,7 +178,8 @@ int technique_matrix_run(const unsigned char *chosen, const dataset *data, const
     printf("\nmodel x technique on %s: the worst error of the variants that ran and how many of the entry's ran, "
            "bitwise, n/a (the technique does not apply), not yet (it would, not built), WRONG; amp: past the "
            "tolerance with the twin's logic bitwise the reference's (equal logic, rounding amplified by the data); "
-           "[n]: the reason below\n",
+           "nc: past the tolerance, reordered by design, where a one-ulp change of the reference's own inputs moves "
+           "the reference further (not comparable); [n]: the reason below\n",
            data->name);
     printf("  %-10s", "model");
     for (int c = 0; c < count; c++)
@@ -188,9 +193,9 @@ int technique_matrix_run(const unsigned char *chosen, const dataset *data, const
     }
     for (int r = 0; r < reasons.count; r++)
         printf("  [%d] %s\n", r + 1, reasons.text[r]);
-    char amplified[64] = "";
-    if (tally->amplified)
-        snprintf(amplified, sizeof amplified, " (%d of them amp)", tally->amplified);
+    char amplified[96] = "";
+    if (tally->amplified || tally->incomparable)
+        snprintf(amplified, sizeof amplified, " (%d of them amp, %d nc)", tally->amplified, tally->incomparable);
     printf("# matrix: %d model(s) x %d technique(s): %d equal%s, %d not applicable, %d not built yet, #wrong %d\n",
            MODEL_COUNT, count, tally->equal, amplified, tally->not_applicable, tally->not_yet, tally->wrong);
     fflush(stdout);

@@ -32,6 +32,7 @@ typedef struct matrix_tally {
     int cells;          /**< cells printed */
     int equal;          /**< of which every variant that ran was equal */
     int amplified;      /**< of those, cells past the tolerance with the twin's logic proven (`amp`) */
+    int incomparable;   /**< of those, cells past it where the reference's own one-ulp spread is larger (`nc`) */
     int not_applicable; /**< of which the technique does not apply to the model (or the data) */
     int not_yet;        /**< of which it would apply and is not built for the model */
     int wrong;          /**< of which a twin was not equal to its reference */
