@@ -1,12 +1,12 @@
 /**
  * @file opt/partition_part.h
- * Twins: ref_propagation_gcn(), ref_propagation_chebyshev(), ref_propagation_walk() and
- *        ref_propagation_transpose() (ref/nn/propagate.h), on a rank's rows.
+ * Twins: ref_propagation_gcn(), ref_propagation_walk() and more (ref/nn/propagate.h), on a rank's rows.
  * @brief One rank's share of a snapshot sequence in vertex-partitioned training (chapter 06): its
  *        rows, their data, and operators whose coefficients come from the whole graph.
  *
- * Built in one process from the whole sequence and an owner array (no MPI here, so a test can
- * build every rank's part side by side). The part's rows start with the rank's own vertices
+ * Its operators twin ref_propagation_chebyshev() and ref_propagation_transpose() too (DCRNN's
+ * backward walk). Built in one process from the whole sequence and an owner array (no MPI here,
+ * so a test can build every rank's part side by side). The part's rows start with the rank's own vertices
  * (`owned`, in increasing global id): the loss is taken over that prefix only.
  *
  *  - **exchange mode**: the rows are the owned vertices. Snapshot t's operator graph is square over

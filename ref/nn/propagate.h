@@ -120,10 +120,11 @@ int ref_propagation_walk(propagation *p, const csr *g, walk_kind kind, tf_error 
  * with every edge turned round (row u lists the edges that leave u, by destination then CSR
  * position, weights kept) and @p q their coefficients (self coefficients p's). Row u of q x adds
  * its terms in the order in which ref_propagate_backward(p, x) scatters them into u, so the two
- * give the same bits (where p's self coefficients are 0, as a random walk's are: a gather starts
- * from 0 x_u, the scatter adds it at u's turn). DCRNN's backward walk is the transpose of
- * WALK_BACKWARD_TRANSPOSED taken so: a gather can be restricted to a part's rows with its terms in
- * the global order (opt/partition_part.h). @p reversed's arrays are the caller's, allocated to
+ * give the same bits where p's self coefficients are 0, as a random walk's are (a gather starts
+ * from 0 x_u, the scatter adds it at u's turn), but for the sign of a row with no terms: 0 x_u is
+ * -0 where x_u < 0, the scatter's +0 (verify/test_kernels.c counts them). DCRNN's backward walk
+ * is the transpose of WALK_BACKWARD_TRANSPOSED taken so: a gather can be restricted to a part's
+ * rows with its terms in the global order (opt/partition_part.h). @p reversed's arrays are the caller's, allocated to
  * p's sizes (row_ptr [N + 1], col and weight [E]: tf_alloc() or a model's scratch) and filled
  * here; @p q borrows it.
  */
