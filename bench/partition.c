@@ -38,9 +38,9 @@ static int measure_one(FILE *csv, const char *name, const snapshot_seq *seq, par
     if (p.vertex_owner) {
         partition_metrics shallow, wide;
         int64_t tgcn_bytes = 0, gclstm_bytes = 0;
-        status = partition_measure(seq, p.vertex_owner, ranks, 1, 1, &shallow, err);
+        status = partition_measure(seq, p.vertex_owner, ranks, 1, 1, MODEL_TGCN, &shallow, err);
         if (status == TF_OK)
-            status = partition_measure(seq, p.vertex_owner, ranks, 1, deep, &wide, err);
+            status = partition_measure(seq, p.vertex_owner, ranks, 1, deep, MODEL_GCLSTM, &wide, err);
         if (status == TF_OK)
             status = partition_exchange_bytes(seq, p.vertex_owner, ranks, &tgcn, train, 8, 0, &tgcn_bytes, err);
         if (status == TF_OK)

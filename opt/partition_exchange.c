@@ -243,7 +243,9 @@ int partition_exchange_create(partition_exchange *ex, comm *group, partition_par
             plan->send_offsets[p] = plan->send_offsets[p - 1] + plan->send_counts[p - 1];
             plan->receive_offsets[p] = plan->receive_offsets[p - 1] + plan->receive_counts[p - 1];
         }
-        part->halos[t] = (propagation_halo){part->owned, fetch_halo, give_back_halo, plan};
+        part->halos[t] = (propagation_halo){part->owned, fetch_halo, give_back_halo, plan, 0};
+        if (part->transposed_halos) /* DCRNN's backward walk: the same rows, applied as a transpose */
+            part->transposed_halos[t] = (propagation_halo){part->owned, fetch_halo, give_back_halo, plan, 1};
     }
     free(owned_row);
     free(keys);
@@ -275,20 +277,18 @@ static float *extended_buffers(partition_exchange *ex, int64_t rows, int64_t wid
     return ex->extended;
 }
 
-/* kernels::propagate_forward: y [owned][width] = P x, x [owned][width] (a whole operator: [N][width]). */
-static void exchange_forward(const propagation *p, const float *x, int64_t width, float *y)
+/* y [owned][width] = (P x) on the owned rows (+= with @p accumulate), x [owned][width]: the halo
+ * rows of x fetched, the product run on the whole local operator. */
+static void fetch_and_gather(const propagation *p, const float *x, int64_t width, float *y, int accumulate)
 {
-    if (!p->halo) {
-        opt_propagate_forward(p, x, width, y);
-        return;
-    }
     const halo_plan *plan = p->halo->context;
     partition_exchange *ex = plan->exchange;
     const int64_t owned = p->halo->owned, rows = p->graph->num_nodes;
     float *extended_x = extended_buffers(ex, rows, width), *extended_y = extended_x + rows * width;
     tf_error err;
     if (!extended_x) {
-        memset(y, 0, (size_t)(owned * width) * sizeof(float));
+        if (!accumulate)
+            memset(y, 0, (size_t)(owned * width) * sizeof(float));
         return;
     }
     memcpy(extended_x, x, (size_t)(owned * width) * sizeof(float));
@@ -298,16 +298,14 @@ static void exchange_forward(const propagation *p, const float *x, int64_t width
     }
     const propagation view = whole_view(p);
     ex->dense->propagate_forward(&view, extended_x, width, extended_y);
-    memcpy(y, extended_y, (size_t)(owned * width) * sizeof(float));
+    for (int64_t i = 0; i < owned * width; i++)
+        y[i] = accumulate ? y[i] + extended_y[i] : extended_y[i];
 }
 
-/* kernels::propagate_backward: dx [owned][width] += P^T dy, dy [owned][width] (whole operator: [N][width]). */
-static void exchange_backward(const propagation *p, const float *dy, int64_t width, float *dx)
+/* dx [owned][width] += (P^T dy) on the owned rows, dy [owned][width]: the transpose product on the
+ * whole local operator, the halo rows' shares given back to their owners. */
+static void scatter_and_give_back(const propagation *p, const float *dy, int64_t width, float *dx)
 {
-    if (!p->halo) {
-        opt_propagate_backward(p, dy, width, dx);
-        return;
-    }
     const halo_plan *plan = p->halo->context;
     partition_exchange *ex = plan->exchange;
     const int64_t owned = p->halo->owned, rows = p->graph->num_nodes;
@@ -324,6 +322,34 @@ static void exchange_backward(const propagation *p, const float *dy, int64_t wid
     memcpy(dx, extended_dx, (size_t)(owned * width) * sizeof(float));
     if (p->halo->give_back(p->halo->context, extended_dx + owned * width, width, dx, &err) != TF_OK)
         record_failure(&err);
+}
+
+/* kernels::propagate_forward: y [owned][width] = P x, x [owned][width] (a whole operator: [N][width]);
+ * an operator held as its transpose (propagation_halo::transposed) scatters instead. */
+static void exchange_forward(const propagation *p, const float *x, int64_t width, float *y)
+{
+    if (!p->halo) {
+        opt_propagate_forward(p, x, width, y);
+        return;
+    }
+    if (!p->halo->transposed) {
+        fetch_and_gather(p, x, width, y, 0);
+        return;
+    }
+    memset(y, 0, (size_t)(p->halo->owned * width) * sizeof(float));
+    scatter_and_give_back(p, x, width, y);
+}
+
+/* kernels::propagate_backward: dx [owned][width] += P^T dy, dy [owned][width] (whole operator: [N][width]);
+ * an operator held as its transpose gathers instead. */
+static void exchange_backward(const propagation *p, const float *dy, int64_t width, float *dx)
+{
+    if (!p->halo)
+        opt_propagate_backward(p, dy, width, dx);
+    else if (p->halo->transposed)
+        fetch_and_gather(p, dy, width, dx, 1);
+    else
+        scatter_and_give_back(p, dy, width, dx);
 }
 
 static int exchange_take_error(tf_error *err)

@@ -15,6 +15,10 @@
  *    contributions from owned destinations, and the halo rows the contributions this rank owes
  *    their owners; those are sent back and added at the owner, peer by peer in rank order. The
  *    same terms in another order: fp.
+ *  - an operator held as its **transpose** (propagation_halo::transposed: DCRNN's backward walk,
+ *    whose graph is the in-edge graph of its transpose, opt/partition_part.h) swaps the two: its
+ *    product scatters the owned rows' terms and gives the halo rows' shares back (fp: an owned row
+ *    adds other ranks' shares after its own terms), its backward fetches the halo rows and gathers.
  *  - every rank runs the same windows and the same model calls (a rank with no vertices too: its
  *    products have 0 rows), so the collectives line up; a snapshot where no edge crosses ranks
  *    skips them on every rank (decided from the whole graph, never from a local halo).

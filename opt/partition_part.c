@@ -15,31 +15,60 @@ static operator_kind operator_of(model_kind kind)
     return model_info_of(kind)->graph_operator;
 }
 
+/* Snapshot t's operators of @p ops from its whole graph @p g: DCRNN's two walks, its backward one
+ * also in the in-edge form an exchange-mode part applies as a transpose (opt/partition_part.h). */
+static int whole_operators(partition_operators *ops, int64_t t, const csr *g, tf_error *err)
+{
+    if (ops->kind == OPERATOR_CHEBYSHEV)
+        return ref_propagation_chebyshev(&ops->whole[t], g, err);
+    if (ops->kind == OPERATOR_GCN)
+        return ref_propagation_gcn(&ops->whole[t], g, EDGE_NORM_SYMMETRIC, 1, err);
+    csr *reversed = &ops->reversed[t];
+    reversed->row_ptr = tf_alloc((size_t)g->num_nodes + 1, sizeof *reversed->row_ptr, "reversed graphs", err);
+    reversed->col = reversed->row_ptr ? tf_alloc((size_t)g->num_edges + 1, sizeof *reversed->col, "reversed graphs", err)
+                                      : NULL;
+    reversed->weight = reversed->col ? tf_alloc((size_t)g->num_edges + 1, sizeof *reversed->weight, "reversed graphs", err)
+                                     : NULL;
+    int status = reversed->weight ? ref_propagation_walk(&ops->whole[t], g, WALK_FORWARD, err) : TF_ERR_INPUT;
+    if (status == TF_OK)
+        status = ref_propagation_walk(&ops->transposed[t], g, WALK_BACKWARD_TRANSPOSED, err);
+    return status == TF_OK ? ref_propagation_transpose(&ops->backward[t], reversed, &ops->transposed[t], err) : status;
+}
+
 int partition_operators_create(partition_operators *ops, const snapshot_seq *seq, model_kind model, tf_error *err)
 {
     memset(ops, 0, sizeof *ops);
+    const int64_t steps = seq->num_snapshots;
     ops->kind = operator_of(model);
-    ops->whole = tf_alloc((size_t)seq->num_snapshots, sizeof *ops->whole, "whole-graph operators", err);
-    if (!ops->whole)
-        return TF_ERR_INPUT;
-    ops->num_snapshots = seq->num_snapshots;
-    for (int64_t t = 0; t < seq->num_snapshots; t++) {
-        const csr *g = &seq->snapshots[t].graph;
-        int status = ops->kind == OPERATOR_CHEBYSHEV ? ref_propagation_chebyshev(&ops->whole[t], g, err)
-                                                     : ref_propagation_gcn(&ops->whole[t], g, EDGE_NORM_SYMMETRIC, 1, err);
-        if (status != TF_OK) {
-            partition_operators_free(ops);
-            return status;
-        }
-    }
-    return TF_OK;
+    ops->num_snapshots = steps;
+    int status = (ops->whole = tf_alloc((size_t)steps, sizeof *ops->whole, "whole-graph operators", err)) ? TF_OK
+                                                                                                          : TF_ERR_INPUT;
+    if (status == TF_OK && ops->kind == OPERATOR_WALK_FORWARD &&
+        (!(ops->transposed = tf_alloc((size_t)steps, sizeof *ops->transposed, "whole-graph operators", err)) ||
+         !(ops->backward = tf_alloc((size_t)steps, sizeof *ops->backward, "whole-graph operators", err)) ||
+         !(ops->reversed = tf_alloc((size_t)steps, sizeof *ops->reversed, "whole-graph operators", err))))
+        status = TF_ERR_INPUT;
+    for (int64_t t = 0; status == TF_OK && t < steps; t++)
+        status = whole_operators(ops, t, &seq->snapshots[t].graph, err);
+    if (status != TF_OK)
+        partition_operators_free(ops);
+    return status;
 }
 
 void partition_operators_free(partition_operators *ops)
 {
-    for (int64_t t = 0; ops->whole && t < ops->num_snapshots; t++)
+    for (int64_t t = 0; ops->whole && t < ops->num_snapshots; t++) {
         ref_propagation_free(&ops->whole[t]);
+        if (ops->reversed) {
+            ref_propagation_free(&ops->transposed[t]);
+            ref_propagation_free(&ops->backward[t]);
+            csr_free(&ops->reversed[t]);
+        }
+    }
     free(ops->whole);
+    free(ops->transposed);
+    free(ops->backward);
+    free(ops->reversed);
     memset(ops, 0, sizeof *ops);
 }
 
@@ -51,6 +80,10 @@ void partition_part_free(partition_part *part)
             csr_free(&part->graphs[t]);
         if (part->edge_coefficient)
             free(part->edge_coefficient[t]);
+        if (part->backward_coefficient)
+            free(part->backward_coefficient[t]);
+        if (part->reversed_graphs)
+            csr_free(&part->reversed_graphs[t]);
         if (part->self_coefficient)
             free(part->self_coefficient[t]);
         if (part->halo_vertices)
@@ -59,6 +92,9 @@ void partition_part_free(partition_part *part)
     free(part->graphs);
     free(part->operator_rows);
     free(part->edge_coefficient);
+    free(part->backward_coefficient);
+    free(part->reversed_graphs);
+    free(part->transposed_halos);
     free(part->self_coefficient);
     free(part->halo);
     free(part->halo_vertices);
@@ -71,16 +107,24 @@ void partition_part_free(partition_part *part)
     memset(part, 0, sizeof *part);
 }
 
+static const char *operator_name(operator_kind kind)
+{
+    return kind == OPERATOR_GCN ? "GCN" : kind == OPERATOR_CHEBYSHEV ? "Chebyshev" : "random-walk";
+}
+
 /* operator_source::build: snapshot t's local operator with fresh copies of its coefficients (the
- * model frees what it gets); graph and halo borrowed from the part. */
+ * model frees what it gets); graph and halo borrowed from the part. A part of DCRNN's forward walk
+ * serves its backward walk too: on the reversed graph in cache mode, as the transpose of the
+ * in-edge operator (transposed_halos) in exchange mode. */
 static int build_operator(void *context, int64_t t, operator_kind kind, propagation *out, tf_error *err)
 {
     const partition_part *part = context;
     memset(out, 0, sizeof *out);
-    if (kind != part->kind)
+    const int backward = kind == OPERATOR_WALK_BACKWARD && part->backward_coefficient;
+    if (kind != part->kind && !backward)
         return tf_error_set(err, TF_ERR_INPUT, "partition part holds %s operators; the model asked for %s",
-                            part->kind == OPERATOR_GCN ? "GCN" : "Chebyshev", kind == OPERATOR_GCN ? "GCN" : "Chebyshev");
-    const csr *g = &part->graphs[t];
+                            operator_name(part->kind), operator_name(kind));
+    const csr *g = backward && part->reversed_graphs ? &part->reversed_graphs[t] : &part->graphs[t];
     out->graph = g;
     out->edge_coefficient = tf_alloc((size_t)g->num_edges, sizeof(float), "local edge coefficients", err);
     out->self_coefficient = out->edge_coefficient
@@ -90,9 +134,12 @@ static int build_operator(void *context, int64_t t, operator_kind kind, propagat
         ref_propagation_free(out);
         return TF_ERR_INPUT;
     }
-    memcpy(out->edge_coefficient, part->edge_coefficient[t], (size_t)g->num_edges * sizeof(float));
+    memcpy(out->edge_coefficient, (backward ? part->backward_coefficient : part->edge_coefficient)[t],
+           (size_t)g->num_edges * sizeof(float));
+    /* a walk's self coefficients are 0 on every row, in either form */
     memcpy(out->self_coefficient, part->self_coefficient[t], (size_t)g->num_nodes * sizeof(float));
-    out->halo = part->halos ? &part->halos[t] : NULL;
+    if (part->halos)
+        out->halo = backward ? &part->transposed_halos[t] : &part->halos[t];
     return TF_OK;
 }
 
@@ -126,14 +173,23 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Snapshot t's local operator (global_id [rows], source_row [N]): rows 0 .. rows-1 of `graph`, of which the first `destinations` keep
- * their global in-edges whose source has a local row (source_row[u] >= 0), in the global order, with
- * the global coefficients; the others are sources only (no edges, self coefficient 0). */
-static int copy_operator(partition_part *part, int64_t t, const propagation *whole, const int32_t *global_id,
-                         int64_t rows, int64_t destinations, const int32_t *source_row, tf_error *err)
+/* Where copy_operator() writes: a local graph, its edge coefficients, its self coefficients (NULL:
+ * not kept) and those of a second operator on the same edges (NULL: none). */
+typedef struct local_operator {
+    csr *graph;
+    float **edge, **self, **alongside;
+} local_operator;
+
+/* A local operator (global_id [rows], source_row [N]) copied from @p whole (and @p alongside, an
+ * operator of the same graph, or NULL): rows 0 .. rows-1, of which the first `destinations` keep
+ * their global in-edges whose source has a local row (source_row[u] >= 0), in the global order,
+ * with the global coefficients; the others are sources only (no edges, self coefficient 0). */
+static int copy_operator(partition_part *part, local_operator out, const propagation *whole, const propagation *alongside,
+                         const int32_t *global_id, int64_t rows, int64_t destinations, const int32_t *source_row,
+                         tf_error *err)
 {
     const csr *g = whole->graph;
-    csr *local = &part->graphs[t];
+    csr *local = out.graph;
     int64_t edges = 0;
     for (int64_t i = 0; i < destinations; i++)
         for (int64_t e = g->row_ptr[global_id[i]]; e < g->row_ptr[global_id[i] + 1]; e++)
@@ -143,10 +199,9 @@ static int copy_operator(partition_part *part, int64_t t, const propagation *who
     local->row_ptr = tf_alloc((size_t)rows + 1, sizeof *local->row_ptr, "local operator", err);
     local->col = local->row_ptr ? tf_alloc((size_t)edges, sizeof *local->col, "local operator", err) : NULL;
     local->weight = local->col ? tf_alloc((size_t)edges, sizeof *local->weight, "local operator", err) : NULL;
-    part->edge_coefficient[t] = local->weight ? tf_alloc((size_t)edges, sizeof(float), "local operator", err) : NULL;
-    part->self_coefficient[t] = part->edge_coefficient[t] ? tf_alloc((size_t)rows, sizeof(float), "local operator", err)
-                                                          : NULL;
-    if (!part->self_coefficient[t])
+    if (!local->weight || !(*out.edge = tf_alloc((size_t)edges, sizeof(float), "local operator", err)) ||
+        (out.self && !(*out.self = tf_alloc((size_t)rows, sizeof(float), "local operator", err))) ||
+        (alongside && !(*out.alongside = tf_alloc((size_t)edges, sizeof(float), "local operator", err))))
         return TF_ERR_INPUT;
     int64_t at = 0;
     for (int64_t i = 0; i < rows; i++) {
@@ -154,18 +209,39 @@ static int copy_operator(partition_part *part, int64_t t, const propagation *who
         if (i >= destinations)
             continue;
         const int32_t v = global_id[i];
-        part->self_coefficient[t][i] = whole->self_coefficient[v];
+        if (out.self)
+            (*out.self)[i] = whole->self_coefficient[v];
         for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++)
             if (source_row[g->col[e]] >= 0) {
                 local->col[at] = source_row[g->col[e]];
                 local->weight[at] = g->weight[e];
-                part->edge_coefficient[t][at++] = whole->edge_coefficient[e];
+                if (alongside)
+                    (*out.alongside)[at] = alongside->edge_coefficient[e];
+                (*out.edge)[at++] = whole->edge_coefficient[e];
             }
     }
     local->row_ptr[rows] = at;
-    part->bytes_held += (int64_t)((rows + 1) * sizeof(int64_t) + edges * (sizeof(int32_t) + 2 * sizeof(float)) +
-                                  rows * sizeof(float));
+    part->bytes_held += (int64_t)((rows + 1) * sizeof(int64_t) +
+                                  edges * (sizeof(int32_t) + (alongside ? 3 : 2) * sizeof(float)) +
+                                  (out.self ? rows * sizeof(float) : 0));
     return TF_OK;
+}
+
+/* Snapshot t's operators on the part: the model's (and, in exchange mode, DCRNN's backward walk's
+ * in-edge coefficients alongside), and in cache mode DCRNN's backward walk on the reversed graph. */
+static int copy_operators(partition_part *part, int64_t t, const partition_operators *ops, int64_t rows,
+                          int64_t destinations, const int32_t *row_of, tf_error *err)
+{
+    const int exchange = part->mode == PARTITION_EXCHANGE;
+    const local_operator mine = {&part->graphs[t], &part->edge_coefficient[t], &part->self_coefficient[t],
+                                 &part->backward_coefficient[t]};
+    int status = copy_operator(part, mine, &ops->whole[t], exchange && ops->transposed ? &ops->transposed[t] : NULL,
+                               part->global_id, rows, destinations, row_of, err);
+    if (status == TF_OK && part->reversed_graphs) {
+        const local_operator reversed = {&part->reversed_graphs[t], &part->backward_coefficient[t], NULL, NULL};
+        status = copy_operator(part, reversed, &ops->backward[t], NULL, part->global_id, rows, destinations, row_of, err);
+    }
+    return status;
 }
 
 /* Exchange mode: t's halo, ordered by (owner, id), appended after the owned rows of row_of [n]
@@ -219,8 +295,8 @@ static int check_part(const partition_part *part, const snapshot_seq *seq, const
 /* Which vertices the part holds: the owned ones in id order, then (cache mode) the rest of their
  * closure in id order, into part->global_id [*held]; row_of [n] out: each held vertex's local row,
  * -1 elsewhere. Sets part->owned, rows and cached. */
-static int choose_rows(partition_part *part, const snapshot_seq *seq, const int32_t *owner, int tgcn_cache,
-                       int32_t *row_of, int64_t *held, tf_error *err)
+static int choose_rows(partition_part *part, const snapshot_seq *seq, const int32_t *owner, model_kind model,
+                       int tgcn_cache, int32_t *row_of, int64_t *held, tf_error *err)
 {
     const int64_t n = seq->num_nodes;
     uint8_t *start = tf_alloc((size_t)n, 1, "part membership", err);
@@ -235,7 +311,7 @@ static int choose_rows(partition_part *part, const snapshot_seq *seq, const int3
     }
     *held = part->owned; /* vertices with a local row in an operator: owned (+ cache) */
     if (status == TF_OK && part->mode == PARTITION_CACHE) {
-        status = partition_in_union(seq, &in_union, err);
+        status = partition_cache_union(seq, model, &in_union, err);
         if (status == TF_OK)
             *held = partition_in_closure(&in_union, start, tgcn_cache ? 1 : part->depth, member, order);
     } else if (status == TF_OK)
@@ -272,12 +348,18 @@ static int allocate_snapshots(partition_part *part, int64_t steps, int64_t held,
         !(part->operator_rows = tf_alloc((size_t)steps, sizeof(int64_t), "part operators", err)) ||
         !(part->edge_coefficient = tf_alloc((size_t)steps, sizeof(float *), "part operators", err)) ||
         !(part->self_coefficient = tf_alloc((size_t)steps, sizeof(float *), "part operators", err)) ||
+        (part->kind == OPERATOR_WALK_FORWARD &&
+         !(part->backward_coefficient = tf_alloc((size_t)steps, sizeof(float *), "part operators", err))) ||
+        (part->kind == OPERATOR_WALK_FORWARD && part->mode == PARTITION_CACHE &&
+         !(part->reversed_graphs = tf_alloc((size_t)steps, sizeof *part->reversed_graphs, "part operators", err))) ||
         !(part->halo = tf_alloc((size_t)steps, sizeof(int64_t), "part halos", err)) ||
         !(part->present_total = tf_alloc((size_t)steps, sizeof(int64_t), "part denominators", err)))
         return TF_ERR_INPUT;
     if (part->mode == PARTITION_EXCHANGE &&
         (!(part->halo_vertices = tf_alloc((size_t)steps, sizeof(int32_t *), "part halos", err)) ||
-         !(part->halos = tf_alloc((size_t)steps, sizeof *part->halos, "part halos", err))))
+         !(part->halos = tf_alloc((size_t)steps, sizeof *part->halos, "part halos", err)) ||
+         (part->backward_coefficient &&
+          !(part->transposed_halos = tf_alloc((size_t)steps, sizeof *part->transposed_halos, "part halos", err)))))
         return TF_ERR_INPUT;
     if (tgcn_cache &&
         (!(part->cached_features = tf_alloc((size_t)(steps * held * f), sizeof(float), "cached features", err)) ||
@@ -310,14 +392,12 @@ static int localize_snapshot(partition_part *part, const snapshot_seq *seq, cons
                    (size_t)f * sizeof(float));
     if (part->mode != PARTITION_EXCHANGE) {
         part->operator_rows[t] = held;
-        return copy_operator(part, t, &ops->whole[t], part->global_id, held, tgcn_cache ? part->owned : held, row_of,
-                             err);
+        return copy_operators(part, t, ops, held, tgcn_cache ? part->owned : held, row_of, err);
     }
     int status = build_halo(part, t, &s->graph, owner, n, row_of, keys, err);
     if (status == TF_OK) {
         part->operator_rows[t] = part->owned + part->halo[t];
-        status = copy_operator(part, t, &ops->whole[t], part->global_id, part->operator_rows[t], part->owned, row_of,
-                               err);
+        status = copy_operators(part, t, ops, part->operator_rows[t], part->owned, row_of, err);
     }
     for (int64_t i = 0; status == TF_OK && i < part->halo[t]; i++) /* back to "no local row" */
         row_of[part->halo_vertices[t][i]] = -1;
@@ -341,7 +421,7 @@ int partition_part_create(partition_part *part, const snapshot_seq *seq, const p
     int32_t *row_of = tf_alloc((size_t)n, sizeof *row_of, "part rows", err);
     int64_t *keys = row_of ? tf_alloc((size_t)n, sizeof *keys, "part rows", err) : NULL;
     int64_t held = 0;
-    int status = keys ? choose_rows(part, seq, owner, tgcn_cache, row_of, &held, err) : TF_ERR_INPUT;
+    int status = keys ? choose_rows(part, seq, owner, config->kind, tgcn_cache, row_of, &held, err) : TF_ERR_INPUT;
     if (status == TF_OK)
         status = snapshot_seq_alloc(&part->local, steps, part->rows, f, out, err);
     if (status == TF_OK)

@@ -1,11 +1,12 @@
 /**
  * @file opt/partition_part.h
- * Twins: ref_propagation_gcn(), ref_propagation_chebyshev() (ref/nn/propagate.h), on a rank's rows.
+ * Twins: ref_propagation_gcn(), ref_propagation_walk() and more (ref/nn/propagate.h), on a rank's rows.
  * @brief One rank's share of a snapshot sequence in vertex-partitioned training (chapter 06): its
  *        rows, their data, and operators whose coefficients come from the whole graph.
  *
- * Built in one process from the whole sequence and an owner array (no MPI here, so a test can
- * build every rank's part side by side). The part's rows start with the rank's own vertices
+ * Its operators twin ref_propagation_chebyshev() and ref_propagation_transpose() too (DCRNN's
+ * backward walk). Built in one process from the whole sequence and an owner array (no MPI here,
+ * so a test can build every rank's part side by side). The part's rows start with the rank's own vertices
  * (`owned`, in increasing global id): the loss is taken over that prefix only.
  *
  *  - **exchange mode**: the rows are the owned vertices. Snapshot t's operator graph is square over
@@ -19,6 +20,18 @@
  *    only through in-edges cut at the closure's edge, at distance D + 1, and each product moves a
  *    wrong value one hop closer; a window reads at most D products in sequence (the depth table),
  *    so no wrong value reaches an owned row.
+ *  - **DCRNN** walks the edges both ways: its forward walk is an in-edge operator like the others,
+ *    its backward walk W_i the transpose of an in-edge operator (WALK_BACKWARD_TRANSPOSED), applied
+ *    as an operator of the reversed graph whose row u gathers u's out-edges in the global order
+ *    (ref_propagation_transpose()). In **cache mode** the part copies both, W_i's rows from the whole
+ *    reversed graph as the others' from the whole graph, and the closure runs over in- and
+ *    out-edges alike to the model's depth (partition_cache_depth()): every owned row adds the same
+ *    terms in the same order as the whole graph's, on both walks, so its values are **bitwise**.
+ *    In **exchange mode** W_i stays on the in-edge graph and its halo (`transposed_halos`): its
+ *    product scatters each owned row's terms to the rows it reads, owned or halo, and the halo's
+ *    give-back hands the halo rows' shares to their owners; its backward fetches the halo rows'
+ *    gradients and gathers. Every edge u -> v sits in v's owner's part, so no out-edge halo is
+ *    needed, but an owned row adds what other ranks give back after its own terms: fp, not bitwise.
  *  - **T-GCN (and WD-GCN) in cache mode** is DynaHB exactly: its only product is A^ X_t before the recurrence,
  *    so the rows are the owned vertices and the 1-hop in-neighbours' *features* are cached: the
  *    model's input source (#input_aggregations) serves A^ X_t of the owned rows from owned and
@@ -60,9 +73,12 @@ const char *partition_mode_name(partition_mode m);
 /** The operator of a model kind over every whole snapshot, built once (their coefficients are the
  *  ones every part copies). Owns its arrays; borrows the sequence's graphs. */
 typedef struct partition_operators {
-    operator_kind kind;         /**< GCN (T-GCN, EvolveGCN-O) or Chebyshev (GConvGRU, GC-LSTM) */
+    operator_kind kind;         /**< GCN (T-GCN, EvolveGCN-O), Chebyshev (GConvGRU, GC-LSTM) or DCRNN's forward walk */
     int64_t num_snapshots;      /**< T */
     propagation *whole;         /**< [T] */
+    propagation *transposed;    /**< [T] DCRNN: WALK_BACKWARD_TRANSPOSED, whose transpose is its backward walk; else NULL */
+    propagation *backward;      /**< [T] DCRNN: its backward walk on `reversed` (ref_propagation_transpose()); else NULL */
+    csr *reversed;              /**< [T] DCRNN: the snapshots' graphs with every edge turned round; else NULL */
 } partition_operators;
 
 /** Build the operators @p model needs for every snapshot of @p seq. */
@@ -87,10 +103,16 @@ typedef struct partition_part {
     int64_t *operator_rows;    /**< [T] rows of graphs[t]: rows, + halo[t] (exchange) or + cached (T-GCN cache) */
     float **edge_coefficient;  /**< [T][graphs[t].num_edges] copied from the whole operator */
     float **self_coefficient;  /**< [T][operator_rows[t]] (0 on rows that are sources only) */
+    float **backward_coefficient; /**< [T][edges] DCRNN: its backward walk's, on reversed_graphs[t] (cache mode) or
+                                       on graphs[t] as a transpose (exchange mode); else NULL */
+    csr *reversed_graphs;      /**< [T] DCRNN in cache mode: its backward walk's graphs, square over operator_rows[t]
+                                    (every row keeps its out-edges inside the part, in the global order); else NULL */
     int64_t *halo;             /**< [T] exchange mode: |H_r(t)|; 0 otherwise */
     int32_t **halo_vertices;   /**< [T][halo[t]] exchange mode: global ids by (owner, id); NULL otherwise */
     propagation_halo *halos;   /**< [T] exchange mode: the hooks of t's operator (`owned` set here; fetch,
                                     give_back and context by opt/partition_exchange.h); NULL otherwise */
+    propagation_halo *transposed_halos; /**< [T] DCRNN in exchange mode: halos[t] marked `transposed`, the hooks
+                                             of its backward walk; NULL otherwise */
     int64_t *present_total;    /**< [T] present vertices of the whole snapshot: the loss denominators */
     operator_source operators; /**< serves graphs[t] with its coefficients (and halos[t]) to the model */
     int64_t cached;            /**< T-GCN cache mode: cached 1-hop in-neighbour rows (features only) */

@@ -405,6 +405,38 @@ int partition_in_union(const snapshot_seq *seq, csr *out, tf_error *err)
     return TF_OK;
 }
 
+/* Makes @p in_union hold every edge both ways (each edge u -> v also as v -> u). */
+static int both_ways(csr *in_union, tf_error *err)
+{
+    const int64_t edges = in_union->num_edges;
+    int32_t *ends = tf_alloc((size_t)(4 * edges) + 1, sizeof *ends, "closure both ways", err);
+    if (!ends)
+        return TF_ERR_INPUT;
+    for (int64_t v = 0; v < in_union->num_nodes; v++) /* ends [4][E]: sources and destinations, then reversed */
+        for (int64_t e = in_union->row_ptr[v]; e < in_union->row_ptr[v + 1]; e++) {
+            ends[e] = ends[3 * edges + e] = in_union->col[e];
+            ends[edges + e] = ends[2 * edges + e] = (int32_t)v;
+        }
+    csr both;
+    int status = csr_from_edges(&both, in_union->num_nodes, 2 * edges, ends, ends + 2 * edges, NULL, err);
+    free(ends);
+    if (status == TF_OK) {
+        csr_free(in_union);
+        *in_union = both;
+    }
+    return status;
+}
+
+int partition_cache_union(const snapshot_seq *seq, model_kind model, csr *out, tf_error *err)
+{
+    int status = partition_in_union(seq, out, err);
+    if (status == TF_OK && model_info_of(model)->graph_operator == OPERATOR_WALK_FORWARD)
+        status = both_ways(out, err);
+    if (status != TF_OK)
+        csr_free(out);
+    return status;
+}
+
 int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int depth, uint8_t *member, int32_t *level)
 {
     const int64_t n = in_union->num_nodes;
@@ -440,6 +472,7 @@ int partition_cache_depth(const model_config *c, int64_t window_length)
         depth = k * (w - 1);
         break;
     case MODEL_GCONVGRU: /* X_1 through K - 1 hops, then 2 (K - 1) per step: R's convolution of H, then H * R's */
+    case MODEL_DCRNN:    /* the same on both walks: hops along and against the edges (a closure both ways) */
         depth = k * (2 * w - 1);
         break;
     case MODEL_GCONVLSTM: /* K - 1 hops of X_t and of H_{t-1} in every step */
@@ -629,7 +662,7 @@ void partition_metrics_free(partition_metrics *m)
 }
 
 int partition_measure(const snapshot_seq *seq, const int32_t *owner, int ranks, int layers, int cache_depth,
-                      partition_metrics *out, tf_error *err)
+                      model_kind cache_model, partition_metrics *out, tf_error *err)
 {
     const int64_t n = seq->num_nodes;
     memset(out, 0, sizeof *out);
@@ -648,7 +681,7 @@ int partition_measure(const snapshot_seq *seq, const int32_t *owner, int ranks, 
     memset(&in_union, 0, sizeof in_union);
     int status = queue ? partition_dynahb_load(seq, layers, load, err) : TF_ERR_INPUT;
     if (status == TF_OK && cache_depth > 0)
-        status = partition_in_union(seq, &in_union, err);
+        status = partition_cache_union(seq, cache_model, &in_union, err);
     if (status == TF_OK) {
         for (int64_t v = 0; v < n; v++) {
             out->rank_vertices[owner[v]]++;

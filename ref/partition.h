@@ -194,6 +194,14 @@ void partition_graph_free(partition_graph *g);
 int partition_in_union(const snapshot_seq *seq, csr *out, tf_error *err);
 
 /**
+ * The graph a cache of @p model closes over (partition_in_closure()): partition_in_union(), and for
+ * a model whose products also read a vertex's out-neighbours (DCRNN's backward walk: its
+ * graph_operator is the forward walk, and the backward one comes with it) every edge turned round
+ * too, so that the closure runs along in- and out-edges alike.
+ */
+int partition_cache_union(const snapshot_seq *seq, model_kind model, csr *out, tf_error *err);
+
+/**
  * DynaHB's cache (section 4.1): the vertices whose values can reach @p start within @p depth
  * hops along in-edges of any snapshot. member = start, then level j + 1 = the sources of in-edges
  * into level j. @p start and @p member may not alias.
@@ -209,7 +217,8 @@ int64_t partition_in_closure(const csr *in_union, const uint8_t *start, int dept
 /**
  * The graph depth a rank's cache must cover so that its owned rows are exact in a window of
  * @p window_length snapshots (chapter 06): T-GCN, EvolveGCN, WD-GCN, GAT-LSTM and DySAT 1; the two-layer T-GCN and
- * MPNN-LSTM 2 (the halo's halo); GC-LSTM (K-1)(W-1); GConvGRU (K-1)(2W-1); GConvLSTM (K-1)W; GCRN-M1
+ * MPNN-LSTM 2 (the halo's halo); GC-LSTM (K-1)(W-1); GConvGRU and DCRNN (K-1)(2W-1) (DCRNN's along and
+ * against the edges); GConvLSTM (K-1)W; GCRN-M1
  * (K-1)L and CD-GCN L for L pairs; at least 1.
  */
 int partition_cache_depth(const model_config *c, int64_t window_length);
@@ -248,11 +257,15 @@ typedef struct partition_metrics {
 } partition_metrics;
 
 /**
- * Measure @p owner [N]: cut, vertices, the DynaHB load for @p layers, halo rows, and the cache at
- * @p cache_depth (0: the cache is the owned rows, replication 1).
+ * Measure @p owner [N]: cut, vertices, the DynaHB load for @p layers, halo rows, and the cache of
+ * @p cache_model at @p cache_depth (0: the cache is the owned rows, replication 1), closed over the
+ * edges that model reads (partition_cache_union(): DCRNN's along and against the edges, the others'
+ * along in-edges). The halo rows are the in-edge halos H_r(t), the rows every exchange-mode product
+ * of the model moves: DCRNN's backward walk moves the same rows (its shares are given back through
+ * them, opt/partition_part.h), so they count for both walks.
  */
 int partition_measure(const snapshot_seq *seq, const int32_t *owner, int ranks, int layers, int cache_depth,
-                      partition_metrics *out, tf_error *err);
+                      model_kind cache_model, partition_metrics *out, tf_error *err);
 
 /** Release @p m's arrays. */
 void partition_metrics_free(partition_metrics *m);

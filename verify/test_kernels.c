@@ -140,6 +140,69 @@ START_TEST(summation_order_by_hand)
     ck_assert(twice == 0.0f && once == 0x1p-24f);
     ref_propagation_free(&p);
     csr_free(&g);
+/* ---- DCRNN's backward walk as a gather: bitwise the scatter --------------------------------- */
+
+/* The backward walk W_i = (D_I^-1 A^T)^T: ref_propagate_backward() of WALK_BACKWARD_TRANSPOSED scatters
+ * it, ref_propagation_transpose() makes it an operator of the reversed graph whose rows gather the same
+ * terms in the same order. On g, width 7: @return the values that differ in bits, except a row with no
+ * terms, which the gather starts from 0 x_u (-0 where x_u < 0) and the scatter leaves at +0 (equal as
+ * numbers; counted apart in @p signed_zeros). */
+static int64_t check_walk_transpose_on(const char *what, const csr *g, rng *r, int64_t *signed_zeros)
+{
+    tf_error err;
+    propagation transposed, backward;
+    csr reversed = {0, 0, malloc((size_t)(g->num_nodes + 1) * sizeof(int64_t)),
+                    malloc((size_t)(g->num_edges + 1) * sizeof(int32_t)), malloc((size_t)(g->num_edges + 1) * sizeof(float))};
+    ck_assert(ref_propagation_walk(&transposed, g, WALK_BACKWARD_TRANSPOSED, &err) == TF_OK);
+    ck_assert(ref_propagation_transpose(&backward, &reversed, &transposed, &err) == TF_OK);
+    const int64_t width = 7, size = g->num_nodes * width;
+    float *x = random_units(size, r), *scattered = calloc((size_t)size + 1, sizeof(float));
+    float *gathered = random_units(size, r), *gathered_opt = random_units(size, r);
+    ref_propagate_backward(&transposed, x, width, scattered);
+    ref_propagate_forward(&backward, x, width, gathered);
+    opt_propagate_forward(&backward, x, width, gathered_opt);
+    int64_t differing = differing_values(gathered, gathered_opt, size);
+    *signed_zeros = 0;
+    for (int64_t i = 0; i < size; i++)
+        if (differing_values(&scattered[i], &gathered[i], 1)) {
+            const int zero = scattered[i] == 0.0f && gathered[i] == 0.0f;
+            *signed_zeros += zero;
+            differing += !zero;
+        }
+    printf("DCRNN backward walk on %s (%lld vertices, %lld edges): the reversed graph's gather (ref and opt) against "
+           "the scatter, width %lld: %lld values differ in bits (must be 0), %lld zeros differ in sign only\n",
+           what, (long long)g->num_nodes, (long long)g->num_edges, (long long)width, (long long)differing,
+           (long long)*signed_zeros);
+    free(x), free(scattered), free(gathered), free(gathered_opt);
+    ref_propagation_free(&transposed);
+    ref_propagation_free(&backward);
+    csr_free(&reversed);
+    return differing;
+}
+
+START_TEST(walk_transpose_is_the_scatter)
+{
+    rng r;
+    rng_seed(&r, 3);
+    tf_error err;
+    /* 4 vertices, the edge 0 -> 2 twice (its terms keep their order), a loop at 1, and a vertex (3) with no
+     * out-edge: W_i's row 3 has no terms */
+    const int32_t src[] = {0, 1, 0, 2, 1, 0, 0}, dst[] = {2, 2, 2, 1, 1, 1, 3};
+    const float weight[] = {1.0f, 2.0f, 0.5f, 3.0f, 1.5f, 0.25f, 2.0f};
+    csr crafted;
+    ck_assert(csr_from_edges(&crafted, 4, 7, src, dst, weight, &err) == TF_OK);
+    dataset tennis;
+    load_or_fail("twitter_tennis", &tennis);
+    int64_t busiest = 0, zeros;
+    for (int64_t t = 0; t < tennis.snapshots.num_snapshots; t++)
+        if (tennis.snapshots.snapshots[t].graph.num_edges > tennis.snapshots.snapshots[busiest].graph.num_edges)
+            busiest = t;
+    ck_assert_int_eq(check_walk_transpose_on("a crafted graph", &crafted, &r, &zeros), 0);
+    ck_assert_int_le(zeros, 7); /* row 3 only */
+    ck_assert_int_eq(check_walk_transpose_on("twitter_tennis (busiest snapshot)",
+                                             &tennis.snapshots.snapshots[busiest].graph, &r, &zeros), 0);
+    csr_free(&crafted);
+    dataset_free(&tennis);
 }
 END_TEST
 
@@ -523,6 +586,7 @@ int main(void)
     TCase *cases = tcase_create("kernels");
     tcase_set_timeout(cases, 300);
     tcase_add_test(cases, propagation_is_bitwise_equal);
+    tcase_add_test(cases, walk_transpose_is_the_scatter);
     tcase_add_test(cases, graph_attention_is_bitwise_equal);
     tcase_add_test(cases, dense_products_within_tolerance);
     tcase_add_test(cases, recurrent_cells);

@@ -285,9 +285,9 @@ START_TEST(metis)
         ck_assert_int_eq(partition_metis(&g, ranks, 7, again, NULL, &err), TF_OK);
         ck_assert_int_eq(memcmp(owner, again, (size_t)n * sizeof *owner), 0);
         partition_metrics metis_metrics, hash_metrics;
-        ck_assert_int_eq(partition_measure(seq, owner, ranks, 1, 0, &metis_metrics, &err), TF_OK);
+        ck_assert_int_eq(partition_measure(seq, owner, ranks, 1, 0, MODEL_TGCN, &metis_metrics, &err), TF_OK);
         partition_hash(n, ranks, again);
-        ck_assert_int_eq(partition_measure(seq, again, ranks, 1, 0, &hash_metrics, &err), TF_OK);
+        ck_assert_int_eq(partition_measure(seq, again, ranks, 1, 0, MODEL_TGCN, &hash_metrics, &err), TF_OK);
         printf("metis: R = %d: METIS edgecut %lld, measured cut %lld of %lld edge occurrences; hash cut %lld\n", ranks,
                (long long)metis_cut, (long long)metis_metrics.cut_edges, (long long)metis_metrics.total_edges,
                (long long)hash_metrics.cut_edges);
@@ -676,7 +676,7 @@ START_TEST(metrics)
     const int32_t owner[6] = {0, 0, 0, 1, 1, 1};
     partition_metrics m;
     tf_error err;
-    ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 0, &m, &err), TF_OK);
+    ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 0, MODEL_TGCN, &m, &err), TF_OK);
     printf("metrics: hand-counted graph: cut %lld of %lld, halo rows %lld (%lld + %lld), replication at depth 0 %.2f\n",
            (long long)m.cut_edges, (long long)m.total_edges, (long long)m.halo_rows, (long long)m.rank_halo[0],
            (long long)m.rank_halo[1], m.replication);
@@ -684,8 +684,16 @@ START_TEST(metrics)
     ck_assert(m.replication == 1.0 && m.vertices_min == 3 && m.vertices_max == 3);
     partition_metrics_free(&m);
     /* Depth 1: rank 0 caches {3, 4}, rank 1 caches {1, 2}: replication (5 + 5) / 6. */
-    ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 1, &m, &err), TF_OK);
+    ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 1, MODEL_TGCN, &m, &err), TF_OK);
     ck_assert(m.rank_cache[0] == 5 && m.rank_cache[1] == 5);
+    const int64_t along[2] = {m.rank_cache[0], m.rank_cache[1]};
+    partition_metrics_free(&m);
+    /* DCRNN's backward walk reads out-neighbours too: rank 0 adds 5 (2 -> 5), rank 1 nothing new
+     * (its out-neighbours 1 and 2 are its in-neighbours): 6 and 5. */
+    ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 1, MODEL_DCRNN, &m, &err), TF_OK);
+    printf("metrics: depth 1 caches: %lld and %lld rows along in-edges (T-GCN), %lld and %lld both ways (DCRNN)\n",
+           (long long)along[0], (long long)along[1], (long long)m.rank_cache[0], (long long)m.rank_cache[1]);
+    ck_assert(m.rank_cache[0] == 6 && m.rank_cache[1] == 5);
     partition_metrics_free(&m);
     snapshot_seq_free(&seq);
 }
@@ -919,8 +927,8 @@ START_TEST(real_data)
             ck_assert_int_eq(ref_partition_snapshots(seq, PARTITION_METIS, &o, &metis, &err), TF_OK);
             ck_assert_int_eq(ref_partition_snapshots(seq, PARTITION_HASH, &o, &hash, &err), TF_OK);
             partition_metrics a, b;
-            ck_assert_int_eq(partition_measure(seq, metis.vertex_owner, ranks, 1, 0, &a, &err), TF_OK);
-            ck_assert_int_eq(partition_measure(seq, hash.vertex_owner, ranks, 1, 0, &b, &err), TF_OK);
+            ck_assert_int_eq(partition_measure(seq, metis.vertex_owner, ranks, 1, 0, MODEL_TGCN, &a, &err), TF_OK);
+            ck_assert_int_eq(partition_measure(seq, hash.vertex_owner, ranks, 1, 0, MODEL_TGCN, &b, &err), TF_OK);
             printf("real_data: %s R = %d: METIS cut %lld, hash cut %lld of %lld\n", names[i], ranks,
                    (long long)a.cut_edges, (long long)b.cut_edges, (long long)a.total_edges);
             ck_assert_int_lt(a.cut_edges, b.cut_edges);

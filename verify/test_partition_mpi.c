@@ -127,6 +127,11 @@ static void calls_of(const model_config *c, int64_t features, int64_t *forward, 
             *backward += l > 0 ? features + 2 * l * h : 0;
         }
         break;
+    case MODEL_DCRNN: /* forward: on each walk the diffusions of X, H and H * R (K - 1 products each), the
+                         forward walk's fetched, the backward walk's scattered and given back; backward:
+                         those of H and H * R again, each walk the other way round */
+        *forward = 2 * k * (features + 2 * h), *backward = 2 * k * 2 * h;
+        break;
     default: /* EvolveGCN-O: A^ (X W_t) */
         *forward = features, *backward = features;
         break;
@@ -366,8 +371,8 @@ START_TEST(other_models_and_edges)
     partition p;
     ck_assert(ref_partition_snapshots(seq, PARTITION_DYNAHB, &o, &p, &err) == TF_OK);
     /* WD-GCN and the models after it: the papers' own; the two-layer ones need the halo's halo */
-    const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN, MODEL_WDGCN,     MODEL_TGCN2, MODEL_MPNNLSTM,
-                                MODEL_GCRNM1,   MODEL_CDGCN,     MODEL_GCONVLSTM, MODEL_GATLSTM, MODEL_DYSAT};
+    const model_kind kinds[] = {MODEL_GCONVGRU, MODEL_EVOLVEGCN, MODEL_WDGCN,     MODEL_TGCN2,   MODEL_MPNNLSTM, MODEL_GCRNM1,
+                                MODEL_CDGCN,    MODEL_DCRNN,     MODEL_GCONVLSTM, MODEL_GATLSTM, MODEL_DYSAT};
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
         const model_config config = {kinds[k], 0, 8, 0, 2, 0};
         /* GAT's att_dst adds d_i to every score of target i's softmax, which does not change under a shift: its

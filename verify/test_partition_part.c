@@ -402,7 +402,7 @@ START_TEST(cache_stacked_models)
 {
     dataset d;
     const snapshot_seq *seq = load_snapshots("powerlaw:nodes=300,edges=330,snapshots=6,arrival=0.05,seed=7", &d);
-    const model_kind kinds[] = {MODEL_TGCN2, MODEL_MPNNLSTM, MODEL_GCRNM1, MODEL_CDGCN, MODEL_GCONVLSTM};
+    const model_kind kinds[] = {MODEL_TGCN2, MODEL_MPNNLSTM, MODEL_GCRNM1, MODEL_CDGCN, MODEL_DCRNN, MODEL_GCONVLSTM};
     const int64_t first = 2, count = test_repeats(3, 1); /* memcheck: every model's path once */
     int32_t *owner = owners_of(seq, PARTITION_DYNAHB, 3);
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {

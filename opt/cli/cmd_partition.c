@@ -156,7 +156,7 @@ static int report_vertices(const partition_command *c, const snapshot_seq *seq, 
     const int64_t length = c->window == 0 || c->window > train ? train : c->window;
     const int depth = partition_cache_depth(&model, length);
     partition_metrics m;
-    if (partition_measure(seq, owner, ranks, c->options.layers, depth, &m, err) != TF_OK)
+    if (partition_measure(seq, owner, ranks, c->options.layers, depth, model.kind, &m, err) != TF_OK)
         return TF_ERR_INPUT;
     int64_t bytes = 0;
     int status = train >= 1 ? partition_exchange_bytes(seq, owner, ranks, &model, train, c->window, 0, &bytes, err)
@@ -178,9 +178,10 @@ static int report_vertices(const partition_command *c, const snapshot_seq *seq, 
                model_kind_name(model.kind), (long long)model.hidden, model.chebyshev_k, (long long)length,
                (long long)m.halo_rows, (long long)bytes);
         const double row_bytes = (double)(seq->num_snapshots * (seq->feature_width + seq->target_width)) * 4.0;
-        printf("cache mode: depth %d (in-edges of all snapshots), replication %.3f, largest part %lld rows (%s of "
+        printf("cache mode: depth %d (%s of all snapshots), replication %.3f, largest part %lld rows (%s of "
                "features and targets)\n",
-               depth, m.replication, (long long)m.cache_rows_max,
+               depth, model_info_of(model.kind)->graph_operator == OPERATOR_WALK_FORWARD ? "in- and out-edges" : "in-edges",
+               m.replication, (long long)m.cache_rows_max,
                tf_format_bytes((double)m.cache_rows_max * row_bytes, held, sizeof held));
     }
     partition_metrics_free(&m);

@@ -87,7 +87,7 @@ static int split_data(split_run *r, const snapshot_seq *seq, partition *p, tf_er
     partition_metrics metrics;
     memset(&metrics, 0, sizeof metrics);
     int status = partition_measure(seq, p->vertex_owner, r->group->size, partition_model_layers(&r->c->config), 0,
-                                   &metrics, err);
+                                   r->c->config.kind, &metrics, err);
     if (status == TF_OK && r->speaks)
         printf("split vertex: %s on %d rank(s) (%.3f s): edge cut %lld of %lld (%.2f%%), vertices %lld .. %lld per rank, "
                "DynaHB load max/mean %.3f\n",

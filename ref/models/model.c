@@ -147,8 +147,6 @@ static void cost_dysat(const model_config *c, model_cost *out)
 #define NOT_SERVED_DYSAT "attention is not a fixed linear operator: its weights are computed from W X_t, a " \
                          "product with a parameter, so there is no aggregation of X_t to serve ahead"
 /* MODEL_VERTEX_ROWS */
-#define NOT_YET_SPLIT_WALKS "its diffusions walk the edges both ways and a part's operators are copied from one " \
-                            "in-edge operator: the backward walk's halo and cache closure (out-edges) are not built"
 /* MODEL_ONE_HOP */
 #define HOPS_OF_H "its gates convolve H over the graph: a target reads its neighbours' states, not one hop of X_t"
 #define HOPS_TWO "its GCN has two layers: a target reads two hops of X_t"
@@ -165,7 +163,9 @@ static void cost_dysat(const model_config *c, model_cost *out)
 /* MODEL_STALE_PRODUCTS */
 #define STALE_ATTENTION "its split exchanges X_t for the attention layer, outside the graph products y = P x whose " \
                         "rows DGC's stale aggregation decides and its serial simulation replays"
-#define STALE_WALKS "it takes no vertex split yet (its two walks' halos are not built)"
+#define STALE_WALKS "its backward walk crosses ranks as partial sums given back through the in-edge halo (the " \
+                    "transpose of an in-edge product), not as the operand rows DGC's stale aggregation decides and " \
+                    "its serial simulation replays"
 
 const model_info model_table[MODEL_COUNT] = {
     [MODEL_TGCN] = {.cost = cost_tgcn, .title = "T-GCN", .summary = "GCN on X_t in every GRU gate (PyG Temporal's TGCN)", .ops = &tgcn_ops,
@@ -208,9 +208,9 @@ const model_info model_table[MODEL_COUNT] = {
                       .lane_cell = TIME_ENCODER_PEEPHOLE, .vertex_lstm = lstms_gcrnm1},
     [MODEL_DCRNN] = {.cost = cost_dcrnn, .title = "DCRNN", .summary = "GRU with diffusion convolutions on both random walks in its gates",
                      .ops = &dcrnn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_K, .inputs = MODEL_INPUTS_DIFFUSION,
-                     .has = SERVED, .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_CELL] = LANES_GRAPH},
-                     .not_yet = {[MODEL_VERTEX_ROWS] = NOT_YET_SPLIT_WALKS, [MODEL_STALE_PRODUCTS] = STALE_WALKS},
-                     .peer = "DCRNN"},
+                     .graph_operator = OPERATOR_WALK_FORWARD, .has = SERVED | ROWS,
+                     .lacks = {[MODEL_ONE_HOP] = HOPS_OF_H, [MODEL_VERTEX_CELL] = LANES_GRAPH},
+                     .not_yet = {[MODEL_STALE_PRODUCTS] = STALE_WALKS}, .peer = "DCRNN"},
     [MODEL_CDGCN] = {.cost = cost_cdgcn, .title = "CD-GCN", .summary = "GCN then per-vertex LSTM pairs, concatenation skips (stacked)",
                      .ops = &cdgcn_ops, .takes = MODEL_TAKES_HIDDEN | MODEL_TAKES_LAYERS, .layers = 2,
                      .graph_operator = OPERATOR_GCN, .inputs = MODEL_INPUTS_GCN, .has = SERVED | ROWS | STALE | LANES,

@@ -104,10 +104,14 @@ typedef struct input_aggregations {
     void *context; /**< passed to get() */
 } input_aggregations;
 
-/** The two sparse operators the models use. */
+/** The sparse operators the models use. */
 typedef enum operator_kind {
     OPERATOR_GCN,        /**< symmetric GCN normalization with self loops (T-GCN, EvolveGCN-O) */
     OPERATOR_CHEBYSHEV,  /**< the scaled Laplacian (GConvGRU, GC-LSTM) */
+    OPERATOR_WALK_FORWARD,  /**< DCRNN's forward random walk (ref_propagation_walk(), WALK_FORWARD); a source
+                                 that serves it serves the next too */
+    OPERATOR_WALK_BACKWARD, /**< DCRNN's backward walk: the transpose of WALK_BACKWARD_TRANSPOSED as an
+                                 operator of the reversed graph (ref_propagation_transpose()) */
 } operator_kind;
 
 /**
@@ -402,7 +406,7 @@ typedef struct model_info {
     const model_ops *ops;      /**< its cell (ref/models/model_NAME.c) */
     unsigned takes;            /**< #model_takes: the shape options it takes */
     operator_kind graph_operator; /**< the sparse operator it propagates with, as a vertex split serves it
-                                       (read with vertex_split only: DCRNN builds its own two walks) */
+                                       (DCRNN: the forward walk, and with it the backward one) */
     model_inputs inputs;       /**< what --incremental can serve it */
     unsigned has;              /**< the #model_property bits (1 << p) it has: the techniques built for it */
     const char *lacks[MODEL_PROPERTIES];   /**< for a property it has not: why a technique needing it does not apply */

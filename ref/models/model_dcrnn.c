@@ -13,7 +13,9 @@
  * A[u][v] is the weight of the edge u -> v, d_out and d_in the weighted out- and in-degrees. The
  * polynomial in W is the recurrence of the authors' released code and of the library (the paper
  * writes powers W^k; both span the same K polynomials, so only the parametrization differs), and the
- * walks act on U transposed as in that code (ref/nn/propagate.h, ref_propagation_walk()). Where the
+ * walks act on U transposed as in that code (ref/nn/propagate.h, ref_propagation_walk()). Each walk
+ * is an operator whose rows gather, the backward one on the reversed graph (ref_propagation_transpose()),
+ * so a vertex split restricts both to a rank's rows (chapter 06). Where the
  * library's DConv departs from this (edge weights, its backward walk's alignment, K >= 4) is in
  * chapters/01a-snapshot-models.md.
  *
@@ -36,7 +38,8 @@ static parameter *weight(const model *m, int gate) { return &m->parameters.items
 static parameter *bias(const model *m, int gate) { return &m->parameters.items[2 * gate + 1]; }
 
 typedef struct dcrnn_step {
-    propagation walks[WALKS]; /* W_o, and the operator whose transpose is W_i, first (model_ops::operators) */
+    propagation walks[WALKS]; /* W_o and W_i, first (model_ops::operators) */
+    csr reversed;             /* the whole snapshot reversed, W_i's graph (the reference; arrays in scratch) */
     float *basis_x;           /* [2][K][N][F] T_k of X_t on each walk */
     float *basis_h;           /* [2][K][N][H] of H */
     float *basis_masked;      /* [2][K][N][H] of H * R */
@@ -62,45 +65,35 @@ static int dcrnn_create(model *m, rng *r, tf_error *err)
     return TF_OK;
 }
 
-/* Snapshot t's two walks, from its whole graph (DCRNN takes no vertex split: no operator source serves them). */
-static int dcrnn_walks(const model *m, const snapshot_seq *seq, int64_t t, propagation *walks, tf_error *err)
+/* Snapshot t's two walks: from the model's operator source (a vertex split's part), or from its
+ * whole graph, W_i as the transpose of WALK_BACKWARD_TRANSPOSED on the reversed graph, whose arrays
+ * the tape's scratch holds (@p reversed). */
+static int dcrnn_walks(const model *m, const snapshot_seq *seq, int64_t t, propagation *walks, csr *reversed,
+                       tf_error *err)
 {
-    if (m->operators)
-        return tf_error_set(err, TF_ERR_INPUT, "DCRNN builds its random walks from whole snapshots only");
-    for (int d = 0; d < WALKS; d++) {
-        int status = ref_propagation_walk(&walks[d], &seq->snapshots[t].graph,
-                                          d == 0 ? WALK_FORWARD : WALK_BACKWARD_TRANSPOSED, err);
-        if (status == TF_OK && m->kernels->prepare_propagation)
+    const csr *g = &seq->snapshots[t].graph;
+    int status = TF_OK;
+    if (m->operators) {
+        status = m->operators->build(m->operators->context, t, OPERATOR_WALK_FORWARD, &walks[0], err);
+        if (status == TF_OK)
+            status = m->operators->build(m->operators->context, t, OPERATOR_WALK_BACKWARD, &walks[1], err);
+    } else {
+        propagation transposed;
+        reversed->row_ptr = model_scratch(m, (size_t)g->num_nodes + 1, sizeof *reversed->row_ptr, "reversed graph", err);
+        reversed->col = reversed->row_ptr ? model_scratch(m, (size_t)g->num_edges + 1, sizeof *reversed->col,
+                                                          "reversed graph", err) : NULL;
+        reversed->weight = reversed->col ? model_scratch(m, (size_t)g->num_edges + 1, sizeof *reversed->weight,
+                                                         "reversed graph", err) : NULL;
+        status = reversed->weight ? ref_propagation_walk(&walks[0], g, WALK_FORWARD, err) : TF_ERR_INPUT;
+        if (status == TF_OK && (status = ref_propagation_walk(&transposed, g, WALK_BACKWARD_TRANSPOSED, err)) == TF_OK) {
+            status = ref_propagation_transpose(&walks[1], reversed, &transposed, err);
+            ref_propagation_free(&transposed);
+        }
+    }
+    for (int d = 0; status == TF_OK && d < WALKS; d++)
+        if (m->kernels->prepare_propagation)
             status = m->kernels->prepare_propagation(&walks[d], err);
-        if (status != TF_OK)
-            return status;
-    }
-    return TF_OK;
-}
-
-/* y [n][width] = W_d x: the forward walk is its operator, the backward walk its operator's transpose. */
-static void walk_forward(const kernels *k, const propagation *walks, int d, const float *x, int64_t n,
-                         int64_t width, float *y)
-{
-    if (d == 0) {
-        k->propagate_forward(&walks[0], x, width, y);
-        return;
-    }
-    memset(y, 0, (size_t)(n * width) * sizeof *y);
-    k->propagate_backward(&walks[1], x, width, y);
-}
-
-/* dx [n][width] += W_d^T dy; scratch [n][width]. */
-static void walk_backward(const kernels *k, const propagation *walks, int d, const float *dy, int64_t n,
-                          int64_t width, float *dx, float *scratch)
-{
-    if (d == 0) {
-        k->propagate_backward(&walks[0], dy, width, dx);
-        return;
-    }
-    k->propagate_forward(&walks[1], dy, width, scratch);
-    for (int64_t i = 0; i < n * width; i++)
-        dx[i] += scratch[i];
+    return status;
 }
 
 /* basis [2][K][n][width]: T_0 .. T_{K-1} of x on each walk. */
@@ -112,10 +105,10 @@ static void diffusion_forward(const kernels *k, const propagation *walks, const 
         float *terms = basis + d * order * size;
         k->copy_rows(terms, size, x, size, 1, size);
         if (order > 1)
-            walk_forward(k, walks, d, x, n, width, terms + size);
+            k->propagate_forward(&walks[d], x, width, terms + size);
         for (int j = 2; j < order; j++) {
             float *current = terms + j * size;
-            walk_forward(k, walks, d, terms + (j - 1) * size, n, width, current);
+            k->propagate_forward(&walks[d], terms + (j - 1) * size, width, current);
             for (int64_t i = 0; i < size; i++)
                 current[i] = 2.0f * current[i] - terms[(j - 2) * size + i];
         }
@@ -124,7 +117,7 @@ static void diffusion_forward(const kernels *k, const propagation *walks, const 
 
 /* Backward of diffusion_forward(): dbasis [2][K][n][width] (destroyed) adds into dx [n][width]. */
 static void diffusion_backward(const kernels *k, const propagation *walks, float *dbasis, int64_t n, int64_t width,
-                               int order, float *dx, float *scratch)
+                               int order, float *dx)
 {
     const int64_t size = n * width;
     for (int d = 0; d < WALKS; d++) {
@@ -136,10 +129,10 @@ static void diffusion_backward(const kernels *k, const propagation *walks, float
                 terms[(j - 2) * size + i] -= gradient[i];
                 gradient[i] *= 2.0f;
             }
-            walk_backward(k, walks, d, gradient, n, width, terms + (j - 1) * size, scratch);
+            k->propagate_backward(&walks[d], gradient, width, terms + (j - 1) * size);
         }
         if (order > 1)
-            walk_backward(k, walks, d, terms + size, n, width, terms, scratch);
+            k->propagate_backward(&walks[d], terms + size, width, terms);
         for (int64_t i = 0; i < size; i++)
             dx[i] += terms[i];
     }
@@ -209,7 +202,7 @@ static int dcrnn_forward(const model *m, const snapshot_seq *seq, window_tape *t
         dcrnn_step *s = &steps[t];
         const float *previous = t == 0 ? zeros : tape->states + (t - 1) * nh;
         float *state = tape->states + t * nh;
-        if ((status = dcrnn_walks(m, seq, tape->first + t, s->walks, err)) != TF_OK)
+        if ((status = dcrnn_walks(m, seq, tape->first + t, s->walks, &s->reversed, err)) != TF_OK)
             break;
         /* every buffer is written whole before it is read */
         if (!(s->basis_x = model_scratch(m, (size_t)(WALKS * k * n * f), sizeof(float), "DCRNN tape", err)) ||
@@ -256,8 +249,7 @@ static int dcrnn_backward(model *m, const snapshot_seq *seq, const window_tape *
     float *dbasis = model_scratch(m, (size_t)(WALKS * k * nh), sizeof(float), "DCRNN gradients", err);
     float *dbasis_h = model_scratch(m, (size_t)(WALKS * k * nh), sizeof(float), "DCRNN gradients", err);
     float *dmasked = model_scratch(m, (size_t)nh, sizeof(float), "DCRNN gradients", err);
-    float *scratch = model_scratch(m, (size_t)nh, sizeof(float), "DCRNN gradients", err);
-    int status = zeros && dstate && dprevious && dgate && dpreactivation && dbasis && dbasis_h && dmasked && scratch
+    int status = zeros && dstate && dprevious && dgate && dpreactivation && dbasis && dbasis_h && dmasked
                      ? TF_OK : TF_ERR_INPUT;
     for (int64_t t = tape->count - 1; status == TF_OK && t >= 0; t--) {
         const dcrnn_step *s = &steps[t];
@@ -275,7 +267,7 @@ static int dcrnn_backward(model *m, const snapshot_seq *seq, const window_tape *
         /* candidate: H~ = tanh(DC_h([X | H * R])) */
         kern->tanh_backward(s->candidate, dgate, nh, dpreactivation);
         gate_backward(m, GATE_H, s->basis_x, s->basis_masked, dpreactivation, n, dbasis);
-        diffusion_backward(kern, s->walks, dbasis, n, h, k, dmasked, scratch);
+        diffusion_backward(kern, s->walks, dbasis, n, h, k, dmasked);
         for (int64_t i = 0; i < nh; i++) {
             dprevious[i] += dmasked[i] * s->r[i];
             dgate[i] = dmasked[i] * previous[i]; /* dR */
@@ -291,7 +283,7 @@ static int dcrnn_backward(model *m, const snapshot_seq *seq, const window_tape *
         kern->sigmoid_backward(s->z, dgate, nh, dpreactivation);
         gate_backward(m, GATE_Z, s->basis_x, s->basis_h, dpreactivation, n, dbasis_h);
         /* the diffusion of H, shared by z and r, sends its gradient to H once */
-        diffusion_backward(kern, s->walks, dbasis_h, n, h, k, dprevious, scratch);
+        diffusion_backward(kern, s->walks, dbasis_h, n, h, k, dprevious);
     }
     return status;
 }

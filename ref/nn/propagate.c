@@ -146,6 +146,36 @@ int ref_propagation_walk(propagation *p, const csr *g, walk_kind kind, tf_error 
     return TF_OK;
 }
 
+int ref_propagation_transpose(propagation *q, csr *reversed, const propagation *p, tf_error *err)
+{
+    const csr *g = p->graph;
+    const int64_t n = g->num_nodes, edges = g->num_edges;
+    reversed->num_nodes = n;
+    reversed->num_edges = edges;
+    memset(reversed->row_ptr, 0, (size_t)(n + 1) * sizeof *reversed->row_ptr);
+    int64_t *cursor = tf_alloc((size_t)n + 1, sizeof *cursor, "reversed graph", err);
+    if (!cursor || propagation_alloc(q, reversed, err) != TF_OK) {
+        free(cursor);
+        return TF_ERR_INPUT;
+    }
+    for (int64_t e = 0; e < edges; e++) /* a counting sort by source, stable: destinations ascend */
+        reversed->row_ptr[g->col[e] + 1]++;
+    for (int64_t u = 0; u < n; u++) {
+        reversed->row_ptr[u + 1] += reversed->row_ptr[u];
+        cursor[u] = reversed->row_ptr[u];
+        q->self_coefficient[u] = p->self_coefficient[u];
+    }
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = g->row_ptr[v]; e < g->row_ptr[v + 1]; e++) {
+            const int64_t at = cursor[g->col[e]]++;
+            reversed->col[at] = (int32_t)v;
+            reversed->weight[at] = g->weight[e];
+            q->edge_coefficient[at] = p->edge_coefficient[e];
+        }
+    free(cursor);
+    return TF_OK;
+}
+
 void ref_propagate_row(const propagation *p, const float *x, int64_t width, int64_t v, float *out)
 {
     const csr *g = p->graph;

@@ -65,6 +65,10 @@ typedef struct propagation_halo {
      *  into their @p dx [owned][width]; what other ranks hand this one is added into @p dx here. */
     int (*give_back)(void *context, const float *halo_gradients, int64_t width, float *dx, tf_error *err);
     void *context; /**< passed to fetch and give_back */
+    /** 1: the operator's coefficients are those of its transpose, on the same graph and halo, and it
+     *  is applied transposed: a product scatters and gives the halo's shares back, a backward
+     *  fetches and gathers (DCRNN's backward walk in exchange mode, opt/partition_part.h). */
+    int transposed;
 } propagation_halo;
 
 /** A sparse operator on one graph. Owns its coefficient arrays; the graph is borrowed. */
@@ -110,6 +114,21 @@ typedef enum walk_kind {
  * (D_O^-1 A)^T and (D_I^-1 A^T)^T, A[u][v] the weight of u -> v (chapters/01a-snapshot-models.md).
  */
 int ref_propagation_walk(propagation *p, const csr *g, walk_kind kind, tf_error *err);
+
+/**
+ * The transpose of @p p as an operator of its own, whose rows gather: @p reversed gets p's graph
+ * with every edge turned round (row u lists the edges that leave u, by destination then CSR
+ * position, weights kept) and @p q their coefficients (self coefficients p's). Row u of q x adds
+ * its terms in the order in which ref_propagate_backward(p, x) scatters them into u, so the two
+ * give the same bits where p's self coefficients are 0, as a random walk's are (a gather starts
+ * from 0 x_u, the scatter adds it at u's turn), but for the sign of a row with no terms: 0 x_u is
+ * -0 where x_u < 0, the scatter's +0 (verify/test_kernels.c counts them). DCRNN's backward walk
+ * is the transpose of WALK_BACKWARD_TRANSPOSED taken so: a gather can be restricted to a part's
+ * rows with its terms in the global order (opt/partition_part.h). @p reversed's arrays are the caller's, allocated to
+ * p's sizes (row_ptr [N + 1], col and weight [E]: tf_alloc() or a model's scratch) and filled
+ * here; @p q borrows it.
+ */
+int ref_propagation_transpose(propagation *q, csr *reversed, const propagation *p, tf_error *err);
 
 /** Release the coefficients and zero @p p. */
 void ref_propagation_free(propagation *p);
