@@ -140,6 +140,9 @@ START_TEST(summation_order_by_hand)
     ck_assert(twice == 0.0f && once == 0x1p-24f);
     ref_propagation_free(&p);
     csr_free(&g);
+}
+END_TEST
+
 /* ---- DCRNN's backward walk as a gather: bitwise the scatter --------------------------------- */
 
 /* The backward walk W_i = (D_I^-1 A^T)^T: ref_propagate_backward() of WALK_BACKWARD_TRANSPOSED scatters

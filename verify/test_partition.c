@@ -765,7 +765,7 @@ START_TEST(chapter_example)
             partition_free(&p);
         }
         partition_metrics metrics;
-        ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 1, &metrics, &err), TF_OK);
+        ck_assert_int_eq(partition_measure(&seq, owner, 2, 1, 1, MODEL_TGCN, &metrics, &err), TF_OK);
         int64_t caps[2];
         bicut_costs(&demand, owner, caps, caps);
         printf("chapter_example: %-11s owners", partition_method_name(methods[m]));
