@@ -8,6 +8,8 @@
 #
 #   bench/reproduce.sh NN|NNx|all      (each script's first lines say how long it takes)
 #   bench/reproduce.sh --list          the scripts and their durations
+#   REPRODUCE_SKIP_LONG=1 bench/reproduce.sh NN   only the steps that take minutes, not hours (the
+#                                      long ones are named, and their committed files left as they are)
 #
 # Exits 1 when a step fails (its name and log's last line printed, the other steps still run), 2 on
 # a usage error.

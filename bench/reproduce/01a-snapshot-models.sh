@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Chapter 01a (snapshot models): every output block and figure, into bench/results/01-models/.
-# takes: ~10 min with SKIP_LONG=1 (the untimed steps); about an hour in all on a quiet 2-core machine
+# takes: ~10 min with REPRODUCE_SKIP_LONG=1 (the untimed steps); about an hour in all on a quiet 2-core machine
 # The untimed steps: the tests' outputs, the link and classify tasks, PyG-T's example with its peer
 # (under a load of 20 the example alone took ~20 min). The long ones (estimates from the epoch times
 # the chapter quotes): bench/train.sh's four peer races (the 10^6-edge one ~10 min), every model
@@ -31,7 +31,7 @@ step $out/link_task_dysat.txt $out/link_task_dysat.sh
 step $out/classify_task.txt $out/classify_task.sh
 step $out/tgcn_example.txt $out/tgcn_example.sh
 
-if [ "${SKIP_LONG:-0}" != 1 ]; then
+if [ "${REPRODUCE_SKIP_LONG:-0}" != 1 ]; then
     # Timed: read them on a quiet machine (each file's header names the load).
     step $out/profile.txt build/twofold train --model tgcn --data twitter_tennis --epochs 3 --hidden 32 --window 8 --batch 4 --impl opt --profile
     step $out/threads.txt $out/threads.sh

@@ -3,12 +3,12 @@
 # data), the tests whose lines the chapter quotes, the model matrix; then the long part: the
 # solve-time and lower-bound benchmark, the simulator on 4,096 groups, the hybrid-batch race and
 # bench/schedule.sh's 18 trained runs (measured imbalance); last the four figures, drawn by
-# bench/schedule.gp from what the steps wrote. `--quick` stops before the long part (the figures
+# bench/schedule.gp from what the steps wrote. REPRODUCE_SKIP_LONG=1 stops before the long part (the figures
 # are still drawn, from the committed long results).
 #
-#   bench/reproduce/07-schedule.sh [--quick]
+#   [REPRODUCE_SKIP_LONG=1] bench/reproduce/07-schedule.sh
 #
-# takes: about 5 minutes with --quick; about 50 minutes in all on 2 shared cores at load 7-12 (bench/schedule.sh about 16 of them, the hybrid race about 15, the solve times about 10)
+# takes: about 5 minutes with REPRODUCE_SKIP_LONG=1; about 50 minutes in all on 2 shared cores at load 7-12 (bench/schedule.sh about 16 of them, the hybrid race about 15, the solve times about 10)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/07-schedule
@@ -25,7 +25,7 @@ done
 step $out/verify_models.txt build/twofold verify schedule schedule_hybrid incremental_train --data pedalme
 
 # ---- long -------------------------------------------------------------------------------------
-if [ "${1:-}" != --quick ]; then
+if [ "${REPRODUCE_SKIP_LONG:-0}" != 1 ]; then
     step $out/output.txt build/bench/bench schedule --out $out
     # The cost: the least-squares fit of schedule_runs.txt's growing graph on 3 ranks, repeat 1.
     step $out/simulate_growth.txt build/twofold schedule --data powerlaw:nodes=2000,edges=20000,snapshots=64,growth=8 \
