@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Chapter 00's idea picture: every technique twice, and a check between the two.
 
-    python3 chapters/00-overview-idea.py > chapters/00-overview-idea.svg
+    python3 chapters/00-overview-idea.py [SVG]     (default: chapters/00-overview-idea.svg)
 
 Python's standard library only; boxes and arrows placed by hand on a 760 x 300 canvas."""
+import sys
 from html import escape
 
 BOXES = [  # x, y, width, height, fill, title, lines
@@ -37,7 +38,10 @@ def main():
     parts.append('<text x="345" y="150" text-anchor="middle" font-style="italic">each chapter quotes both,</text>')
     parts.append('<text x="345" y="166" text-anchor="middle" font-style="italic">says why they agree</text>')
     parts.append('</svg>')
-    print("\n".join(parts))
+    target = sys.argv[1] if len(sys.argv) > 1 else "chapters/00-overview-idea.svg"
+    with open(target, "w", encoding="utf-8") as out:
+        out.write("\n".join(parts) + "\n")
+    print(f"wrote {target}")
 
 
 if __name__ == "__main__":

@@ -5,5 +5,5 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 step bench/results/00-overview/commands.txt bash verify/chapter_commands.sh build chapters/00-overview.md
-figure chapters/00-overview-idea.svg python3 chapters/00-overview-idea.py
+step bench/results/00-overview/idea.txt python3 chapters/00-overview-idea.py chapters/00-overview-idea.svg
 finish

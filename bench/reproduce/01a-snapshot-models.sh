@@ -12,13 +12,9 @@ set -uo pipefail
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM-1}
 out=bench/results/01-models
 
-# The figures: each drawn by the script beside it.
-draw() {
-    printf '   %-58s ' "$1"
-    if "${@:2}" > /dev/null 2>&1; then echo ok; else echo FAILED; failed_steps+=("$1"); fi
-}
-draw chapters/01a-snapshot-models-idea.svg python3 chapters/01a-snapshot-models-idea.py
-draw chapters/01-models-shapes.svg gnuplot chapters/01-models-shapes.gp
+# The figures: each drawn by the script beside it (its log beside the other results).
+step $out/figure_idea_01a.txt python3 chapters/01a-snapshot-models-idea.py
+step $out/figure_shapes.txt gnuplot chapters/01-models-shapes.gp
 
 # Untimed: the tests' outputs the chapter quotes, the tasks, the published example.
 step $out/commands_01a.txt bash verify/chapter_commands.sh build chapters/01a-snapshot-models.md

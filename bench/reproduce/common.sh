@@ -37,16 +37,3 @@ finish() {
     return 1
 }
 
-# figure SVG COMMAND...: a chapter's picture, redrawn by the script committed beside it (the
-# command prints the SVG); replaced only when the command succeeds.
-figure() {
-    local svg=$1; shift
-    printf '   %-58s ' "$svg"
-    if "$@" > "$svg.part"; then
-        mv "$svg.part" "$svg"
-        echo "ok"
-    else
-        echo "FAILED"
-        failed_steps+=("$svg")
-    fi
-}

@@ -225,24 +225,13 @@ static double async_logic(void *state, int twin, int corrupt, int *reordered, tf
                                   delayed_logic_epoch, s, err);
 }
 
-/* spread_step_fn: an epoch of the serial delayed reference, its parameters the answer. */
-static int delayed_reference_epoch(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step,
-                                   float *answer, double *loss, tf_error *err)
-{
-    (void)context, (void)step;
-    epoch_report report;
-    if (ref_delayed_epoch(tr, seq, &report, err) != TF_OK)
-        return err->code;
-    *loss = report.train_loss;
-    parameters_pack_values(&tr->model.parameters, answer);
-    return TF_OK;
-}
-
+/* technique::spread: the serial delayed reference, its parameters after each epoch the answer. */
 static double async_spread(void *state, int64_t steps, tf_error *err)
 {
+    static const spread_epoch_fn epoch = ref_delayed_epoch;
     const async_state *s = state;
     return reference_spread(s->seq, &s->config, &s->options, steps, parameters_size(&s->mine.model.parameters),
-                            delayed_reference_epoch, NULL, err);
+                            spread_epoch_step, &epoch, err);
 }
 
 static void async_corrupt(void *state, int twin)

@@ -88,3 +88,16 @@ double reference_spread(const snapshot_seq *seq, const model_config *config, con
     free(answers);
     return spread;
 }
+
+int spread_epoch_step(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
+                      double *loss, tf_error *err)
+{
+    (void)step;
+    const spread_epoch_fn *epoch = context;
+    epoch_report report;
+    if ((*epoch)(tr, seq, &report, err) != TF_OK)
+        return err->code;
+    *loss = report.train_loss;
+    parameters_pack_values(&tr->model.parameters, answer);
+    return TF_OK;
+}

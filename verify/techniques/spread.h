@@ -41,6 +41,16 @@ extern "C" {
 typedef int (*spread_step_fn)(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
                               double *loss, tf_error *err);
 
+/** A reference's epoch, trainer_epoch() or the serial reference of a protocol (ref_delayed_epoch()). */
+typedef int (*spread_epoch_fn)(trainer *tr, const snapshot_seq *seq, epoch_report *report, tf_error *err);
+
+/**
+ * The spread_step_fn of a row whose step is an epoch and whose answer is the parameters: @p context
+ * points to the #spread_epoch_fn that runs the epoch.
+ */
+int spread_epoch_step(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
+                      double *loss, tf_error *err);
+
 /**
  * The worst relative_error() over @p steps steps between an unperturbed reference run and each
  * of the two one-ulp perturbed runs (a fresh trainer of @p config and @p options each, ref

@@ -137,24 +137,12 @@ static double train_logic(void *state, int twin, int corrupt, int *reordered, tf
                                   err);
 }
 
-/* spread_step_fn: an epoch of the reference, its parameters the answer. */
-static int reference_epoch(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *answer,
-                           double *loss, tf_error *err)
-{
-    (void)context, (void)step;
-    epoch_report report;
-    if (trainer_epoch(tr, seq, &report, err) != TF_OK)
-        return err->code;
-    *loss = report.train_loss;
-    parameters_pack_values(&tr->model.parameters, answer);
-    return TF_OK;
-}
-
 static double train_spread(void *state, int64_t steps, tf_error *err)
 {
+    static const spread_epoch_fn epoch = trainer_epoch; /* the reference's epoch; its parameters the answer */
     const train_state *s = state;
     return reference_spread(s->seq, &s->config, &s->options, steps, parameters_size(&s->ref.model.parameters),
-                            reference_epoch, NULL, err);
+                            spread_epoch_step, &epoch, err);
 }
 
 static void train_corrupt(void *state, int twin)
