@@ -2,7 +2,9 @@
 # bench/train.sh end to end on a tiny generated graph (bench/peer/README.md), without the peer:
 #  1. 4 epochs with PYTHON=/bin/false: twofold's three rows, validated before the table, and a line
 #     saying the peer is missing;
-#  2. a stand-in peer that ends elsewhere: validation fails, exit 1, and no time is printed;
+#  2. a stand-in peer that ends elsewhere: validation fails, exit 1, and no time is printed; one
+#     that agrees after epoch 1 and parts later by less than the reference's last epoch moved:
+#     validated on epoch 1, both differences printed, timed; one that ends further off: fails;
 #  3. a model the peer does not have (WD-GCN): twofold's rows alone, the peer not asked;
 #  4. EPOCHS 1 and a non-integer are refused with the reason; a run that fails is named with its log.
 # Usage: test_bench_train.sh TWOFOLD (ctest passes the program; logs go under $TMPDIR).
@@ -46,6 +48,42 @@ cat "$work/fake.txt"
 [ "$status" -eq 1 ] || fail "a peer off the reference: exit status $status, expected 1"
 grep -q "FAILED validation: peer ends at test MSE 9.000000" "$work/fake.txt" || fail "no validation failure named"
 if grep -q -e "median s" -e "speedup" "$work/fake.txt"; then fail "times printed although validation failed"; fi
+
+echo "== 2b. a peer that agrees after epoch 1 and parts later (as a state at the ReLU's kink can make it)"
+cat > "$work/parting-python" <<'FAKE'
+#!/usr/bin/env bash
+# imports succeed; a run is the reference's own training (so epoch 1 agrees) with its epoch 4 test
+# MSE moved: by a thousandth of itself (PARTING=near; less than the reference's last epoch moves it
+# on this data), or to 9 (PARTING=far)
+[ "$1" = -c ] && exit 0
+shift 3 # -W ignore SCRIPT
+settings=()
+while [ $# -gt 0 ]; do
+  case $1 in --data-dir | --init | --threads) shift 2 ;; *) settings+=("$1"); shift ;; esac
+done
+echo "peer: torch stand-in, 1 thread(s)"
+"$TWOFOLD" train "${settings[@]}" --data "$PARTING_DATA" | awk -v far="$([ "$PARTING" = far ] && echo 1)" '
+  $1 == "epoch" && $2 == 4 { $8 = sprintf("%.6f", far ? 9 : $8 * 1.001); last = $8 }
+  $1 == "epoch" { print }
+  END { print "final test MSE " last " after 4 epochs (0.00 s)" }'
+FAKE
+chmod +x "$work/parting-python"
+export PARTING_DATA=$data
+PARTING=near PYTHON=$work/parting-python "$source_dir/bench/train.sh" tgcn "$data" 4 > "$work/parting.txt" 2>&1
+status=$?
+cat "$work/parting.txt"
+[ "$status" -eq 0 ] || fail "a peer parting after epoch 1 by 1e-3: exit status $status, expected 0"
+grep -q "^validated on epoch 1: peer's test MSE .*(relative difference 0 <= 1e-5); it ends at .*parted after epoch 1" \
+  "$work/parting.txt" || fail "no line validating the parting peer on epoch 1"
+grep -q "^peer  " "$work/parting.txt" || fail "the parting peer was not timed"
+echo "== 2c. a peer that agrees after epoch 1 and ends further off than the reference's last epoch moved"
+PARTING=far PYTHON=$work/parting-python "$source_dir/bench/train.sh" tgcn "$data" 4 > "$work/far.txt" 2>&1
+status=$?
+cat "$work/far.txt"
+[ "$status" -eq 1 ] || fail "a peer ending far off: exit status $status, expected 1"
+grep -q "^FAILED validation: peer ends at test MSE 9.000000.*epoch 1's relative difference 0," "$work/far.txt" ||
+  fail "no validation failure naming epoch 1's agreement"
+if grep -q -e "median s" -e "speedup" "$work/far.txt"; then fail "times printed although validation failed"; fi
 
 echo "== 3. a model PyG Temporal does not have: twofold's rows, the peer not run (the stand-in would fail it)"
 PYTHON=$work/fake-python "$source_dir/bench/train.sh" wdgcn "$data" 4 > "$work/no-peer.txt" 2>&1

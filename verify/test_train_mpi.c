@@ -118,7 +118,9 @@ END_TEST
  * order), the twin trainer given the reference's kernels must end on the reference's bits. DCRNN's
  * race (bench/train.sh dcrnn chickenpox 4) ended 1.4e-4 off the reference with the opt kernels; with
  * the reference's kernels in the twin it ends on the same bits, so that difference is the rounding of
- * the optimized products, grown by training (chapter 01), not a difference in what the twin computes. */
+ * the optimized products, not a difference in what the twin computes: a hidden state 8e-8 from the
+ * head's ReLU kink landed on its other side, and Adam grew that one gradient's jump (bench/drift.c,
+ * bench/results/01-models/notes.md). */
 START_TEST(dcrnn_twin_logic_bitwise)
 {
     if (world.size != 1) {

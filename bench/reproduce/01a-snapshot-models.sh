@@ -26,6 +26,10 @@ step $out/link_task.txt build/twofold train --model gatlstm --data twitter_tenni
 step $out/link_task_dysat.txt $out/link_task_dysat.sh
 step $out/classify_task.txt $out/classify_task.sh
 step $out/tgcn_example.txt $out/tgcn_example.sh
+# The optimized kernels' distance from the reference's per Adam step, with the race's settings, and
+# the hidden states that cross the ReLU (notes.md; drift_dcrnn_4d1ba26.txt is the race's own commit).
+step $out/drift_dcrnn.txt build/bench/bench_drift dcrnn chickenpox 4 32
+step $out/drift_models.txt bash -c 'for m in tgcn gconvgru gclstm; do build/bench/bench_drift $m chickenpox 4 32 || exit 1; done'
 
 if [ "${REPRODUCE_SKIP_LONG:-0}" != 1 ]; then
     # Timed: read them on a quiet machine (each file's header names the load).
