@@ -8,9 +8,9 @@
 # bytes, errors and metrics do not. With REPRODUCE_SKIP_LONG=1 the timed benchmarks (pipeline,
 # APAN sweeps, straggler and its figure) are skipped, said so, and the chapter keeps quoting their
 # committed files.
-# takes: about 50 minutes on 2 quiet cores, over 2 hours on 2 cores shared at load 20 (measured:
-# test_async_mpi.txt 2 min and pipeline.txt 30 min at load 20-28; at low load pipeline_apan.txt ~10
-# min, straggler.txt ~5 min; the rest under 3 min each); ~8 min with REPRODUCE_SKIP_LONG=1
+# takes: about 50 min on 2 quiet cores, over 2 h at load 20; ~8 min with REPRODUCE_SKIP_LONG=1
+# (measured: test_async_mpi.txt 2 min and pipeline.txt 30 min at load 20-28; at low load
+# pipeline_apan.txt ~10 min, straggler.txt ~5 min; the rest under 3 min each)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 # as ctest runs the MPI tests

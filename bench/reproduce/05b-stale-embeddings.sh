@@ -6,9 +6,9 @@
 # and last the chapter's run blocks. Bytes do not depend on the machine; times do (each file's header
 # names the machine and its load). With REPRODUCE_SKIP_LONG=1 the two sweeps and their figures are
 # skipped, said so, and the chapter keeps quoting their committed files.
-# takes: about 30 minutes on 2 quiet cores, over an hour on busy ones (at low load output.txt ~10 min,
-# dgc_mpi.txt ~8 min, dysat_stale.txt ~3 min; the rest under 2 min each); ~6 min with
-# REPRODUCE_SKIP_LONG=1
+# takes: about 30 min on 2 quiet cores, over an hour on busy ones; ~6 min with REPRODUCE_SKIP_LONG=1
+# (at low load output.txt ~10 min, dgc_mpi.txt ~8 min, dysat_stale.txt ~3 min; the chapter's run
+# blocks 3 min at load 7; the rest under 2 min each)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 # as ctest runs the MPI tests
