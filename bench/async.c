@@ -1,4 +1,4 @@
-/* Chapter 05's benchmark: DGC's stale aggregation, simulated. For each model and rank count, theta = 0
+/* Chapter 05b's benchmark: DGC's stale aggregation, simulated. For each model and rank count, theta = 0
  * is validated bitwise against plain training through the table's entry (technique_async's
  * dgc-zero variant, verify/techniques/async.c), then each theta > 0 schedule runs and the bytes
  * saved (by exact and by stale reuse, minus bitmaps) and the test MSE beside plain training's are

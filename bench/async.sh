@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chapter 05's straggler experiment: epoch time and loss against wall time of synchronous
+# Chapter 05a's straggler experiment: epoch time and loss against wall time of synchronous
 # training, Sven's stale gradients (staleness 1) and DynaHB's model averaging (K = 1, 4, 16), on R
 # MPI ranks, with no straggler, one persistent straggler (rank 1 sleeps MS ms in every step) and
 # jitter spread over the ranks (each rank sleeps MS ms in a step with probability 0.25).
@@ -13,7 +13,7 @@
 # R windows per step (one per rank), lr 0.01, train ratio 0.8. The epoch times include the
 # evaluation of the test split, which is the same in every mode and has no straggler.
 #
-# What a straggler can and cannot show (chapters/05-async.md): each rank's windows are fixed, so
+# What a straggler can and cannot show (chapters/05a-stale-updates.md): each rank's windows are fixed, so
 # an epoch lasts at least the slowest rank's own compute plus its own delays, in every mode. One
 # persistent straggler therefore costs every mode about S * MS per epoch (S steps); only the
 # collectives skipped by averaging are saved. Jitter spread over the ranks costs synchronous

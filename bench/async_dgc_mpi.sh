@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chapter 05's DGC rows measured over MPI: DGC's stale embeddings on chapter 06's exchange mode
+# Chapter 05b's DGC rows measured over MPI: DGC's stale embeddings on chapter 06's exchange mode
 # (opt/async_embeddings.h) on R ranks, beside the serial simulation's rows of the same settings in
 # output.txt (build/bench/bench async): GConvGRU, hidden 16, Chebyshev K = 2, windows of 8, one
 # window per step, vertex v on rank v mod R (--partition hash), twitter_tennis.

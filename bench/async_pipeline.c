@@ -1,4 +1,4 @@
-/* Chapter 05's Sven pipelining measurement, on the MPI ranks it runs on (bench/async_pipeline.sh):
+/* Chapter 05a's Sven pipelining measurement, on the MPI ranks it runs on (bench/async_pipeline.sh):
  * the distributed event trainer (Sven's dispatch) plain, with prefetching, with micro-batches,
  * with stale gradients and with all three, each for the same epochs from the same start.
  *

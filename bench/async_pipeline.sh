@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chapter 05's Sven pipelining measurement: build/bench/bench_async_pipeline (bench/async_pipeline.c)
+# Chapter 05a's Sven pipelining measurement: build/bench/bench_async_pipeline (bench/async_pipeline.c)
 # on R MPI ranks, the distributed event trainer plain, with prefetching, micro-batches, stale
 # gradients and all three; validated before timed (bytes exact, prefetching bitwise; #wrong 0).
 # The output goes to pipeline.txt (another model: pipeline_MODEL_configurations.txt) in OUT

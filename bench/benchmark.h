@@ -36,9 +36,9 @@ int fusion_benchmark(const benchmark_options *options, tf_error *err);
 int dispatch_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 04: the same for APAN (its M-mail rows, its neighbour deliveries): apan_eta.csv, apan_bytes.csv. */
 int dispatch_apan_benchmark(const benchmark_options *options, tf_error *err);
-/** Chapter 05: DGC's bytes saved and their cost in test MSE, simulated (bench/async.c). */
+/** Chapter 05b: DGC's bytes saved and their cost in test MSE, simulated (bench/async.c). */
 int async_benchmark(const benchmark_options *options, tf_error *err);
-/** Chapter 05: DGC's rule on DySAT's structural layer, link prediction, simulated (bench/async.c). */
+/** Chapter 05b: DGC's rule on DySAT's structural layer, link prediction, simulated (bench/async.c). */
 int async_dysat_benchmark(const benchmark_options *options, tf_error *err);
 /** Chapter 06: the partitioners' cut, balance, halo and bytes (bench/partition.c). */
 int partition_benchmark(const benchmark_options *options, tf_error *err);

@@ -6,7 +6,8 @@
  *  - model averaging: the combine by hand, identical replicas average to themselves, one
  *    replica is plain training, SGD averaged every step is synchronous SGD (fp) while Adam is
  *    not (printed), replicas agree after an average while their Adam moments do not;
- *  - DGC's stale embeddings: the chapter's three rows by hand, the threshold's two signs, the
+ *  - DGC's stale embeddings: the chapter's three rows by hand, two rows owed to one receiver over
+ *    three epochs through the simulation's product, the threshold's two signs, the
  *    reuse rule, why the cache holds the last SENT copy, and the serial simulation of R ranks
  *    (theta = 0 is bitwise plain training, theta > 0 reuses only rows within theta, bytes counted);
  *  - the prefetch queue: any depth hands out the same stream, stops cleanly, passes errors on;
@@ -519,6 +520,97 @@ START_TEST(worked_example_stale_rows)
 }
 END_TEST
 
+/* Chapter 05b's worked example, through the simulation's own product (what the receiver computes):
+ * vertices a = 0 and b = 1 on rank 0, v = 2 on rank 1, edges a -> v and b -> v, y_v = (x_a + x_b) / 2
+ * (a mean, no self loop), rows of two values. Epoch 1 sends both rows. Epoch 2 (theta = D / 2): a
+ * moved 0.5, b 1.25 (a 3-4-5 step), so a is reused stale and v reads its old copy. Epoch 3, after the
+ * loss halved: a has drifted 1 from the copy last sent (0.5 from epoch 2's value) and is sent; b moved
+ * 0.5, reused under the text's sign (theta = 0.62 D), sent under the printed one (0.38 D). Every row,
+ * mean and byte count is a dyadic fraction, exact in float. */
+typedef struct receiver_epoch {
+    double fraction;          /* theta / D */
+    int64_t sent, stale;      /* rows, this epoch */
+    uint64_t bytes;           /* bitmap and fresh rows, this epoch */
+    float y_v[2], fresh_v[2]; /* what v's owner computes, and the product on the fresh rows */
+} receiver_epoch;
+
+static void receiver_example(stale_schedule_kind kind, receiver_epoch out[3], double *worst_ratio)
+{
+    static const float x[3][3][2] = {{{1, 0}, {0, 1}, {0, 0}},        /* epoch 1: x_a, x_b, x_v */
+                                     {{1.5f, 0}, {0.75f, 2}, {0, 0}}, /* epoch 2 */
+                                     {{2, 0}, {0.75f, 2.5f}, {0, 0}}};
+    const double losses[2] = {1.0, 0.5}; /* l_1 and l_2: the loss halved */
+    const int32_t src[2] = {0, 1}, dst[2] = {2, 2}, owner[3] = {0, 0, 1};
+    tf_error err;
+    snapshot_seq seq;
+    ck_assert(snapshot_seq_alloc(&seq, 1, 3, 2, 1, &err) == TF_OK);
+    ck_assert(snapshot_seq_set_edges(&seq, 0, 2, src, dst, NULL, &err) == TF_OK);
+    const stale_schedule rule = {kind, 0};
+    stale_simulation s;
+    ck_assert_msg(stale_simulation_create(&s, &seq, owner, 2, &rule, &ref_kernels, &err) == TF_OK, "%s", err.message);
+    propagation p;
+    ck_assert(ref_propagation_gcn(&p, &seq.snapshots[0].graph, EDGE_NORM_MEAN, 0, &err) == TF_OK);
+    s.training = 1; /* what ref_stale_embeddings_epoch() sets around a trainer's epoch */
+    s.train_snapshots = 1;
+    for (int e = 0; e < 3; e++) {
+        s.epoch = e + 1;
+        s.fraction = e >= 1 ? stale_threshold_fraction(&rule, losses[0], losses[e - 1]) : 0;
+        ck_assert(s.table.prepare_propagation(&p, &err) == TF_OK); /* each epoch's operator: ordinal 0 again */
+        const stale_stats before = s.stats;
+        float y[3][2], fresh[3][2];
+        s.table.propagate_forward(&p, &x[e][0][0], 2, &y[0][0]);
+        ref_propagate_forward(&p, &x[e][0][0], 2, &fresh[0][0]);
+        out[e] = (receiver_epoch){s.fraction,
+                                  s.stats.rows_sent - before.rows_sent,
+                                  s.stats.rows_reused_stale - before.rows_reused_stale,
+                                  s.stats.bytes_sent - before.bytes_sent,
+                                  {y[2][0], y[2][1]},
+                                  {fresh[2][0], fresh[2][1]}};
+    }
+    *worst_ratio = s.stats.worst_ratio;
+    ref_propagation_free(&p);
+    stale_simulation_free(&s);
+    snapshot_seq_free(&seq);
+}
+
+START_TEST(worked_example_receiver)
+{
+    const stale_schedule_kind kinds[2] = {STALE_ADAPTIVE, STALE_ADAPTIVE_PRINTED};
+    receiver_epoch r[2][3];
+    double worst[2];
+    for (int k = 0; k < 2; k++) {
+        receiver_example(kinds[k], r[k], &worst[k]);
+        printf("worked example (a, b on rank 0 -> v on rank 1, y_v = (x_a + x_b)/2, %s sign):", k ? "printed" : "text's");
+        for (int e = 0; e < 3; e++)
+            printf(" epoch %d theta/D %.4f sent %lld stale %lld bytes %llu y_v %g %g (fresh %g %g);", e + 1,
+                   r[k][e].fraction, (long long)r[k][e].sent, (long long)r[k][e].stale,
+                   (unsigned long long)r[k][e].bytes, r[k][e].y_v[0], r[k][e].y_v[1], r[k][e].fresh_v[0],
+                   r[k][e].fresh_v[1]);
+        printf(" worst d/theta %.4f\n", worst[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        /* epoch 1: everything sent, no bitmap; v reads the fresh mean */
+        ck_assert(r[k][0].sent == 2 && r[k][0].stale == 0 && r[k][0].bytes == 16);
+        ck_assert(r[k][0].y_v[0] == 0.5f && r[k][0].y_v[1] == 0.5f);
+        /* epoch 2, theta = D / 2 = 0.625 under both signs: a (d 0.5) stale, b (d 1.25) sent; a bitmap byte and a row */
+        ck_assert(r[k][1].fraction == 0.5 && r[k][1].sent == 1 && r[k][1].stale == 1 && r[k][1].bytes == 9);
+        ck_assert(r[k][1].y_v[0] == 0.875f && r[k][1].y_v[1] == 1.0f);         /* read with a's old copy (1, 0) */
+        ck_assert(r[k][1].fresh_v[0] == 1.125f && r[k][1].fresh_v[1] == 1.0f); /* off by (x_a - c_a) / 2 */
+        ck_assert(r[k][2].fresh_v[0] == 1.375f && r[k][2].fresh_v[1] == 1.25f);
+    }
+    /* epoch 3, D = 1 (a's drift from its last sent copy): the text's theta 0.62 keeps b (d 0.5) stale */
+    ck_assert_double_eq_tol(r[0][2].fraction, 1.0 / (1.0 + exp(-0.5)), 1e-15);
+    ck_assert(r[0][2].sent == 1 && r[0][2].stale == 1 && r[0][2].bytes == 9);
+    ck_assert(r[0][2].y_v[0] == 1.375f && r[0][2].y_v[1] == 1.0f);
+    /* the printed theta 0.38 sends both: v reads the fresh rows */
+    ck_assert_double_eq_tol(r[1][2].fraction, 1.0 / (1.0 + exp(0.5)), 1e-15);
+    ck_assert(r[1][2].sent == 2 && r[1][2].stale == 0 && r[1][2].bytes == 17);
+    ck_assert(r[1][2].y_v[0] == 1.375f && r[1][2].y_v[1] == 1.25f);
+    ck_assert(worst[1] == 0.8); /* the printed sign's one stale row: a at epoch 2, 0.5 / 0.625 */
+    ck_assert_double_eq_tol(worst[0], 0.5 / (1.0 / (1.0 + exp(-0.5))), 1e-12); /* b at epoch 3: 0.5 / 0.62 */
+}
+END_TEST
+
 START_TEST(reuse_rule)
 {
     const float fresh[2] = {1.0f, 2.0f}, near[2] = {1.0f, 2.5f}, far[2] = {1.0f, 3.5f};
@@ -880,6 +972,7 @@ int main(void)
     tcase_add_test(cases, placement_agrees_with_the_twin);
     tcase_add_test(cases, threshold_schedule);
     tcase_add_test(cases, worked_example_stale_rows);
+    tcase_add_test(cases, worked_example_receiver);
     tcase_add_test(cases, reuse_rule);
     tcase_add_test(cases, last_sent_not_previous_epoch);
     tcase_add_test(cases, stale_simulation_zero_is_plain);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Chapter 05's picture of its idea, drawn (no data; Python's standard library only):
+"""Chapter 05a's picture of its idea, drawn (no data; Python's standard library only):
 
-    python3 chapters/05-async-idea.py [OUT.svg]      (default: chapters/05-async-idea.svg)
+    python3 chapters/05a-stale-updates-idea.py [OUT.svg]      (default: chapters/05a-stale-updates-idea.svg)
 
 Three timelines of the chapter's worked example: two ranks, one parameter w = 0, SGD with lr 1/2,
 rank 0's window with the gradient w - 4, rank 1's with 2w (verify/test_async.c,
@@ -98,7 +98,7 @@ def panel(out, index, title, boxes, updates):
 
 
 def main():
-    target = sys.argv[1] if len(sys.argv) > 1 else "chapters/05-async-idea.svg"
+    target = sys.argv[1] if len(sys.argv) > 1 else "chapters/05a-stale-updates-idea.svg"
     width = int(LEFT + SCALE * 3.8 + 90)
     height = TOP + len(PANELS) * PANEL + 10
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
