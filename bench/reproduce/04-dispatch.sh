@@ -5,7 +5,7 @@
 # APAN's (Wikipedia's first 20,000 events, R = 1 to 64) and TGN's and JODIE's (the redundancy on
 # four streams, bytes of a Wikipedia epoch at R = 2 to 64, epoch times on 1 and 2 ranks), which also
 # redraws 04-dispatch-eta.svg and 04-dispatch-bytes.svg (bench/dispatch.gp).
-# takes: about 2.5 hours; the last step (TGN/JODIE sweep) all but 30 min of it
+# takes: about 1.5 hours; the last step (TGN/JODIE sweep) about 1 hour of it (58 min on 2026-11-29, load 1.5 to 70)
 # Measured at nice 15 on 2 cores under a load of 20: the checks 22 min (test_dispatch 4 min,
 # test_dispatch_mpi on 4 and 3 ranks 8 min each), the Wikipedia redundancy 8 s, APAN's sweep 7 min;
 # the TGN/JODIE sweep took about 1 h 45 min at normal priority (R = 1 with the epoch times about 45 min,
