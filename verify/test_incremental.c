@@ -121,18 +121,10 @@ static snapshot_seq first_snapshots(const snapshot_seq *seq, int64_t count)
     return prefix;
 }
 
-/* The graph of the three tests on twitter_tennis: natively twitter_tennis itself (loaded once for
- * the three, shared_snapshots()); under Valgrind, which looks for paths rather than data (the loader
- * is memory-checked by test_loaders), a generated directed, weighted graph of 200 vertices whose
- * edges change every snapshot, for the 13 s that parsing twitter_tennis takes there. */
-static const char *tennis_or_generated(void)
-{
-    return test_data("twitter_tennis", "powerlaw:nodes=200,edges=1600,snapshots=40,churn=0.05,features=4,seed=8");
-}
-
 START_TEST(real_data_chains)
 {
     dataset covid;
+    /* loaded once for the three tests that read it */
     const snapshot_seq *tennis = shared_snapshots(tennis_or_generated());
     load_or_fail("england_covid", &covid);
     /* Under Valgrind a prefix of each chain (test_repeats): every path, not the drift. */

@@ -178,6 +178,15 @@ static inline void shared_snapshots_free(void)
     }
 }
 
+/* The spec of the tests that run on twitter_tennis: natively twitter_tennis itself; under Valgrind,
+ * which looks for paths rather than data (the loader is memory-checked by test_loaders), a generated
+ * directed, weighted graph of 200 vertices whose edges change every snapshot, for the 13 s that
+ * parsing twitter_tennis takes there. */
+static inline const char *tennis_or_generated(void)
+{
+    return test_data("twitter_tennis", "powerlaw:nodes=200,edges=1600,snapshots=40,churn=0.05,features=4,seed=8");
+}
+
 /* @p kind's default configuration with these widths: memory, time encoding, embedding and edge
  * features (the small models of the event tests). */
 static inline event_model_config event_model_config_with(event_model_kind kind, int64_t memory_width,
