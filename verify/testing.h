@@ -139,6 +139,54 @@ static inline const snapshot_seq *load_snapshots(const char *spec, dataset *out)
     return &out->snapshots;
 }
 
+/* Datasets a program loads once for every test that reads them: load_snapshots() of a spec on its
+ * first use, kept until shared_snapshots_free() at the end of main. For real data several tests only
+ * read (twitter_tennis takes a second to parse natively, 13 s under Valgrind). At most 4 specs. */
+typedef struct shared_dataset {
+    const char *spec; /* NULL: a free slot */
+    dataset data;
+} shared_dataset;
+
+static inline shared_dataset *shared_datasets(void)
+{
+    static shared_dataset table[4];
+    return table;
+}
+
+/* The snapshots of @p spec (a string that lives as long as the table: a literal), loaded on the
+ * first call; owned by the table (the caller must not change or free them). */
+static inline const snapshot_seq *shared_snapshots(const char *spec)
+{
+    shared_dataset *table = shared_datasets();
+    int i = 0;
+    while (i < 4 && table[i].spec && strcmp(table[i].spec, spec) != 0)
+        i++;
+    ck_assert_msg(i < 4, "more than 4 shared datasets");
+    if (!table[i].spec) {
+        load_snapshots(spec, &table[i].data);
+        table[i].spec = spec;
+    }
+    return &table[i].data.snapshots;
+}
+
+static inline void shared_snapshots_free(void)
+{
+    shared_dataset *table = shared_datasets();
+    for (int i = 0; i < 4 && table[i].spec; i++) {
+        dataset_free(&table[i].data);
+        table[i].spec = NULL;
+    }
+}
+
+/* The spec of the tests that run on twitter_tennis: natively twitter_tennis itself; under Valgrind,
+ * which looks for paths rather than data (the loader is memory-checked by test_loaders), a generated
+ * directed, weighted graph of 200 vertices whose edges change every snapshot, for the 13 s that
+ * parsing twitter_tennis takes there. */
+static inline const char *tennis_or_generated(void)
+{
+    return test_data("twitter_tennis", "powerlaw:nodes=200,edges=1600,snapshots=40,churn=0.05,features=4,seed=8");
+}
+
 /* @p kind's default configuration with these widths: memory, time encoding, embedding and edge
  * features (the small models of the event tests). */
 static inline event_model_config event_model_config_with(event_model_kind kind, int64_t memory_width,

@@ -148,7 +148,10 @@ static int schedule_setup(const technique_context *context, const dataset *data,
             if (!(s->ref_gradient = tf_alloc((size_t)s->parameters, sizeof(float), "gradient", err)))
                 return err->code;
             static const char *const names[] = {"roundrobin", "lpt", "greedy", "ilp (1 s)"};
-            for (int m = 0; m < 4; m++) {
+            /* the ILP first: on more windows than it takes the row is skipped, and the other three
+             * schedules would be built for nothing (greedy's search on 1,440 windows is seconds) */
+            for (int i = 0; i < 4; i++) {
+                const int m = (SCHEDULE_ILP + i) % 4;
                 const int built = opt_schedule_build(&s->twin_schedule[m], (schedule_method)m, s->times, s->groups,
                                                      s->group, 2, &round_robin, 0, &ilp, NULL, err);
                 if (built == TF_ERR_INPUT && m == SCHEDULE_ILP) /* too large: the row says so, verify goes on */
