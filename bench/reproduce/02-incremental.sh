@@ -10,7 +10,8 @@
 # output_after_faster_kernels.txt), hours under load; `bench minibatch --quick` 8 min at a load of
 # 11-14; the full-size mini-batch run over an hour at a load of 9.5 (the epoch times it prints for
 # GCRN-M1 and GConvLSTM add up to 45 min; T-GCN fails its check there: minibatch_full.txt). T-GCN's
-# two runs at that size compared step by step (minibatch_drift.txt) take about 3 min at a load of 7.
+# two runs at that size compared step by step (minibatch_drift.txt) took 12 min at nice 15 under a load
+# of 6-9, about 2 min of CPU.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/02-incremental
