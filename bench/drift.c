@@ -17,71 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/drift_compare.h"
 #include "datasets/dataset.h"
 #include "opt/kernels.h"
 #include "ref/train.h"
-
-static double relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
-
-/* The step's windows forward in both trainers: prints each state on opposite sides of the ReLU. */
-static int kink_crossings(trainer *a, trainer *b, const snapshot_seq *seq, const train_schedule *s, int64_t step,
-                          int64_t number, tf_error *err)
-{
-    const int64_t n = seq->num_nodes, width = a->model.config.hidden, out = a->model.config.out_features;
-    int crossings = 0;
-    for (int64_t slot = 0; slot < s->batch; slot++) {
-        const int64_t w = train_schedule_window(s, step, slot);
-        if (w < 0)
-            continue;
-        int64_t first, count;
-        train_schedule_span(s, w, &first, &count);
-        const int64_t size = count * n * width;
-        float *predictions = malloc((size_t)(count * n * out) * sizeof(float)), *states = malloc((size_t)size * sizeof(float));
-        window_tape tape;
-        int status = predictions && states ? model_forward(&a->model, seq, first, count, &tape, predictions, err)
-                                           : tf_error_set(err, TF_ERR_INPUT, "out of memory");
-        if (status == TF_OK) {
-            memcpy(states, tape.states, (size_t)size * sizeof(float));
-            window_tape_free(&a->model, &tape);
-            status = model_forward(&b->model, seq, first, count, &tape, predictions, err);
-        }
-        for (int64_t i = 0; status == TF_OK && i < size; i++)
-            if ((states[i] > 0) != (tape.states[i] > 0) && ++crossings)
-                printf("  step %lld, window %lld: H[snapshot %lld][vertex %lld][unit %lld] is %.9g on ref kernels, "
-                       "%.9g on opt: opposite sides of the ReLU\n", (long long)number, (long long)w,
-                       (long long)(first + i / (n * width)), (long long)(i / width % n), (long long)(i % width),
-                       states[i], tape.states[i]);
-        if (status == TF_OK)
-            window_tape_free(&b->model, &tape);
-        free(predictions);
-        free(states);
-        if (status != TF_OK)
-            return -1;
-    }
-    return crossings;
-}
-
-/* The largest relative difference of b's gradients (or values) from a's, and in which parameter;
- * *differ counts those that differ in bits, *total all. */
-static double worst_of(const trainer *a, const trainer *b, int values, int64_t *differ, int64_t *total,
-                       const char **name)
-{
-    double worst = 0;
-    *differ = *total = 0;
-    for (int64_t i = 0; i < a->model.parameters.count; i++) {
-        const parameter *p = &a->model.parameters.items[i], *q = &b->model.parameters.items[i];
-        const float *x = values ? p->value.data : p->grad.data, *y = values ? q->value.data : q->grad.data;
-        *total += p->value.size;
-        for (int64_t k = 0; k < p->value.size; k++) {
-            *differ += memcmp(&x[k], &y[k], sizeof(float)) != 0;
-            if (relative(y[k], x[k]) > worst) {
-                worst = relative(y[k], x[k]);
-                *name = p->name;
-            }
-        }
-    }
-    return worst;
-}
 
 int main(int argc, char **argv)
 {
@@ -113,7 +52,8 @@ int main(int argc, char **argv)
     for (int64_t e = 0, number = 1; status == TF_OK && e < epochs; e++) {
         double loss_a = 0, loss_b = 0, mse_a = 0, mse_b = 0;
         for (int64_t step = 0; status == TF_OK && step < s.steps; step++, number++) {
-            if (kink_crossings(&a, &b, &d.snapshots, &s, step, number, &err) < 0 ||
+            if (drift_kink_crossings(&a, &b, &d.snapshots, &s, step, number, d.snapshots.num_nodes, INT64_MAX,
+                                     "ref kernels", "opt", &err) < 0 ||
                 trainer_train_step(&a, &d.snapshots, &s, step, &loss_a, &err) != TF_OK ||
                 trainer_train_step(&b, &d.snapshots, &s, step, &loss_b, &err) != TF_OK) {
                 status = TF_ERR_INPUT;
@@ -121,10 +61,10 @@ int main(int argc, char **argv)
             }
             int64_t differ, total;
             const char *gradient_name = "", *value_name = "";
-            const double gradient = worst_of(&a, &b, 0, &differ, &total, &gradient_name);
+            const double gradient = drift_worst_of(&a, &b, 0, &differ, &total, &gradient_name);
             trainer_apply_gradient(&a);
             trainer_apply_gradient(&b);
-            const double value = worst_of(&a, &b, 1, &differ, &total, &value_name);
+            const double value = drift_worst_of(&a, &b, 1, &differ, &total, &value_name);
             printf("epoch %lld step %3lld: gradients %.2e (%s), parameters after Adam %.2e (%s), %lld of %lld differ "
                    "in bits\n", (long long)e + 1, (long long)number, gradient, gradient_name, value, value_name,
                    (long long)differ, (long long)total);
@@ -133,7 +73,7 @@ int main(int argc, char **argv)
         if (status == TF_OK && (status = trainer_evaluate(&a, &d.snapshots, a.train_snapshots, test, &mse_a, NULL, &err)) == TF_OK &&
             (status = trainer_evaluate(&b, &d.snapshots, b.train_snapshots, test, &mse_b, NULL, &err)) == TF_OK)
             printf("epoch %lld: test MSE %.9f (a), %.9f (b), relative difference %.2e\n", (long long)e + 1, mse_a, mse_b,
-                   relative(mse_b, mse_a));
+                   drift_relative(mse_b, mse_a));
     }
     if (status != TF_OK)
         fprintf(stderr, "bench_drift: %s\n", err.message);

@@ -8,8 +8,10 @@
 # twitter_tennis 9.5 min, the profile 4 min, the demo half a minute). The long steps: `bench
 # incremental` about 10 min on a quiet machine (its training epochs alone add up to 7.6 min in
 # output_after_faster_kernels.txt), hours under load; `bench minibatch --quick` 8 min at a load of
-# 11-14; the full-size mini-batch run about 2.5 h at a load of 11-30 (three models; the first took
-# 48 min and the run was stopped in the second: minibatch_full.txt)
+# 11-14; the full-size mini-batch run at a load of 9.5: the epoch times it prints for GCRN-M1 and
+# GConvLSTM alone add up to 45 min, T-GCN's epochs come on top (it fails its check: minibatch_full.txt). T-GCN's
+# two runs at that size compared step by step (minibatch_drift.txt) took 12 min at nice 15 under a load
+# of 6-9, about 2 min of CPU.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/02-incremental
@@ -29,6 +31,8 @@ step $out/papers_models_generated.txt env CK_RUN_CASE=papers_models_generated bu
 step $out/test_minibatch.txt build/verify/test_minibatch
 step $out/test_minibatch_mpi.txt mpiexec -n 4 --oversubscribe build/verify/test_minibatch_mpi
 step $out/verify_minibatch.txt build/twofold verify minibatch --data twitter_tennis
+# What parts T-GCN's served and recompute runs at the full size (chapter 02, "The full size").
+step $out/minibatch_drift.txt nice -n 15 build/bench/bench_minibatch_drift
 step $out/verify_minibatch_ranks.txt mpiexec -n 3 --oversubscribe build/twofold verify minibatch --data powerlaw:nodes=60,edges=300,snapshots=10,churn=0.1,features=3,seed=4
 # What reuse across gates is worth in time: each model's share of an epoch in sparse products.
 step $out/reuse_across_gates_profile.txt bash $out/reuse_across_gates_profile.sh
