@@ -7,7 +7,7 @@
 # names the machine and its load). With REPRODUCE_SKIP_LONG=1 the two sweeps and their figures are
 # skipped, said so, and the chapter keeps quoting their committed files.
 # takes: about 30 min on 2 quiet cores, over an hour on busy ones; REPRODUCE_SKIP_LONG=1: 21 min at load 40-75
-# (at low load output.txt ~10 min, dgc_mpi.txt ~8 min, dysat_stale.txt ~3 min; the chapter's run
+# (output.txt 18 min and dgc_mpi.txt 3 min at load 2.5-9 on 2026-11-29, dysat_stale.txt ~3 min; the chapter's run
 # blocks 3 min at load 7; the rest under 2 min each)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
