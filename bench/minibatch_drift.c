@@ -85,19 +85,9 @@ static int step_both(trainer tr[2], const sampled_graph *s, const train_schedule
     const int64_t crossed = drift_kink_crossings(&tr[0], &tr[1], &s->view, plan, step, number, s->num_targets, 3,
                                                  "recompute", "served", err);
     double step_loss[2] = {0, 0};
-    for (int v = 0; crossed >= 0 && v < 2; v++) {
-        parameters_zero_grad(&tr[v].model.parameters);
-        const float scale = 1.0f / (float)train_schedule_windows_in_step(plan, step);
-        for (int64_t slot = 0; slot < plan->batch; slot++) {
-            const int64_t window = train_schedule_window(plan, step, slot);
-            int64_t first, count;
-            if (window < 0)
-                continue;
-            train_schedule_span(plan, window, &first, &count);
-            if (minibatch_window_gradient(&tr[v].model, s, first, count, scale, &step_loss[v], err) != TF_OK)
-                return TF_ERR_INPUT;
-        }
-    }
+    for (int v = 0; crossed >= 0 && v < 2; v++)
+        if (minibatch_train_step(&tr[v].model, s, plan, step, &step_loss[v], err) != TF_OK)
+            return TF_ERR_INPUT;
     if (crossed < 0)
         return TF_ERR_INPUT;
     int64_t differ, total;

@@ -297,22 +297,30 @@ int minibatch_window_gradient(model *m, const sampled_graph *s, int64_t first, i
     return status;
 }
 
+int minibatch_train_step(model *m, const sampled_graph *s, const train_schedule *plan, int64_t step,
+                         double *loss_sum, tf_error *err)
+{
+    int status = TF_OK;
+    parameters_zero_grad(&m->parameters);
+    const float scale = 1.0f / (float)train_schedule_windows_in_step(plan, step);
+    for (int64_t slot = 0; status == TF_OK && slot < plan->batch; slot++) {
+        const int64_t window = train_schedule_window(plan, step, slot);
+        int64_t first, count;
+        if (window < 0)
+            continue;
+        train_schedule_span(plan, window, &first, &count);
+        status = minibatch_window_gradient(m, s, first, count, scale, loss_sum, err);
+    }
+    return status;
+}
+
 /* Every optimizer step of the trainer's schedule over one mini-batch's view. */
 static int train_batch(trainer *tr, const sampled_graph *s, const train_schedule *plan, double *loss_sum,
                        epoch_report *report, tf_error *err)
 {
     int status = TF_OK;
     for (int64_t step = 0; status == TF_OK && step < plan->steps; step++) {
-        parameters_zero_grad(&tr->model.parameters);
-        const float scale = 1.0f / (float)train_schedule_windows_in_step(plan, step);
-        for (int64_t slot = 0; status == TF_OK && slot < plan->batch; slot++) {
-            const int64_t window = train_schedule_window(plan, step, slot);
-            int64_t first, count;
-            if (window < 0)
-                continue;
-            train_schedule_span(plan, window, &first, &count);
-            status = minibatch_window_gradient(&tr->model, s, first, count, scale, loss_sum, err);
-        }
+        status = minibatch_train_step(&tr->model, s, plan, step, loss_sum, err);
         if (status == TF_OK) {
             trainer_apply_gradient(tr);
             report->steps++;

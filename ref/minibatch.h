@@ -142,6 +142,15 @@ int minibatch_window_gradient(model *m, const sampled_graph *s, int64_t first, i
                               double *loss_sum, tf_error *err);
 
 /**
+ * The gradient of step @p step of @p plan over mini-batch @p s (trainer_train_step() on a sampled
+ * view): zero the model's gradients, then minibatch_window_gradient() for every window of the
+ * step, scaled by 1 / the step's windows, so they hold the step's mean gradient, ready for an
+ * optimizer step. Adds the windows' (unscaled) losses to @p loss_sum.
+ */
+int minibatch_train_step(model *m, const sampled_graph *s, const train_schedule *plan, int64_t step,
+                         double *loss_sum, tf_error *err);
+
+/**
  * One epoch sequence-first (above), then the test MSE on the full graphs (trainer_evaluate()).
  * report->windows counts mini-batch windows (batches x windows), report->steps the optimizer
  * steps. The oracle of opt_minibatch_epoch() (opt/minibatch.h).
