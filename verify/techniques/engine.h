@@ -23,7 +23,8 @@
  *     left is the opt kernels' rounding grown by the data). Where the twin adds in another order
  *     than the reference by design (ranks, schedules), its bits cannot match: then, if a one-ulp
  *     change of the reference's inputs moves the reference by more than the tolerance
- *     (technique::spread), the row is "not comparable", an estimate stated as one. Else WRONG.
+ *     (technique::spread), and the twin is within #SPREAD_MARGIN times that spread, the row is "not
+ *     comparable", an estimate stated as one. Else WRONG.
  *
  * engine_run() does 1 and 2 for one (technique, variant, data); engine_run_rows() runs a list of
  * them and prints the rows and the footer: the one loop the program and the bench program share.

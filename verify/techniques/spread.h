@@ -33,6 +33,13 @@ extern "C" {
 /** How many fold the reference's loss may grow over the steps before its training counts as diverged. */
 #define SPREAD_DIVERGED 1e6
 
+/** How far past the reference's own spread a reordered twin may be and still be "not comparable"
+ *  rather than WRONG. A right twin's reordering is a few roundings where the spread's change is
+ *  one ulp, amplified by the same data, so its error is of the spread's order (0.9x on the +-100
+ *  one-vertex graph of verify/test_ranks_options.sh); a broken one's is orders of magnitude past it
+ *  (a spoiled twin there: 1.2 and 3.0 against spreads of 2.6e-5 and 6.5e-5). */
+#define SPREAD_MARGIN 10
+
 /**
  * One step of a reference run: advance @p tr on @p seq by step @p step, then write the row's
  * answer (the packed parameters, or a gradient) into @p answer [the size given to
