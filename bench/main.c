@@ -109,6 +109,18 @@ static void print_provenance(int argc, char **argv)
            date, model, sysconf(_SC_NPROCESSORS_ONLN), memory, load, __VERSION__);
 }
 
+/* This process's rank as its launcher numbered it (Open MPI's mpiexec, MPICH's Hydra or Slurm's
+ * PMI, a PMIx launcher), 0 when started alone. Read before MPI starts (a sweep starts it), so that
+ * the other ranks of `mpiexec -n R build/bench/bench dispatch` print no copy of the header. */
+static long launcher_rank(void)
+{
+    const char *names[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (int i = 0; i < 3; i++)
+        if (getenv(names[i]))
+            return strtol(getenv(names[i]), NULL, 10);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     benchmark_options o = {0, 1, 3, "bench_out"};
@@ -153,6 +165,11 @@ int main(int argc, char **argv)
     if (mkdir(o.out, 0755) != 0 && !(stat(o.out, &info) == 0 && S_ISDIR(info.st_mode))) {
         fprintf(stderr, "bench: cannot create the output directory %s\n", o.out);
         return 2;
+    }
+    /* Only rank 0 speaks (a sweep on MPI silences the others again once it knows their rank). */
+    if (launcher_rank() != 0 && !freopen("/dev/null", "w", stdout)) {
+        fprintf(stderr, "bench: cannot silence rank %ld\n", launcher_rank());
+        return 3;
     }
     print_provenance(argc, argv);
     int wrong = 0, failed = 0; /* failed: the worst status of a benchmark that did not run through */
