@@ -8,10 +8,9 @@
 # twitter_tennis 9.5 min, the profile 4 min, the demo half a minute). The long steps: `bench
 # incremental` about 10 min on a quiet machine (its training epochs alone add up to 7.6 min in
 # output_after_faster_kernels.txt), hours under load; `bench minibatch --quick` 8 min at a load of
-# 11-14; the full-size mini-batch run at a load of 9.5: the epoch times it prints for GCRN-M1 and
-# GConvLSTM alone add up to 45 min, T-GCN's epochs come on top (it fails its check: minibatch_full.txt). T-GCN's
-# two runs at that size compared step by step (minibatch_drift.txt) took 12 min at nice 15 under a load
-# of 6-9, about 2 min of CPU.
+# 11-14; the full-size mini-batch run 35 min with a core to itself (2026-11-29, the other core
+# busy at nice 15; at a load of 9.5 it took about an hour). T-GCN's two runs at that size compared
+# step by step (minibatch_drift.txt) took 12 min at nice 15 under a load of 6-9, about 2 min of CPU.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/02-incremental
