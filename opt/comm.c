@@ -46,6 +46,7 @@ int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size
     MPI_Comm_rank(node, &c->local_rank);
     MPI_Comm_size(node, &c->local_size);
     MPI_Comm_free(&node);
+    MPI_CHECK(MPI_Comm_dup(c->world, &c->control), err);
     c->transport = COMM_MPI;
     snprintf(reason, reason_size, "MPI on host buffers (%s)", want_gpu ? "GPU transport not available" : "CPU run");
 #ifdef TWOFOLD_HAVE_NCCL
@@ -73,7 +74,7 @@ int comm_init(comm *c, int *argc, char ***argv, int want_gpu, char *reason, size
 void comm_init_local(comm *c)
 {
     memset(c, 0, sizeof *c);
-    c->world = MPI_COMM_NULL;
+    c->world = c->control = MPI_COMM_NULL;
     c->size = c->local_size = 1;
     c->transport = COMM_MPI;
     c->device = -1;
@@ -90,6 +91,8 @@ void comm_finalize(comm *c)
 #endif
     int finalized = 0;
     MPI_Finalized(&finalized);
+    if (!finalized && c->control != MPI_COMM_NULL)
+        MPI_Comm_free(&c->control);
     if (!finalized)
         MPI_Finalize();
     c->nccl = NULL;

@@ -49,6 +49,10 @@ typedef enum comm_transport {
 /** A communicator: who we are, how we talk, what we sent. */
 typedef struct comm {
     MPI_Comm world;            /**< the ranks taking part */
+    MPI_Comm control;          /**< a duplicate of world for the end-of-run status exchange
+                                    (finish_ranks()): a rank that failed offers its status there, where
+                                    it can never be matched with a collective the other ranks left in
+                                    flight on world (a delayed gradient's all-reduce) */
     int rank;                  /**< this rank, 0 .. size-1 */
     int size;                  /**< number of ranks */
     int local_rank;            /**< rank among the ranks on this node */

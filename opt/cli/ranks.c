@@ -59,7 +59,7 @@ int finish_ranks(comm *group, int status, tf_error *err)
         int done = 0;
         /* A system failure (a full disk under the writing rank) is offered like any other: the
          * other ranks are waiting here for it. Were MPI itself what failed, the wait below ends. */
-        if (MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, group->world, &request) == MPI_SUCCESS) {
+        if (MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, group->control, &request) == MPI_SUCCESS) {
             const double deadline = wall_seconds() + FINISH_WAIT_SECONDS;
             if (status == TF_OK) {
                 done = MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS;
@@ -91,7 +91,7 @@ int finish_ranks(comm *group, int status, tf_error *err)
             err->code = all[0];
             err->message[0] = '\0';
             status = all[0];
-            MPI_Barrier(group->world);
+            MPI_Barrier(group->control);
         }
     }
     comm_finalize(group);

@@ -107,7 +107,8 @@ static int async_setup(const technique_context *context, const dataset *data, in
     *twins = 1;
     if (variant == ASYNC_VARIANT_DGC_ZERO) /* serial: no ranks involved */
         return dgc_setup(s, context, err);
-    s->alone = (comm){.world = MPI_COMM_NULL, .rank = 0, .size = 1, .local_size = 1, .device = -1};
+    s->alone = (comm){.world = MPI_COMM_NULL, .control = MPI_COMM_NULL, .rank = 0, .size = 1, .local_size = 1,
+                      .device = -1};
     s->group = context->group ? context->group : &s->alone;
     s->root = s->group->rank == 0;
     const int ranks = s->group->size;
