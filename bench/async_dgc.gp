@@ -14,7 +14,7 @@ set grid
 set key top right font ",9"
 
 # ---- DGC bytes and accuracy -------------------------------------------------------------------
-if (format eq "svg") { set terminal svg size 1100,400 font "sans,11" background rgb "white" noenhanced } else { set terminal pngcairo size 1100,400 font "sans,10" noenhanced }
+if (format eq "svg") { set terminal svg size 1100,460 font "sans,11" background rgb "white" noenhanced } else { set terminal pngcairo size 1100,460 font "sans,10" noenhanced }
 set output chapters."/05b-stale-embeddings-dgc".extension
 schedules = "zero static:0.3 static:0.5 static:0.7 adaptive adaptive-printed"
 scolors = "#999999 #a6cee3 #1f78b4 #08306b #1b9e77 #d95f02"
@@ -23,7 +23,7 @@ set title "GConvGRU: exchange bytes saved"
 set xlabel "ranks R (owner = vertex mod R)"
 set ylabel "saved %"
 set logscale x 2
-set key bottom right
+set key below horizontal maxrows 2  # outside the plot: inside, it covered the points
 # a schedule's rows are not adjacent in the file: each curve reads its own rows, in the order of R
 rows(model, schedule) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"%s\"' %s/dgc.csv", model, schedule, dir)
 plot for [i=1:6] rows("gconvgru", word(schedules, i)) using 2:(100 * (1 - $6 / $5)) \
@@ -32,7 +32,6 @@ unset logscale x
 set title "cost: test MSE change against bytes saved (GConvGRU, GC-LSTM; every R)"
 set xlabel "saved %"
 set ylabel "test MSE change against no reuse, %"
-set key top center
 plot for [i=1:6] dir."/dgc.csv" using \
      ((strcol(1) ne "tgcn" && strcol(3) eq word(schedules, i)) ? 100 * (1 - $6 / $5) : 1/0):(100 * ($14 - $15) / $15) \
      with points pt 7 ps 0.8 lc rgb word(scolors, i) title word(schedules, i)
@@ -45,7 +44,7 @@ set title "theta_r / D_r from the run's own losses (GConvGRU, 4 ranks)"
 set xlabel "epoch r"
 set ylabel "theta_r / D_r"
 set yrange [0.2:0.8]
-set key bottom right
+set key inside bottom right
 plot dir."/dgc_theta.csv" using ((strcol(1) eq "gconvgru" && $2 == 4 && strcol(3) eq "adaptive" && $4 > 1) ? $4 : 1/0):8 \
          with linespoints pt 7 lc rgb "#d95f02" title "Eq. 6 as printed: 1/(1+exp(norm))", \
      "" using ((strcol(1) eq "gconvgru" && $2 == 4 && strcol(3) eq "adaptive" && $4 > 1) ? $4 : 1/0):7 \
