@@ -71,7 +71,7 @@ epochs=$((10#$epochs))
 awk -v x="$peer_tolerance" 'BEGIN { exit !(x ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && x + 0 > 0) }' ||
   die "PEER_TOLERANCE \"$peer_tolerance\": expected a positive number such as 1e-4"
 
-cores=$(nproc) # before OMP_NUM_THREADS is set: nproc obeys it
+cores=$(getconf _NPROCESSORS_ONLN) # not nproc, which reports OMP_NUM_THREADS when it is set
 runs=$(mktemp -d "${TMPDIR:-/tmp}/twofold-train-bench.XXXXXX")
 trap 'rm -rf "$runs/data" "$runs/data.partial" "$runs/init"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=$threads

@@ -124,7 +124,7 @@ for pair in "WIDTH $width" "BATCH $batch"; do
 done
 [ -x "$twofold" ] || die "$twofold is not an executable: build twofold first (README.md), or set TWOFOLD"
 
-cores=$(nproc)
+cores=$(getconf _NPROCESSORS_ONLN) # not nproc, which reports OMP_NUM_THREADS when it is set
 runs=$(mktemp -d "${TMPDIR:-/tmp}/twofold-events-bench.XXXXXX")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 shared=(--model "$model" --memory-dim "$width" --time-dim "$width" --batch "$batch" --lr "$lr" --data "$data"
