@@ -8,7 +8,7 @@
 #
 #   [REPRODUCE_SKIP_LONG=1] bench/reproduce/07-schedule.sh
 #
-# takes: about 5 minutes with REPRODUCE_SKIP_LONG=1; about 50 minutes in all on 2 shared cores at load 7-12 (bench/schedule.sh about 16 of them, the hybrid race about 15, the solve times about 10)
+# takes: about 5 minutes with REPRODUCE_SKIP_LONG=1; the long part 17 minutes on 2 shared cores (Intel Xeon) at load average 4.5-4.9 at each step's start (the solve times 361 s, the growth simulation 44 s, the hybrid race 173 s, bench/schedule.sh 456 s)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/07-schedule
@@ -27,7 +27,8 @@ step $out/verify_models.txt build/twofold verify schedule schedule_hybrid increm
 # ---- long -------------------------------------------------------------------------------------
 if [ "${REPRODUCE_SKIP_LONG:-0}" != 1 ]; then
     step $out/output.txt build/bench/bench schedule --out $out
-    # The cost: the least-squares fit of schedule_runs.txt's growing graph on 3 ranks, repeat 1.
+    # The cost: a least-squares fit bench/schedule.sh measured on the growing graph (3 ranks), fixed here so
+    # that the simulation repeats from run to run.
     step $out/simulate_growth.txt build/twofold schedule --data powerlaw:nodes=2000,edges=20000,snapshots=64,growth=8 \
         --ranks 4 --method lpt --cost linear:1.395e-6,8.181e-8,6.199e-4 --model gconvgru --hidden 16 --simulate
     step $out/hybrid.txt build/bench/bench hybrid --out $out
