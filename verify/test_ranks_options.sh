@@ -193,6 +193,13 @@ for option in --save --dump-outputs; do
         --model tgcn --epochs 1 --data "$D8" $option x/out
 done
 
+# --sync average cannot resume a checkpoint (one Adam state per rank, one in the file): the line
+# names --load, where it told the user to "save from a synchronous run", which they had done
+"$twofold" train --impl opt --model tgcn --epochs 1 --data "$D8" --save "$work/d/ck" > /dev/null
+expect 2 "train: --sync average keeps one Adam state per rank and a checkpoint holds one: drop --load" \
+    "--load into --sync average, 2 ranks" -- "$mpiexec" --oversubscribe -n 2 "$twofold" train --impl opt --model tgcn \
+    --epochs 2 --data "$D8" --load "$work/d/ck" --sync average
+
 # --- verify skips what does not apply, with the reason in the row ------------------------------------
 expect 0 "#wrong 0" "verify on edge-less data, 2 ranks" -- \
     "$mpiexec" --oversubscribe -n 2 "$twofold" verify --data powerlaw:nodes=2,edges=0,snapshots=5
