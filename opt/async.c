@@ -68,8 +68,16 @@ int opt_delayed_gradient_create(opt_delayed_gradient *r, comm *c, int64_t size, 
 
 void opt_delayed_gradient_free(opt_delayed_gradient *r)
 {
-    free(r->buffers[0]);
-    free(r->buffers[1]);
+    for (int b = 0; b < 2; b++) {
+        /* A rank that failed mid-step leaves with its last all-reduce in flight: the other ranks
+         * post their halves later, and MPI writes the sum here while this rank waits for them in
+         * finish_ranks(). Such a buffer stays MPI's, left allocated as the process ends. */
+        int done = 1;
+        if (r->requests[b].active && comm_test(r->c, &r->requests[b], &done, &(tf_error){0}) != TF_OK)
+            done = 0;
+        if (done)
+            free(r->buffers[b]);
+    }
     memset(r, 0, sizeof *r);
 }
 

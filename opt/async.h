@@ -101,7 +101,8 @@ typedef struct opt_delayed_gradient {
  */
 int opt_delayed_gradient_create(opt_delayed_gradient *r, comm *c, int64_t size, int staleness, int sums, tf_error *err);
 
-/** Release the buffers (after a flush: nothing may be in flight). */
+/** Release the buffers; one whose all-reduce is still in flight (a rank that failed mid-step) is
+ *  left to MPI, which may yet write it. */
 void opt_delayed_gradient_free(opt_delayed_gradient *r);
 
 /**

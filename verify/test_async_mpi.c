@@ -9,6 +9,10 @@
  * Chickenpox (windows of 8, 4 per step, half the snapshots: 33 windows in 9 steps, the last
  * holding one window, so on 2+ ranks some ranks have no window in it) and a generated graph. */
 #include <math.h>
+#include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "datasets/dataset.h"
 #include "opt/async.h"
@@ -358,6 +362,58 @@ START_TEST(bytes_counted)
 }
 END_TEST
 
+/* A rank that fails mid-step (--memory-limit, say) frees its reducer with its last all-reduce still
+ * in flight and waits in finish_ranks() for the others, polling MPI; the others post their halves
+ * of that all-reduce later, and MPI completes it in the failing rank's buffer then. Here ranks 1..
+ * R-1 push a gradient, free the reducer and wait in a barrier on a communicator of their own, as
+ * finish_ranks() does; rank 0 posts its half after them and collects the sum. The buffers are
+ * large allocations, which free() gives back to the system (malloc's mmap threshold set low, so
+ * that earlier tests cannot have raised it): written after the free, the failing ranks died of a
+ * segmentation fault. */
+START_TEST(failed_rank_keeps_buffer_in_flight)
+{
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
+    tf_error err;
+    parameter_list list = {0, 0, NULL};
+    int64_t shape[1] = {1 << 20}; /* 4 MiB of floats */
+    ck_assert(parameters_add(&list, "w", 1, shape, &err) == 0);
+    for (int64_t k = 0; k < shape[0]; k++)
+        list.items[0].grad.data[k] = (float)(world.rank + 1);
+    opt_delayed_gradient reducer;
+    ck_assert(opt_delayed_gradient_create(&reducer, &world, shape[0], 1, 0, &err) == TF_OK);
+    MPI_Comm control;
+    MPI_Comm_dup(world.world, &control);
+    int apply = 0;
+    double worst = 0;
+    if (world.rank > 0) {
+        ck_assert(opt_delayed_gradient_push(&reducer, &list, &apply, &err) == TF_OK);
+        opt_delayed_gradient_free(&reducer); /* the failing rank's way out */
+    } else {
+        const struct timespec later = {0, 200000000}; /* the failing ranks are waiting by now */
+        nanosleep(&later, NULL);
+        ck_assert(opt_delayed_gradient_push(&reducer, &list, &apply, &err) == TF_OK);
+        ck_assert(opt_delayed_gradient_flush(&reducer, &list, &apply, &err) == TF_OK && apply);
+        const double expected = world.size * (world.size + 1) / 2.0; /* ranks add 1, 2, .. R */
+        for (int64_t k = 0; k < shape[0]; k++)
+            worst = fmax(worst, fabs(list.items[0].grad.data[k] - expected));
+        opt_delayed_gradient_free(&reducer);
+    }
+    MPI_Barrier(control);
+    MPI_Comm_free(&control);
+    if (world.rank == 0)
+        printf("a failed rank's reducer freed with its all-reduce in flight, %d rank(s): every rank alive after "
+               "the sum arrived; rank 0's sum off by %g (must be 0)\n",
+               world.size, worst);
+    ck_assert(worst == 0);
+    parameters_free(&list);
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (start_mpi(&world, &argc, &argv, 0) != 0)
@@ -371,6 +427,7 @@ int main(int argc, char **argv)
     tcase_add_test(cases, delayed_one_equals_recurrence);
     tcase_add_test(cases, straggler_changes_nothing);
     tcase_add_test(cases, bytes_counted);
+    tcase_add_test(cases, failed_rank_keeps_buffer_in_flight);
     suite_add_tcase(suite, cases);
     return run_suite_mpi(suite, &world);
 }

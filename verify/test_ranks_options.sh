@@ -181,6 +181,25 @@ expect 2 "rank 1 of 2: p.npy: cannot open" "--placement file: missing on rank 1"
 expect 0 "AP" "the same files on both ranks" -- "$mpiexec" --oversubscribe -n 2 -wdir "$work/a" "$twofold" "${tgn[@]}" \
     --edge-features ef.npy --placement file:p.npy
 
+# --- an output path one rank cannot use is refused before training, naming what is wrong with it ----
+# (rank 0, the writing rank, sees a regular file x where its --save or --dump-outputs wants the
+# directory x; the message said "the directory x does not exist; create it first" there too)
+mkdir -p "$work/d/x" && touch "$work/c/x"
+D8=powerlaw:nodes=200,edges=1000,snapshots=8
+for option in --save --dump-outputs; do
+    expect 2 "rank 0 of 2: $([ $option = --dump-outputs ] && echo 'train: ')$option x/out: x is a regular file, not a directory" \
+        "$option x/out, x a file on rank 0" -- "$mpiexec" --oversubscribe -n 1 -wdir "$work/c" "$twofold" train --impl opt \
+        --model tgcn --epochs 1 --data "$D8" $option x/out : -n 1 -wdir "$work/d" "$twofold" train --impl opt \
+        --model tgcn --epochs 1 --data "$D8" $option x/out
+done
+
+# --sync average cannot resume a checkpoint (one Adam state per rank, one in the file): the line
+# names --load, where it told the user to "save from a synchronous run", which they had done
+"$twofold" train --impl opt --model tgcn --epochs 1 --data "$D8" --save "$work/d/ck" > /dev/null
+expect 2 "train: --sync average keeps one Adam state per rank and a checkpoint holds one: drop --load" \
+    "--load into --sync average, 2 ranks" -- "$mpiexec" --oversubscribe -n 2 "$twofold" train --impl opt --model tgcn \
+    --epochs 2 --data "$D8" --load "$work/d/ck" --sync average
+
 # --- verify skips what does not apply, with the reason in the row ------------------------------------
 expect 0 "#wrong 0" "verify on edge-less data, 2 ranks" -- \
     "$mpiexec" --oversubscribe -n 2 "$twofold" verify --data powerlaw:nodes=2,edges=0,snapshots=5

@@ -116,12 +116,21 @@ static void describe_sync(const train_run *r)
 
 static int async_on(const train_command *c, const comm *group) { return group && train_wants_async(c); }
 
+/* --sync average and a checkpoint: each rank's replica has its own Adam state, a checkpoint one. The
+ * line names the option given: "save from a synchronous run" told a user who gave --load to do
+ * what they had done. */
+static int refuse_checkpoint(const train_command *c, tf_error *err)
+{
+    return tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank and a checkpoint "
+                        "holds one: drop %s", c->load ? "--load (resume with --sync allreduce)"
+                                                      : "--save (save from a synchronous run)");
+}
+
 static int async_join(train_run *r, tf_error *err)
 {
     const train_command *c = r->c;
     if (r->group->size > 1 && c->async.mode == SYNC_AVERAGE && (c->save || c->load))
-        return tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank; a checkpoint "
-                                               "holds one: save from a synchronous run");
+        return refuse_checkpoint(c, err);
     return opt_async_create(&r->async, r->tr, r->group, &c->async, err);
 }
 
@@ -154,8 +163,7 @@ static int replicas_check(const train_command *c, tf_error *err)
         return tf_error_set(err, TF_ERR_INPUT, "train: --replicas sets the ranks --sync average or --stale-embeddings "
                                                "simulate: add one");
     if ((c->save || c->load) && c->async.mode == SYNC_AVERAGE && c->replicas > 1)
-        return tf_error_set(err, TF_ERR_INPUT, "train: --sync average keeps one Adam state per rank; a checkpoint "
-                                               "holds one: save from a synchronous run");
+        return refuse_checkpoint(c, err);
     return TF_OK;
 }
 
