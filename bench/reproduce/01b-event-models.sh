@@ -4,10 +4,11 @@
 # (`--impl opt`), whose batches verify/test_dispatch_mpi.c holds to the reference's within fp; the
 # reference's own epochs of these two are ten to twenty times longer. Steps in order of cost; STEPS=REGEX runs only the
 # steps whose file name matches it (e.g. STEPS='figure|jodie').
-# takes: about 45 min on 2 cores at load 20, without the race (events_race.txt: 1.5 h more, quiet)
+# takes: about 45 min on 2 cores at load 20, without the race (events_race.txt: 33 min more, load 6.5 to 1.4)
 # Measured 2026-11-29 at nice 15, the steps spread over three runs: TGN's 3 epochs on Wikipedia 9 min,
 # its replay 1, the rules 8, the destinations 11, the streams 8, APAN 5 and 4 on Wikipedia, TGL's
-# widths 7, the 2-rank lockstep check 9; less on a quiet machine. The race, bench/train_events.sh all, was not run with the others.
+# widths 7, the 2-rank lockstep check 9; less on a quiet machine. The race, bench/train_events.sh all, ran on its own
+# (2026-11-29 15:31-16:04 UTC, at normal priority while other work ran at nice 15).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
