@@ -9,7 +9,7 @@
 # `all` is the race a quiet machine runs in one command: TGN per entry (TGL's rule) and per vertex
 # (the peer's, like with like), JODIE, and TGL's settings (WIDTH=100 BATCH=600 LR=1e-4, per vertex,
 # the reference left out unless TGL_REF=1: at those widths its epoch takes a quarter of an hour or
-# more; TGL_EPOCHS epochs, default EPOCHS: at lr 1e-4 the peer starts slower, chapter 01, Speed),
+# more; TGL_EPOCHS epochs, default EPOCHS: at lr 1e-4 the peer starts slower, chapter 01b, "The race"),
 # each a run of this script as below with its own header, validation and load; then a
 # summary of every row's ratios and the load before and after each. It goes on past a row that
 # fails (validation or a run) and exits 1 at the end if any did. WIDTH, BATCH, LR and RULE from
@@ -42,7 +42,7 @@
 # (default 0.01) of the reference's test AP: they compute the reference's model within the fp
 # tolerance batch by batch (verify/test_dispatch_mpi.c checks that in lockstep), but free-running
 # the time encoders' cos(w dt), dt up to 1e6 s, turn one-ulp differences into different training
-# (chapter 01, Speed). A run that fails, or a result off its tolerance, ends the script with exit 1
+# (chapter 01b, "The race"). A run that fails, or a result off its tolerance, ends the script with exit 1
 # before any time is printed.
 #
 # Times: the median and the spread (min..max) of epochs 2..EPOCHS (the first includes warm-up);

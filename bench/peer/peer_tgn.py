@@ -61,7 +61,7 @@ def init_time_encoder(time_enc):
     1 / 10 ** linspace(0, 9, d), phases 0, so that cos(w dt) resolves intervals from seconds to
     decades from the first batch. TimeEncoder's own (a Linear(1, d)'s uniform draw) puts every
     frequency near 1 rad/s, noise for intervals of hours. At lr 1e-3 over whole epochs training
-    repairs that; at TGL's lr 1e-4 over a few epochs less so (chapter 01, Speed)."""
+    repairs that; at TGL's lr 1e-4 over a few epochs less so (chapter 01b, "The race")."""
     with torch.no_grad():
         d = time_enc.out_channels
         time_enc.lin.weight.copy_(torch.from_numpy(1 / 10 ** np.linspace(0, 9, d, dtype=np.float32)).view(d, 1))
@@ -72,7 +72,7 @@ class RecentNeighbours:
     """The k most recent events of a vertex strictly before a time, from the whole stream: the
     neighbours twofold's temporal CSR gives (and TGL's sampler), events earlier in the same batch
     included. PyTorch Geometric's LastNeighborLoader holds only the events of earlier batches:
-    at batches of 600 that hides most of what the attention sees in twofold (chapter 01, Speed)."""
+    at batches of 600 that hides most of what the attention sees in twofold (chapter 01b, "The race")."""
 
     def __init__(self, src, dst, t, nodes, k):
         n = len(src)
