@@ -96,9 +96,9 @@ static int step_both(trainer tr[2], const sampled_graph *s, const train_schedule
     trainer_apply_gradient(&tr[0]);
     trainer_apply_gradient(&tr[1]);
     const double value = drift_worst_of(&tr[0], &tr[1], 1, &differ, &total, &value_name);
-    printf("step %3lld: loss %.9f (recompute), %.9f (served); %lld states across the ReLU; gradients %.2e (%s), "
+    printf("step %3lld: loss %.9f (recompute), %.9f (served); %lld state%s across the ReLU; gradients %.2e (%s), "
            "parameters after Adam %.2e (%s)\n", (long long)number, step_loss[0], step_loss[1], (long long)crossed,
-           gradient, gradient_name, value, value_name);
+           crossed == 1 ? "" : "s", gradient, gradient_name, value, value_name);
     loss[0] += step_loss[0];
     loss[1] += step_loss[1];
     return TF_OK;
