@@ -10,7 +10,7 @@
 # output_after_faster_kernels.txt), hours under load; `bench minibatch --quick` 8 min at a load of
 # 11-14; the full-size mini-batch run 35 min with a core to itself (2026-11-29, the other core
 # busy at nice 15; at a load of 9.5 it took about an hour). T-GCN's two runs at that size compared
-# step by step (minibatch_drift.txt) took 12 min at nice 15 under a load of 6-9, about 2 min of CPU.
+# step by step (minibatch_drift.txt) take 75 s on the quiet machine (12 min at nice 15 under a load of 6-9).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 out=bench/results/02-incremental
