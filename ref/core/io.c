@@ -292,6 +292,18 @@ static void directory_of(const char *path, char *out, size_t size)
         slash[slash == out] = '\0';
 }
 
+int directory_check(const char *name, const char *directory, tf_error *err)
+{
+    struct stat info;
+    if (stat(directory, &info) != 0)
+        return tf_error_set(err, TF_ERR_INPUT, "%s: the directory %s does not exist; create it first", name,
+                            directory);
+    if (!S_ISDIR(info.st_mode))
+        return tf_error_set(err, TF_ERR_INPUT, "%s: %s is %s, not a directory", name, directory,
+                            file_kind(info.st_mode));
+    return TF_OK;
+}
+
 int output_check(const char *option, const char *path, tf_error *err)
 {
     char name[4200];
@@ -312,12 +324,8 @@ int output_check(const char *option, const char *path, tf_error *err)
         return tf_error_set(err, TF_ERR_INPUT, "%s: cannot write it: %s", name, strerror(errno));
     char directory[4096];
     directory_of(path, directory, sizeof directory);
-    if (stat(directory, &info) != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "%s: the directory %s does not exist; create it first", name,
-                            directory);
-    if (!S_ISDIR(info.st_mode)) /* there, but not what the message above would send the user to create */
-        return tf_error_set(err, TF_ERR_INPUT, "%s: %s is %s, not a directory", name, directory,
-                            file_kind(info.st_mode));
+    if (directory_check(name, directory, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (access(directory, W_OK | X_OK) != 0)
         return tf_error_set(err, TF_ERR_INPUT, "%s: cannot write in %s: %s", name, directory, strerror(errno));
     return TF_OK;

@@ -55,6 +55,13 @@ int input_check(const char *path, tf_error *err);
 const char *file_kind(unsigned mode);
 
 /**
+ * TF_OK if @p directory exists and is a directory; else TF_ERR_INPUT "NAME: the directory D does
+ * not exist; create it first", or "NAME: D is a regular file, not a directory" (advice to create
+ * what is already there would be advice the user cannot follow). @p name heads the message.
+ */
+int directory_check(const char *name, const char *directory, tf_error *err);
+
+/**
  * Check an output path before any work: @p path must be absent or a regular file (not a symbolic
  * link, directory, FIFO, device or socket, which writing would replace) that this process may
  * write, and its directory must exist and be writable. @p option names the path in messages ("--gantt"; NULL: the path alone).

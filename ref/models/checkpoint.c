@@ -294,13 +294,10 @@ int checkpoint_check_target(const char *directory, tf_error *err)
         return TF_ERR_INPUT;
     char parent[sizeof n.directory];
     parent_of(&n, parent);
-    struct stat info;
-    if (stat(parent, &info) != 0)
-        return tf_error_set(err, TF_ERR_INPUT, "--save %s: the directory %s does not exist; create it first",
-                            directory, parent);
-    if (!S_ISDIR(info.st_mode)) /* there, but not what the message above would send the user to create */
-        return tf_error_set(err, TF_ERR_INPUT, "--save %s: %s is %s, not a directory", directory, parent,
-                            file_kind(info.st_mode));
+    char name[sizeof n.directory + 8];
+    snprintf(name, sizeof name, "--save %s", directory);
+    if (directory_check(name, parent, err) != TF_OK)
+        return TF_ERR_INPUT;
     if (access(parent, R_OK | W_OK | X_OK) != 0) /* R too: the save opens it to lock it (checkpoint_save()) */
         return tf_error_set(err, TF_ERR_INPUT, "--save %s: cannot read and write in %s: %s", directory, parent,
                             strerror(errno));
