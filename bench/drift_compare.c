@@ -46,6 +46,38 @@ int64_t drift_kink_crossings(trainer *a, trainer *b, const snapshot_seq *seq, co
     return crossings;
 }
 
+int drift_nearest_kink(trainer *a, const snapshot_seq *seq, const train_schedule *s, int64_t step, float *value,
+                       int64_t place[3], tf_error *err)
+{
+    const int64_t n = seq->num_nodes, width = a->model.config.hidden, out = a->model.config.out_features;
+    *value = INFINITY;
+    for (int64_t slot = 0; slot < s->batch; slot++) {
+        const int64_t w = train_schedule_window(s, step, slot);
+        if (w < 0)
+            continue;
+        int64_t first, count;
+        train_schedule_span(s, w, &first, &count);
+        float *predictions = malloc((size_t)(count * n * out) * sizeof(float));
+        window_tape tape;
+        if (!predictions) {
+            tf_error_set(err, TF_ERR_INPUT, "out of memory");
+            return -1;
+        }
+        if (model_forward(&a->model, seq, first, count, &tape, predictions, err) != TF_OK) {
+            free(predictions);
+            return -1;
+        }
+        for (int64_t i = 0; i < count * n * width; i++)
+            if (fabsf(tape.states[i]) < *value) {
+                *value = fabsf(tape.states[i]);
+                place[0] = first + i / (n * width), place[1] = i / width % n, place[2] = i % width;
+            }
+        window_tape_free(&a->model, &tape);
+        free(predictions);
+    }
+    return 0;
+}
+
 double drift_worst_of(const trainer *a, const trainer *b, int values, int64_t *differ, int64_t *total,
                       const char **name)
 {

@@ -31,6 +31,15 @@ int64_t drift_kink_crossings(trainer *a, trainer *b, const snapshot_seq *seq, co
                              tf_error *err);
 
 /**
+ * Run the windows of step @p step of schedule @p s forward in trainer @p a over @p seq and find the
+ * hidden state H[t][v][unit] nearest the head's ReLU kink (smallest |H|): its value into *value and
+ * its place into place[3] (snapshot, vertex, unit). A state within a few roundings of 0 is one a
+ * twin's last-bit differences can put on the other side. @return 0, or -1 with @p err set.
+ */
+int drift_nearest_kink(trainer *a, const snapshot_seq *seq, const train_schedule *s, int64_t step, float *value,
+                       int64_t place[3], tf_error *err);
+
+/**
  * The largest drift_relative() of @p b's gradients (@p values 0) or values (1) from @p a's, and
  * in which parameter (*name); *differ counts those that differ in bits, *total all.
  */
