@@ -49,7 +49,7 @@ int64_t drift_kink_crossings(trainer *a, trainer *b, const snapshot_seq *seq, co
 int drift_nearest_kink(trainer *a, const snapshot_seq *seq, const train_schedule *s, int64_t step, float *value,
                        int64_t place[3], tf_error *err)
 {
-    const int64_t n = seq->num_nodes, width = a->model.config.hidden, out = a->model.config.out_features;
+    const int64_t n = seq->num_nodes, width = model_state_width(&a->model), out = a->model.config.out_features;
     *value = INFINITY;
     for (int64_t slot = 0; slot < s->batch; slot++) {
         const int64_t w = train_schedule_window(s, step, slot);

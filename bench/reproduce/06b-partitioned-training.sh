@@ -4,7 +4,7 @@
 # training block (training.txt) and its bytes figure come from chapter 06a's long steps
 # (bench/partition.sh and bench/partition.gp draw both parts' results): `bench/reproduce.sh 06` runs both.
 # takes: about 15 min on 2 shared cores (test_partition_mpi.txt, 1 to 4 ranks: 524 s at a load of 25;
-# verify.txt, every model the split trains on chickenpox: a few minutes; parting.txt half a minute)
+# verify.txt, every model the split trains on chickenpox: a few minutes; parting.txt a minute)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export TWOFOLD_DATASETS=datasets OMP_WAIT_POLICY=passive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -22,8 +22,8 @@ step $r/verify.txt mpiexec -n 4 --oversubscribe build/twofold verify partition -
 # Spatial and temporal bytes of PSS, PTS and DGC's chunks for T-GCN and DySAT (counts, no timing).
 step $r/traffic.txt build/bench/bench partition_traffic --out $r
 # Where bench/partition.sh's two WRONG rows (T-GCN, los, pts at R = 2) part from the reference, and
-# that the split's arithmetic is not the cause (half a minute).
-step $r/parting.txt env OMP_NUM_THREADS=1 mpiexec -n 2 --oversubscribe build/bench/bench_partition_parting los pts exchange 32
+# that the split's arithmetic is not the cause (a minute).
+step $r/parting.txt env OMP_NUM_THREADS=1 mpiexec -n 2 --oversubscribe build/bench/bench_partition_parting tgcn los pts exchange 2
 # Last, the chapter's run blocks, run again and compared line by line.
 step $r/commands-06b.txt bash verify/chapter_commands.sh build chapters/06b-partitioned-training.md
 finish
