@@ -8,39 +8,55 @@
 
 double drift_relative(double ours, double reference) { return fabs(ours - reference) / fmax(1.0, fabs(reference)); }
 
+/* The hidden states [count][N][width] of trainer @p a's forward over the window of slot @p slot of
+ * step @p step (its span into *first and *count), copied into a buffer the caller frees; NULL with
+ * *count = 0 when the step has no such window, NULL with @p err set on failure. */
+static float *window_states(trainer *a, const snapshot_seq *seq, const train_schedule *s, int64_t step, int64_t slot,
+                            int64_t *first, int64_t *count, tf_error *err)
+{
+    const int64_t w = train_schedule_window(s, step, slot);
+    *count = 0;
+    if (w < 0)
+        return NULL;
+    train_schedule_span(s, w, first, count);
+    const int64_t n = seq->num_nodes, size = *count * n * model_state_width(&a->model);
+    float *predictions = malloc((size_t)(*count * n * a->model.config.out_features) * sizeof(float));
+    float *states = malloc((size_t)size * sizeof(float));
+    window_tape tape;
+    int status = predictions && states ? model_forward(&a->model, seq, *first, *count, &tape, predictions, err)
+                                       : tf_error_set(err, TF_ERR_INPUT, "out of memory");
+    if (status == TF_OK) {
+        memcpy(states, tape.states, (size_t)size * sizeof(float));
+        window_tape_free(&a->model, &tape);
+    }
+    free(predictions);
+    if (status != TF_OK) {
+        free(states);
+        *count = -1;
+        return NULL;
+    }
+    return states;
+}
+
 int64_t drift_kink_crossings(trainer *a, trainer *b, const snapshot_seq *seq, const train_schedule *s, int64_t step,
                              int64_t number, int64_t rows, int64_t print, const char *label_a, const char *label_b,
                              tf_error *err)
 {
-    const int64_t n = seq->num_nodes, width = a->model.config.hidden, out = a->model.config.out_features;
+    const int64_t n = seq->num_nodes, width = model_state_width(&a->model);
     int64_t crossings = 0;
     for (int64_t slot = 0; slot < s->batch; slot++) {
-        const int64_t w = train_schedule_window(s, step, slot);
-        if (w < 0)
-            continue;
-        int64_t first, count;
-        train_schedule_span(s, w, &first, &count);
-        const int64_t size = count * n * width;
-        float *predictions = malloc((size_t)(count * n * out) * sizeof(float)), *states = malloc((size_t)size * sizeof(float));
-        window_tape tape;
-        int status = predictions && states ? model_forward(&a->model, seq, first, count, &tape, predictions, err)
-                                           : tf_error_set(err, TF_ERR_INPUT, "out of memory");
-        if (status == TF_OK) {
-            memcpy(states, tape.states, (size_t)size * sizeof(float));
-            window_tape_free(&a->model, &tape);
-            status = model_forward(&b->model, seq, first, count, &tape, predictions, err);
-        }
-        for (int64_t i = 0; status == TF_OK && i < size; i++)
-            if (i / width % n < rows && (states[i] > 0) != (tape.states[i] > 0) && ++crossings <= print)
+        int64_t first = 0, count, count_b;
+        float *states = window_states(a, seq, s, step, slot, &first, &count, err);
+        float *other = states ? window_states(b, seq, s, step, slot, &first, &count_b, err) : NULL;
+        for (int64_t i = 0; other && i < count * n * width; i++)
+            if (i / width % n < rows && (states[i] > 0) != (other[i] > 0) && ++crossings <= print)
                 printf("  step %lld, window %lld: H[snapshot %lld][vertex %lld][unit %lld] is %.9g on %s, "
-                       "%.9g on %s: opposite sides of the ReLU\n", (long long)number, (long long)w,
-                       (long long)(first + i / (n * width)), (long long)(i / width % n), (long long)(i % width),
-                       states[i], label_a, tape.states[i], label_b);
-        if (status == TF_OK)
-            window_tape_free(&b->model, &tape);
-        free(predictions);
+                       "%.9g on %s: opposite sides of the ReLU\n", (long long)number,
+                       (long long)train_schedule_window(s, step, slot), (long long)(first + i / (n * width)),
+                       (long long)(i / width % n), (long long)(i % width), states[i], label_a, other[i], label_b);
         free(states);
-        if (status != TF_OK)
+        free(other);
+        if (count < 0 || (states && !other))
             return -1;
     }
     return crossings;
@@ -49,31 +65,19 @@ int64_t drift_kink_crossings(trainer *a, trainer *b, const snapshot_seq *seq, co
 int drift_nearest_kink(trainer *a, const snapshot_seq *seq, const train_schedule *s, int64_t step, float *value,
                        int64_t place[3], tf_error *err)
 {
-    const int64_t n = seq->num_nodes, width = model_state_width(&a->model), out = a->model.config.out_features;
+    const int64_t n = seq->num_nodes, width = model_state_width(&a->model);
     *value = INFINITY;
     for (int64_t slot = 0; slot < s->batch; slot++) {
-        const int64_t w = train_schedule_window(s, step, slot);
-        if (w < 0)
-            continue;
-        int64_t first, count;
-        train_schedule_span(s, w, &first, &count);
-        float *predictions = malloc((size_t)(count * n * out) * sizeof(float));
-        window_tape tape;
-        if (!predictions) {
-            tf_error_set(err, TF_ERR_INPUT, "out of memory");
+        int64_t first = 0, count;
+        float *states = window_states(a, seq, s, step, slot, &first, &count, err);
+        if (count < 0)
             return -1;
-        }
-        if (model_forward(&a->model, seq, first, count, &tape, predictions, err) != TF_OK) {
-            free(predictions);
-            return -1;
-        }
-        for (int64_t i = 0; i < count * n * width; i++)
-            if (fabsf(tape.states[i]) < *value) {
-                *value = fabsf(tape.states[i]);
+        for (int64_t i = 0; states && i < count * n * width; i++)
+            if (fabsf(states[i]) < *value) {
+                *value = fabsf(states[i]);
                 place[0] = first + i / (n * width), place[1] = i / width % n, place[2] = i % width;
             }
-        window_tape_free(&a->model, &tape);
-        free(predictions);
+        free(states);
     }
     return 0;
 }

@@ -87,12 +87,14 @@ sweep() { # data label "ranks..." "configs..." where a config is model:mode
           why=$(mpiexec -n "$ranks" --oversubscribe "$parting" "$model" "$data" "$method" "$mode" $epochs | tail -n 1)
           if [[ $why == parted:* ]]; then verdict=parted; parted=$((parted + 1)); else verdict=WRONG; fi
         fi
-        [[ $verdict == WRONG ]] && wrong=1
+        if [[ $verdict == WRONG ]]; then wrong=1; fi
         if [[ $verdict != WRONG ]]; then
           echo "$label,$ranks,$method,$mode,$model,$bytes,$expected,$busy,$seconds,$mse,${reference[$model]},$gradient,$replication,$part,$verdict" >>"$csv"
           printf '  %-15s R %2d %-7s %-8s %-7s bytes %11s | %11s  busy %5s  %7s s  replication %s\n' \
             "$label" "$ranks" "$method" "$mode" "$model" "$bytes" "$expected" "$busy" "$seconds" "$replication"
-          [[ $verdict == parted ]] && printf '    test MSE %s vs reference %s, %s\n' "$mse" "${reference[$model]}" "$why"
+          if [[ $verdict == parted ]]; then
+            printf '    test MSE %s vs reference %s, %s\n' "$mse" "${reference[$model]}" "$why"
+          fi
         else
           echo "$label,$ranks,$method,$mode,$model,,,,,$mse,${reference[$model]},,,,WRONG" >>"$csv"
           printf '  %-15s R %2d %-7s %-8s %-7s WRONG: test MSE %s vs reference %s, bytes %s vs counted %s\n' \

@@ -31,7 +31,7 @@
 #include "ref/nn/compare.h"
 #include "ref/partition.h"
 
-/* Ten times the largest rounding distance seen at the twin's own parameters (1.2e-7), and ten times
+/* About ten times the largest rounding distance seen at the twin's own parameters (1.2e-7), and ten times
  * a state's rounding distance (H in (-1, 1), a few float32 roundings of 1e-8). */
 #define EXACT_BOUND 1e-6
 #define KINK_BOUND 1e-6
