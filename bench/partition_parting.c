@@ -69,7 +69,11 @@ static int setup(parting *p, int argc, char **argv, int64_t *steps, tf_error *er
     po.ranks = p->group.size;
     po.model = config;
     const snapshot_seq *seq = &p->data.snapshots;
-    if (dataset_load(data, NULL, &p->data, err) != TF_OK || partition_training_supported(method, mode, kind, err) != TF_OK ||
+    if (dataset_load(data, NULL, &p->data, err) != TF_OK)
+        return TF_ERR_INPUT;
+    if (p->data.kind != DATASET_SNAPSHOTS)
+        return tf_error_set(err, TF_ERR_INPUT, "needs a snapshot sequence; %s is an event stream", p->data.name);
+    if (partition_training_supported(method, mode, kind, err) != TF_OK ||
         ref_partition_snapshots(seq, method, &po, &p->split, err) != TF_OK ||
         trainer_create(&p->ref, seq, &config, &options, err) != TF_OK ||
         trainer_create(&p->probe, seq, &config, &options, err) != TF_OK ||

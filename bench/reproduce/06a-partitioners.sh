@@ -7,7 +7,7 @@
 # draws both parts' result figures, so they run here, once.
 # takes: about 3 min without the long steps; with them, bench partition ~15 min and bench/partition.sh
 # 25 min to 2 h more (on 2 cores: bench partition took 876 s at a load of 20; bench/partition.sh,
-# 260 validated runs with ranks oversubscribed, 23 min alone on the machine on 2026-11-29 and over an
+# 260 validated runs with ranks oversubscribed, 24 min alone on the machine on 2026-11-29 and over an
 # hour beside other jobs before)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
