@@ -61,7 +61,7 @@ int opt_delayed_gradient_create(opt_delayed_gradient *r, comm *c, int64_t size, 
         return tf_error_set(err, TF_ERR_INPUT, "staleness %d: expected 0 or 1 (Sven bounds staleness to one step)",
                             staleness);
     for (int b = 0; b < 2; b++)
-        if (!(r->buffers[b] = tf_alloc((size_t)size, sums ? sizeof(double) : sizeof(float), "gradient buffer", err)))
+        if (!(r->buffers[b] = tf_alloc((size_t)size + 1, sums ? sizeof(double) : sizeof(float), "gradient buffer", err)))
             return TF_ERR_INPUT;
     return TF_OK;
 }
@@ -110,8 +110,14 @@ int opt_delayed_gradient_push(opt_delayed_gradient *r, parameter_list *parameter
         *apply = 1;
         if (r->c->size == 1)
             return TF_OK; /* the backward's gradients are the sum */
-        if (!r->sums)
-            return opt_trainer_sum_gradients(parameters, mine, r->c, NULL, NULL, err);
+        if (!r->sums) {
+            /* No rank fails here; the status value gives the all-reduce the synchronous trainer's length
+             * (opt_trainer_finish_step()), so MPI adds every value in its order: on 3 ranks Open MPI's
+             * ring all-reduce cuts the values into blocks by the length, and one value more or less
+             * moved 504 sums by a rounding. */
+            int failed = 0;
+            return opt_trainer_sum_gradients(parameters, mine, r->c, NULL, &failed, err);
+        }
         pack_step(r, parameters, mine);
         if (comm_allreduce_sum_double(r->c, mine, r->size, err) != TF_OK)
             return err->code;

@@ -30,7 +30,9 @@
  *    the simulation runs on opt_kernels too (on the reference kernels: fp, BLAS).
  *
  * Traffic (counted by the comm layer), per epoch of S steps and P parameters on R ranks:
- * stale or synchronous: S all-reduces of 4P bytes, 2 (R - 1) / R * 4P each; averaging:
+ * stale: S all-reduces of 4P bytes, 2 (R - 1) / R * 4P each; synchronous: the same with 4 (P + 1),
+ * the step's status value beside the gradient as the synchronous trainer sends it (the same length
+ * keeps MPI's order of addition, so the two stay bitwise); averaging:
  * ceil(S / K) all-gathers, (R - 1) * 4P each; both: two all-reduces of one double (train loss,
  * test MSE). The all-gather moves R/2 times a ring all-reduce's bytes: the price of a sum in
  * rank order, which is what makes the twin bitwise.

@@ -341,7 +341,8 @@ START_TEST(bytes_counted)
         const train_schedule s = trainer_schedule(&tr);
         const uint64_t p = (uint64_t)parameters_size(&tr.model.parameters);
         const uint64_t doubles = 2 * (2 * (r - 1) * 8 / r);   /* train loss and test MSE */
-        const uint64_t allreduce = 2 * (r - 1) * (4 * p) / r; /* one gradient */
+        /* one gradient, and synchronous the step's status value beside it (opt/async.h) */
+        const uint64_t allreduce = 2 * (r - 1) * (4 * (p + (mode == 0))) / r;
         const uint64_t allgather = (r - 1) * 4 * p;            /* one average */
         const uint64_t averages = (uint64_t)((s.steps + 3) / 4);
         expected[mode] = (mode == 2 ? averages * allgather : (uint64_t)s.steps * allreduce) + doubles;
