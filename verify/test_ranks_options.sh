@@ -91,6 +91,23 @@ for ranks in 1 2; do
     [ "$wrong" -gt 0 ] && [ "$wrong" -eq $((rows - skipped)) ] || fail "spoiled twin, $ranks rank(s): not every row WRONG"
 done
 
+# --- the same graph with features near 1e30: the reference's own training leaves float's range ------
+# (Every training row said "WRONG inf" and the run exited 1, blaming twins whose reference had NaN
+# parameters after its first epochs; now such a row names the reference's first value that is not
+# finite and says "not comparable": nothing can be held to inf and NaN. The aggregation rows, whose
+# answers stay finite, still compare.)
+echo '{"edges": [[0, 0]], "node_ids": {"A": 0}, "FX": [[2.17e30], [-1.108e30], [0.326e30], [-0.261e30], [-0.879e30], [-0.574e30], [-0.519e30], [-0.099e30], [0.387e30], [1.013e30], [0.199e30], [1.084e30]]}' > "$work/one_vertex_1e30.json"
+for ranks in 1 2; do
+    expect 0 "#wrong 0" "verify on one vertex, features near 1e30, $ranks rank(s)" -- \
+        "$mpiexec" --oversubscribe -n $ranks "$twofold" verify train incremental --data "$work/one_vertex_1e30.json"
+    diverged=$(grep -c "not comparable: the reference's parameter .* is -\?\(nan\|inf\) at value" "$work/out")
+    compared=$(grep -c '^  02  ReInc incremental .* ok \|^  02  ReInc incremental .* bitwise equal' "$work/out")
+    echo "  $diverged rows not comparable (the reference not finite), $compared aggregation rows compared"
+    grep -m1 -A1 "not comparable: the reference's" "$work/out" | sed 's/  */ /g'
+    [ "$diverged" -ge 14 ] || fail "features near 1e30, $ranks rank(s): fewer than 14 rows name the reference's non-finite value"
+    [ "$compared" -eq 6 ] || fail "features near 1e30, $ranks rank(s): the 6 aggregation rows did not all compare"
+done
+
 # --- failures mid-run on one rank: one line, the documented status, no MPI_ABORT page ----------------
 # A full disk under the writing rank (exit 3): the test's full disk is a file size limit set in each
 # rank (shared memory between ranks would hit it too, so they talk over TCP here).

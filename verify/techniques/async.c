@@ -159,15 +159,22 @@ static int64_t async_steps(const void *state)
     return s->variant == ASYNC_VARIANT_DGC_ZERO ? s->dgc.epochs : ASYNC_EPOCHS;
 }
 
+/* The reference's answer: replica 0 of the simulation (average), else the reference trainer's. */
+static const parameter_list *reference_parameters(const async_state *s)
+{
+    return s->variant == ASYNC_VARIANT_AVERAGE ? &s->simulation.replicas[0].model.parameters
+                                               : &s->reference.model.parameters;
+}
+
 static int async_run_ref(void *state, int64_t step, tf_error *err)
 {
-    (void)step;
     async_state *s = state;
     epoch_report report;
-    if (s->variant == ASYNC_VARIANT_DGC_ZERO)
-        return trainer_epoch(&s->reference, s->seq, &report, err);
-    return s->variant == ASYNC_VARIANT_AVERAGE ? ref_local_average_epoch(&s->simulation, s->seq, &report, err)
-                                         : ref_delayed_epoch(&s->reference, s->seq, &report, err);
+    const int status = s->variant == ASYNC_VARIANT_DGC_ZERO ? trainer_epoch(&s->reference, s->seq, &report, err)
+                       : s->variant == ASYNC_VARIANT_AVERAGE
+                           ? ref_local_average_epoch(&s->simulation, s->seq, &report, err)
+                           : ref_delayed_epoch(&s->reference, s->seq, &report, err);
+    return status != TF_OK ? status : technique_reference_parameters_finite(reference_parameters(s), step, err);
 }
 
 static int async_run_twin(void *state, int twin, int64_t step, tf_error *err)
@@ -190,8 +197,7 @@ static double async_compare(void *state, int twin, int64_t step)
     (void)twin, (void)step;
     const async_state *s = state;
     const parameter_list *ours = &s->mine.model.parameters;
-    const parameter_list *ref = s->variant == ASYNC_VARIANT_AVERAGE ? &s->simulation.replicas[0].model.parameters
-                                                              : &s->reference.model.parameters; /* stale, dgc */
+    const parameter_list *ref = reference_parameters(s);
     return s->variant == ASYNC_VARIANT_DELAYED ? parameters_relative_error(ours, ref)
                                        : (double)parameters_differing_values(ours, ref);
 }

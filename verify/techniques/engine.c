@@ -30,6 +30,28 @@ float technique_spoiled(float value)
     return value + 1.0f + fabsf(value);
 }
 
+int technique_reference_finite(const float *values, int64_t n, const char *what, int64_t step, tf_error *err)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(values[i]))
+            return tf_error_set(err, TECHNIQUE_DIVERGED, "the reference's %s is %g at value %lld of %lld after step %lld "
+                                "(the data drives it beyond float's range)", what, (double)values[i], (long long)i,
+                                (long long)n, (long long)step);
+    return TF_OK;
+}
+
+int technique_reference_parameters_finite(const parameter_list *parameters, int64_t step, tf_error *err)
+{
+    for (int64_t k = 0; k < parameters->count; k++) {
+        char what[160];
+        snprintf(what, sizeof what, "parameter %s", parameters->items[k].name);
+        if (technique_reference_finite(parameters->items[k].value.data, parameters->items[k].value.size, what, step,
+                                       err) != TF_OK)
+            return err->code;
+    }
+    return TF_OK;
+}
+
 int technique_sgd_trainers(const technique_context *context, const snapshot_seq *seq, int64_t hidden, int64_t window,
                            int64_t stride, int64_t epochs, trainer *ref, trainer *twin, tf_error *err)
 {
@@ -83,7 +105,8 @@ static int twin_is_outside(const engine_result *r, int twin)
  * the row says so with both numbers instead of WRONG. */
 static int twin_is_amplified(const engine_result *r, int twin)
 {
-    return r->twin[twin].equality == TECHNIQUE_FP && twin_is_outside(r, twin) && r->logic[twin] == 0;
+    return r->twin[twin].equality == TECHNIQUE_FP && twin_is_outside(r, twin) && r->logic[twin] == 0 &&
+           !r->diverged[0];
 }
 
 /* A reordered fp twin (technique::logic) outside its tolerance whose bits differ, on data where a
@@ -94,6 +117,8 @@ static int twin_is_amplified(const engine_result *r, int twin)
  * change does to the reference is WRONG on any data. */
 static int twin_is_incomparable(const engine_result *r, int twin)
 {
+    if (r->diverged[0]) /* the reference's answer was inf or NaN: nothing to hold a twin to */
+        return twin_is_outside(r, twin);
     return r->twin[twin].equality == TECHNIQUE_FP && twin_is_outside(r, twin) && !twin_is_amplified(r, twin) &&
            r->reordered[twin] && r->spread > r->twin[twin].tolerance && r->error[twin] <= SPREAD_MARGIN * r->spread;
 }
@@ -112,7 +137,8 @@ static int check_logic(const technique *t, void *state, const engine_options *op
     double outside[TECHNIQUE_MAX_TWINS] = {0};
     for (int k = 0; k < r->twins; k++) {
         r->logic[k] = -1;
-        outside[k] = speaks(options->group) && r->twin[k].equality == TECHNIQUE_FP && twin_is_outside(r, k);
+        outside[k] = speaks(options->group) && r->twin[k].equality == TECHNIQUE_FP && twin_is_outside(r, k) &&
+                     !r->diverged[0];
     }
     if (!t->logic)
         return TF_OK;
@@ -142,8 +168,15 @@ static int validate(const technique *t, void *state, const comm *group, int corr
         const int timed = step >= t->untimed_steps;
         if (is_root) {
             double started = wall_seconds();
-            if (t->run_ref(state, step, err) != TF_OK)
+            const int status = t->run_ref(state, step, err);
+            if (status == TECHNIQUE_DIVERGED) { /* the first such step's words; the steps go on */
+                if (!r->diverged[0])
+                    snprintf(r->diverged, sizeof r->diverged, "%s", err->message);
+                r->spread = INFINITY;
+                tf_error_clear(err);
+            } else if (status != TF_OK) {
                 return err->code;
+            }
             r->seconds[0] += timed ? wall_seconds() - started : 0;
         }
         for (int k = 0; k < r->twins; k++) {
@@ -342,8 +375,10 @@ void engine_print_row(FILE *out, const technique *t, int variant, const char *da
     }
     if (r->incomparable) { /* neither ok nor WRONG: the reference's spread and each twin's verdict */
         check_column(r, last, sizeof last);
-        char why[160];
-        if (isinf(r->spread))
+        char why[TF_ERROR_MESSAGE_SIZE + 64];
+        if (r->diverged[0])
+            snprintf(why, sizeof why, "not comparable: %s", r->diverged);
+        else if (isinf(r->spread))
             snprintf(why, sizeof why, "not comparable: the reference's training diverges (its loss grows more than "
                      "1e6-fold or is not finite)");
         else
@@ -442,7 +477,7 @@ int engine_run_rows(const engine_row *rows, int count, const engine_options *opt
                  "tolerance)", tally->amplified);
     if (tally->incomparable)
         snprintf(counts + strlen(counts), sizeof counts - strlen(counts), ", %d not comparable (the data amplifies "
-                 "rounding beyond the tolerance)", tally->incomparable);
+                 "rounding beyond the tolerance, or drives the reference beyond float's range)", tally->incomparable);
     if (status == TF_OK && printing)
         fprintf(stdout, "# %d row(s), %d skipped (the technique does not apply to the data)%s, #wrong %d\n",
                 tally->rows, tally->skipped, counts, tally->wrong);

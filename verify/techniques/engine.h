@@ -24,7 +24,8 @@
  *     than the reference by design (ranks, schedules), its bits cannot match: then, if a one-ulp
  *     change of the reference's inputs moves the reference by more than the tolerance
  *     (technique::spread), and the twin is within #SPREAD_MARGIN times that spread, the row is "not
- *     comparable", an estimate stated as one. Else WRONG.
+ *     comparable", an estimate stated as one. Else WRONG. A reference whose own answer is not finite
+ *     (run_ref returns #TECHNIQUE_DIVERGED) makes the row "not comparable" too, with its words.
  *
  * engine_run() does 1 and 2 for one (technique, variant, data); engine_run_rows() runs a list of
  * them and prints the rows and the footer: the one loop the program and the bench program share.
@@ -73,6 +74,13 @@ extern "C" {
 /** Returned by a technique's setup() when it does not apply to the data (e.g. snapshots wanted,
  *  an event stream given): the engine prints the reason and counts the row as skipped, not wrong. */
 #define TECHNIQUE_SKIP 77
+
+/** Returned by a technique's run_ref() when the reference's own answer is not finite (features
+ *  near float's range: its training overflows), with the error saying where: no twin can be held to
+ *  an answer of inf and NaN, so the row says "not comparable" with that message rather than WRONG
+ *  (the twin is not at fault). The engine goes on with the remaining steps, as the ranks of a
+ *  distributed twin are in its collectives. technique_reference_finite() makes it. */
+#define TECHNIQUE_DIVERGED 78
 
 /** How one twin's answer is judged. */
 typedef enum technique_equality {
@@ -211,7 +219,10 @@ typedef struct engine_result {
     int reordered[TECHNIQUE_MAX_TWINS];       /**< technique::logic's *reordered */
     int incomparable;                         /**< reordered fp twins outside it where the reference's own
                                                    spread exceeds it too: not comparable on this data */
-    double spread;                            /**< technique::spread, when measured (else 0) */
+    double spread;                            /**< technique::spread, when measured (else 0; infinite when the
+                                                   reference diverged) */
+    char diverged[TF_ERROR_MESSAGE_SIZE];     /**< non-empty: the first step whose reference answer was not
+                                                   finite (#TECHNIQUE_DIVERGED), in its words */
     int64_t steps;                            /**< steps compared */
     double seconds[1 + TECHNIQUE_MAX_TWINS];  /**< reference, then twins (timed runs only; 0 when not timed) */
     double work;                              /**< technique::work of a run, or 0 */
@@ -242,6 +253,15 @@ float technique_spoiled(float value);
  */
 int technique_sgd_trainers(const technique_context *context, const snapshot_seq *seq, int64_t hidden, int64_t window,
                            int64_t stride, int64_t epochs, trainer *ref, trainer *twin, tf_error *err);
+
+/**
+ * #TECHNIQUE_DIVERGED, with @p err naming the first value and the step, when one of @p n values of the
+ * reference's answer @p what ("gradient", "parameter x") after step @p step is not finite; else TF_OK.
+ */
+int technique_reference_finite(const float *values, int64_t n, const char *what, int64_t step, tf_error *err);
+
+/** technique_reference_finite() over every parameter of the reference's @p parameters. */
+int technique_reference_parameters_finite(const parameter_list *parameters, int64_t step, tf_error *err);
 
 /** Print one row for @p result: chapter, technique and variant, @p data_label, error, speed or WRONG. */
 void engine_print_row(FILE *out, const technique *t, int variant, const char *data_label, const engine_result *result);

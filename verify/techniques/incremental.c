@@ -274,10 +274,11 @@ static int64_t served_steps(const void *state)
 
 static int served_run_ref(void *state, int64_t step, tf_error *err)
 {
-    (void)step;
     served_state *s = state;
     epoch_report report;
-    return trainer_epoch(&s->ref, s->seq, &report, err);
+    if (trainer_epoch(&s->ref, s->seq, &report, err) != TF_OK)
+        return err->code;
+    return technique_reference_parameters_finite(&s->ref.model.parameters, step, err);
 }
 
 static int served_run_twin(void *state, int twin, int64_t step, tf_error *err)

@@ -87,10 +87,11 @@ static int64_t minibatch_steps(const void *state)
 
 static int minibatch_run_ref(void *state, int64_t step, tf_error *err)
 {
-    (void)step;
     minibatch_state *s = state;
     epoch_report report;
-    return minibatch_epoch(&s->ref, s->seq, &s->sample, &report, err);
+    if (minibatch_epoch(&s->ref, s->seq, &s->sample, &report, err) != TF_OK)
+        return err->code;
+    return technique_reference_parameters_finite(&s->ref.model.parameters, step, err);
 }
 
 static int minibatch_run_twin(void *state, int twin, int64_t step, tf_error *err)

@@ -168,7 +168,7 @@ static int partition_run_ref(void *state, int64_t step, tf_error *err)
             return err->code;
     parameters_pack_gradients(&s->ref.model.parameters, s->ref_gradient);
     trainer_apply_gradient(&s->ref);
-    return TF_OK;
+    return technique_reference_parameters_finite(&s->ref.model.parameters, step, err);
 }
 
 /* After the last step every rank joins one sum of the bytes, the busy times and the rows held. */

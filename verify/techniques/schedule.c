@@ -258,7 +258,6 @@ static double schedule_spread(void *state, int64_t steps, tf_error *err)
 
 static int schedule_run_ref(void *state, int64_t step, tf_error *err)
 {
-    (void)step;
     schedule_state *s = state;
     epoch_report report;
     switch (s->variant) {
@@ -266,9 +265,13 @@ static int schedule_run_ref(void *state, int64_t step, tf_error *err)
         schedule_free(&s->ref_schedule);
         return ref_schedule_greedy(&s->ref_schedule, s->times, s->groups, s->greedy_ranks, err);
     case SCHEDULE_VARIANT_GRADIENT:
-        return reference_gradient(NULL, &s->ref, s->seq, 0, s->ref_gradient, &(double){0}, err);
+        if (reference_gradient(NULL, &s->ref, s->seq, 0, s->ref_gradient, &(double){0}, err) != TF_OK)
+            return err->code;
+        return technique_reference_finite(s->ref_gradient, s->parameters, "gradient", step, err);
     default:
-        return ref_schedule_epoch(&s->ref, s->seq, &s->ref_schedule, &report, err);
+        if (ref_schedule_epoch(&s->ref, s->seq, &s->ref_schedule, &report, err) != TF_OK)
+            return err->code;
+        return technique_reference_parameters_finite(&s->ref.model.parameters, step, err);
     }
 }
 

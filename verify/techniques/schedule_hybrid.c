@@ -154,7 +154,7 @@ static int hybrid_run_ref(void *state, int64_t step, tf_error *err)
     if (hybrid_window_gradient(&s->ref_model, s->seq, &s->batch, 1.0f, &loss, err) != TF_OK)
         return err->code;
     collect(&s->ref_model, loss, s->ref_gradient);
-    return TF_OK;
+    return technique_reference_finite(s->ref_gradient, s->parameters + 1, "gradient and loss", step, err);
 }
 
 static int hybrid_run_twin(void *state, int twin, int64_t step, tf_error *err)

@@ -94,10 +94,11 @@ static int64_t train_steps(const void *state)
 
 static int train_run_ref(void *state, int64_t step, tf_error *err)
 {
-    (void)step;
     train_state *s = state;
     epoch_report report;
-    return trainer_epoch(&s->ref, s->seq, &report, err);
+    if (trainer_epoch(&s->ref, s->seq, &report, err) != TF_OK)
+        return err->code;
+    return technique_reference_parameters_finite(&s->ref.model.parameters, step, err);
 }
 
 static int train_run_twin(void *state, int twin, int64_t step, tf_error *err)
