@@ -141,6 +141,11 @@ expect 2 "/nonexistent/graph.json: cannot open" "info on a missing file, 2 ranks
     "$mpiexec" --oversubscribe -n 2 "$twofold" info /nonexistent/graph.json
 expect 2 "export: run it as one process, not under mpiexec -n 2" "export, 2 ranks" -- \
     "$mpiexec" --oversubscribe -n 2 "$twofold" export --data chickenpox --out "$work/exported"
+# (partition printed its table once per rank and each rank wrote --save, racing for one path)
+expect 2 "partition: run it as one process (it splits for --ranks 2 without MPI), not under mpiexec -n 2" \
+    "partition --save, 2 ranks" -- "$mpiexec" --oversubscribe -n 2 "$twofold" partition --data chickenpox --ranks 2 \
+    --method hash --save "$work/owners.npy"
+[ -e "$work/owners.npy" ] && fail "partition under mpiexec -n 2 wrote --save"
 
 # --- an MPMD job that mixes commands: one line on every launch, never a hang ----------------------
 D=powerlaw:nodes=200,edges=1000,snapshots=6

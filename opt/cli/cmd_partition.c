@@ -72,6 +72,7 @@ static const option_page partition_pages[] = {
      "Split a dataset among R ranks and print the cost of the split: per rank its vertices, DynaHB\n"
      "load, halo rows and cache rows; then the imbalance, the edge cut, the bytes exchange-mode\n"
      "training would move per epoch (counted from the graph) and the cache's replication.\n"
+     "One process does it (no MPI): run it alone, not under mpiexec.\n"
      "\n",
      "\n" EXIT_STATUS_HELP},
     {0, 0, NULL, NULL},
@@ -397,6 +398,11 @@ int command_partition(int argc, char **argv, tf_error *err)
         options_help(&partition_table, -1, stdout);
         return TF_OK;
     }
+    /* One process computes the split for --ranks R; R copies under mpiexec printed it R times and
+     * raced to write --save (with -wdir, one file per rank). */
+    if (ranks_launched() > 1)
+        return tf_error_set(err, TF_ERR_INPUT, "partition: run it as one process (it splits for --ranks %d without "
+                            "MPI), not under mpiexec -n %d", c.options.ranks, ranks_launched());
     /* A path the save could not write (or would destroy) is said before the work, not after. */
     if (c.save && output_check("partition: --save", c.save, err) != TF_OK)
         return err->code;
