@@ -8,12 +8,21 @@ static int minibatch_check(const train_command *c, tf_error *err)
 {
     if (!c->minibatch.size)
         return TF_OK;
-    if (c->split.on || c->scheduling.enabled || c->batching.hybrid || train_wants_async(c) || c->replicas > 1 ||
-        c->stale_embeddings || c->options.task == TASK_LINK || c->gpu)
+    /* the first option given that shapes an epoch otherwise (the refusal names it, not every such option) */
+    const char *given = c->split.on                                ? "--split vertex"
+                        : c->scheduling.enabled                    ? "--schedule"
+                        : c->batching.hybrid                       ? "--batching hybrid"
+                        : c->async.mode == SYNC_AVERAGE            ? "--sync average"
+                        : c->async.staleness != 0                  ? "--staleness"
+                        : c->async.straggler.rank != STRAGGLER_NONE ? "--straggler"
+                        : c->replicas > 1                          ? "--replicas"
+                        : c->stale_embeddings                      ? "--stale-embeddings"
+                        : c->options.task == TASK_LINK             ? "--task link"
+                        : c->gpu                                   ? "--device cuda"
+                                                                   : NULL;
+    if (given)
         return tf_error_set(err, TF_ERR_INPUT, "train: --minibatch trains with its own epochs (sampled graphs, loss "
-                                               "over the targets): drop --split vertex, --schedule, --batching hybrid, "
-                                               "--sync average, --staleness, --straggler, --replicas, "
-                                               "--stale-embeddings, --task link and --device cuda");
+                                               "over the targets): drop %s", given);
     return TF_OK;
 }
 
