@@ -9,7 +9,7 @@
 # machine and alike on another (staleness 0 sent one value fewer than the synchronous trainer and
 # differed on an AMD EPYC, never on the Intel Xeon the tests had run on). Forcing each algorithm
 # (coll_tuned for the blocking all-reduce, coll_libnbc for the non-blocking one) shows what any
-# machine could pick. Not in ctest (about 5 minutes an algorithm on 2 cores); ctest's
+# machine could pick. Not in ctest (about 4 minutes an algorithm on 2 cores); ctest's
 # test_async_mpi_3_ring keeps the ring case. Prints one line per algorithm; exit 1 if any failed.
 # Usage: verify/allreduce_orders.sh BUILD_DIR [LOG_DIR]
 set -u

@@ -11,7 +11,7 @@
 # takes: about 80 min on 2 quiet cores, over 2 h at load 20; REPRODUCE_SKIP_LONG=1: 25 min at load 10-17
 # (measured: test_async_mpi.txt 2 min and pipeline.txt 30 min at load 20-28; at low load
 # pipeline_apan.txt ~10 min, straggler.txt ~5 min; verify.txt 20 min at load 10-17; allreduce_orders.txt
-# 31 min at load 2; the rest under 3 min each)
+# 23 min at load 1-3; the rest under 3 min each)
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 # as ctest runs the MPI tests
