@@ -91,6 +91,19 @@ for ranks in 1 2; do
     [ "$wrong" -gt 0 ] && [ "$wrong" -eq $((rows - skipped)) ] || fail "spoiled twin, $ranks rank(s): not every row WRONG"
 done
 
+# The partition entry (chapter 06) on the same graph, 1 rank (2 need a vertex each): its matrix said
+# WRONG for evolvegcn, gcrnm1, cdgcn and gatlstm (1.1e-05 to 2.7e-05, exit 1) with no rerun on the
+# reference's kernels to tell; now it reruns the split on them (bitwise: "amp"), and on several ranks,
+# where the split adds in another order, measures the reference's spread. A spoiled twin stays WRONG.
+expect 0 "#wrong 0" "verify partition, features +-100, 1 rank" -- "$twofold" verify partition --data "$work/one_vertex_100.json"
+amplified=$(grep -c '^  [a-z0-9]* .* amp' "$work/out")
+grep -m1 '^# matrix' "$work/out"
+[ "$amplified" -ge 1 ] || fail "verify partition, features +-100: no matrix cell says amp (the case it was made for)"
+expect 1 "#wrong 11" "verify partition, spoiled twin, features +-100" -- env TWOFOLD_BREAK_TWIN=partition \
+    "$twofold" verify partition --data "$work/one_vertex_100.json"
+grep -qE 'equal logic, rounding amplified [0-9]|not comparable:' "$work/out" &&
+    fail "verify partition, spoiled twin: a row says 'equal logic' or 'not comparable'"
+
 # --- the same graph with features near 1e30: the reference's own training leaves float's range ------
 # (Every training row said "WRONG inf" and the run exited 1, blaming twins whose reference had NaN
 # parameters after its first epochs; now such a row names the reference's first value that is not

@@ -5,7 +5,9 @@
  * is one optimizer step of the first epoch: the reference runs its windows on rank 0, the twin runs
  * every window on every rank's own rows and all-reduces the gradient. Compared: the step's loss and
  * every gradient, fp (the worst |twin - ref| / max(1, |ref|); sums over ranks and rows in another
- * order, and BLAS, are the only differences). Work = the edge occurrences of the step's windows
+ * order, and BLAS, are the only differences). A twin past the tolerance is rerun on the reference's
+ * kernels (partition_logic(); bitwise on one rank) and, on several ranks, held to the reference's
+ * one-ulp spread (partition_spread()), as chapter 01's training rows are. Work = the edge occurrences of the step's windows
  * (Σ over windows and their snapshots of |E_t|). The row's closing words: the ranks, the exchange
  * bytes the twin sent (summed over ranks) beside the count from the graph (halo rows x the model's
  * floats per row x 4, over the windows run), the busy-time imbalance and the rows held per vertex.
@@ -19,6 +21,7 @@
 #include "opt/train_partition.h"
 #include "ref/core/memory.h"
 #include "ref/nn/compare.h"
+#include "verify/techniques/spread.h"
 #include "verify/techniques/table.h"
 
 static const char *const partition_variants[] = {
@@ -42,6 +45,9 @@ typedef struct partition_state {
     comm *group;                 /* the ranks, or `alone` */
     comm alone;                  /* a one-rank comm that never calls MPI */
     partition p;
+    model_config config;         /* the model and training both sides run (logic and spread make fresh ones) */
+    train_options options;
+    partition_mode mode;
     trainer ref;                 /* rank 0 */
     partition_trainer twin;
     train_schedule schedule;
@@ -97,6 +103,14 @@ static void count_windows(partition_state *s, const model_config *config, partit
     s->counted_bytes = floats * 4;
 }
 
+/* A partitioned trainer of the state's split, model and training, on @p kernels. */
+static int make_twin(const partition_state *s, partition_trainer *twin, const kernels *dense, tf_error *err)
+{
+    return partition_trainer_create(twin, s->group, s->seq, s->p.vertex_owner,
+                                    s->p.method == PARTITION_PSS_TS ? s->p.snapshot_owner : NULL, s->mode, &s->config,
+                                    &s->options, dense, err);
+}
+
 static int partition_setup(const technique_context *context, const dataset *data, int variant, void **state,
                            int *twins, tf_error *err)
 {
@@ -132,11 +146,12 @@ static int partition_setup(const technique_context *context, const dataset *data
     if (method == PARTITION_PSS_TS && po.ranks > s->seq->num_snapshots)
         return tf_error_set(err, TECHNIQUE_SKIP, "pss-ts needs a snapshot for each rank; %s has %lld for %d ranks",
                             data->name, (long long)s->seq->num_snapshots, po.ranks);
+    s->config = config;
+    s->options = options;
+    s->mode = mode;
     if (ref_partition_snapshots(s->seq, method, &po, &s->p, err) != TF_OK ||
         trainer_create(&s->ref, s->seq, &config, &options, err) != TF_OK ||
-        partition_trainer_create(&s->twin, s->group, s->seq, s->p.vertex_owner,
-                                 method == PARTITION_PSS_TS ? s->p.snapshot_owner : NULL, mode, &config, &options,
-                                 &opt_kernels, err) != TF_OK)
+        make_twin(s, &s->twin, &opt_kernels, err) != TF_OK)
         return err->code;
     s->schedule = trainer_schedule(&s->ref);
     s->steps = s->schedule.steps;
@@ -158,16 +173,27 @@ static const technique_twin *partition_twin(const void *state, int index)
 
 static int64_t partition_steps(const void *state) { return ((const partition_state *)state)->steps; }
 
+/* One optimizer step of a reference trainer @p tr: its gradient into @p gradient, its loss sum into
+ * *loss, then the update. The spread_step_fn of the entry (context: the state). */
+static int reference_step(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step, float *gradient,
+                          double *loss, tf_error *err)
+{
+    const partition_state *s = context;
+    parameters_zero_grad(&tr->model.parameters);
+    *loss = 0;
+    for (int64_t slot = 0; slot < s->schedule.batch; slot++)
+        if (trainer_train_slot(tr, seq, &s->schedule, step, slot, loss, err) != TF_OK)
+            return err->code;
+    parameters_pack_gradients(&tr->model.parameters, gradient);
+    trainer_apply_gradient(tr);
+    return TF_OK;
+}
+
 static int partition_run_ref(void *state, int64_t step, tf_error *err)
 {
     partition_state *s = state;
-    parameters_zero_grad(&s->ref.model.parameters);
-    s->ref_loss = 0;
-    for (int64_t slot = 0; slot < s->schedule.batch; slot++)
-        if (trainer_train_slot(&s->ref, s->seq, &s->schedule, step, slot, &s->ref_loss, err) != TF_OK)
-            return err->code;
-    parameters_pack_gradients(&s->ref.model.parameters, s->ref_gradient);
-    trainer_apply_gradient(&s->ref);
+    if (reference_step(s, &s->ref, s->seq, step, s->ref_gradient, &s->ref_loss, err) != TF_OK)
+        return err->code;
     return technique_reference_parameters_finite(&s->ref.model.parameters, step, err);
 }
 
@@ -215,6 +241,54 @@ static double partition_compare(void *state, int twin, int64_t step)
     const double loss = fabs(s->twin_loss - s->ref_loss) / fmax(1.0, fabs(s->ref_loss));
     const double gradient = relative_error(s->twin_gradient, s->ref_gradient, s->parameters);
     return isnan(loss) || isnan(gradient) ? INFINITY : fmax(loss, gradient);
+}
+
+/* technique::logic: a fresh reference (rank 0) and a fresh twin on the reference's kernels (every
+ * rank), every step, their gradients and loss sums compared bit for bit. On several ranks each rank
+ * sums its own rows and the all-reduce sums the ranks: another order than the reference's by design. */
+static double partition_logic(void *state, int twin, int corrupt, int *reordered, tf_error *err)
+{
+    (void)twin;
+    const partition_state *s = state;
+    const int root = s->group->rank == 0;
+    *reordered = s->group->size > 1;
+    trainer ref;
+    partition_trainer mine;
+    int made = 0;
+    float *gradients = tf_alloc(2 * (size_t)s->parameters, sizeof(float), "logic gradients", err);
+    int status = gradients ? trainer_create(&ref, s->seq, &s->config, &s->options, err) : err->code;
+    made += status == TF_OK;
+    if (status == TF_OK && (status = make_twin(s, &mine, &ref_kernels, err)) == TF_OK)
+        made++;
+    double differing = 0;
+    for (int64_t step = 0; status == TF_OK && step < s->steps; step++) {
+        double ref_loss = 0, twin_loss = 0;
+        if (root)
+            status = reference_step(s, &ref, s->seq, step, gradients, &ref_loss, err);
+        if (status == TF_OK)
+            status = partition_trainer_step(&mine, step, &twin_loss, err);
+        if (status != TF_OK)
+            break;
+        parameters_pack_gradients(&mine.base.model.parameters, gradients + s->parameters);
+        if (corrupt)
+            gradients[s->parameters] = technique_spoiled(gradients[s->parameters]);
+        if (root)
+            differing += (double)differing_values(gradients + s->parameters, gradients, s->parameters) +
+                         (double)differing_doubles(&twin_loss, &ref_loss, 1);
+    }
+    if (made > 0)
+        trainer_free(&ref);
+    if (made > 1)
+        partition_trainer_free(&mine);
+    free(gradients);
+    return status == TF_OK ? differing : -1;
+}
+
+/* technique::spread: the reference's gradients under one-ulp changes of its parameters and inputs. */
+static double partition_spread(void *state, int64_t steps, tf_error *err)
+{
+    const partition_state *s = state;
+    return reference_spread(s->seq, &s->config, &s->options, steps, s->parameters, reference_step, s, err);
 }
 
 static void partition_corrupt(void *state, int twin)
@@ -278,6 +352,8 @@ const technique technique_partition = {
     .run_twin = partition_run_twin,
     .compare = partition_compare,
     .corrupt = partition_corrupt,
+    .logic = partition_logic,
+    .spread = partition_spread,
     .work = partition_work,
     .describe = partition_describe,
     .teardown = partition_teardown,
