@@ -104,7 +104,25 @@ expect 1 "#wrong 11" "verify partition, spoiled twin, features +-100" -- env TWO
 grep -qE 'equal logic, rounding amplified [0-9]|not comparable:' "$work/out" &&
     fail "verify partition, spoiled twin: a row says 'equal logic' or 'not comparable'"
 
-# --- the same graph with features near 1e30: the reference's own training leaves float's range ------
+# ReInc's two training entries on a triangle with self-loops and features up to +-100: their rows
+# said WRONG (1.5e-05 and 4.4e-04, five matrix cells too, exit 1) where the reference itself moves
+# further under a one-ulp change of its inputs (2.2e-05, 6.6e-03). Both add in another order than the
+# reference by design (the engine's deltas; the ranks), so they now rerun a fresh pair and let the
+# reference's spread decide: "not comparable". A spoiled twin is still WRONG on both rows.
+echo '{"edges": [[0, 1], [1, 2], [2, 0], [0, 0], [1, 1], [2, 2]], "node_ids": {"A": 0, "B": 1, "C": 2}, "FX": [[-52.79, -79.367, -20.788], [-69.006, -86.697, -19.682], [83.591, 60.09, 53.033], [-55.614, 7.336, -44.663], [-65.467, -78.763, -57.12], [85.495, 65.784, 61.33], [60.09, -61.313, -38.03], [25.395, 46.379, 70.93], [76.01, -82.656, 21.17], [34.34, 1.191, -64.442], [-5.282, -82.131, 86.918], [73.097, 9.528, -39.951], [81.774, 14.473, 76.463], [69.609, 1.674, -17.211]]}' > "$work/triangle_100.json"
+for ranks in 1 2; do
+    expect 0 "#wrong 0" "verify ReInc training, triangle +-100, $ranks rank(s)" -- \
+        "$mpiexec" --oversubscribe -n $ranks "$twofold" verify incremental_train minibatch --data "$work/triangle_100.json"
+    incomparable=$(grep -c "^  02  ReInc [a-z -]* triangle_100 .*not comparable: a one-ulp change" "$work/out")
+    grep "^  02  ReInc [a-z -]* triangle_100 " "$work/out" | sed 's/  */ /g'
+    [ "$incomparable" -eq 2 ] || fail "ReInc training, triangle +-100, $ranks rank(s): $incomparable of 2 rows not comparable"
+done
+expect 1 "#wrong" "verify ReInc training, spoiled twins, triangle +-100" -- env TWOFOLD_BREAK_TWIN=all \
+    "$twofold" verify incremental_train minibatch --data "$work/triangle_100.json"
+wrong_rows=$(grep -c "^  02  ReInc [a-z -]* triangle_100 .*WRONG" "$work/out")
+[ "$wrong_rows" -eq 2 ] || fail "ReInc training, spoiled twins: $wrong_rows of 2 rows WRONG"
+
+# --- the one-vertex graph with features near 1e30: the reference's own training leaves float's range
 # (Every training row said "WRONG inf" and the run exited 1, blaming twins whose reference had NaN
 # parameters after its first epochs; now such a row names the reference's first value that is not
 # finite and says "not comparable": nothing can be held to inf and NaN. The aggregation rows, whose

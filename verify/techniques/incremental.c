@@ -22,6 +22,7 @@
 #include "ref/incremental.h"
 #include "ref/nn/compare.h"
 #include "verify/techniques/incremental.h"
+#include "verify/techniques/spread.h"
 
 static const char *const aggregator_variants[] = {"sum", "mean", "symmetric", "chebyshev", "max", "min", NULL};
 
@@ -220,7 +221,8 @@ const technique technique_incremental = {
  * training that recomputes them in every window (the reference). Both sides run the reference's
  * kernels, so what differs is only where the aggregations come from. Overlapping windows (8, stride
  * 4), so the cache is hit; SGD, as the `train` entry compares parameters (chapter 01, "What verify
- * compares"). A step is an epoch; equal means fp on the parameters after it. Runs on the model a
+ * compares"). A step is an epoch; equal means fp on the parameters after it; past the tolerance, the
+ * reference's own one-ulp spread decides (served_logic()). Runs on the model a
  * matrix cell names (#MODEL_SERVED_INPUTS), T-GCN by default; Chebyshev models with K = 2, DCRNN with K = 3. */
 
 enum { SERVED_EPOCHS = 3, SERVED_WINDOW = 8, SERVED_STRIDE = 4, SERVED_HIDDEN = 8 };
@@ -229,6 +231,8 @@ static const char *const one_variant[] = {"", NULL};
 static const unsigned served_needs[] = {1u << MODEL_SERVED_INPUTS};
 
 typedef struct served_state {
+    technique_context context;   /* as setup was given it, and the data: a fresh pair for logic */
+    const dataset *data;         /* borrowed */
     const snapshot_seq *seq;     /* borrowed */
     trainer ref, twin;           /* both on ref kernels; the twin's model reads `inputs` */
     incremental_inputs inputs;
@@ -245,6 +249,8 @@ static int served_setup(const technique_context *context, const dataset *data, i
     served_state *s = tf_alloc(1, sizeof *s, "served inputs technique", err);
     if (!(*state = s))
         return err->code;
+    s->context = *context;
+    s->data = data;
     s->seq = &data->snapshots;
     const int made = technique_sgd_trainers(context, s->seq, SERVED_HIDDEN, SERVED_WINDOW, SERVED_STRIDE,
                                             SERVED_EPOCHS, &s->ref, &s->twin, err);
@@ -304,6 +310,43 @@ static void served_corrupt(void *state, int twin)
     first[0] = technique_spoiled(first[0]);
 }
 
+static void served_teardown(void *state);
+
+/* technique::logic. Both sides already run the reference's kernels: what is left of the twin is where
+ * its inputs come from, the engine's deltas, which add in another order than a full recompute by
+ * design (chapter 02), so its bits cannot be the reference's. A fresh pair is trained again, spoiled
+ * as the validating run was, and its differing values counted; the reference's spread then decides. */
+static double served_logic(void *state, int twin, int corrupt, int *reordered, tf_error *err)
+{
+    (void)twin;
+    const served_state *s = state;
+    *reordered = 1;
+    void *again = NULL;
+    int twins = 0;
+    int status = served_setup(&s->context, s->data, 0, &again, &twins, err);
+    double differing = 0;
+    for (int64_t epoch = 0; status == TF_OK && epoch < SERVED_EPOCHS; epoch++) {
+        if ((status = served_run_ref(again, epoch, err)) == TF_OK &&
+            (status = served_run_twin(again, 0, epoch, err)) == TF_OK) {
+            const served_state *a = again;
+            if (corrupt)
+                served_corrupt(again, 0);
+            differing += (double)parameters_differing_values(&a->twin.model.parameters, &a->ref.model.parameters);
+        }
+    }
+    served_teardown(again);
+    return status == TF_OK ? differing : -1;
+}
+
+/* technique::spread: the reference's parameters after each epoch under one-ulp changes. */
+static double served_spread(void *state, int64_t steps, tf_error *err)
+{
+    static const spread_epoch_fn epoch = trainer_epoch;
+    const served_state *s = state;
+    return reference_spread(s->seq, &s->ref.model.config, &s->ref.options, steps,
+                            parameters_size(&s->ref.model.parameters), spread_epoch_step, &epoch, err);
+}
+
 /* technique::describe: what the cache and the engine did. */
 static void served_describe(const void *state, const double *seconds, char *text, size_t size)
 {
@@ -351,6 +394,8 @@ const technique technique_incremental_train = {
     .run_twin = served_run_twin,
     .compare = served_compare,
     .corrupt = served_corrupt,
+    .logic = served_logic,
+    .spread = served_spread,
     .describe = served_describe,
     .teardown = served_teardown,
 };

@@ -12,7 +12,7 @@
  * Both sides run the reference's kernels, as `incremental_train` does, so what differs is where the
  * aggregations come from and the ranks' order of addition; the opt kernels are the `train` entry's.
  * SGD (chapter 01, "What verify compares"); a step is an epoch; equal means fp on the parameters
- * after it. Three mini-batches per epoch whatever the data (N = ceil(vertices / 3)), ReInc's
+ * after it; past the tolerance, the reference's own one-ulp spread decides (minibatch_logic()). Three mini-batches per epoch whatever the data (N = ceil(vertices / 3)), ReInc's
  * two hops with a fan-out of 5,3 (small data samples most of its rows either way). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "opt/train.h"
 #include "ref/core/memory.h"
 #include "ref/nn/compare.h"
+#include "verify/techniques/spread.h"
 #include "verify/techniques/table.h"
 
 enum { MINIBATCH_EPOCHS = 2, MINIBATCH_BATCHES = 3, MINIBATCH_HIDDEN = 8, MINIBATCH_WINDOW = 6, MINIBATCH_STRIDE = 3 };
@@ -28,6 +29,8 @@ enum { MINIBATCH_EPOCHS = 2, MINIBATCH_BATCHES = 3, MINIBATCH_HIDDEN = 8, MINIBA
 static const char *const one_variant[] = {"", NULL};
 
 typedef struct minibatch_state {
+    technique_context context;    /* as setup was given it, and the data: a fresh pair for logic */
+    const dataset *data;          /* borrowed */
     const snapshot_seq *seq;      /* borrowed */
     comm local, *group;           /* the twin's ranks: the context's, or `local` (one rank) */
     int have_local;
@@ -48,6 +51,8 @@ static int minibatch_setup(const technique_context *context, const dataset *data
     minibatch_state *s = tf_alloc(1, sizeof *s, "mini-batch technique", err);
     if (!(*state = s))
         return err->code;
+    s->context = *context;
+    s->data = data;
     s->seq = &data->snapshots;
     const int made = technique_sgd_trainers(context, s->seq, MINIBATCH_HIDDEN, MINIBATCH_WINDOW, MINIBATCH_STRIDE,
                                             MINIBATCH_EPOCHS, &s->ref, &s->twin, err);
@@ -118,6 +123,59 @@ static void minibatch_corrupt(void *state, int twin)
     first[0] = technique_spoiled(first[0]);
 }
 
+static void minibatch_teardown(void *state);
+
+/* technique::logic. Both sides already run the reference's kernels: what is left of the twin is its
+ * ranks' order of addition and, when served, the engine's deltas, another order than the reference's
+ * by design. A fresh pair is trained again on every rank (the reference on rank 0), spoiled as the
+ * validating run was, and its differing values counted; the reference's spread then decides. */
+static double minibatch_logic(void *state, int twin, int corrupt, int *reordered, tf_error *err)
+{
+    (void)twin;
+    const minibatch_state *s = state;
+    const int root = s->group->rank == 0;
+    *reordered = 1;
+    void *again = NULL;
+    int twins = 0;
+    int status = minibatch_setup(&s->context, s->data, 0, &again, &twins, err);
+    double differing = 0;
+    for (int64_t epoch = 0; status == TF_OK && epoch < MINIBATCH_EPOCHS; epoch++) {
+        if (root)
+            status = minibatch_run_ref(again, epoch, err);
+        if (status == TF_OK && (status = minibatch_run_twin(again, 0, epoch, err)) == TF_OK && root) {
+            const minibatch_state *a = again;
+            if (corrupt)
+                minibatch_corrupt(again, 0);
+            differing += (double)parameters_differing_values(&a->twin.model.parameters, &a->ref.model.parameters);
+        }
+    }
+    minibatch_teardown(again);
+    return status == TF_OK ? differing : -1;
+}
+
+/* spread_step_fn: one epoch of the reference, minibatch_epoch() on the state's sample; its parameters
+ * the answer. */
+static int reference_epoch_step(const void *context, trainer *tr, const snapshot_seq *seq, int64_t step,
+                                float *answer, double *loss, tf_error *err)
+{
+    (void)step;
+    const minibatch_state *s = context;
+    epoch_report report;
+    if (minibatch_epoch(tr, seq, &s->sample, &report, err) != TF_OK)
+        return err->code;
+    *loss = report.train_loss;
+    parameters_pack_values(&tr->model.parameters, answer);
+    return TF_OK;
+}
+
+/* technique::spread (rank 0): the reference's parameters after each epoch under one-ulp changes. */
+static double minibatch_spread(void *state, int64_t steps, tf_error *err)
+{
+    const minibatch_state *s = state;
+    return reference_spread(s->seq, &s->ref.model.config, &s->ref.options, steps,
+                            parameters_size(&s->ref.model.parameters), reference_epoch_step, s, err);
+}
+
 /* technique::describe: the mini-batches and, when served, what the cache and the engine did. */
 static void minibatch_describe(const void *state, const double *seconds, char *text, size_t size)
 {
@@ -164,6 +222,8 @@ const technique technique_minibatch = {
     .run_twin = minibatch_run_twin,
     .compare = minibatch_compare,
     .corrupt = minibatch_corrupt,
+    .logic = minibatch_logic,
+    .spread = minibatch_spread,
     .describe = minibatch_describe,
     .teardown = minibatch_teardown,
 };
