@@ -170,10 +170,13 @@ static int async_run_ref(void *state, int64_t step, tf_error *err)
 {
     async_state *s = state;
     epoch_report report;
-    const int status = s->variant == ASYNC_VARIANT_DGC_ZERO ? trainer_epoch(&s->reference, s->seq, &report, err)
-                       : s->variant == ASYNC_VARIANT_AVERAGE
-                           ? ref_local_average_epoch(&s->simulation, s->seq, &report, err)
-                           : ref_delayed_epoch(&s->reference, s->seq, &report, err);
+    int status;
+    if (s->variant == ASYNC_VARIANT_DGC_ZERO)
+        status = trainer_epoch(&s->reference, s->seq, &report, err);
+    else if (s->variant == ASYNC_VARIANT_AVERAGE)
+        status = ref_local_average_epoch(&s->simulation, s->seq, &report, err);
+    else
+        status = ref_delayed_epoch(&s->reference, s->seq, &report, err);
     return status != TF_OK ? status : technique_reference_parameters_finite(reference_parameters(s), step, err);
 }
 

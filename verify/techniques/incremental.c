@@ -325,14 +325,16 @@ static double served_logic(void *state, int twin, int corrupt, int *reordered, t
     int twins = 0;
     int status = served_setup(&s->context, s->data, 0, &again, &twins, err);
     double differing = 0;
+    const served_state *a = again;
     for (int64_t epoch = 0; status == TF_OK && epoch < SERVED_EPOCHS; epoch++) {
-        if ((status = served_run_ref(again, epoch, err)) == TF_OK &&
-            (status = served_run_twin(again, 0, epoch, err)) == TF_OK) {
-            const served_state *a = again;
-            if (corrupt)
-                served_corrupt(again, 0);
-            differing += (double)parameters_differing_values(&a->twin.model.parameters, &a->ref.model.parameters);
-        }
+        status = served_run_ref(again, epoch, err);
+        if (status == TF_OK)
+            status = served_run_twin(again, 0, epoch, err);
+        if (status != TF_OK)
+            break;
+        if (corrupt)
+            served_corrupt(again, 0);
+        differing += (double)parameters_differing_values(&a->twin.model.parameters, &a->ref.model.parameters);
     }
     served_teardown(again);
     return status == TF_OK ? differing : -1;

@@ -139,15 +139,18 @@ static double minibatch_logic(void *state, int twin, int corrupt, int *reordered
     int twins = 0;
     int status = minibatch_setup(&s->context, s->data, 0, &again, &twins, err);
     double differing = 0;
+    const minibatch_state *a = again;
     for (int64_t epoch = 0; status == TF_OK && epoch < MINIBATCH_EPOCHS; epoch++) {
         if (root)
             status = minibatch_run_ref(again, epoch, err);
-        if (status == TF_OK && (status = minibatch_run_twin(again, 0, epoch, err)) == TF_OK && root) {
-            const minibatch_state *a = again;
-            if (corrupt)
-                minibatch_corrupt(again, 0);
+        if (status == TF_OK)
+            status = minibatch_run_twin(again, 0, epoch, err);
+        if (status != TF_OK)
+            break;
+        if (corrupt) /* on every rank, as the engine spoils the validating run's twin */
+            minibatch_corrupt(again, 0);
+        if (root)
             differing += (double)parameters_differing_values(&a->twin.model.parameters, &a->ref.model.parameters);
-        }
     }
     minibatch_teardown(again);
     return status == TF_OK ? differing : -1;

@@ -7,8 +7,8 @@
  * every gradient, fp (the worst |twin - ref| / max(1, |ref|); sums over ranks and rows in another
  * order, and BLAS, are the only differences). A twin past the tolerance is rerun on the reference's
  * kernels (partition_logic(); bitwise on one rank) and, on several ranks, held to the reference's
- * one-ulp spread (partition_spread()), as chapter 01's training rows are. Work = the edge occurrences of the step's windows
- * (Σ over windows and their snapshots of |E_t|). The row's closing words: the ranks, the exchange
+ * one-ulp spread (partition_spread()), as chapter 01's training rows are. Work = the edge
+ * occurrences of the step's windows (Σ over windows and their snapshots of |E_t|). The row's closing words: the ranks, the exchange
  * bytes the twin sent (summed over ranks) beside the count from the graph (halo rows x the model's
  * floats per row x 4, over the windows run), the busy-time imbalance and the rows held per vertex.
  * Under `mpiexec -n R` the twin runs on R ranks; alone, on one rank (no MPI needed). */
